@@ -1,0 +1,3 @@
+// SPDX-License-Identifier: MIT
+/* Placeholder until written. */
+#include "sys_impl.h"

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* GUIDs as the kernel and the tools write them. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GUID_STRLEN 24 /* "00:11:22:33:44:55:66:77" + NUL */
+
+/* Accepts 00:11:22:33:44:55:66:77 (ip link, MOFED sriov files),
+ * 0011:2233:4455:6677 (sysfs node_guid) and 0x0011223344556677.
+ * Returns 0 or -EINVAL. */
+int guid_parse(const char *s, uint64_t *ret);
+
+/* "0011:2233:4455:6677", the sysfs node_guid form. */
+void guid_format_sysfs(uint64_t g, char buf[static GUID_STRLEN]);
+/* "00:11:22:33:44:55:66:77", the ip-link and MOFED form. */
+void guid_format_colon(uint64_t g, char buf[static GUID_STRLEN]);
+
+/* The low 64 bits of a GID written in full IPv6 form
+ * ("fe80:0000:0000:0000:b859:9f03:00f9:8f86"); high gets the prefix. */
+int guid_from_gid(const char *gid, uint64_t *ret_prefix, uint64_t *ret_guid);

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/* The node model: PF -> VF -> RDMA device -> port, keyed by PCI address and
+ * VF index. Names (netdev, ibdev) are attributes, never identity: they change,
+ * and showing that they changed is the point.
+ *
+ * Unknown is not zero: every value read from the node carries a known flag
+ * (struct kval) or is a NULL string. A snapshot is immutable once built. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+struct sys;
+
+/* A number read from the node; known is false when the file was missing,
+ * unreadable or did not parse. */
+struct kval {
+	bool known;
+	int64_t v;
+};
+
+struct kguid {
+	bool known;
+	uint64_t v;
+};
+
+struct port {
+	unsigned int num;
+	struct kval state;	/* 1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE */
+	char *state_name;	/* the kernel's word: "ACTIVE" */
+	struct kval phys_state; /* 2 Polling, 3 Disabled, 5 LinkUp */
+	char *phys_state_name;	/* "LinkUp" */
+	char *rate;		/* "400 Gb/sec (4X NDR)" */
+	struct kval rate_mbps;	/* 400000; 2500 for 2.5 Gb/sec */
+	char *link_layer;	/* "InfiniBand" / "Ethernet" */
+	struct kval lid, sm_lid;
+	struct kguid gid_prefix; /* high 64 bits of gids/0 */
+	struct kguid port_guid;	 /* low 64 bits of gids/0 */
+	struct kval pkey0;
+};
+
+struct rdma {
+	char *name; /* ibdev: mlx5_0, rxe0 */
+	struct kval node_type;
+	struct kguid node_guid, sys_image_guid;
+	char *fw_ver, *hca_type, *board_id;
+	char *parent; /* Soft-RoCE: the netdev named by `parent` */
+	struct port *ports;
+	size_t n_ports;
+};
+
+/* What a netdev says of itself. */
+struct netdev {
+	char *name;
+	struct kval ifindex, type, mtu, dev_port, flags;
+	char *operstate; /* "up", "down", "lowerlayerup" */
+	char *address;	 /* as sysfs prints it */
+	struct kguid addr_guid; /* IPoIB (type 32): bytes 12-19 of the address */
+	char **altnames;
+	size_t n_altnames;
+};
+
+/* One PCI function, PF or VF. */
+struct fn {
+	char bdf[16];
+	struct kval vendor, device;
+	char *driver; /* NULL when no driver is bound */
+	struct netdev *netdevs;
+	size_t n_netdevs;
+	struct rdma *rdmas;
+	size_t n_rdmas;
+};
+
+/* The PF's view of one VF: netlink VF info and the MOFED sriov/<vf>/ files. */
+struct vf_admin {
+	bool netlink_known; /* the PF's dump listed this VF */
+	char *mac;
+	struct kval vlan, spoofchk, trust, link_state, max_tx_rate;
+	struct kguid node_guid, port_guid; /* administrative GUIDs */
+	bool mofed;	    /* sriov/<vf>/ files present */
+	struct kguid mofed_node, mofed_port;
+	char *mofed_policy; /* Down, Up, Follow */
+};
+
+struct vf {
+	unsigned int index; /* virtfn<index> */
+	struct fn fn;
+	struct vf_admin admin;
+	/* The GUIDs in effect: ibdev node_guid; port GUID from gids/0, else the
+	 * IPoIB address, else MOFED's sriov/<vf>/port. */
+	struct kguid node_guid, port_guid;
+};
+
+struct pf {
+	struct fn fn;
+	struct kval numvfs, totalvfs, autoprobe;
+	bool sriov; /* SR-IOV capable (sriov_totalvfs present) */
+	struct vf *vfs;
+	size_t n_vfs;
+};
+
+struct node {
+	char *hostname;
+	char *kernel;	      /* /proc/sys/kernel/osrelease */
+	char *driver_version; /* /sys/module/mlx5_core/version (MOFED sets it) */
+	char **kmsg_errors;   /* RDMA driver errors from the kernel log */
+	size_t n_kmsg_errors;
+	struct pf *pfs; /* sorted by BDF */
+	size_t n_pfs;
+	struct rdma *orphans; /* RDMA devices placed on no PCI function */
+	size_t n_orphans;
+	char **notes; /* what could not be read, one line each */
+	size_t n_notes;
+};
+
+int node_discover(struct sys *s, struct node **ret, struct err *e);
+void node_free(struct node *n);
+
+const struct pf *node_find_pf(const struct node *n, const char *bdf);
+const struct vf *node_find_vf(const struct node *n, const char *pf_bdf, unsigned int index);

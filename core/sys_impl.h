@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* Private to the sys_*.c implementations. */
+#pragma once
+
+#include <limits.h>
+
+#include "sys.h"
+
+struct sys_ops {
+	/* File operations; NULL means the generic ones over rootfd. */
+	int (*write)(struct sys *s, const char *path, const char *value, struct err *e);
+	int (*link_dump)(struct sys *s, struct sys_link **ret, size_t *ret_n, struct err *e);
+	int (*link_rename)(struct sys *s, const char *ifname, const char *newname, struct err *e);
+	int (*link_set_up)(struct sys *s, const char *ifname, bool up, struct err *e);
+	int (*vf_set_guid)(struct sys *s, const char *pf_ifname, uint32_t vf,
+			   enum sys_guid_kind kind, uint64_t guid, struct err *e);
+	int (*vf_set_link_state)(struct sys *s, const char *pf_ifname, uint32_t vf, int state,
+				 struct err *e);
+	int (*event_fd)(struct sys *s);
+	int (*event_read)(struct sys *s, struct sys_event *ret);
+	void (*close)(struct sys *s);
+};
+
+/* Common head of every implementation's state. */
+struct sys {
+	const struct sys_ops *ops;
+	bool sim;
+	int rootfd;		 /* O_PATH directory fd of the root prefix */
+	char root[PATH_MAX];
+};
+
+/* Initialises the common head; opens the root directory. */
+int sys_base_init(struct sys *s, const struct sys_ops *ops, const char *root, bool sim,
+		  struct err *e);
+void sys_base_fini(struct sys *s);
+/* The path relative to rootfd ("sys/class/net"), for *at() calls. */
+const char *sys_relpath(const char *path);
+/* Plain write of a file under the root (what the real kernel's sysfs gets). */
+int sys_base_write(struct sys *s, const char *path, const char *value, struct err *e);

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include "core/guid.h"
+
+START_TEST(parse_accepts_the_three_operator_forms)
+{
+	uint64_t g = 0;
+	ck_assert_int_eq(guid_parse("00:11:22:33:44:55:66:77", &g), 0);
+	ck_assert_uint_eq(g, 0x0011223344556677ULL);
+	g = 0;
+	ck_assert_int_eq(guid_parse("0011:2233:4455:6677", &g), 0);
+	ck_assert_uint_eq(g, 0x0011223344556677ULL);
+	g = 0;
+	ck_assert_int_eq(guid_parse("0x0011223344556677", &g), 0);
+	ck_assert_uint_eq(g, 0x0011223344556677ULL);
+	ck_assert_int_eq(guid_parse("B8:59:9F:03:00:F9:8F:86", &g), 0);
+	ck_assert_uint_eq(g, 0xb8599f0300f98f86ULL);
+}
+END_TEST
+
+START_TEST(parse_rejects_malformed)
+{
+	static const char *bad[] = {
+		"", "0x", "0x001122334455667", "0x00112233445566778", "00:11:22:33:44:55:66",
+		"00:11:22:33:44:55:66:7g", "0011:2233:4455:667", "0011-2233-4455-6677",
+		"001:1223:3445:56677", "00:11:22:33:44:55:6677", "00112233445566770000000",
+		"::::::::::::::::::::::", "0011:2233:4455:6677\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint64_t g = 42;
+		ck_assert_msg(guid_parse(bad[i], &g) == -EINVAL, "accepted '%s'", bad[i]);
+		ck_assert_uint_eq(g, 42);
+	}
+}
+END_TEST
+
+START_TEST(format_round_trips)
+{
+	char a[GUID_STRLEN], b[GUID_STRLEN];
+	guid_format_sysfs(0xb8599f0300f98f86ULL, a);
+	ck_assert_str_eq(a, "b859:9f03:00f9:8f86");
+	guid_format_colon(0xb8599f0300f98f86ULL, b);
+	ck_assert_str_eq(b, "b8:59:9f:03:00:f9:8f:86");
+	uint64_t g;
+	ck_assert_int_eq(guid_parse(a, &g), 0);
+	ck_assert_uint_eq(g, 0xb8599f0300f98f86ULL);
+	ck_assert_int_eq(guid_parse(b, &g), 0);
+	ck_assert_uint_eq(g, 0xb8599f0300f98f86ULL);
+}
+END_TEST
+
+START_TEST(gid_gives_prefix_and_port_guid)
+{
+	uint64_t p, g;
+	ck_assert_int_eq(guid_from_gid("fe80:0000:0000:0000:b859:9f03:00f9:8f86", &p, &g), 0);
+	ck_assert_uint_eq(p, 0xfe80000000000000ULL);
+	ck_assert_uint_eq(g, 0xb8599f0300f98f86ULL);
+	ck_assert_int_eq(guid_from_gid("fe80:0000:0000:0000:b859:9f03:00f9:8f86\n", NULL, &g), 0);
+	ck_assert_int_eq(guid_from_gid("fe80::b859:9f03:f9:8f86", &p, &g), -EINVAL);
+	ck_assert_int_eq(guid_from_gid("fe80:0000:0000:0000:b859:9f03:00f9", &p, &g), -EINVAL);
+	ck_assert_int_eq(guid_from_gid("", &p, &g), -EINVAL);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("guid");
+	TCase *tc = tcase_create("guid");
+	tcase_add_test(tc, parse_accepts_the_three_operator_forms);
+	tcase_add_test(tc, parse_rejects_malformed);
+	tcase_add_test(tc, format_round_trips);
+	tcase_add_test(tc, gid_gives_prefix_and_port_guid);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

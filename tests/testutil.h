@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared by the Check suites. */
+#pragma once
+
+#include <stddef.h>
+
+/* Makes a fresh simulated node under a new temporary directory by running
+ * `ibvf mkfixture DIR ARGS...` (args is a NULL-terminated list, may be NULL).
+ * Returns the malloc'd directory path; aborts the test on failure. */
+char *tu_mkfixture(const char *const *args);
+/* Removes a directory tree made by tu_mkfixture and frees the path. */
+void tu_rmtree(char *dir);
+/* Runs IBVF_BIN with argv (NULL-terminated, without argv[0]); captures stdout
+ * and stderr into malloc'd strings (either may be NULL) and returns the exit
+ * status, or -1 when it did not exit normally. */
+int tu_run(const char *const *argv, char **ret_out, char **ret_err);
+/* Writes a file, creating it; aborts the test on failure. */
+void tu_write(const char *path, const char *content);
