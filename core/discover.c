@@ -1,3 +1,599 @@
 // SPDX-License-Identifier: MIT
-/* Placeholder until written. */
-#include "sys_impl.h"
+/* Discovery: reads the node through the kernel boundary into a snapshot.
+ * PFs are found by scanning PCI functions for SR-IOV capability or an RDMA
+ * device; VFs through the PF's virtfn<N> links; RDMA devices without a
+ * `device` link (Soft-RoCE) are placed through their `parent` netdev. */
+#include "node.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <linux/if_arp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "guid.h"
+#include "sys.h"
+
+#define ATTR_MAX	256
+#define KMSG_MAX	(1u << 20)
+#define KMSG_ERRORS_MAX 64
+#define NOTES_MAX	64
+
+struct discover {
+	struct sys *s;
+	struct node *n;
+	struct sys_link *links;
+	size_t n_links;
+};
+
+static void note(struct discover *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note(struct discover *d, const char *fmt, ...)
+{
+	struct node *n = d->n;
+	if (n->n_notes >= NOTES_MAX)
+		return;
+	char **nn = realloc(n->notes, (n->n_notes + 1) * sizeof(*nn));
+	if (!nn)
+		return;
+	n->notes = nn;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&n->notes[n->n_notes], fmt, ap) >= 0)
+		n->n_notes++;
+	va_end(ap);
+}
+
+/* Grows *arr by one zeroed element of size sz; returns it or NULL. */
+static void *grow(void *arr_ptr, size_t *n, size_t sz)
+{
+	void **arr = arr_ptr;
+	char *na = realloc(*arr, (*n + 1) * sz);
+	if (!na)
+		return NULL;
+	*arr = na;
+	memset(na + *n * sz, 0, sz);
+	return na + (*n)++ * sz;
+}
+
+/* Builds dir/file; a path that does not fit reads as missing. */
+static const char *join(char buf[static PATH_MAX], const char *dir, const char *file)
+{
+	int n = snprintf(buf, PATH_MAX, "%s/%s", dir, file);
+	return n > 0 && n < PATH_MAX ? buf : "/nonexistent";
+}
+
+static int read_attr(struct sys *s, const char *dir, const char *file, char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	return sys_read_attr(s, join(path, dir, file), buf, size);
+}
+
+static char *read_str(struct sys *s, const char *dir, const char *file)
+{
+	char buf[ATTR_MAX];
+	if (read_attr(s, dir, file, buf, sizeof(buf)) <= 0)
+		return NULL;
+	return strdup(buf);
+}
+
+/* Parses the leading integer of a value ("4: ACTIVE", "0x15b3", "16").
+ * Anything else leaves the value unknown. */
+static struct kval parse_leading_int(const char *buf)
+{
+	struct kval k = {0};
+	const char *p = buf;
+	while (*p == ' ')
+		p++;
+	if (!isdigit((unsigned char)*p) && *p != '-')
+		return k;
+	char *end;
+	errno = 0;
+	long long v = strtoll(p, &end, 0);
+	if (errno || end == p)
+		return k;
+	if (*end && *end != ':' && *end != ' ')
+		return k;
+	k.known = true;
+	k.v = v;
+	return k;
+}
+
+static struct kval read_int(struct sys *s, const char *dir, const char *file)
+{
+	char buf[ATTR_MAX];
+	if (read_attr(s, dir, file, buf, sizeof(buf)) <= 0)
+		return (struct kval){0};
+	return parse_leading_int(buf);
+}
+
+/* "4: ACTIVE" -> "ACTIVE" */
+static char *word_after_colon(const char *buf)
+{
+	const char *c = strchr(buf, ':');
+	if (!c)
+		return NULL;
+	c++;
+	while (*c == ' ')
+		c++;
+	return *c ? strdup(c) : NULL;
+}
+
+static struct kval read_state(struct sys *s, const char *dir, const char *file, char **ret_name)
+{
+	char buf[ATTR_MAX];
+	*ret_name = NULL;
+	if (read_attr(s, dir, file, buf, sizeof(buf)) <= 0)
+		return (struct kval){0};
+	struct kval k = parse_leading_int(buf);
+	if (k.known)
+		*ret_name = word_after_colon(buf);
+	return k;
+}
+
+/* "400 Gb/sec (4X NDR)" or "2.5 Gb/sec (1X SDR)" -> Mb/s */
+static struct kval parse_rate_mbps(const char *rate)
+{
+	struct kval k = {0};
+	const char *p = rate;
+	if (!isdigit((unsigned char)*p))
+		return k;
+	int64_t whole = 0, frac = 0, scale = 1000;
+	while (isdigit((unsigned char)*p) && whole < 100000000)
+		whole = whole * 10 + (*p++ - '0');
+	if (*p == '.') {
+		p++;
+		while (isdigit((unsigned char)*p)) {
+			if (scale > 1) {
+				scale /= 10;
+				frac += (*p - '0') * scale;
+			}
+			p++;
+		}
+	}
+	if (strncmp(p, " Gb/sec", 7) != 0)
+		return k;
+	k.known = true;
+	k.v = whole * 1000 + frac;
+	return k;
+}
+
+static struct kguid read_guid(struct sys *s, const char *dir, const char *file)
+{
+	char buf[ATTR_MAX];
+	uint64_t g;
+	if (read_attr(s, dir, file, buf, sizeof(buf)) <= 0 || guid_parse(buf, &g) < 0)
+		return (struct kguid){0};
+	return (struct kguid){.known = true, .v = g};
+}
+
+static void read_port(struct sys *s, const char *dir, struct port *p)
+{
+	char buf[ATTR_MAX];
+
+	p->state = read_state(s, dir, "state", &p->state_name);
+	p->phys_state = read_state(s, dir, "phys_state", &p->phys_state_name);
+	p->rate = read_str(s, dir, "rate");
+	if (p->rate)
+		p->rate_mbps = parse_rate_mbps(p->rate);
+	p->link_layer = read_str(s, dir, "link_layer");
+	p->lid = read_int(s, dir, "lid");
+	p->sm_lid = read_int(s, dir, "sm_lid");
+	p->pkey0 = read_int(s, dir, "pkeys/0");
+	uint64_t prefix, guid;
+	if (read_attr(s, dir, "gids/0", buf, sizeof(buf)) > 0 &&
+	    guid_from_gid(buf, &prefix, &guid) == 0) {
+		p->gid_prefix = (struct kguid){.known = true, .v = prefix};
+		p->port_guid = (struct kguid){.known = true, .v = guid};
+	}
+}
+
+static int read_rdma(struct discover *d, const char *name, struct rdma *r)
+{
+	struct sys *s = d->s;
+	char dir[PATH_MAX], path[PATH_MAX];
+	snprintf(dir, sizeof(dir), "/sys/class/infiniband/%s", name);
+
+	if (!(r->name = strdup(name)))
+		return -ENOMEM;
+	r->node_type = read_int(s, dir, "node_type");
+	r->node_guid = read_guid(s, dir, "node_guid");
+	r->sys_image_guid = read_guid(s, dir, "sys_image_guid");
+	r->fw_ver = read_str(s, dir, "fw_ver");
+	r->hca_type = read_str(s, dir, "hca_type");
+	r->board_id = read_str(s, dir, "board_id");
+	r->parent = read_str(s, dir, "parent");
+
+	char **ports;
+	size_t n_ports;
+	if (sys_list(s, join(path, dir, "ports"), &ports, &n_ports) < 0)
+		return 0;
+	for (size_t i = 0; i < n_ports; i++) {
+		char *end;
+		unsigned long num = strtoul(ports[i], &end, 10);
+		if (*end || num == 0 || num > 255)
+			continue;
+		struct port *p = grow(&r->ports, &r->n_ports, sizeof(*p));
+		if (!p)
+			break;
+		p->num = (unsigned int)num;
+		if (snprintf(path, sizeof(path), "%s/ports/%s", dir, ports[i]) < PATH_MAX)
+			read_port(s, path, p);
+	}
+	sys_list_free(ports, n_ports);
+	return 0;
+}
+
+static const struct sys_link *find_link(const struct discover *d, int ifindex, const char *name)
+{
+	for (size_t i = 0; i < d->n_links; i++)
+		if ((ifindex > 0 && d->links[i].ifindex == ifindex) ||
+		    (ifindex <= 0 && !strcmp(d->links[i].name, name)))
+			return &d->links[i];
+	return NULL;
+}
+
+/* Bytes 12-19 of a 20-byte IPoIB address as sysfs prints it ("00:00:10:87:fe:80:..."). */
+static struct kguid ipoib_addr_guid(const char *addr)
+{
+	unsigned int b[20];
+	int n = 0, used = 0;
+	const char *p = addr;
+	while (n < 20 && sscanf(p, "%2x%n", &b[n], &used) == 1) {
+		p += used;
+		n++;
+		if (*p == ':')
+			p++;
+		else
+			break;
+	}
+	if (n != 20 || *p)
+		return (struct kguid){0};
+	uint64_t g = 0;
+	for (int i = 12; i < 20; i++)
+		g = (g << 8) | b[i];
+	return (struct kguid){.known = true, .v = g};
+}
+
+static int read_netdev(struct discover *d, const char *fndir, const char *name, struct netdev *nd)
+{
+	struct sys *s = d->s;
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/net/%s", fndir, name);
+
+	if (!(nd->name = strdup(name)))
+		return -ENOMEM;
+	nd->ifindex = read_int(s, dir, "ifindex");
+	nd->type = read_int(s, dir, "type");
+	nd->mtu = read_int(s, dir, "mtu");
+	nd->dev_port = read_int(s, dir, "dev_port");
+	nd->flags = read_int(s, dir, "flags");
+	nd->operstate = read_str(s, dir, "operstate");
+	nd->address = read_str(s, dir, "address");
+	if (nd->address && nd->type.known && nd->type.v == ARPHRD_INFINIBAND)
+		nd->addr_guid = ipoib_addr_guid(nd->address);
+
+	const struct sys_link *l = find_link(d, nd->ifindex.known ? (int)nd->ifindex.v : 0, name);
+	if (l && l->n_altnames) {
+		nd->altnames = calloc(l->n_altnames, sizeof(*nd->altnames));
+		for (size_t i = 0; nd->altnames && i < l->n_altnames; i++)
+			if ((nd->altnames[nd->n_altnames] = strdup(l->altnames[i])))
+				nd->n_altnames++;
+	}
+	return 0;
+}
+
+/* Reads one PCI function: ids, driver, netdevs, RDMA devices. */
+static int read_fn(struct discover *d, const char *bdf, struct fn *f)
+{
+	struct sys *s = d->s;
+	char dir[128], path[PATH_MAX];
+	snprintf(f->bdf, sizeof(f->bdf), "%s", bdf);
+	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s", bdf);
+
+	f->vendor = read_int(s, dir, "vendor");
+	f->device = read_int(s, dir, "device");
+	char drv[128];
+	if (sys_readlink_name(s, join(path, dir, "driver"), drv, sizeof(drv)) > 0)
+		f->driver = strdup(drv);
+
+	char **names;
+	size_t n;
+	if (sys_list(s, join(path, dir, "net"), &names, &n) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			struct netdev *nd = grow(&f->netdevs, &f->n_netdevs, sizeof(*nd));
+			if (!nd || read_netdev(d, dir, names[i], nd) < 0)
+				break;
+		}
+		sys_list_free(names, n);
+	}
+	if (sys_list(s, join(path, dir, "infiniband"), &names, &n) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			struct rdma *r = grow(&f->rdmas, &f->n_rdmas, sizeof(*r));
+			if (!r || read_rdma(d, names[i], r) < 0)
+				break;
+		}
+		sys_list_free(names, n);
+	}
+	return 0;
+}
+
+static void read_vf_admin(struct discover *d, const struct pf *pf, struct vf *vf)
+{
+	struct vf_admin *a = &vf->admin;
+	for (size_t i = 0; i < pf->fn.n_netdevs && !a->netlink_known; i++) {
+		const struct netdev *nd = &pf->fn.netdevs[i];
+		const struct sys_link *l =
+			find_link(d, nd->ifindex.known ? (int)nd->ifindex.v : 0, nd->name);
+		for (size_t j = 0; l && j < l->n_vfs; j++) {
+			const struct sys_vf_info *vi = &l->vfs[j];
+			if (vi->vf != vf->index)
+				continue;
+			a->netlink_known = true;
+			size_t maclen = l->type == ARPHRD_INFINIBAND ? 0 : 6;
+			if (maclen) {
+				char mac[18];
+				snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x",
+					 vi->mac[0], vi->mac[1], vi->mac[2], vi->mac[3], vi->mac[4],
+					 vi->mac[5]);
+				a->mac = strdup(mac);
+			}
+			a->vlan = (struct kval){vi->vlan >= 0, vi->vlan};
+			a->spoofchk = (struct kval){vi->spoofchk >= 0, vi->spoofchk};
+			a->trust = (struct kval){vi->trust >= 0, vi->trust};
+			a->link_state = (struct kval){vi->link_state >= 0, vi->link_state};
+			a->max_tx_rate = (struct kval){vi->max_tx_rate >= 0, vi->max_tx_rate};
+			a->node_guid = (struct kguid){vi->node_guid_known, vi->node_guid};
+			a->port_guid = (struct kguid){vi->port_guid_known, vi->port_guid};
+			break;
+		}
+	}
+
+	char path[256];
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/sriov/%u", pf->fn.bdf, vf->index);
+	if (sys_exists(d->s, path) < 0)
+		return;
+	a->mofed = true;
+	a->mofed_node = read_guid(d->s, path, "node");
+	a->mofed_port = read_guid(d->s, path, "port");
+	a->mofed_policy = read_str(d->s, path, "policy");
+}
+
+/* The GUIDs in effect, from the most direct source available. */
+static void vf_effective_guids(struct vf *vf)
+{
+	const struct fn *f = &vf->fn;
+	if (f->n_rdmas)
+		vf->node_guid = f->rdmas[0].node_guid;
+	if (f->n_rdmas && f->rdmas[0].n_ports && f->rdmas[0].ports[0].port_guid.known)
+		vf->port_guid = f->rdmas[0].ports[0].port_guid;
+	for (size_t i = 0; !vf->port_guid.known && i < f->n_netdevs; i++)
+		vf->port_guid = f->netdevs[i].addr_guid;
+	if (!vf->port_guid.known && vf->admin.mofed)
+		vf->port_guid = vf->admin.mofed_port;
+}
+
+static int cmp_vf(const void *a, const void *b)
+{
+	const struct vf *x = a, *y = b;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+static int read_vfs(struct discover *d, struct pf *pf, char **entries, size_t n_entries)
+{
+	for (size_t i = 0; i < n_entries; i++) {
+		char *end;
+		if (strncmp(entries[i], "virtfn", 6) != 0)
+			continue;
+		unsigned long idx = strtoul(entries[i] + 6, &end, 10);
+		if (*end || end == entries[i] + 6 || idx > 65535)
+			continue;
+		char path[256], bdf[64];
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", pf->fn.bdf, entries[i]);
+		if (sys_readlink_name(d->s, path, bdf, sizeof(bdf)) <= 0) {
+			note(d, "cannot read link '%s'", path);
+			continue;
+		}
+		struct vf *vf = grow(&pf->vfs, &pf->n_vfs, sizeof(*vf));
+		if (!vf)
+			return -ENOMEM;
+		vf->index = (unsigned int)idx;
+		read_fn(d, bdf, &vf->fn);
+		read_vf_admin(d, pf, vf);
+		vf_effective_guids(vf);
+	}
+	if (pf->n_vfs)
+		qsort(pf->vfs, pf->n_vfs, sizeof(*pf->vfs), cmp_vf);
+	return 0;
+}
+
+static int read_pf(struct discover *d, const char *bdf)
+{
+	char dir[128];
+	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s", bdf);
+	char **entries;
+	size_t n;
+	if (sys_list(d->s, dir, &entries, &n) < 0)
+		return 0; /* vanished while we looked: not on the node any more */
+
+	bool sriov = false, rdma = false, is_vf = false;
+	for (size_t i = 0; i < n; i++) {
+		sriov |= !strcmp(entries[i], "sriov_totalvfs");
+		rdma |= !strcmp(entries[i], "infiniband");
+		is_vf |= !strcmp(entries[i], "physfn");
+	}
+	int r = 0;
+	if (!is_vf && (sriov || rdma)) {
+		struct pf *pf = grow(&d->n->pfs, &d->n->n_pfs, sizeof(*pf));
+		if (!pf) {
+			r = -ENOMEM;
+			goto out;
+		}
+		pf->sriov = sriov;
+		read_fn(d, bdf, &pf->fn);
+		pf->numvfs = read_int(d->s, dir, "sriov_numvfs");
+		pf->totalvfs = read_int(d->s, dir, "sriov_totalvfs");
+		pf->autoprobe = read_int(d->s, dir, "sriov_drivers_autoprobe");
+		r = read_vfs(d, pf, entries, n);
+	}
+out:
+	sys_list_free(entries, n);
+	return r;
+}
+
+static bool fn_has_rdma(const struct fn *f, const char *name)
+{
+	for (size_t i = 0; i < f->n_rdmas; i++)
+		if (!strcmp(f->rdmas[i].name, name))
+			return true;
+	return false;
+}
+
+static struct fn *find_fn(struct node *n, const char *bdf)
+{
+	for (size_t i = 0; i < n->n_pfs; i++) {
+		if (!strcmp(n->pfs[i].fn.bdf, bdf))
+			return &n->pfs[i].fn;
+		for (size_t j = 0; j < n->pfs[i].n_vfs; j++)
+			if (!strcmp(n->pfs[i].vfs[j].fn.bdf, bdf))
+				return &n->pfs[i].vfs[j].fn;
+	}
+	return NULL;
+}
+
+static bool rdma_known(struct node *n, const char *name)
+{
+	for (size_t i = 0; i < n->n_pfs; i++) {
+		if (fn_has_rdma(&n->pfs[i].fn, name))
+			return true;
+		for (size_t j = 0; j < n->pfs[i].n_vfs; j++)
+			if (fn_has_rdma(&n->pfs[i].vfs[j].fn, name))
+				return true;
+	}
+	return false;
+}
+
+/* RDMA devices not under a PCI function (Soft-RoCE): place them through the
+ * netdev named in `parent`, else keep them as orphans. */
+static void place_rdma_orphans(struct discover *d)
+{
+	char **names;
+	size_t n;
+	if (sys_list(d->s, "/sys/class/infiniband", &names, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (rdma_known(d->n, names[i]))
+			continue;
+		struct rdma r = {0};
+		if (read_rdma(d, names[i], &r) < 0)
+			continue;
+		struct fn *f = NULL;
+		if (r.parent) {
+			char path[256], bdf[64];
+			snprintf(path, sizeof(path), "/sys/class/net/%s/device", r.parent);
+			if (sys_readlink_name(d->s, path, bdf, sizeof(bdf)) > 0)
+				f = find_fn(d->n, bdf);
+		}
+		struct rdma *slot = f ? grow(&f->rdmas, &f->n_rdmas, sizeof(r))
+				      : grow(&d->n->orphans, &d->n->n_orphans, sizeof(r));
+		if (slot)
+			*slot = r;
+	}
+	sys_list_free(names, n);
+	/* A VF whose GUIDs come from a device placed just now. */
+	for (size_t i = 0; i < d->n->n_pfs; i++)
+		for (size_t j = 0; j < d->n->pfs[i].n_vfs; j++) {
+			struct vf *vf = &d->n->pfs[i].vfs[j];
+			vf->node_guid = (struct kguid){0};
+			vf->port_guid = (struct kguid){0};
+			vf_effective_guids(vf);
+		}
+}
+
+static bool is_rdma_error(const char *msg)
+{
+	static const char *const drivers[] = {"mlx5", "mlx4", "ib_", "rdma", "infiniband", "rxe"};
+	static const char *const words[] = {"Unknown symbol", "failed", "error", "disagrees"};
+	bool drv = false, word = false;
+	for (size_t i = 0; i < sizeof(drivers) / sizeof(*drivers); i++)
+		drv |= strstr(msg, drivers[i]) != NULL;
+	for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
+		word |= strstr(msg, words[i]) != NULL;
+	return drv && word;
+}
+
+static void read_kmsg(struct discover *d)
+{
+	char *buf;
+	size_t len;
+	if (sys_read_kmsg(d->s, KMSG_MAX, &buf, &len) < 0)
+		return;
+	struct node *n = d->n;
+	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		if (*line == ' ')
+			continue; /* continuation lines (SUBSYSTEM=, DEVICE=) */
+		char *msg = strchr(line, ';');
+		msg = msg ? msg + 1 : line;
+		if (!is_rdma_error(msg) || n->n_kmsg_errors >= KMSG_ERRORS_MAX)
+			continue;
+		char **slot = grow(&n->kmsg_errors, &n->n_kmsg_errors, sizeof(char *));
+		if (slot && !(*slot = strdup(msg)))
+			n->n_kmsg_errors--;
+	}
+	free(buf);
+}
+
+static int cmp_pf(const void *a, const void *b)
+{
+	return strcmp(((const struct pf *)a)->fn.bdf, ((const struct pf *)b)->fn.bdf);
+}
+
+int node_discover(struct sys *s, struct node **ret, struct err *e)
+{
+	struct discover d = {.s = s};
+	if (!(d.n = calloc(1, sizeof(*d.n))))
+		return err_set(e, ENOMEM, "cannot allocate the node");
+	struct node *n = d.n;
+
+	n->hostname = read_str(s, "/proc/sys/kernel", "hostname");
+	n->kernel = read_str(s, "/proc/sys/kernel", "osrelease");
+	n->driver_version = read_str(s, "/sys/module/mlx5_core", "version");
+	read_kmsg(&d);
+
+	/* Netlink speaks for the running kernel: not for a captured tree. */
+	if (sys_is_sim(s) || !strcmp(sys_root(s), "/")) {
+		struct err le;
+		if (sys_link_dump(s, &d.links, &d.n_links, &le) < 0)
+			note(&d, "netlink link dump failed, VF admin state unknown: %s", le.msg);
+	} else {
+		note(&d, "netlink not used: the tree under '%s' is not the running kernel's",
+		     sys_root(s));
+	}
+
+	char **bdfs;
+	size_t n_bdfs;
+	int r = sys_list(s, "/sys/bus/pci/devices", &bdfs, &n_bdfs);
+	if (r < 0) {
+		sys_links_free(d.links, d.n_links);
+		node_free(n);
+		return err_set(e, r, "cannot list '%s/sys/bus/pci/devices'",
+			       strcmp(sys_root(s), "/") ? sys_root(s) : "");
+	}
+	for (size_t i = 0; i < n_bdfs && r >= 0; i++)
+		r = read_pf(&d, bdfs[i]);
+	sys_list_free(bdfs, n_bdfs);
+	if (n->n_pfs)
+		qsort(n->pfs, n->n_pfs, sizeof(*n->pfs), cmp_pf);
+	if (r >= 0)
+		place_rdma_orphans(&d);
+	sys_links_free(d.links, d.n_links);
+	if (r < 0) {
+		node_free(n);
+		return err_set(e, r, "cannot read the node");
+	}
+	*ret = n;
+	return 0;
+}

@@ -5,15 +5,149 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "err.h"
 
 struct sim_fixture_opts {
-	bool healthy;	   /* no seeded faults */
-	unsigned int pfs;  /* compute PFs (InfiniBand); 0 = 8 */
-	unsigned int vfs;  /* VFs per compute PF; 0 = 8 */
+	bool healthy;	    /* no seeded faults */
+	unsigned int pfs;   /* compute PFs (InfiniBand); 0 = 8 */
+	unsigned int vfs;   /* VFs per compute PF; 0 = 8 */
 	const char *kernel; /* release to report; NULL = 6.8.0-55-generic */
 };
 
+#define SIM_PFS_MAX 64
+#define SIM_VFS_MAX 255
+
 /* Creates the tree in dir (which must be absent or empty). */
 int sim_fixture_create(const char *dir, const struct sim_fixture_opts *o, struct err *e);
+
+/*
+ * Below: the simulator's own plumbing, shared by sim_*.c and sys_sim.c.
+ * Paths named `rel` are relative to the tree's root ("sys/class/net/ib0").
+ */
+
+#define SIM_OUI_GUID 0xa088c20300000000ULL /* Mellanox OUI a0:88:c2 */
+#define SIM_PF_DEVICE 0x1021		   /* ConnectX-7 */
+#define SIM_VF_DEVICE 0x101e		   /* ConnectX family VF */
+#define SIM_FW_OK "28.43.1014"
+#define SIM_FW_OLD "28.39.1002"
+#define SIM_RATE_NDR "400 Gb/sec (4X NDR)"
+#define SIM_RATE_HDR "200 Gb/sec (4X HDR)"
+
+/* Writes a file (creating its parent directories) with formatted content. */
+int sim_putf(const char *root, struct err *e, const char *rel, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+int sim_mkdirs(const char *root, const char *rel, struct err *e);
+/* A relative symlink at link_rel pointing at target_rel, replacing any. */
+int sim_symlink(const char *root, const char *link_rel, const char *target_rel, struct err *e);
+/* Removes a file, link or directory tree; absent is fine. */
+int sim_rmtree(const char *root, const char *rel, struct err *e);
+/* Reads a one-line file without its trailing newline. */
+int sim_get(const char *root, const char *rel, char *buf, size_t size);
+int sim_get_u64(const char *root, const char *rel, uint64_t *ret);
+bool sim_exists(const char *root, const char *rel);
+/* The canonical form of rel (symlinks resolved), relative to the root. */
+int sim_resolve(const char *root, const char *rel, char *buf, size_t size);
+/* The lowest prefix<N> not present in class_rel ("sys/class/net", "ib"). */
+int sim_free_name(const char *root, const char *class_rel, const char *prefix, char *buf,
+		  size_t size);
+/* Hands out the next value of the counter file .sim/<name> (ifindex, lid). */
+int sim_counter_next(const char *root, const char *name, unsigned int *ret, struct err *e);
+/* Appends one uevent line to .sim/events. old may be NULL. */
+int sim_event_add(const char *root, const char *action, const char *subsystem, const char *name,
+		  const char *old, const char *fn_rel, struct err *e);
+/* The BDF `offset` routing IDs after bdf (SR-IOV VF numbering); -ERANGE past bus ff. */
+int sim_bdf_add(const char *bdf, unsigned int offset, char buf[static 16]);
+/* The PCI function's directory under sys/devices for a BDF. */
+int sim_fn_rel(const char *root, const char *bdf, char *buf, size_t size);
+
+struct sim_fn_spec {
+	const char *bdf;
+	unsigned int device;   /* PCI device id */
+	bool ethernet;	       /* class 0x020000 rather than 0x020700 */
+	const char *pf_rel;    /* VF: the PF's directory; NULL for a PF */
+	unsigned int vf_index; /* VF: virtfn<vf_index> */
+	unsigned int totalvfs, numvfs, vf_offset, vf_stride; /* PF */
+};
+/* The PCI function directory, its bus link, and for a VF physfn/virtfn. */
+int sim_fn_write(const char *root, const char *fn_rel, const struct sim_fn_spec *f,
+		 struct err *e);
+/* Binds mlx5_core: the driver link and the driver's BDF link. */
+int sim_fn_bind(const char *root, const char *fn_rel, const char *bdf, struct err *e);
+
+struct sim_ibdev_spec {
+	const char *name;
+	unsigned int device; /* PCI device id: hca_type is MT<decimal> */
+	uint64_t node_guid, sys_image_guid, port_guid;
+	const char *fw_ver;
+	bool ethernet; /* RoCE: gids from the MAC */
+	uint8_t mac[6];
+	int state, phys_state; /* 4 ACTIVE / 5 LinkUp ... */
+	const char *rate;
+	unsigned int lid, sm_lid;
+	const char *hostname;
+};
+int sim_ibdev_write(const char *root, const char *fn_rel, const struct sim_ibdev_spec *d,
+		    struct err *e);
+
+struct sim_netdev_spec {
+	const char *name;
+	unsigned int ifindex;
+	bool ethernet;
+	bool up;      /* IFF_UP */
+	bool carrier; /* operstate up when also up */
+	unsigned int mtu, dev_port;
+	uint32_t qpn;	    /* IPoIB: address bytes 1-3 */
+	uint64_t port_guid; /* IPoIB: address bytes 12-19 */
+	uint8_t mac[6];	    /* Ethernet */
+};
+int sim_netdev_write(const char *root, const char *fn_rel, const struct sim_netdev_spec *n,
+		     struct err *e);
+
+/* The administrative VF state a PF's netlink dump reports (.sim/vf/<pf>/<vf>/). */
+struct sim_vf_admin {
+	uint8_t mac[6];
+	uint64_t node_guid, port_guid;
+	int link_state; /* IFLA_VF_LINK_STATE_*: 0 auto, 1 enable, 2 disable */
+	int spoofchk, trust;
+};
+int sim_vf_admin_write(const char *root, const char *pf_bdf, unsigned int vf,
+		       const struct sim_vf_admin *a, struct err *e);
+int sim_vf_admin_read(const char *root, const char *pf_bdf, unsigned int vf,
+		      struct sim_vf_admin *ret);
+/* MLNX_OFED's <pf>/sriov/<vf>/{node,port,policy}. */
+int sim_mofed_write(const char *root, const char *pf_rel, unsigned int vf, uint64_t node,
+		    uint64_t port, const char *policy, struct err *e);
+
+/* One VF a pod holds, for the Kubernetes files (sim_k8s.c). */
+struct sim_pod_vf {
+	bool present; /* the VF exists in this fixture */
+	char bdf[16];
+	unsigned int vf;
+	uint64_t guid;
+	char host_ifname[16]; /* its name before it moved into the pod */
+};
+enum { SIM_POD_VFS = 4 }; /* trainer-0 net1, trainer-1 net1+net2, llm-serve-0 net1 */
+/* Writes CNI caches, the kubelet checkpoint, pod log dirs and netns files.
+ * stale_bdf (may be NULL) gets a checkpoint entry of a pod that is gone;
+ * truncate writes llm-serve-0's Multus cache half-way. */
+int sim_k8s_write(const char *root, const struct sim_pod_vf pods[SIM_POD_VFS],
+		  const char *stale_bdf, bool truncate, char (*all_vfs)[16], size_t n_all,
+		  struct err *e);
+
+/* The simulated kernel's actions on the tree (sim_kernel.c). The caller
+ * holds the .sim/lock. */
+int sim_kernel_set_numvfs(const char *root, const char *pf_rel, const char *value,
+			  struct err *e);
+int sim_kernel_bind(const char *root, const char *bdf, struct err *e);
+int sim_kernel_unbind(const char *root, const char *bdf, struct err *e);
+/* Removes a PCI function as hot-unplug would (fault injection). */
+int sim_kernel_vanish(const char *root, const char *bdf, struct err *e);
+/* A write to <pf>/sriov/<vf>/{node,port,policy}. */
+int sim_kernel_mofed_write(const char *root, const char *pf_rel, unsigned int vf,
+			   const char *file, const char *value, struct err *e);
+/* The PF's BDF and the VF's index for a VF BDF; -ENODEV if not a VF. */
+int sim_kernel_vf_of(const char *root, const char *vf_bdf, char pf_bdf[static 16],
+		     unsigned int *ret_vf);

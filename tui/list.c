@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+/* `ibvf list`: the PF -> VF tree as aligned text, or the model as JSON. The
+ * text is rendered from the JSON (core/json.c) so both show the same facts. */
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "core/json.h"
+#include "core/node.h"
+#include "core/sys.h"
+
+enum col {
+	COL_DEVICE,
+	COL_DRIVER,
+	COL_NETDEV,
+	COL_IBDEV,
+	COL_STATE,
+	COL_PHYS,
+	COL_RATE,
+	COL_LINK,
+	COL_FW,
+	COL_VFS,
+	COL_NODE_GUID,
+	COL_PORT_GUID,
+	N_COLS,
+};
+
+static const char *const headers[N_COLS] = {
+	"DEVICE", "DRIVER", "NETDEV", "IBDEV", "STATE",	    "PHYS",
+	"RATE",	  "LINK",   "FW",     "VFS",   "NODE GUID", "PORT GUID",
+};
+
+struct table {
+	char *(*cells)[N_COLS];
+	size_t n, cap;
+};
+
+static char **table_row(struct table *t)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		void *nc = realloc(t->cells, cap * sizeof(*t->cells));
+		if (!nc)
+			return NULL;
+		t->cells = nc;
+		t->cap = cap;
+	}
+	memset(t->cells[t->n], 0, sizeof(t->cells[t->n]));
+	return t->cells[t->n++];
+}
+
+static struct json_object *get(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+	if (o)
+		json_object_object_get_ex(o, key, &v);
+	return v;
+}
+
+static struct json_object *first(struct json_object *o, const char *key)
+{
+	struct json_object *a = get(o, key);
+	return a && json_object_array_length(a) ? json_object_array_get_idx(a, 0) : NULL;
+}
+
+/* A cell: "?" for an unknown (null) value, "-" when the object is absent. */
+static char *cell(struct json_object *o, const char *key)
+{
+	if (!o)
+		return strdup("-");
+	struct json_object *v = get(o, key);
+	return strdup(v ? json_object_get_string(v) : "?");
+}
+
+static void fill_device_cells(char **row, struct json_object *fn)
+{
+	struct json_object *nd = first(fn, "netdevs"), *rd = first(fn, "rdma");
+	struct json_object *port = first(rd, "ports");
+	struct json_object *drv = get(fn, "driver");
+	row[COL_DRIVER] = strdup(drv ? json_object_get_string(drv) : "(none)");
+	row[COL_NETDEV] = cell(nd, "name");
+	row[COL_IBDEV] = cell(rd, "name");
+	row[COL_STATE] = cell(port, "state_name");
+	row[COL_PHYS] = cell(port, "phys_state_name");
+	row[COL_RATE] = cell(port, "rate");
+	row[COL_LINK] = cell(port, "link_layer");
+	row[COL_FW] = cell(rd, "fw_ver");
+}
+
+static void add_pf_rows(struct table *t, struct json_object *pf)
+{
+	char **row = table_row(t);
+	if (!row)
+		return;
+	row[COL_DEVICE] = strdup(json_object_get_string(get(pf, "bdf")));
+	fill_device_cells(row, pf);
+	struct json_object *nv = get(pf, "numvfs"), *tv = get(pf, "totalvfs");
+	char vfs[64] = "-";
+	if (json_object_get_boolean(get(pf, "sriov")))
+		snprintf(vfs, sizeof(vfs), "%s/%s", nv ? json_object_get_string(nv) : "?",
+			 tv ? json_object_get_string(tv) : "?");
+	row[COL_VFS] = strdup(vfs);
+	struct json_object *rd = first(pf, "rdma");
+	row[COL_NODE_GUID] = cell(rd, "node_guid");
+	row[COL_PORT_GUID] = cell(first(rd, "ports"), "port_guid");
+
+	struct json_object *vfa = get(pf, "vfs");
+	size_t n = vfa ? json_object_array_length(vfa) : 0;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *vf = json_object_array_get_idx(vfa, i);
+		if (!(row = table_row(t)))
+			return;
+		char dev[96];
+		snprintf(dev, sizeof(dev), "%s vf%d %s", i + 1 == n ? "└─" : "├─",
+			 json_object_get_int(get(vf, "index")),
+			 json_object_get_string(get(vf, "bdf")));
+		row[COL_DEVICE] = strdup(dev);
+		fill_device_cells(row, vf);
+		row[COL_VFS] = strdup("");
+		row[COL_NODE_GUID] = cell(vf, "node_guid");
+		row[COL_PORT_GUID] = cell(vf, "port_guid");
+	}
+}
+
+/* Display width of a UTF-8 string (the tree glyphs are one column each). */
+static size_t width(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+static void table_print(FILE *f, struct table *t)
+{
+	size_t w[N_COLS];
+	for (int c = 0; c < N_COLS; c++) {
+		w[c] = width(headers[c]);
+		for (size_t r = 0; r < t->n; r++)
+			if (t->cells[r][c] && width(t->cells[r][c]) > w[c])
+				w[c] = width(t->cells[r][c]);
+	}
+	for (size_t r = 0; r <= t->n; r++) {
+		for (int c = 0; c < N_COLS; c++) {
+			const char *s = r == 0 ? headers[c] : t->cells[r - 1][c];
+			s = s ? s : "";
+			if (c + 1 == N_COLS)
+				fprintf(f, "%s\n", s);
+			else
+				fprintf(f, "%s%*s  ", s, (int)(w[c] - width(s)), "");
+		}
+	}
+}
+
+static void table_free(struct table *t)
+{
+	for (size_t r = 0; r < t->n; r++)
+		for (int c = 0; c < N_COLS; c++)
+			free(t->cells[r][c]);
+	free(t->cells);
+}
+
+static void print_strings(FILE *f, struct json_object *node, const char *key, const char *label)
+{
+	struct json_object *a = get(node, key);
+	size_t n = a ? json_object_array_length(a) : 0;
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s: %s\n", label, json_object_get_string(json_object_array_get_idx(a, i)));
+}
+
+void list_print_text(FILE *f, struct json_object *node)
+{
+	struct json_object *drv = get(node, "driver_version");
+	fprintf(f, "host %s  kernel %s  mlx5_core %s\n", json_object_get_string(get(node, "host")),
+		json_object_get_string(get(node, "kernel")),
+		drv ? json_object_get_string(drv) : "(in-tree or not loaded)");
+	print_strings(f, node, "kmsg_errors", "kernel log");
+
+	struct table t = {0};
+	struct json_object *pfs = get(node, "pfs");
+	for (size_t i = 0; pfs && i < json_object_array_length(pfs); i++)
+		add_pf_rows(&t, json_object_array_get_idx(pfs, i));
+	struct json_object *orph = get(node, "orphans");
+	for (size_t i = 0; orph && i < json_object_array_length(orph); i++) {
+		struct json_object *rd = json_object_array_get_idx(orph, i);
+		char **row = table_row(&t);
+		if (!row)
+			break;
+		struct json_object *wrap = json_object_new_object();
+		struct json_object *arr = json_object_new_array();
+		json_object_array_add(arr, json_object_get(rd));
+		json_object_object_add(wrap, "rdma", arr);
+		row[COL_DEVICE] = strdup("(no PCI function)");
+		fill_device_cells(row, wrap);
+		row[COL_VFS] = strdup("-");
+		row[COL_NODE_GUID] = cell(rd, "node_guid");
+		row[COL_PORT_GUID] = cell(first(rd, "ports"), "port_guid");
+		json_object_put(wrap);
+	}
+	if (t.n)
+		table_print(f, &t);
+	else
+		fputs("no SR-IOV or RDMA PCI functions found\n", f);
+	table_free(&t);
+	print_strings(f, node, "notes", "note");
+}
+
+int cmd_list(const struct cli *c, int argc, char **argv)
+{
+	if (argc > 1) {
+		cli_error("list takes no arguments, got '%s'", argv[1]);
+		return EXIT_USAGE;
+	}
+	struct sys *s;
+	if (cli_open(c, &s) < 0)
+		return 1;
+	struct node *n;
+	struct err e = {{0}};
+	if (node_discover(s, &n, &e) < 0) {
+		cli_error("%s", e.msg);
+		sys_close(s);
+		return 1;
+	}
+	struct json_object *o = node_to_json(n);
+	if (c->json)
+		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+							       JSON_C_TO_STRING_SPACED |
+							       JSON_C_TO_STRING_NOSLASHESCAPE));
+	else
+		list_print_text(stdout, o);
+	json_object_put(o);
+	node_free(n);
+	sys_close(s);
+	return fflush(stdout) == 0 ? 0 : 1;
+}

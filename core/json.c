@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+#include "json.h"
+
+#include <stdio.h>
+
+#include "guid.h"
+
+static void add(struct json_object *o, const char *key, struct json_object *v)
+{
+	json_object_object_add(o, key, v);
+}
+
+static struct json_object *jstr(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+static struct json_object *jint(struct kval k)
+{
+	return k.known ? json_object_new_int64(k.v) : NULL;
+}
+
+static struct json_object *jhex(struct kval k)
+{
+	if (!k.known)
+		return NULL;
+	char buf[24];
+	snprintf(buf, sizeof(buf), "0x%04llx", (unsigned long long)k.v);
+	return json_object_new_string(buf);
+}
+
+static struct json_object *jguid(struct kguid g)
+{
+	if (!g.known)
+		return NULL;
+	char buf[GUID_STRLEN];
+	guid_format_sysfs(g.v, buf);
+	return json_object_new_string(buf);
+}
+
+static struct json_object *port_json(const struct port *p)
+{
+	struct json_object *o = json_object_new_object();
+	add(o, "port", json_object_new_int((int)p->num));
+	add(o, "state", jint(p->state));
+	add(o, "state_name", jstr(p->state_name));
+	add(o, "phys_state", jint(p->phys_state));
+	add(o, "phys_state_name", jstr(p->phys_state_name));
+	add(o, "rate", jstr(p->rate));
+	add(o, "rate_mbps", jint(p->rate_mbps));
+	add(o, "link_layer", jstr(p->link_layer));
+	add(o, "lid", jhex(p->lid));
+	add(o, "sm_lid", jhex(p->sm_lid));
+	add(o, "pkey0", jhex(p->pkey0));
+	add(o, "gid_prefix", jguid(p->gid_prefix));
+	add(o, "port_guid", jguid(p->port_guid));
+	return o;
+}
+
+static struct json_object *rdma_json(const struct rdma *r)
+{
+	struct json_object *o = json_object_new_object();
+	add(o, "name", jstr(r->name));
+	add(o, "node_type", jint(r->node_type));
+	add(o, "node_guid", jguid(r->node_guid));
+	add(o, "sys_image_guid", jguid(r->sys_image_guid));
+	add(o, "fw_ver", jstr(r->fw_ver));
+	add(o, "hca_type", jstr(r->hca_type));
+	add(o, "board_id", jstr(r->board_id));
+	add(o, "parent", jstr(r->parent));
+	struct json_object *ports = json_object_new_array();
+	for (size_t i = 0; i < r->n_ports; i++)
+		json_object_array_add(ports, port_json(&r->ports[i]));
+	add(o, "ports", ports);
+	return o;
+}
+
+static struct json_object *netdev_json(const struct netdev *nd)
+{
+	struct json_object *o = json_object_new_object();
+	add(o, "name", jstr(nd->name));
+	add(o, "ifindex", jint(nd->ifindex));
+	add(o, "type", jint(nd->type));
+	add(o, "mtu", jint(nd->mtu));
+	add(o, "operstate", jstr(nd->operstate));
+	add(o, "flags", jhex(nd->flags));
+	add(o, "address", jstr(nd->address));
+	add(o, "dev_port", jint(nd->dev_port));
+	add(o, "addr_guid", jguid(nd->addr_guid));
+	struct json_object *alt = json_object_new_array();
+	for (size_t i = 0; i < nd->n_altnames; i++)
+		json_object_array_add(alt, json_object_new_string(nd->altnames[i]));
+	add(o, "altnames", alt);
+	return o;
+}
+
+static void fn_json(struct json_object *o, const struct fn *f)
+{
+	add(o, "bdf", json_object_new_string(f->bdf));
+	add(o, "vendor", jhex(f->vendor));
+	add(o, "device", jhex(f->device));
+	add(o, "driver", jstr(f->driver));
+	struct json_object *nds = json_object_new_array();
+	for (size_t i = 0; i < f->n_netdevs; i++)
+		json_object_array_add(nds, netdev_json(&f->netdevs[i]));
+	add(o, "netdevs", nds);
+	struct json_object *rs = json_object_new_array();
+	for (size_t i = 0; i < f->n_rdmas; i++)
+		json_object_array_add(rs, rdma_json(&f->rdmas[i]));
+	add(o, "rdma", rs);
+}
+
+static struct json_object *admin_json(const struct vf_admin *a)
+{
+	struct json_object *o = json_object_new_object();
+	add(o, "netlink", json_object_new_boolean(a->netlink_known));
+	add(o, "mac", jstr(a->mac));
+	add(o, "vlan", jint(a->vlan));
+	add(o, "spoofchk", jint(a->spoofchk));
+	add(o, "trust", jint(a->trust));
+	add(o, "link_state", jint(a->link_state));
+	add(o, "max_tx_rate", jint(a->max_tx_rate));
+	add(o, "node_guid", jguid(a->node_guid));
+	add(o, "port_guid", jguid(a->port_guid));
+	struct json_object *m = NULL;
+	if (a->mofed) {
+		m = json_object_new_object();
+		add(m, "node", jguid(a->mofed_node));
+		add(m, "port", jguid(a->mofed_port));
+		add(m, "policy", jstr(a->mofed_policy));
+	}
+	add(o, "mofed", m);
+	return o;
+}
+
+static struct json_object *vf_json(const struct vf *vf)
+{
+	struct json_object *o = json_object_new_object();
+	add(o, "index", json_object_new_int((int)vf->index));
+	fn_json(o, &vf->fn);
+	add(o, "node_guid", jguid(vf->node_guid));
+	add(o, "port_guid", jguid(vf->port_guid));
+	add(o, "admin", admin_json(&vf->admin));
+	return o;
+}
+
+static struct json_object *pf_json(const struct pf *pf)
+{
+	struct json_object *o = json_object_new_object();
+	fn_json(o, &pf->fn);
+	add(o, "sriov", json_object_new_boolean(pf->sriov));
+	add(o, "numvfs", jint(pf->numvfs));
+	add(o, "totalvfs", jint(pf->totalvfs));
+	add(o, "autoprobe", jint(pf->autoprobe));
+	struct json_object *vfs = json_object_new_array();
+	for (size_t i = 0; i < pf->n_vfs; i++)
+		json_object_array_add(vfs, vf_json(&pf->vfs[i]));
+	add(o, "vfs", vfs);
+	return o;
+}
+
+static struct json_object *strv_json(char *const *v, size_t n)
+{
+	struct json_object *a = json_object_new_array();
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_string(v[i]));
+	return a;
+}
+
+struct json_object *node_to_json(const struct node *n)
+{
+	struct json_object *o = json_object_new_object();
+	add(o, "version", json_object_new_int(NODE_JSON_VERSION));
+	add(o, "host", jstr(n->hostname));
+	add(o, "kernel", jstr(n->kernel));
+	add(o, "driver_version", jstr(n->driver_version));
+	add(o, "kmsg_errors", strv_json(n->kmsg_errors, n->n_kmsg_errors));
+	struct json_object *pfs = json_object_new_array();
+	for (size_t i = 0; i < n->n_pfs; i++)
+		json_object_array_add(pfs, pf_json(&n->pfs[i]));
+	add(o, "pfs", pfs);
+	struct json_object *orph = json_object_new_array();
+	for (size_t i = 0; i < n->n_orphans; i++)
+		json_object_array_add(orph, rdma_json(&n->orphans[i]));
+	add(o, "orphans", orph);
+	add(o, "notes", strv_json(n->notes, n->n_notes));
+	return o;
+}

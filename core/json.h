@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+/* The node as JSON (json-c). This is the one serialisation of the model:
+ * `ibvf list --json` prints it and the text tree is rendered from it, so the
+ * two cannot drift apart. Unknown values are null. */
+#pragma once
+
+#include <json-c/json.h>
+
+#include "node.h"
+
+#define NODE_JSON_VERSION 1
+
+struct json_object *node_to_json(const struct node *n);

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+#include "node.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void rdma_fini(struct rdma *r)
+{
+	for (size_t i = 0; i < r->n_ports; i++) {
+		struct port *p = &r->ports[i];
+		free(p->state_name);
+		free(p->phys_state_name);
+		free(p->rate);
+		free(p->link_layer);
+	}
+	free(r->ports);
+	free(r->name);
+	free(r->fw_ver);
+	free(r->hca_type);
+	free(r->board_id);
+	free(r->parent);
+}
+
+static void fn_fini(struct fn *f)
+{
+	for (size_t i = 0; i < f->n_netdevs; i++) {
+		struct netdev *nd = &f->netdevs[i];
+		free(nd->name);
+		free(nd->operstate);
+		free(nd->address);
+		strv_free(nd->altnames, nd->n_altnames);
+	}
+	free(f->netdevs);
+	for (size_t i = 0; i < f->n_rdmas; i++)
+		rdma_fini(&f->rdmas[i]);
+	free(f->rdmas);
+	free(f->driver);
+}
+
+void node_free(struct node *n)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; i < n->n_pfs; i++) {
+		struct pf *pf = &n->pfs[i];
+		for (size_t j = 0; j < pf->n_vfs; j++) {
+			struct vf *vf = &pf->vfs[j];
+			fn_fini(&vf->fn);
+			free(vf->admin.mac);
+			free(vf->admin.mofed_policy);
+		}
+		free(pf->vfs);
+		fn_fini(&pf->fn);
+	}
+	free(n->pfs);
+	for (size_t i = 0; i < n->n_orphans; i++)
+		rdma_fini(&n->orphans[i]);
+	free(n->orphans);
+	strv_free(n->kmsg_errors, n->n_kmsg_errors);
+	strv_free(n->notes, n->n_notes);
+	free(n->hostname);
+	free(n->kernel);
+	free(n->driver_version);
+	free(n);
+}
+
+const struct pf *node_find_pf(const struct node *n, const char *bdf)
+{
+	for (size_t i = 0; i < n->n_pfs; i++)
+		if (!strcmp(n->pfs[i].fn.bdf, bdf))
+			return &n->pfs[i];
+	return NULL;
+}
+
+const struct vf *node_find_vf(const struct node *n, const char *pf_bdf, unsigned int index)
+{
+	const struct pf *pf = node_find_pf(n, pf_bdf);
+	for (size_t i = 0; pf && i < pf->n_vfs; i++)
+		if (pf->vfs[i].index == index)
+			return &pf->vfs[i];
+	return NULL;
+}

@@ -1,0 +1,247 @@
+# shellcheck shell=bash
+# Scenario library for the vmtest guest (sourced by /init and by each
+# tests/vm/*.sh). A scenario makes checks; every check writes one line,
+#   PASS <scenario>: <what> [<evidence>]
+#   FAIL <scenario>: <what> [<evidence>]
+# to $VM_RESULTS (the guest's /dev/ttyS1) and, with more detail, to stderr
+# (the console). vm_done exits non-zero if any check failed or none ran.
+# Checks never abort the scenario: set -e is deliberately off.
+
+set -uo pipefail
+
+VM_SCENARIO=${VM_SCENARIO:-$(basename "${0%.sh}")}
+VM_RESULTS=${VM_RESULTS:-/dev/ttyS1}
+VM_TMP=${VM_TMP:-/tmp/$VM_SCENARIO}
+VM_IBVF_TIMEOUT=${VM_IBVF_TIMEOUT:-30}
+mkdir -p "$VM_TMP"
+_vm_npass=0
+_vm_nfail=0
+
+# Evidence on one bounded line.
+_vm_flat() {
+	tr '\n\t' '  ' | tr -s ' ' | sed 's/^ //; s/ $//' | cut -c1-"${1:-300}"
+}
+
+_vm_line() {
+	printf '%s\n' "$*" >>"$VM_RESULTS"
+	printf '%s\n' "$*" >&2
+}
+
+# pass WHAT [EVIDENCE...]
+pass() {
+	local what=$1
+	shift
+	local ev
+	ev=$(printf '%s' "$*" | _vm_flat)
+	_vm_npass=$((_vm_npass + 1))
+	_vm_line "PASS $VM_SCENARIO: $what${ev:+ [$ev]}"
+}
+
+# fail WHAT [EVIDENCE...]
+fail() {
+	local what=$1
+	shift
+	local ev
+	ev=$(printf '%s' "$*" | _vm_flat 600)
+	_vm_nfail=$((_vm_nfail + 1))
+	_vm_line "FAIL $VM_SCENARIO: $what${ev:+ [$ev]}"
+}
+
+# Console-only detail.
+note() { printf '  %s: %s\n' "$VM_SCENARIO" "$*" >&2; }
+
+# expect_eq WHAT GOT WANT [SOURCE]: string equality; SOURCE names where WANT came from.
+expect_eq() {
+	if [ "$2" = "$3" ]; then
+		pass "$1" "$2"
+	else
+		fail "$1" "got '$2', want '$3'${4:+ ($4)}"
+	fi
+}
+
+# expect_ok WHAT CMD...: the command exits 0; its output is the evidence.
+expect_ok() {
+	local what=$1 out rc
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		pass "$what" "$(printf '%s' "$out" | tail -n 3)"
+	else
+		fail "$what" "'$*' exited $rc: $(printf '%s' "$out" | tail -n 5)"
+	fi
+	return "$rc"
+}
+
+# expect_fail WHAT CMD...: the command exits non-zero.
+expect_fail() {
+	local what=$1 out rc
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		pass "$what" "exit $rc: $(printf '%s' "$out" | tail -n 2)"
+	else
+		fail "$what" "'$*' succeeded: $(printf '%s' "$out" | tail -n 3)"
+	fi
+}
+
+# jqr FILE FILTER [jq args...]: one raw value (or empty) from a JSON file.
+jqr() {
+	local file=$1 filter=$2
+	shift 2
+	jq -r "$@" "$filter" "$file" 2>/dev/null | head -n 1
+}
+
+# expect_json WHAT FILE FILTER WANT [SOURCE] [jq args...]: jq -r FILTER on FILE equals WANT.
+expect_json() {
+	local what=$1 file=$2 filter=$3 want=$4 src=${5:-}
+	shift 5 2>/dev/null || shift $#
+	local got
+	got=$(jq -r "$@" "$filter" "$file" 2>&1 | head -n 1)
+	expect_eq "$what" "$got" "$want" "$src"
+}
+
+vm_done() {
+	note "$_vm_npass passed, $_vm_nfail failed"
+	if [ "$_vm_npass" -eq 0 ] && [ "$_vm_nfail" -eq 0 ]; then
+		_vm_line "FAIL $VM_SCENARIO: no checks ran"
+		exit 1
+	fi
+	[ "$_vm_nfail" -eq 0 ]
+	exit
+}
+
+# --- time --------------------------------------------------------------------
+
+vm_us() { local t=$EPOCHREALTIME; printf '%s' "${t/./}"; }
+
+# wait_until SECONDS CMD...: poll every 50 ms until CMD succeeds.
+wait_until() {
+	local deadline=$(($(vm_us) + ${1%.*} * 1000000))
+	shift
+	while ! "$@" >/dev/null 2>&1; do
+		[ "$(vm_us)" -lt "$deadline" ] || return 1
+		sleep 0.05
+	done
+}
+
+# --- the node ----------------------------------------------------------------
+
+vm_ibvf() {
+	command -v ibvf >/dev/null || {
+		echo "no ibvf binary in the image (build it or pass --ibvf)" >&2
+		return 127
+	}
+	timeout "$VM_IBVF_TIMEOUT" ibvf "$@"
+}
+
+# run_ibvf OUT ARGS...: stdout to OUT, stderr to OUT.err; returns ibvf's status.
+run_ibvf() {
+	local out=$1 rc
+	shift
+	vm_ibvf "$@" >"$out" 2>"$out.err"
+	rc=$?
+	note "ibvf $* -> exit $rc, $(wc -c <"$out") bytes; stderr: $(_vm_flat 200 <"$out.err")"
+	return "$rc"
+}
+
+# The igb PFs, sorted by BDF.
+vm_pfs() {
+	local d
+	for d in /sys/bus/pci/drivers/igb/0000:*; do
+		[ -e "$d" ] && basename "$d"
+	done | sort
+}
+
+sysfs_pci() { cat "/sys/bus/pci/devices/$1/$2" 2>/dev/null; }
+pci_driver() { basename "$(readlink "/sys/bus/pci/devices/$1/driver" 2>/dev/null)" 2>/dev/null; }
+
+# vm_netdev BDF: the function's (first) netdev name.
+vm_netdev() {
+	local d
+	for d in /sys/bus/pci/devices/"$1"/net/*; do
+		[ -e "$d" ] && basename "$d" && return 0
+	done
+	return 1
+}
+
+# vm_vf PF INDEX: the VF's BDF.
+vm_vf() {
+	local l
+	l=$(readlink "/sys/bus/pci/devices/$1/virtfn$2") || return 1
+	basename "$l"
+}
+
+_vm_vfs_ready() {
+	local pf=$1 n=$2 i vf
+	for ((i = 0; i < n; i++)); do
+		vf=$(vm_vf "$pf" "$i") || return 1
+		vm_netdev "$vf" >/dev/null || return 1
+	done
+}
+
+# vm_sriov PF N: set the VF count (through 0 when changing) and wait for the VFs' netdevs.
+vm_sriov() {
+	local pf=$1 n=$2 f=/sys/bus/pci/devices/$1/sriov_numvfs cur
+	cur=$(cat "$f")
+	[ "$cur" = "$n" ] && return 0
+	if [ "$cur" != 0 ]; then
+		echo 0 >"$f" || return 1
+	fi
+	if [ "$n" != 0 ]; then
+		echo "$n" >"$f" || return 1
+		wait_until 10 _vm_vfs_ready "$pf" "$n" || {
+			echo "VFs of $pf did not all get a netdev" >&2
+			return 1
+		}
+	fi
+}
+
+vm_rxe_sysctls() {
+	local c=/proc/sys/net/ipv4/conf/$1
+	[ -d "$c" ] || return 0
+	echo 1 >"$c/accept_local"
+	echo 0 >"$c/rp_filter"
+	echo 1 >"$c/arp_ignore"
+	echo 2 >"$c/arp_announce"
+}
+
+_vm_port_active() { grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state"; }
+
+# vm_rxe_add IBDEV NETDEV: Soft-RoCE on NETDEV, up and its port ACTIVE.
+vm_rxe_add() {
+	vm_rxe_sysctls "$2"
+	ip link set dev "$2" up || return 1
+	rdma link add "$1" type rxe netdev "$2" || return 1
+	wait_until 10 _vm_port_active "$1"
+}
+
+# The port GUID is the low 64 bits of GID 0 (no port_guid file exists).
+sysfs_port_guid() {
+	local g
+	g=$(cat "/sys/class/infiniband/$1/ports/${2:-1}/gids/0" 2>/dev/null) || return 1
+	printf '%s\n' "$g" | cut -d: -f5-8
+}
+
+# Back to a clean node: no rxe devices, no VFs, no leftover watchers.
+vm_reset() {
+	local d pf
+	for d in /sys/class/infiniband/*; do
+		[ -e "$d" ] && rdma link delete "$(basename "$d")" 2>/dev/null
+	done
+	for pf in $(vm_pfs); do
+		vm_sriov "$pf" 0
+	done
+	return 0
+}
+
+# Kill background jobs of the scenario when it ends.
+vm_cleanup_jobs() {
+	local p
+	for p in $(jobs -p); do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+}
+trap vm_cleanup_jobs EXIT

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# valgrind reports no error and no leak for `ibvf list --json --sim` (including
+# the simulated node's creation on first use) and for the text tree.
+set -euo pipefail
+ibvf=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+vg=(valgrind --quiet --error-exitcode=99 --leak-check=full --show-leak-kinds=all
+	--errors-for-leak-kinds=all)
+XDG_CACHE_HOME=$tmp "${vg[@]}" "$ibvf" list --json --sim >"$tmp/out.json"
+jq -e '.pfs | length == 12' "$tmp/out.json" >/dev/null
+XDG_CACHE_HOME=$tmp "${vg[@]}" "$ibvf" list --sim >/dev/null
+echo "valgrind: no errors, no leaks"

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+/* `ibvf watch` prints node changes as they happen; `ibvf debug` exercises the
+ * kernel boundary's netlink paths directly. */
+#include <errno.h>
+#include <json-c/json.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "core/guid.h"
+#include "core/sys.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void print_event(const struct cli *c, const struct sys_event *ev)
+{
+	if (c->json) {
+		struct json_object *o = json_object_new_object();
+		json_object_object_add(o, "action", json_object_new_string(ev->action));
+		json_object_object_add(o, "subsystem", json_object_new_string(ev->subsystem));
+		json_object_object_add(o, "name", json_object_new_string(ev->name));
+		json_object_object_add(o, "old_name",
+				       ev->old_name[0] ? json_object_new_string(ev->old_name)
+						       : NULL);
+		json_object_object_add(o, "devpath", json_object_new_string(ev->devpath));
+		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							       JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+	} else {
+		char ts[16];
+		time_t now = time(NULL);
+		strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&now));
+		if (ev->old_name[0])
+			printf("%s %-7s %-10s %s -> %s\n", ts, ev->action, ev->subsystem,
+			       ev->old_name, ev->name);
+		else
+			printf("%s %-7s %-10s %s\n", ts, ev->action, ev->subsystem, ev->name);
+	}
+	fflush(stdout);
+}
+
+int cmd_watch(const struct cli *c, int argc, char **argv)
+{
+	if (argc > 1) {
+		cli_error("watch takes no arguments, got '%s'", argv[1]);
+		return EXIT_USAGE;
+	}
+	struct sys *s;
+	if (cli_open(c, &s) < 0)
+		return 1;
+	int fd = sys_event_fd(s);
+	if (fd < 0) {
+		cli_error("cannot watch for node changes: %s", strerror(-fd));
+		sys_close(s);
+		return 1;
+	}
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	int rc = 0;
+	while (!stop) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int r = poll(&p, 1, -1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			cli_error("cannot wait for node changes: %s", strerror(errno));
+			rc = 1;
+			break;
+		}
+		struct sys_event ev;
+		while ((r = sys_event_read(s, &ev)) > 0)
+			print_event(c, &ev);
+		if (r < 0) {
+			cli_error("cannot read a node change: %s", strerror(-r));
+			rc = 1;
+			break;
+		}
+	}
+	sys_close(s);
+	return rc;
+}
+
+static struct json_object *opt_int(int64_t v)
+{
+	return v < 0 ? NULL : json_object_new_int64(v);
+}
+
+static struct json_object *opt_guid(bool known, uint64_t g)
+{
+	char buf[GUID_STRLEN];
+	if (!known)
+		return NULL;
+	guid_format_sysfs(g, buf);
+	return json_object_new_string(buf);
+}
+
+static int debug_vfinfo(struct sys *s, const char *pf)
+{
+	struct sys_link *links;
+	size_t n;
+	struct err e = {{0}};
+	if (sys_link_dump(s, &links, &n, &e) < 0) {
+		cli_error("%s", e.msg);
+		return 1;
+	}
+	const struct sys_link *l = NULL;
+	for (size_t i = 0; i < n && !l; i++)
+		if (!strcmp(links[i].name, pf))
+			l = &links[i];
+	if (!l) {
+		cli_error("no network interface '%s'", pf);
+		sys_links_free(links, n);
+		return 1;
+	}
+	struct json_object *a = json_object_new_array();
+	for (size_t i = 0; i < l->n_vfs; i++) {
+		const struct sys_vf_info *v = &l->vfs[i];
+		struct json_object *o = json_object_new_object();
+		char mac[18];
+		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", v->mac[0], v->mac[1],
+			 v->mac[2], v->mac[3], v->mac[4], v->mac[5]);
+		json_object_object_add(o, "vf", json_object_new_int64(v->vf));
+		json_object_object_add(o, "mac", json_object_new_string(mac));
+		json_object_object_add(o, "vlan", opt_int(v->vlan));
+		json_object_object_add(o, "qos", opt_int(v->qos));
+		json_object_object_add(o, "spoofchk", opt_int(v->spoofchk));
+		json_object_object_add(o, "trust", opt_int(v->trust));
+		json_object_object_add(o, "link_state", opt_int(v->link_state));
+		json_object_object_add(o, "max_tx_rate", opt_int(v->max_tx_rate));
+		json_object_object_add(o, "node_guid", opt_guid(v->node_guid_known, v->node_guid));
+		json_object_object_add(o, "port_guid", opt_guid(v->port_guid_known, v->port_guid));
+		json_object_array_add(a, o);
+	}
+	puts(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+						       JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(a);
+	sys_links_free(links, n);
+	return 0;
+}
+
+int cmd_debug(const struct cli *c, int argc, char **argv)
+{
+	bool rename = argc == 4 && !strcmp(argv[1], "rename");
+	bool vfinfo = argc == 3 && !strcmp(argv[1], "vfinfo");
+	if (!rename && !vfinfo) {
+		cli_error("usage: ibvf debug rename IFNAME NEWNAME | ibvf debug vfinfo PF_IFNAME");
+		return EXIT_USAGE;
+	}
+	struct sys *s;
+	if (cli_open(c, &s) < 0)
+		return 1;
+	int rc;
+	if (rename) {
+		struct err e = {{0}};
+		rc = sys_link_rename(s, argv[2], argv[3], &e) < 0 ? 1 : 0;
+		if (rc)
+			cli_error("%s", e.msg);
+	} else {
+		rc = debug_vfinfo(s, argv[2]);
+	}
+	sys_close(s);
+	return rc;
+}
