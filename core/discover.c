@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "guid.h"
+#include "pods.h"
 #include "sys.h"
 
 #define ATTR_MAX	256
@@ -590,6 +591,8 @@ int node_discover(struct sys *s, struct node **ret, struct err *e)
 	if (r >= 0)
 		place_rdma_orphans(&d);
 	sys_links_free(d.links, d.n_links);
+	if (r >= 0)
+		r = pods_attach(s, NULL, n);
 	if (r < 0) {
 		node_free(n);
 		return err_set(e, r, "cannot read the node");

@@ -2,8 +2,11 @@
 #include "json.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "guid.h"
+#include "pods.h"
 
 static void add(struct json_object *o, const char *key, struct json_object *v)
 {
@@ -133,6 +136,57 @@ static struct json_object *admin_json(const struct vf_admin *a)
 	return o;
 }
 
+static struct json_object *netif_json(const struct pod_netif *nif)
+{
+	if (!nif->known && !nif->error)
+		return NULL;
+	struct json_object *o = json_object_new_object();
+	add(o, "name", jstr(nif->name));
+	add(o, "operstate", jstr(nif->operstate));
+	add(o, "ifindex", jint(nif->ifindex));
+	add(o, "flags", jhex(nif->flags));
+	add(o, "mtu", jint(nif->mtu));
+	add(o, "address", jstr(nif->address));
+	add(o, "error", nif->error ? json_object_new_string(strerror(-nif->error)) : NULL);
+	return o;
+}
+
+/* The binding's facts; identity (namespace, name, uid) unless the caller
+ * groups by pod already. */
+static void pod_fields(struct json_object *o, const struct pod_binding *b, bool identity)
+{
+	if (identity) {
+		add(o, "namespace", jstr(b->ns));
+		add(o, "name", jstr(b->name));
+		add(o, "uid", jstr(b->uid));
+	}
+	add(o, "container", jstr(b->container));
+	add(o, "resource", jstr(b->resource));
+	add(o, "network", jstr(b->network));
+	add(o, "ifname", jstr(b->ifname));
+	add(o, "host_ifname", jstr(b->host_ifname));
+	add(o, "guid", jstr(b->guid));
+	add(o, "pkey", jstr(b->pkey));
+	add(o, "netns", jstr(b->netns));
+	add(o, "container_id", jstr(b->container_id));
+	struct json_object *src = json_object_new_array();
+	for (unsigned int bit = 1; bit; bit <<= 1)
+		if (b->sources & bit && pods_source_name(bit))
+			json_object_array_add(src, json_object_new_string(pods_source_name(bit)));
+	add(o, "sources", src);
+	add(o, "stale", json_object_new_boolean(b->stale));
+	add(o, "in_pod", netif_json(&b->in_pod));
+}
+
+static struct json_object *pod_json(const struct pod_binding *b)
+{
+	if (!b)
+		return NULL;
+	struct json_object *o = json_object_new_object();
+	pod_fields(o, b, true);
+	return o;
+}
+
 static struct json_object *vf_json(const struct vf *vf)
 {
 	struct json_object *o = json_object_new_object();
@@ -141,6 +195,7 @@ static struct json_object *vf_json(const struct vf *vf)
 	add(o, "node_guid", jguid(vf->node_guid));
 	add(o, "port_guid", jguid(vf->port_guid));
 	add(o, "admin", admin_json(&vf->admin));
+	add(o, "pod", pod_json(vf->pod));
 	return o;
 }
 
@@ -183,6 +238,104 @@ struct json_object *node_to_json(const struct node *n)
 	for (size_t i = 0; i < n->n_orphans; i++)
 		json_object_array_add(orph, rdma_json(&n->orphans[i]));
 	add(o, "orphans", orph);
+	struct json_object *unpl = json_object_new_array();
+	for (size_t i = 0; i < n->n_pods_unplaced; i++) {
+		struct json_object *u = pod_json(&n->pods_unplaced[i]);
+		add(u, "bdf", json_object_new_string(n->pods_unplaced[i].bdf));
+		json_object_array_add(unpl, u);
+	}
+	add(o, "pods_unplaced", unpl);
+	add(o, "notes", strv_json(n->notes, n->n_notes));
+	return o;
+}
+
+/* One VF held by a pod, with where it sits on the node (pf NULL: unplaced). */
+struct pod_vf_ref {
+	const struct pod_binding *b;
+	const char *pf;
+	unsigned int index;
+};
+
+static int cmp_null_last(const char *x, const char *y)
+{
+	if (!x || !y)
+		return !x - !y;
+	return strcmp(x, y);
+}
+
+static int cmp_pod_ref(const void *x, const void *y)
+{
+	const struct pod_binding *a = ((const struct pod_vf_ref *)x)->b,
+				 *b = ((const struct pod_vf_ref *)y)->b;
+	int c = cmp_null_last(a->ns, b->ns);
+	if (!c)
+		c = cmp_null_last(a->name, b->name);
+	if (!c)
+		c = cmp_null_last(a->uid, b->uid);
+	return c ? c : strcmp(a->bdf, b->bdf);
+}
+
+/* Two bindings name the same pod: same UID, else same namespace/name. */
+static bool same_pod(const struct pod_binding *a, const struct pod_binding *b)
+{
+	if (a->uid && b->uid)
+		return !strcmp(a->uid, b->uid);
+	if (a->uid || b->uid)
+		return false;
+	return a->ns && b->ns && a->name && b->name && !strcmp(a->ns, b->ns) &&
+	       !strcmp(a->name, b->name);
+}
+
+struct json_object *node_pods_to_json(const struct node *n)
+{
+	size_t cap = n->n_pods_unplaced, k = 0;
+	for (size_t i = 0; i < n->n_pfs; i++)
+		cap += n->pfs[i].n_vfs;
+	struct pod_vf_ref *refs = calloc(cap ? cap : 1, sizeof(*refs));
+	if (!refs)
+		return NULL;
+	for (size_t i = 0; i < n->n_pfs; i++)
+		for (size_t j = 0; j < n->pfs[i].n_vfs; j++)
+			if (n->pfs[i].vfs[j].pod)
+				refs[k++] =
+					(struct pod_vf_ref){n->pfs[i].vfs[j].pod, n->pfs[i].fn.bdf,
+							    n->pfs[i].vfs[j].index};
+	for (size_t i = 0; i < n->n_pods_unplaced; i++)
+		refs[k++] = (struct pod_vf_ref){&n->pods_unplaced[i], NULL, 0};
+	if (k > 1)
+		qsort(refs, k, sizeof(*refs), cmp_pod_ref);
+
+	struct json_object *o = json_object_new_object();
+	add(o, "version", json_object_new_int(NODE_JSON_VERSION));
+	add(o, "host", jstr(n->hostname));
+	struct json_object *pods = json_object_new_array(), *vfs = NULL, *pod = NULL;
+	bool stale = true;
+	for (size_t i = 0; i < k; i++) {
+		const struct pod_binding *b = refs[i].b;
+		if (!i || !same_pod(refs[i - 1].b, b)) {
+			if (pod)
+				add(pod, "stale", json_object_new_boolean(stale));
+			pod = json_object_new_object();
+			add(pod, "namespace", jstr(b->ns));
+			add(pod, "name", jstr(b->name));
+			add(pod, "uid", jstr(b->uid));
+			vfs = json_object_new_array();
+			add(pod, "vfs", vfs);
+			json_object_array_add(pods, pod);
+			stale = true;
+		}
+		stale &= b->stale;
+		struct json_object *v = json_object_new_object();
+		add(v, "bdf", json_object_new_string(b->bdf));
+		add(v, "pf", jstr(refs[i].pf));
+		add(v, "index", refs[i].pf ? json_object_new_int((int)refs[i].index) : NULL);
+		pod_fields(v, b, false);
+		json_object_array_add(vfs, v);
+	}
+	if (pod)
+		add(pod, "stale", json_object_new_boolean(stale));
+	free(refs);
+	add(o, "pods", pods);
 	add(o, "notes", strv_json(n->notes, n->n_notes));
 	return o;
 }

@@ -11,3 +11,7 @@
 #define NODE_JSON_VERSION 1
 
 struct json_object *node_to_json(const struct node *n);
+/* The pod-centred view (`ibvf list --pods`): one object per pod with the VFs
+ * it holds, bindings of the same UID (else namespace/name) grouped. NULL when
+ * out of memory. */
+struct json_object *node_pods_to_json(const struct node *n);

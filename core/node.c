@@ -44,6 +44,28 @@ static void fn_fini(struct fn *f)
 	free(f->driver);
 }
 
+void pod_binding_fini(struct pod_binding *b)
+{
+	if (!b)
+		return;
+	free(b->ns);
+	free(b->name);
+	free(b->uid);
+	free(b->container);
+	free(b->resource);
+	free(b->network);
+	free(b->ifname);
+	free(b->host_ifname);
+	free(b->guid);
+	free(b->pkey);
+	free(b->netns);
+	free(b->container_id);
+	free(b->in_pod.name);
+	free(b->in_pod.operstate);
+	free(b->in_pod.address);
+	*b = (struct pod_binding){0};
+}
+
 void node_free(struct node *n)
 {
 	if (!n)
@@ -55,6 +77,8 @@ void node_free(struct node *n)
 			fn_fini(&vf->fn);
 			free(vf->admin.mac);
 			free(vf->admin.mofed_policy);
+			pod_binding_fini(vf->pod);
+			free(vf->pod);
 		}
 		free(pf->vfs);
 		fn_fini(&pf->fn);
@@ -63,6 +87,9 @@ void node_free(struct node *n)
 	for (size_t i = 0; i < n->n_orphans; i++)
 		rdma_fini(&n->orphans[i]);
 	free(n->orphans);
+	for (size_t i = 0; i < n->n_pods_unplaced; i++)
+		pod_binding_fini(&n->pods_unplaced[i]);
+	free(n->pods_unplaced);
 	strv_free(n->kmsg_errors, n->n_kmsg_errors);
 	strv_free(n->notes, n->n_notes);
 	free(n->hostname);

@@ -85,6 +85,44 @@ struct vf_admin {
 	char *mofed_policy; /* Down, Up, Follow */
 };
 
+/* Where a pod binding was found (REFERENCE.md §3). */
+enum pod_source {
+	POD_SRC_MULTUS = 1u << 0,     /* /var/lib/cni/multus/results */
+	POD_SRC_IB_SRIOV = 1u << 1,   /* /var/lib/cni/ib-sriov */
+	POD_SRC_SRIOV = 1u << 2,      /* /var/lib/cni/sriov (and sriov/pci/<bdf>) */
+	POD_SRC_CHECKPOINT = 1u << 3, /* kubelet_internal_checkpoint */
+	POD_SRC_PODLOG = 1u << 4,     /* /var/log/pods/<ns>_<name>_<uid> */
+};
+
+/* The VF's interface as seen inside the pod's netns (read over netlink). */
+struct pod_netif {
+	bool known;	 /* entered the netns and found the interface */
+	int error;	 /* -errno when entering or reading failed, else 0 */
+	char *name;	 /* its name in the pod (net1) */
+	char *operstate; /* "up", "down", "lowerlayerdown", ... */
+	struct kval ifindex, flags, mtu;
+	char *address;
+};
+
+/* Which pod holds a VF, merged from every source that names its PCI address.
+ * Strings are NULL when no source gave them. */
+struct pod_binding {
+	char bdf[16];
+	char *ns, *name, *uid;
+	char *container;   /* kubelet checkpoint ContainerName */
+	char *resource;	   /* kubelet checkpoint ResourceName */
+	char *network;	   /* Multus networkName */
+	char *ifname;	   /* interface name in the pod (Multus ifName, ContIFNames) */
+	char *host_ifname; /* its name on the host before the move (HostIFNames) */
+	char *guid;	   /* GUID requested (HostIFGUID, infinibandGUID), as written */
+	char *pkey;
+	char *netns;	      /* /var/run/netns/cni-<uuid> or /proc/<pid>/ns/net */
+	char *container_id;   /* the sandbox (infra) container */
+	unsigned int sources; /* enum pod_source bits */
+	bool stale;	      /* only a checkpoint entry, and no pod log directory confirms it */
+	struct pod_netif in_pod;
+};
+
 struct vf {
 	unsigned int index; /* virtfn<index> */
 	struct fn fn;
@@ -92,6 +130,7 @@ struct vf {
 	/* The GUIDs in effect: ibdev node_guid; port GUID from gids/0, else the
 	 * IPoIB address, else MOFED's sriov/<vf>/port. */
 	struct kguid node_guid, port_guid;
+	struct pod_binding *pod; /* NULL when no source binds this VF to a pod */
 };
 
 struct pf {
@@ -112,12 +151,19 @@ struct node {
 	size_t n_pfs;
 	struct rdma *orphans; /* RDMA devices placed on no PCI function */
 	size_t n_orphans;
-	char **notes; /* what could not be read, one line each */
+	/* Pod bindings of PCI addresses that are no VF of this node. */
+	struct pod_binding *pods_unplaced;
+	size_t n_pods_unplaced;
+	char **notes;
+		/* also names each pod-binding file skipped, and why */ /* what could not be read,
+									   one line each */
 	size_t n_notes;
 };
 
 int node_discover(struct sys *s, struct node **ret, struct err *e);
 void node_free(struct node *n);
+/* Frees what a binding holds (not the binding itself). */
+void pod_binding_fini(struct pod_binding *b);
 
 const struct pf *node_find_pf(const struct node *n, const char *bdf);
 const struct vf *node_find_vf(const struct node *n, const char *pf_bdf, unsigned int index);

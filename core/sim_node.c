@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HOSTNAME "dgx-h200-07"
+#define HOSTNAME       "dgx-h200-07"
 #define KERNEL_DEFAULT "6.8.0-55-generic"
-#define PFS_MAX (SIM_PFS_MAX + 4)
+#define PFS_MAX	       (SIM_PFS_MAX + 4)
 
 /* The DGX H200's compute HCAs (mlx5_0,3,4,5,6,9,10,11) and storage ports. */
 static const unsigned int dgx_compute_bus[] = {0x18, 0x40, 0x4f, 0x5e, 0x9a, 0xc0, 0xce, 0xdc};
@@ -30,9 +30,9 @@ enum {
 	OLD_FW_PF = 6,	   /* mlx5_10: firmware 28.39.1002 */
 	MOFED_LAST_PF = 3, /* sriov/<vf>/ files on mlx5_0,3,4,5 only */
 };
-#define PORT_DOWN_VF 5
+#define PORT_DOWN_VF	5
 #define FAILED_PROBE_VF 1
-#define DUP_VF 2
+#define DUP_VF		2
 
 /* VFs held by pods: {compute index, VF}, in SIM_POD_VFS order. */
 static const unsigned int pod_vfs[SIM_POD_VFS][2] = {{1, 3}, {5, 0}, {7, 0}, {3, 5}};
@@ -80,30 +80,31 @@ static int plan_pfs(struct build *b)
 {
 	for (unsigned int i = 0; i < 2; i++)
 		for (unsigned int fn = 0; fn < 2; fn++)
-			b->pf[b->n_pf++] = (struct pfdef){dgx_storage_bus[i], fn, -1};
+			b->pf[b->n_pf++] =
+				(struct pfdef){.bus = dgx_storage_bus[i], .fn = fn, .compute = -1};
 	for (unsigned int c = 0; c < b->pfs && c < 8; c++)
-		b->pf[b->n_pf++] = (struct pfdef){dgx_compute_bus[c], 0, (int)c};
+		b->pf[b->n_pf++] = (struct pfdef){.bus = dgx_compute_bus[c], .compute = (int)c};
 	for (unsigned int c = 8, bus = 0x02; c < b->pfs; c++) {
 		while (bus < 0xfe && used_bus(b, bus))
 			bus += 2;
 		if (bus >= 0xfe)
 			return err_setx(b->e, ERANGE, "no free PCI bus for %u PFs", b->pfs);
-		b->pf[b->n_pf++] = (struct pfdef){bus, 0, (int)c};
+		b->pf[b->n_pf++] = (struct pfdef){.bus = bus, .compute = (int)c};
 	}
 	qsort(b->pf, b->n_pf, sizeof(b->pf[0]), cmp_pf);
 	for (size_t i = 0; i < b->n_pf; i++) {
 		struct pfdef *p = &b->pf[i];
-		snprintf(p->bdf, sizeof(p->bdf), "0000:%02x:00.%u", p->bus, p->fn);
-		snprintf(p->rel, sizeof(p->rel), "sys/devices/pci0000:%02x/0000:%02x:01.0/%s",
-			 p->bus - 1, p->bus - 1, p->bdf);
-		snprintf(p->ibdev, sizeof(p->ibdev), "mlx5_%zu", i);
+		sim_fmt(p->bdf, sizeof(p->bdf), "0000:%02x:00.%u", p->bus, p->fn);
+		sim_fmt(p->rel, sizeof(p->rel), "sys/devices/pci0000:%02x/0000:%02x:01.0/%s",
+			p->bus - 1, p->bus - 1, p->bdf);
+		sim_fmt(p->ibdev, sizeof(p->ibdev), "mlx5_%zu", i);
 		bool eth = p->compute < 0 || (b->faulty && p->compute == ETH_PF);
 		if (p->compute < 0)
-			snprintf(p->netdev, sizeof(p->netdev), "enp%us0f%unp%u", p->bus, p->fn,
-				 p->fn);
+			sim_fmt(p->netdev, sizeof(p->netdev), "enp%us0f%unp%u", p->bus, p->fn,
+				p->fn);
 		else
-			snprintf(p->netdev, sizeof(p->netdev), eth ? "enp%us0np0" : "ibp%us0",
-				 p->bus);
+			sim_fmt(p->netdev, sizeof(p->netdev), eth ? "enp%us0np0" : "ibp%us0",
+				p->bus);
 	}
 	b->next_ibdev = (unsigned int)b->n_pf;
 	return 0;
@@ -192,7 +193,7 @@ static int write_pf(struct build *b, struct pfdef *p)
 		return r;
 	if (pf_mofed(b, p)) {
 		char rel[PATH_MAX];
-		snprintf(rel, sizeof(rel), "%s/sriov", p->rel);
+		sim_fmt(rel, sizeof(rel), "%s/sriov", p->rel);
 		r = sim_mkdirs(b->root, rel, b->e);
 	}
 	return r;
@@ -239,18 +240,21 @@ static int write_vf(struct build *b, const struct pfdef *p, unsigned int vf)
 	int r = sim_bdf_add(p->bdf, offset + vf, bdf);
 	if (r < 0)
 		return err_setx(b->e, ERANGE, "VF %u of '%s' is past PCI bus ff", vf, p->bdf);
-	snprintf(rel, sizeof(rel), "%.*s/%s", (int)(strrchr(p->rel, '/') - p->rel), p->rel, bdf);
+	sim_fmt(rel, sizeof(rel), "%.*s/%s", (int)(strrchr(p->rel, '/') - p->rel), p->rel, bdf);
 	bool eth = pf_ethernet(b, p);
 	struct vfplan v = plan_vf(b, p, vf);
-	struct sim_fn_spec f = {
-		.bdf = bdf, .device = SIM_VF_DEVICE, .ethernet = eth, .pf_rel = p->rel, .vf_index = vf};
+	struct sim_fn_spec f = {.bdf = bdf,
+				.device = SIM_VF_DEVICE,
+				.ethernet = eth,
+				.pf_rel = p->rel,
+				.vf_index = vf};
 	if ((r = sim_fn_write(b->root, rel, &f, b->e)) < 0)
 		return r;
 	memcpy(b->all_vfs[b->n_all_vfs++], bdf, 16);
 
 	struct sim_vf_admin a = {.node_guid = v.guid, .port_guid = v.guid, .link_state = 0};
-	const uint8_t mac[6] = {0xa0, 0x88, 0xc2, (uint8_t)p->bus, (uint8_t)((vf + 1) >> 8),
-				(uint8_t)(vf + 1)};
+	const uint8_t mac[6] = {
+		0xa0, 0x88, 0xc2, (uint8_t)p->bus, (uint8_t)((vf + 1) >> 8), (uint8_t)(vf + 1)};
 	if (eth)
 		memcpy(a.mac, mac, 6);
 	if ((r = sim_vf_admin_write(b->root, p->bdf, vf, &a, b->e)) < 0)
@@ -268,7 +272,7 @@ static int write_vf(struct build *b, const struct pfdef *p, unsigned int vf)
 		lid = b->next_lid++;
 	if ((r = sim_fn_bind(b->root, rel, bdf, b->e)) < 0)
 		return r;
-	snprintf(name, sizeof(name), "mlx5_%u", b->next_ibdev++);
+	sim_fmt(name, sizeof(name), "mlx5_%u", b->next_ibdev++);
 	struct sim_ibdev_spec d = {
 		.name = name,
 		.device = SIM_VF_DEVICE,
@@ -291,8 +295,8 @@ static int write_vf(struct build *b, const struct pfdef *p, unsigned int vf)
 	if (v.kernel_name)
 		r = sim_free_name(b->root, "sys/class/net", eth ? "eth" : "ib", name, sizeof(name));
 	else
-		snprintf(name, sizeof(name), "%.*sv%u", (int)(strlen(p->netdev) - (eth ? 3 : 0)),
-			 p->netdev, vf);
+		sim_fmt(name, sizeof(name), "%.*sv%u", (int)(strlen(p->netdev) - (eth ? 3 : 0)),
+			p->netdev, vf);
 	if (r < 0)
 		return err_set(b->e, r, "no free netdev name for '%s'", bdf);
 	if (v.in_pod) {
@@ -302,7 +306,7 @@ static int write_vf(struct build *b, const struct pfdef *p, unsigned int vf)
 		memcpy(pod->bdf, bdf, 16);
 		pod->vf = vf;
 		pod->guid = v.guid;
-		snprintf(pod->host_ifname, sizeof(pod->host_ifname), "%s", name);
+		sim_fmt(pod->host_ifname, sizeof(pod->host_ifname), "%s", name);
 		return 0;
 	}
 	if ((r = sim_counter_next(b->root, "next_ifindex", &ifindex, b->e)) < 0)
@@ -334,11 +338,13 @@ static int write_kmsg(struct build *b, const char *kernel)
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, __VA_ARGS__);                \
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "\n");                       \
 	} while (0)
-	LINE(5, "Linux version %s (buildd@lcy02-amd64-027) (x86_64-linux-gnu-gcc-13 (Ubuntu "
-		"13.3.0-6ubuntu2~24.04) 13.3.0) #55-Ubuntu SMP PREEMPT_DYNAMIC",
+	LINE(5,
+	     "Linux version %s (buildd@lcy02-amd64-027) (x86_64-linux-gnu-gcc-13 (Ubuntu "
+	     "13.3.0-6ubuntu2~24.04) 13.3.0) #55-Ubuntu SMP PREEMPT_DYNAMIC",
 	     kernel);
-	LINE(6, "Command line: BOOT_IMAGE=/boot/vmlinuz-%s root=/dev/md0 ro intel_iommu=on "
-		"iommu=pt pci=realloc=off",
+	LINE(6,
+	     "Command line: BOOT_IMAGE=/boot/vmlinuz-%s root=/dev/md0 ro intel_iommu=on "
+	     "iommu=pt pci=realloc=off",
 	     kernel);
 	usec = 4211873;
 	LINE(6, "mlx5_core 0000:18:00.0: firmware version: %s", SIM_FW_OK);
@@ -354,12 +360,14 @@ static int write_kmsg(struct build *b, const char *kernel)
 		usec = 123457102;
 		for (size_t i = 0; i < b->n_pf; i++)
 			if (b->pf[i].compute == ETH_PF)
-				LINE(4, "mlx5_core %s: mlx5_port_module_event: Port module event: "
-					"module 0, Cable plugged",
+				LINE(4,
+				     "mlx5_core %s: mlx5_port_module_event: Port module event: "
+				     "module 0, Cable plugged",
 				     b->pf[i].bdf);
 	}
 	usec = 130002211;
-	LINE(6, "mlx5_core 0000:18:00.0: E-Switch: Enable: mode(LEGACY), nvfs(%u), active vports(%u)",
+	LINE(6,
+	     "mlx5_core 0000:18:00.0: E-Switch: Enable: mode(LEGACY), nvfs(%u), active vports(%u)",
 	     b->vfs, b->vfs + 1);
 	LINE(6, "mlx5_ib: Mellanox ConnectX InfiniBand driver v%s",
 	     b->faulty ? "25.01-0.6.0" : "24.10-0.7.0");
@@ -398,12 +406,17 @@ static int write_system(struct build *b)
 	const char *lo = "sys/devices/virtual/net/lo";
 	char rel[PATH_MAX];
 	const char *files[][2] = {
-		{"address", "00:00:00:00:00:00"}, {"addr_len", "6"}, {"type", "772"},
-		{"ifindex", "1"},		  {"flags", "0x9"},  {"operstate", "unknown"},
-		{"mtu", "65536"},		  {"dev_port", "0"},
+		{"address", "00:00:00:00:00:00"},
+		{"addr_len", "6"},
+		{"type", "772"},
+		{"ifindex", "1"},
+		{"flags", "0x9"},
+		{"operstate", "unknown"},
+		{"mtu", "65536"},
+		{"dev_port", "0"},
 	};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]) && r == 0; i++) {
-		snprintf(rel, sizeof(rel), "%s/%s", lo, files[i][0]);
+		sim_fmt(rel, sizeof(rel), "%s/%s", lo, files[i][0]);
 		r = sim_putf(b->root, b->e, rel, "%s\n", files[i][1]);
 	}
 	return r < 0 ? r : sim_symlink(b->root, "sys/class/net/lo", lo, b->e);
@@ -413,7 +426,7 @@ static int check_empty(const char *dir, struct err *e)
 {
 	DIR *d = opendir(dir);
 	if (!d)
-		return errno == ENOENT ? sim_mkdirs("/", dir[0] == '/' ? dir + 1 : dir, e)
+		return errno == ENOENT ? sim_mkdirs("", dir + 1, e)
 				       : err_set(e, errno, "cannot open '%s'", dir);
 	struct dirent *de;
 	int r = 0;
@@ -428,7 +441,7 @@ int sim_fixture_create(const char *dir, const struct sim_fixture_opts *o, struct
 {
 	struct build b = {.root = dir, .o = o, .e = e, .faulty = !o->healthy, .next_lid = 0x1a};
 	b.pfs = o->pfs ? o->pfs : 8;
-	b.vfs = o->vfs ? o->vfs : 8;
+	b.vfs = o->vfs || o->vfs_set ? o->vfs : 8;
 	if (b.pfs > SIM_PFS_MAX || b.vfs > SIM_VFS_MAX)
 		return err_setx(e, ERANGE, "%u PFs of %u VFs is beyond the simulator (%d, %d)",
 				b.pfs, b.vfs, SIM_PFS_MAX, SIM_VFS_MAX);
@@ -458,8 +471,8 @@ int sim_fixture_create(const char *dir, const struct sim_fixture_opts *o, struct
 	for (size_t i = 0; i < b.n_pf; i++)
 		if (b.faulty && b.pf[i].compute == STALE_PF && STALE_VF < b.vfs)
 			sim_bdf_add(b.pf[i].bdf, 1 + STALE_VF, stale);
-	r = sim_k8s_write(b.root, b.pods, *stale ? stale : NULL, b.faulty, b.all_vfs,
-			  b.n_all_vfs, e);
+	r = sim_k8s_write(b.root, b.pods, *stale ? stale : NULL, b.faulty, b.all_vfs, b.n_all_vfs,
+			  e);
 	if (r == 0)
 		r = sim_putf(b.root, e, ".sim/next_lid", "%u\n", b.next_lid);
 out:

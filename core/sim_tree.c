@@ -18,10 +18,18 @@
 
 #include "guid.h"
 
+int sim_fmt(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
 static int join(char *buf, size_t size, const char *root, const char *rel)
 {
-	int n = snprintf(buf, size, "%s/%s", root, rel);
-	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+	return sim_fmt(buf, size, "%s/%s", root, rel);
 }
 
 int sim_mkdirs(const char *root, const char *rel, struct err *e)
@@ -29,23 +37,28 @@ int sim_mkdirs(const char *root, const char *rel, struct err *e)
 	char p[PATH_MAX];
 	if (join(p, sizeof(p), root, rel) < 0)
 		return err_setx(e, ENAMETOOLONG, "path '%s' is too long", rel);
-	for (char *c = p + strlen(root) + 1;; c++) {
-		if (*c != '/' && *c != '\0')
-			continue;
-		char save = *c;
-		*c = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
-			return err_set(e, errno, "cannot create directory '%s'", p);
-		*c = save;
-		if (!save)
-			return 0;
+	/* Most parents exist already: try the whole path first, then climb. */
+	if (mkdir(p, 0755) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return err_set(e, errno, "cannot create directory '%s'", p);
+	char *slash = strrchr(p, '/');
+	if (slash && slash > p + strlen(root)) {
+		*slash = '\0';
+		int r = sim_mkdirs(root, p + strlen(root) + 1, e);
+		if (r < 0)
+			return r;
+		*slash = '/';
 	}
+	if (mkdir(p, 0755) < 0 && errno != EEXIST)
+		return err_set(e, errno, "cannot create directory '%s'", p);
+	return 0;
 }
 
 static int mkparent(const char *root, const char *rel, struct err *e)
 {
 	char dir[PATH_MAX];
-	snprintf(dir, sizeof(dir), "%s", rel);
+	sim_fmt(dir, sizeof(dir), "%s", rel);
 	char *slash = strrchr(dir, '/');
 	if (!slash)
 		return 0;
@@ -55,28 +68,32 @@ static int mkparent(const char *root, const char *rel, struct err *e)
 
 int sim_putf(const char *root, struct err *e, const char *rel, const char *fmt, ...)
 {
-	char p[PATH_MAX], content[4096];
+	char p[PATH_MAX], *content = NULL;
 	if (join(p, sizeof(p), root, rel) < 0)
 		return err_setx(e, ENAMETOOLONG, "path '%s' is too long", rel);
 	va_list ap;
 	va_start(ap, fmt);
-	int len = vsnprintf(content, sizeof(content), fmt, ap);
+	int len = vasprintf(&content, fmt, ap);
 	va_end(ap);
-	if (len < 0 || (size_t)len >= sizeof(content))
-		return err_setx(e, EFBIG, "content for '%s' is too long", rel);
-	int r = mkparent(root, rel, e);
-	if (r < 0)
-		return r;
-	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return err_set(e, errno, "cannot create '%s'", p);
-	ssize_t n = write(fd, content, (size_t)len);
-	r = n < 0 ? -errno : (n == len ? 0 : -EIO);
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r < 0)
-		return err_set(e, r, "cannot write '%s'", p);
-	return 0;
+	if (len < 0)
+		return err_set(e, ENOMEM, "cannot write '%s'", p);
+	/* Open first: the parent usually exists, so mkdir -p only on ENOENT. */
+	int r = 0, flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+	int fd = open(p, flags, 0644);
+	if (fd < 0 && errno == ENOENT && (r = mkparent(root, rel, e)) == 0)
+		fd = open(p, flags, 0644);
+	if (r == 0 && fd < 0)
+		r = err_set(e, errno, "cannot create '%s'", p);
+	if (fd >= 0) {
+		ssize_t n = write(fd, content, (size_t)len);
+		r = n < 0 ? -errno : (n == len ? 0 : -EIO);
+		if (close(fd) < 0 && r == 0)
+			r = -errno;
+		if (r < 0)
+			r = err_set(e, r, "cannot write '%s'", p);
+	}
+	free(content);
+	return r;
 }
 
 int sim_symlink(const char *root, const char *link_rel, const char *target_rel, struct err *e)
@@ -200,7 +217,7 @@ int sim_free_name(const char *root, const char *class_rel, const char *prefix, c
 {
 	for (unsigned int i = 0; i < 100000; i++) {
 		char rel[PATH_MAX];
-		snprintf(rel, sizeof(rel), "%s/%s%u", class_rel, prefix, i);
+		sim_fmt(rel, sizeof(rel), "%s/%s%u", class_rel, prefix, i);
 		if (!sim_exists(root, rel)) {
 			int n = snprintf(buf, size, "%s%u", prefix, i);
 			return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
@@ -213,7 +230,7 @@ int sim_counter_next(const char *root, const char *name, unsigned int *ret, stru
 {
 	char rel[PATH_MAX];
 	uint64_t v = 1;
-	snprintf(rel, sizeof(rel), ".sim/%s", name);
+	sim_fmt(rel, sizeof(rel), ".sim/%s", name);
 	int r = sim_get_u64(root, rel, &v);
 	if (r < 0 && r != -ENOENT)
 		return err_set(e, r, "cannot read '%s'", rel);
@@ -254,14 +271,14 @@ int sim_bdf_add(const char *bdf, unsigned int offset, char buf[static 16])
 	unsigned int rid = (bus << 8 | dev << 3 | fn) + offset;
 	if (rid > 0xffff)
 		return -ERANGE;
-	snprintf(buf, 16, "%04x:%02x:%02x.%x", dom, rid >> 8, (rid >> 3) & 0x1f, rid & 7);
+	sim_fmt(buf, 16, "%04x:%02x:%02x.%x", dom, rid >> 8, (rid >> 3) & 0x1f, rid & 7);
 	return 0;
 }
 
 int sim_fn_rel(const char *root, const char *bdf, char *buf, size_t size)
 {
 	char rel[PATH_MAX];
-	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s", bdf);
+	sim_fmt(rel, sizeof(rel), "sys/bus/pci/devices/%s", bdf);
 	return sim_resolve(root, rel, buf, size);
 }
 
@@ -271,7 +288,7 @@ int sim_fn_write(const char *root, const char *fn_rel, const struct sim_fn_spec 
 	int r = sim_mkdirs(root, fn_rel, e);
 #define PUT(name, ...)                                                                             \
 	do {                                                                                       \
-		snprintf(rel, sizeof(rel), "%s/%s", fn_rel, name);                                 \
+		sim_fmt(rel, sizeof(rel), "%s/%s", fn_rel, name);                                  \
 		if (r == 0)                                                                        \
 			r = sim_putf(root, e, rel, __VA_ARGS__);                                   \
 	} while (0)
@@ -294,35 +311,35 @@ int sim_fn_write(const char *root, const char *fn_rel, const struct sim_fn_spec 
 		return r;
 	if (f->pf_rel) {
 		char pf_link[PATH_MAX];
-		snprintf(rel, sizeof(rel), "%s/physfn", fn_rel);
+		sim_fmt(rel, sizeof(rel), "%s/physfn", fn_rel);
 		if ((r = sim_symlink(root, rel, f->pf_rel, e)) < 0)
 			return r;
-		snprintf(pf_link, sizeof(pf_link), "%s/virtfn%u", f->pf_rel, f->vf_index);
+		sim_fmt(pf_link, sizeof(pf_link), "%s/virtfn%u", f->pf_rel, f->vf_index);
 		if ((r = sim_symlink(root, pf_link, fn_rel, e)) < 0)
 			return r;
 	}
-	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s", f->bdf);
+	sim_fmt(rel, sizeof(rel), "sys/bus/pci/devices/%s", f->bdf);
 	return sim_symlink(root, rel, fn_rel, e);
 }
 
 int sim_fn_bind(const char *root, const char *fn_rel, const char *bdf, struct err *e)
 {
 	char rel[PATH_MAX];
-	snprintf(rel, sizeof(rel), "%s/driver", fn_rel);
+	sim_fmt(rel, sizeof(rel), "%s/driver", fn_rel);
 	int r = sim_symlink(root, rel, "sys/bus/pci/drivers/mlx5_core", e);
 	if (r < 0)
 		return r;
-	snprintf(rel, sizeof(rel), "sys/bus/pci/drivers/mlx5_core/%s", bdf);
+	sim_fmt(rel, sizeof(rel), "sys/bus/pci/drivers/mlx5_core/%s", bdf);
 	return sim_symlink(root, rel, fn_rel, e);
 }
 
 static void gid_format(uint64_t prefix, uint64_t guid, char *buf, size_t size)
 {
-	snprintf(buf, size, "%04x:%04x:%04x:%04x:%04x:%04x:%04x:%04x\n",
-		 (unsigned int)(prefix >> 48), (unsigned int)(prefix >> 32) & 0xffff,
-		 (unsigned int)(prefix >> 16) & 0xffff, (unsigned int)prefix & 0xffff,
-		 (unsigned int)(guid >> 48), (unsigned int)(guid >> 32) & 0xffff,
-		 (unsigned int)(guid >> 16) & 0xffff, (unsigned int)guid & 0xffff);
+	sim_fmt(buf, size, "%04x:%04x:%04x:%04x:%04x:%04x:%04x:%04x\n",
+		(unsigned int)(prefix >> 48), (unsigned int)(prefix >> 32) & 0xffff,
+		(unsigned int)(prefix >> 16) & 0xffff, (unsigned int)prefix & 0xffff,
+		(unsigned int)(guid >> 48), (unsigned int)(guid >> 32) & 0xffff,
+		(unsigned int)(guid >> 16) & 0xffff, (unsigned int)guid & 0xffff);
 }
 
 static uint64_t mac_eui64(const uint8_t m[6])
@@ -339,8 +356,8 @@ static const char *state_name(int s)
 
 static const char *phys_state_name(int s)
 {
-	static const char *names[] = {"Unknown", "Sleep",    "Polling", "Disabled",
-				      "PortConfigurationTraining", "LinkUp"};
+	static const char *names[] = {
+		"Unknown", "Sleep", "Polling", "Disabled", "PortConfigurationTraining", "LinkUp"};
 	return s >= 0 && s <= 5 ? names[s] : "Unknown";
 }
 
@@ -349,12 +366,12 @@ int sim_ibdev_write(const char *root, const char *fn_rel, const struct sim_ibdev
 {
 	char dir[PATH_MAX], rel[PATH_MAX], g[GUID_STRLEN], sg[GUID_STRLEN], gid[64];
 	int r = 0;
-	snprintf(dir, sizeof(dir), "%s/infiniband/%s", fn_rel, d->name);
+	sim_fmt(dir, sizeof(dir), "%s/infiniband/%s", fn_rel, d->name);
 	guid_format_sysfs(d->node_guid, g);
 	guid_format_sysfs(d->sys_image_guid, sg);
 #define PUT(name, ...)                                                                             \
 	do {                                                                                       \
-		snprintf(rel, sizeof(rel), "%s/%s", dir, name);                                    \
+		sim_fmt(rel, sizeof(rel), "%s/%s", dir, name);                                     \
 		if (r == 0)                                                                        \
 			r = sim_putf(root, e, rel, __VA_ARGS__);                                   \
 	} while (0)
@@ -386,10 +403,10 @@ int sim_ibdev_write(const char *root, const char *fn_rel, const struct sim_ibdev
 #undef PUT
 	if (r < 0)
 		return r;
-	snprintf(rel, sizeof(rel), "%s/device", dir);
+	sim_fmt(rel, sizeof(rel), "%s/device", dir);
 	if ((r = sim_symlink(root, rel, fn_rel, e)) < 0)
 		return r;
-	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s", d->name);
+	sim_fmt(rel, sizeof(rel), "sys/class/infiniband/%s", d->name);
 	return sim_symlink(root, rel, dir, e);
 }
 
@@ -398,10 +415,10 @@ int sim_netdev_write(const char *root, const char *fn_rel, const struct sim_netd
 {
 	char dir[PATH_MAX], rel[PATH_MAX], addr[64];
 	int r = 0;
-	snprintf(dir, sizeof(dir), "%s/net/%s", fn_rel, n->name);
+	sim_fmt(dir, sizeof(dir), "%s/net/%s", fn_rel, n->name);
 	if (n->ethernet) {
-		snprintf(addr, sizeof(addr), "%02x:%02x:%02x:%02x:%02x:%02x", n->mac[0],
-			 n->mac[1], n->mac[2], n->mac[3], n->mac[4], n->mac[5]);
+		sim_fmt(addr, sizeof(addr), "%02x:%02x:%02x:%02x:%02x:%02x", n->mac[0], n->mac[1],
+			n->mac[2], n->mac[3], n->mac[4], n->mac[5]);
 	} else {
 		uint64_t g = n->port_guid;
 		int len = snprintf(addr, sizeof(addr), "00:%02x:%02x:%02x:fe:80:00:00:00:00:00:00",
@@ -413,7 +430,7 @@ int sim_netdev_write(const char *root, const char *fn_rel, const struct sim_netd
 	bool oper = n->up && n->carrier;
 #define PUT(name, ...)                                                                             \
 	do {                                                                                       \
-		snprintf(rel, sizeof(rel), "%s/%s", dir, name);                                    \
+		sim_fmt(rel, sizeof(rel), "%s/%s", dir, name);                                     \
 		if (r == 0)                                                                        \
 			r = sim_putf(root, e, rel, __VA_ARGS__);                                   \
 	} while (0)
@@ -434,10 +451,10 @@ int sim_netdev_write(const char *root, const char *fn_rel, const struct sim_netd
 #undef PUT
 	if (r < 0)
 		return r;
-	snprintf(rel, sizeof(rel), "%s/device", dir);
+	sim_fmt(rel, sizeof(rel), "%s/device", dir);
 	if ((r = sim_symlink(root, rel, fn_rel, e)) < 0)
 		return r;
-	snprintf(rel, sizeof(rel), "sys/class/net/%s", n->name);
+	sim_fmt(rel, sizeof(rel), "sys/class/net/%s", n->name);
 	return sim_symlink(root, rel, dir, e);
 }
 
@@ -448,7 +465,7 @@ int sim_vf_admin_write(const char *root, const char *pf_bdf, unsigned int vf,
 	int r = 0;
 #define PUT(name, ...)                                                                             \
 	do {                                                                                       \
-		snprintf(rel, sizeof(rel), ".sim/vf/%s/%u/%s", pf_bdf, vf, name);                  \
+		sim_fmt(rel, sizeof(rel), ".sim/vf/%s/%u/%s", pf_bdf, vf, name);                   \
 		if (r == 0)                                                                        \
 			r = sim_putf(root, e, rel, __VA_ARGS__);                                   \
 	} while (0)
@@ -473,7 +490,7 @@ int sim_vf_admin_read(const char *root, const char *pf_bdf, unsigned int vf,
 	uint64_t v;
 	int r;
 #define GET(name)                                                                                  \
-	(snprintf(rel, sizeof(rel), ".sim/vf/%s/%u/%s", pf_bdf, vf, name),                         \
+	(sim_fmt(rel, sizeof(rel), ".sim/vf/%s/%u/%s", pf_bdf, vf, name),                          \
 	 sim_get(root, rel, buf, sizeof(buf)))
 	if ((r = GET("mac")) < 0)
 		return r;
@@ -490,7 +507,7 @@ int sim_vf_admin_read(const char *root, const char *pf_bdf, unsigned int vf,
 	const char *ints[] = {"link_state", "spoofchk", "trust"};
 	int *dst[] = {&a.link_state, &a.spoofchk, &a.trust};
 	for (int i = 0; i < 3; i++) {
-		snprintf(rel, sizeof(rel), ".sim/vf/%s/%u/%s", pf_bdf, vf, ints[i]);
+		sim_fmt(rel, sizeof(rel), ".sim/vf/%s/%u/%s", pf_bdf, vf, ints[i]);
 		if ((r = sim_get_u64(root, rel, &v)) < 0)
 			return r;
 		*dst[i] = (int)v;
@@ -505,13 +522,13 @@ int sim_mofed_write(const char *root, const char *pf_rel, unsigned int vf, uint6
 	char rel[PATH_MAX], g[GUID_STRLEN];
 	int r;
 	guid_format_colon(node, g);
-	snprintf(rel, sizeof(rel), "%s/sriov/%u/node", pf_rel, vf);
+	sim_fmt(rel, sizeof(rel), "%s/sriov/%u/node", pf_rel, vf);
 	if ((r = sim_putf(root, e, rel, "%s\n", g)) < 0)
 		return r;
 	guid_format_colon(port, g);
-	snprintf(rel, sizeof(rel), "%s/sriov/%u/port", pf_rel, vf);
+	sim_fmt(rel, sizeof(rel), "%s/sriov/%u/port", pf_rel, vf);
 	if ((r = sim_putf(root, e, rel, "%s\n", g)) < 0)
 		return r;
-	snprintf(rel, sizeof(rel), "%s/sriov/%u/policy", pf_rel, vf);
+	sim_fmt(rel, sizeof(rel), "%s/sriov/%u/policy", pf_rel, vf);
 	return sim_putf(root, e, rel, "%s\n", policy);
 }

@@ -13,7 +13,8 @@
 struct sim_fixture_opts {
 	bool healthy;	    /* no seeded faults */
 	unsigned int pfs;   /* compute PFs (InfiniBand); 0 = 8 */
-	unsigned int vfs;   /* VFs per compute PF; 0 = 8 */
+	unsigned int vfs;   /* VFs per compute PF; 0 = 8 unless vfs_set */
+	bool vfs_set;	    /* vfs is meant even when 0 (PFs without VFs) */
 	const char *kernel; /* release to report; NULL = 6.8.0-55-generic */
 };
 
@@ -28,14 +29,17 @@ int sim_fixture_create(const char *dir, const struct sim_fixture_opts *o, struct
  * Paths named `rel` are relative to the tree's root ("sys/class/net/ib0").
  */
 
-#define SIM_OUI_GUID 0xa088c20300000000ULL /* Mellanox OUI a0:88:c2 */
-#define SIM_PF_DEVICE 0x1021		   /* ConnectX-7 */
-#define SIM_VF_DEVICE 0x101e		   /* ConnectX family VF */
-#define SIM_FW_OK "28.43.1014"
-#define SIM_FW_OLD "28.39.1002"
-#define SIM_RATE_NDR "400 Gb/sec (4X NDR)"
-#define SIM_RATE_HDR "200 Gb/sec (4X HDR)"
+#define SIM_OUI_GUID  0xa088c20300000000ULL /* Mellanox OUI a0:88:c2 */
+#define SIM_PF_DEVICE 0x1021		    /* ConnectX-7 */
+#define SIM_VF_DEVICE 0x101e		    /* ConnectX family VF */
+#define SIM_FW_OK     "28.43.1014"
+#define SIM_FW_OLD    "28.39.1002"
+#define SIM_RATE_NDR  "400 Gb/sec (4X NDR)"
+#define SIM_RATE_HDR  "200 Gb/sec (4X HDR)"
 
+/* snprintf without the compiler's truncation warnings: paths are checked
+ * where it matters. Returns -ENAMETOOLONG when truncated. */
+int sim_fmt(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Writes a file (creating its parent directories) with formatted content. */
 int sim_putf(const char *root, struct err *e, const char *rel, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -72,8 +76,7 @@ struct sim_fn_spec {
 	unsigned int totalvfs, numvfs, vf_offset, vf_stride; /* PF */
 };
 /* The PCI function directory, its bus link, and for a VF physfn/virtfn. */
-int sim_fn_write(const char *root, const char *fn_rel, const struct sim_fn_spec *f,
-		 struct err *e);
+int sim_fn_write(const char *root, const char *fn_rel, const struct sim_fn_spec *f, struct err *e);
 /* Binds mlx5_core: the driver link and the driver's BDF link. */
 int sim_fn_bind(const char *root, const char *fn_rel, const char *bdf, struct err *e);
 
@@ -129,7 +132,9 @@ struct sim_pod_vf {
 	uint64_t guid;
 	char host_ifname[16]; /* its name before it moved into the pod */
 };
-enum { SIM_POD_VFS = 4 }; /* trainer-0 net1, trainer-1 net1+net2, llm-serve-0 net1 */
+enum {
+	SIM_POD_VFS = 4
+}; /* trainer-0 net1, trainer-1 net1+net2, llm-serve-0 net1 */
 /* Writes CNI caches, the kubelet checkpoint, pod log dirs and netns files.
  * stale_bdf (may be NULL) gets a checkpoint entry of a pod that is gone;
  * truncate writes llm-serve-0's Multus cache half-way. */
@@ -139,15 +144,19 @@ int sim_k8s_write(const char *root, const struct sim_pod_vf pods[SIM_POD_VFS],
 
 /* The simulated kernel's actions on the tree (sim_kernel.c). The caller
  * holds the .sim/lock. */
-int sim_kernel_set_numvfs(const char *root, const char *pf_rel, const char *value,
-			  struct err *e);
+int sim_kernel_set_numvfs(const char *root, const char *pf_rel, const char *value, struct err *e);
 int sim_kernel_bind(const char *root, const char *bdf, struct err *e);
 int sim_kernel_unbind(const char *root, const char *bdf, struct err *e);
 /* Removes a PCI function as hot-unplug would (fault injection). */
 int sim_kernel_vanish(const char *root, const char *bdf, struct err *e);
 /* A write to <pf>/sriov/<vf>/{node,port,policy}. */
-int sim_kernel_mofed_write(const char *root, const char *pf_rel, unsigned int vf,
-			   const char *file, const char *value, struct err *e);
+int sim_kernel_mofed_write(const char *root, const char *pf_rel, unsigned int vf, const char *file,
+			   const char *value, struct err *e);
+/* The canonical directory of a netdev named in sys/class/net; -ENODEV. */
+int sim_netdev_dir(const char *root, const char *ifname, char *buf, size_t size);
+/* One netdev as RTM_GETLINK would report it; a PF's VFs from .sim/vf/. */
+struct sys_link;
+int sim_link_read(const char *root, const char *name, struct sys_link *l);
 /* The PF's BDF and the VF's index for a VF BDF; -ENODEV if not a VF. */
 int sim_kernel_vf_of(const char *root, const char *vf_bdf, char pf_bdf[static 16],
 		     unsigned int *ret_vf);

@@ -35,7 +35,7 @@ START_TEST(dgx_fixture_has_twelve_functions_and_sixty_four_vfs)
 	struct node *n = discover_dir(dir, true);
 
 	ck_assert_uint_eq(n->n_pfs, 12);
-	size_t vfs = 0, ib400 = 0, eth = 0, mofed_pfs = 0;
+	size_t vfs = 0, ib400 = 0, eth = 0, mofed_pfs = 0, unprobed = 0;
 	for (size_t i = 0; i < n->n_pfs; i++) {
 		const struct pf *pf = &n->pfs[i];
 		ck_assert_str_eq(pf->fn.driver, "mlx5_core");
@@ -57,13 +57,20 @@ START_TEST(dgx_fixture_has_twelve_functions_and_sixty_four_vfs)
 			const struct vf *vf = &pf->vfs[j];
 			ck_assert_uint_eq(vf->index, j);
 			ck_assert(vf->fn.device.known && vf->fn.device.v == 0x101e);
+			any_mofed |= vf->admin.mofed;
+			if (!vf->fn.driver) { /* the probe that failed: no netdev, no ibdev */
+				unprobed++;
+				ck_assert_uint_eq(vf->fn.n_rdmas + vf->fn.n_netdevs, 0);
+				continue;
+			}
 			ck_assert_uint_eq(vf->fn.n_rdmas, 1);
 			ck_assert_str_eq(vf->fn.rdmas[0].hca_type, "MT4126");
-			any_mofed |= vf->admin.mofed;
 		}
 		mofed_pfs += any_mofed;
 	}
 	ck_assert_uint_eq(vfs, 64);
+	ck_assert_uint_eq(unprobed, 1); /* "probe of 0000:18:00.2 failed" */
+	ck_assert_ptr_null(node_find_vf(n, "0000:18:00.0", 1)->fn.driver);
 	ck_assert_uint_eq(ib400, 7);	   /* eight compute HCAs, one fell back to Ethernet */
 	ck_assert_uint_eq(eth, 4 + 1);	   /* four storage ports and the fallen one */
 	ck_assert(mofed_pfs > 0 && mofed_pfs < 8); /* MOFED files on some PFs, not all */

@@ -14,6 +14,7 @@ struct cli {
 	const char *root;   /* --root DIR */
 	const char *kernel; /* --kernel REL (simulated kernel release) */
 	bool json;
+	bool pods; /* list --pods: the pod-centred view */
 };
 
 #define EXIT_USAGE 2
@@ -30,3 +31,5 @@ int cmd_debug(const struct cli *c, int argc, char **argv);
 /* Renders `ibvf list` text from the node's JSON (core/json.c). */
 struct json_object;
 void list_print_text(FILE *f, struct json_object *node);
+/* Renders `ibvf list --pods` text from node_pods_to_json(). */
+void list_print_pods_text(FILE *f, struct json_object *pods);

@@ -24,16 +24,41 @@ enum col {
 	COL_VFS,
 	COL_NODE_GUID,
 	COL_PORT_GUID,
+	COL_POD,
 	N_COLS,
 };
 
 static const char *const headers[N_COLS] = {
-	"DEVICE", "DRIVER", "NETDEV", "IBDEV", "STATE",	    "PHYS",
-	"RATE",	  "LINK",   "FW",     "VFS",   "NODE GUID", "PORT GUID",
+	"DEVICE", "DRIVER", "NETDEV", "IBDEV",	   "STATE",	"PHYS", "RATE",
+	"LINK",	  "FW",	    "VFS",    "NODE GUID", "PORT GUID", "POD",
 };
 
+enum pod_col {
+	PCOL_POD,
+	PCOL_UID,
+	PCOL_VF,
+	PCOL_PF,
+	PCOL_CONTAINER,
+	PCOL_RESOURCE,
+	PCOL_NETWORK,
+	PCOL_IFNAME,
+	PCOL_STATE,
+	PCOL_NETNS,
+	PCOL_SOURCES,
+	N_PCOLS,
+};
+
+static const char *const pod_headers[N_PCOLS] = {
+	"POD",	   "UID",	"VF",	 "PF",	  "CONTAINER", "RESOURCE",
+	"NETWORK", "IF IN POD", "STATE", "NETNS", "SOURCES",
+};
+
+#define MAX_COLS 16
+
 struct table {
-	char *(*cells)[N_COLS];
+	const char *const *headers;
+	int n_cols;
+	char *(*cells)[MAX_COLS];
 	size_t n, cap;
 };
 
@@ -89,6 +114,27 @@ static void fill_device_cells(char **row, struct json_object *fn)
 	row[COL_FW] = cell(rd, "fw_ver");
 }
 
+static const char *str_or(struct json_object *o, const char *key, const char *dflt)
+{
+	struct json_object *v = get(o, key);
+	return v ? json_object_get_string(v) : dflt;
+}
+
+/* "namespace/name", "(stale)" marked; when no source named the pod, its UID
+ * (or "?" where a UID column shows it anyway). */
+static char *pod_label(struct json_object *pod, bool uid_shown)
+{
+	if (!pod)
+		return strdup("-");
+	const char *ns = str_or(pod, "namespace", "?"), *name = str_or(pod, "name", NULL);
+	const char *mark = json_object_get_boolean(get(pod, "stale")) ? " (stale)" : "";
+	char *s = NULL;
+	int r = name	    ? asprintf(&s, "%s/%s%s", ns, name, mark)
+		: uid_shown ? asprintf(&s, "?%s", mark)
+			    : asprintf(&s, "uid %s%s", str_or(pod, "uid", "?"), mark);
+	return r < 0 ? NULL : s;
+}
+
 static void add_pf_rows(struct table *t, struct json_object *pf)
 {
 	char **row = table_row(t);
@@ -121,6 +167,7 @@ static void add_pf_rows(struct table *t, struct json_object *pf)
 		row[COL_VFS] = strdup("");
 		row[COL_NODE_GUID] = cell(vf, "node_guid");
 		row[COL_PORT_GUID] = cell(vf, "port_guid");
+		row[COL_POD] = pod_label(get(vf, "pod"), false);
 	}
 }
 
@@ -135,18 +182,18 @@ static size_t width(const char *s)
 
 static void table_print(FILE *f, struct table *t)
 {
-	size_t w[N_COLS];
-	for (int c = 0; c < N_COLS; c++) {
-		w[c] = width(headers[c]);
+	size_t w[MAX_COLS];
+	for (int c = 0; c < t->n_cols; c++) {
+		w[c] = width(t->headers[c]);
 		for (size_t r = 0; r < t->n; r++)
 			if (t->cells[r][c] && width(t->cells[r][c]) > w[c])
 				w[c] = width(t->cells[r][c]);
 	}
 	for (size_t r = 0; r <= t->n; r++) {
-		for (int c = 0; c < N_COLS; c++) {
-			const char *s = r == 0 ? headers[c] : t->cells[r - 1][c];
+		for (int c = 0; c < t->n_cols; c++) {
+			const char *s = r == 0 ? t->headers[c] : t->cells[r - 1][c];
 			s = s ? s : "";
-			if (c + 1 == N_COLS)
+			if (c + 1 == t->n_cols)
 				fprintf(f, "%s\n", s);
 			else
 				fprintf(f, "%s%*s  ", s, (int)(w[c] - width(s)), "");
@@ -157,7 +204,7 @@ static void table_print(FILE *f, struct table *t)
 static void table_free(struct table *t)
 {
 	for (size_t r = 0; r < t->n; r++)
-		for (int c = 0; c < N_COLS; c++)
+		for (int c = 0; c < t->n_cols; c++)
 			free(t->cells[r][c]);
 	free(t->cells);
 }
@@ -178,7 +225,7 @@ void list_print_text(FILE *f, struct json_object *node)
 		drv ? json_object_get_string(drv) : "(in-tree or not loaded)");
 	print_strings(f, node, "kmsg_errors", "kernel log");
 
-	struct table t = {0};
+	struct table t = {.headers = headers, .n_cols = N_COLS};
 	struct json_object *pfs = get(node, "pfs");
 	for (size_t i = 0; pfs && i < json_object_array_length(pfs); i++)
 		add_pf_rows(&t, json_object_array_get_idx(pfs, i));
@@ -197,6 +244,7 @@ void list_print_text(FILE *f, struct json_object *node)
 		row[COL_VFS] = strdup("-");
 		row[COL_NODE_GUID] = cell(rd, "node_guid");
 		row[COL_PORT_GUID] = cell(first(rd, "ports"), "port_guid");
+		row[COL_POD] = strdup("-");
 		json_object_put(wrap);
 	}
 	if (t.n)
@@ -205,6 +253,84 @@ void list_print_text(FILE *f, struct json_object *node)
 		fputs("no SR-IOV or RDMA PCI functions found\n", f);
 	table_free(&t);
 	print_strings(f, node, "notes", "note");
+}
+
+/* "multus,ib-sriov,checkpoint" */
+static char *sources_cell(struct json_object *v)
+{
+	struct json_object *a = get(v, "sources");
+	char buf[128] = "";
+	size_t n = a ? json_object_array_length(a) : 0;
+	for (size_t i = 0; i < n; i++)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", i ? "," : "",
+			 json_object_get_string(json_object_array_get_idx(a, i)));
+	return strdup(n ? buf : "-");
+}
+
+/* The interface's state read inside the pod, or why it could not be. */
+static char *in_pod_state(struct json_object *v)
+{
+	struct json_object *nif = get(v, "in_pod");
+	if (!nif)
+		return strdup("-");
+	struct json_object *e = get(nif, "error");
+	if (e) {
+		char *s;
+		return asprintf(&s, "(%s)", json_object_get_string(e)) < 0 ? NULL : s;
+	}
+	return strdup(str_or(nif, "operstate", "?"));
+}
+
+/* The in-pod name read over netlink when there is one, else the caches'. */
+static char *in_pod_ifname(struct json_object *v)
+{
+	struct json_object *nif = get(v, "in_pod");
+	const char *name = str_or(nif, "name", NULL);
+	return strdup(name ? name : str_or(v, "ifname", "?"));
+}
+
+static void add_pod_rows(struct table *t, struct json_object *pod)
+{
+	struct json_object *vfs = get(pod, "vfs");
+	size_t n = vfs ? json_object_array_length(vfs) : 0;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *v = json_object_array_get_idx(vfs, i);
+		char **row = table_row(t);
+		if (!row)
+			return;
+		if (i == 0) {
+			row[PCOL_POD] = pod_label(pod, true);
+			row[PCOL_UID] = strdup(str_or(pod, "uid", "?"));
+		}
+		row[PCOL_VF] = strdup(str_or(v, "bdf", "?"));
+		struct json_object *pf = get(v, "pf");
+		char *s = NULL;
+		if (pf && asprintf(&s, "%s vf%d", json_object_get_string(pf),
+				   json_object_get_int(get(v, "index"))) < 0)
+			s = NULL;
+		row[PCOL_PF] = pf ? s : strdup("(not on this node)");
+		row[PCOL_CONTAINER] = strdup(str_or(v, "container", "?"));
+		row[PCOL_RESOURCE] = strdup(str_or(v, "resource", "?"));
+		row[PCOL_NETWORK] = strdup(str_or(v, "network", "?"));
+		row[PCOL_IFNAME] = in_pod_ifname(v);
+		row[PCOL_STATE] = in_pod_state(v);
+		row[PCOL_NETNS] = strdup(str_or(v, "netns", "?"));
+		row[PCOL_SOURCES] = sources_cell(v);
+	}
+}
+
+void list_print_pods_text(FILE *f, struct json_object *pods)
+{
+	struct table t = {.headers = pod_headers, .n_cols = N_PCOLS};
+	struct json_object *a = get(pods, "pods");
+	for (size_t i = 0; a && i < json_object_array_length(a); i++)
+		add_pod_rows(&t, json_object_array_get_idx(a, i));
+	if (t.n)
+		table_print(f, &t);
+	else
+		fputs("no pod holds a VF on this node\n", f);
+	table_free(&t);
+	print_strings(f, pods, "notes", "note");
 }
 
 int cmd_list(const struct cli *c, int argc, char **argv)
@@ -223,11 +349,19 @@ int cmd_list(const struct cli *c, int argc, char **argv)
 		sys_close(s);
 		return 1;
 	}
-	struct json_object *o = node_to_json(n);
+	struct json_object *o = c->pods ? node_pods_to_json(n) : node_to_json(n);
+	if (!o) {
+		cli_error("cannot render the node: out of memory");
+		node_free(n);
+		sys_close(s);
+		return 1;
+	}
 	if (c->json)
 		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 							       JSON_C_TO_STRING_SPACED |
 							       JSON_C_TO_STRING_NOSLASHESCAPE));
+	else if (c->pods)
+		list_print_pods_text(stdout, o);
 	else
 		list_print_text(stdout, o);
 	json_object_put(o);

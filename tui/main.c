@@ -11,10 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench_cli.h"
 #include "cli.h"
 #include "cmds.h"
+#include "console.h"
 #include "core/sim_tree.h"
 #include "core/sys.h"
+#include "vf_cli.h"
 
 struct command {
 	const char *name;
@@ -23,11 +26,30 @@ struct command {
 	const char *help;
 };
 
+/* --theme: only the console draws, so it is kept here rather than in struct cli. */
+static const char *theme_opt;
+
+static int cmd_console(const struct cli *c, int argc, char **argv)
+{
+	return console_main(c, theme_opt, argc, argv);
+}
+
 static const struct command commands[] = {
-	{"list", cmd_list, "list [--json]",
+	{"console", cmd_console, "console",
+	 "The live PF -> VF tree, its details, and the node's changes as they happen\n"
+	 "(the default when standard output is a terminal). Keys: ? for help.\n"
+	 "--theme NAME|PATH picks a colour theme (default, light, mono, high-contrast,\n"
+	 "or $XDG_CONFIG_HOME/ibvf/themes/NAME.theme); NO_COLOR turns colours off."},
+	{"list", cmd_list, "list [--json] [--pods]",
 	 "Show every PF -> VF tree: PCI address, driver, netdev and RDMA device names,\n"
-	 "port state, physical state, rate, link layer, firmware, VF counts and GUIDs.\n"
-	 "--json prints the whole model (every field, unknown values as null)."},
+	 "port state, physical state, rate, link layer, firmware, VF counts, GUIDs and\n"
+	 "the pod holding each VF.\n"
+	 "--json prints the whole model (every field, unknown values as null).\n"
+	 "--pods shows the pods instead: each pod with the VFs it holds, the interface\n"
+	 "and its state inside the pod, and where the binding was found."},
+	{"vf", cmd_vf, VF_CLI_USAGE, VF_CLI_HELP},
+	{"persist", cmd_persist, PERSIST_USAGE, PERSIST_HELP},
+	{"journal", cmd_journal, JOURNAL_USAGE, JOURNAL_HELP},
 	{"watch", cmd_watch, "watch [--json]",
 	 "Print each change of the node (PCI functions, netdevs, RDMA devices added,\n"
 	 "removed, renamed, bound) as it happens, one line each; --json for JSON lines.\n"
@@ -35,15 +57,22 @@ static const struct command commands[] = {
 	{"debug", cmd_debug, "debug rename IFNAME NEWNAME | debug vfinfo PF_IFNAME",
 	 "Low-level probes of the kernel boundary: rename a netdev through ibvf's\n"
 	 "netlink code, or print a PF's netlink VF information as JSON."},
+	{"bench", cmd_bench, "bench server|client HOST|pair DEV_A DEV_B|loopback DEV [OPTIONS]",
+	 "RDMA WRITE/READ bandwidth and latency per VF, judged against the port's rate;\n"
+	 "see 'ibvf bench --help' for the options."},
 };
 
 static const char usage_text[] =
 	"usage: ibvf [--sim[=DIR] | --root DIR] [--kernel REL] <command> [<args>]\n"
 	"\n"
 	"commands:\n"
-	"  list [--json]        show the PF -> VF tree (the default command)\n"
+	"  console              the live console (the default on a terminal)\n"
+	"  list [--json]        show the PF -> VF tree (the default otherwise)\n"
+	"       [--pods]        or the pods holding VFs, with their VFs\n"
 	"  watch [--json]       print node changes as they happen\n"
-	"  mkfixture DIR        build a simulated DGX H200 node tree (see --help there)\n"
+	"  vf ACTION ...        create, destroy, rename VFs, set GUIDs and link state\n"
+	"  persist              write .link files and a boot unit for the VF layout\n"
+	"  journal [undo ID]    list the applied actions, undo a rename or GUID change\n"	"  mkfixture DIR        build a simulated DGX H200 node tree (see --help there)\n"
 	"  debug ...            low-level probes of the kernel boundary\n"
 	"  help [COMMAND]       show help for a command\n"
 	"\n"
@@ -52,6 +81,7 @@ static const char usage_text[] =
 	"                       $XDG_CACHE_HOME/ibvf/sim on first use)\n"
 	"  --root DIR           read a captured node tree under DIR instead of /\n"
 	"  --kernel REL         kernel release the simulated node behaves as\n"
+	"  --theme NAME|PATH    the console's colour theme\n"
 	"  --json               JSON output\n"
 	"  -h, --help           show this help\n"
 	"  -V, --version        show the version\n";
@@ -156,19 +186,34 @@ int cli_open(const struct cli *c, struct sys **ret)
 	return r;
 }
 
-enum { OPT_SIM = 256, OPT_ROOT, OPT_KERNEL, OPT_JSON };
+enum {
+	OPT_SIM = 256,
+	OPT_ROOT,
+	OPT_KERNEL,
+	OPT_JSON, OPT_THEME,
+	OPT_PODS
+};
 
 int main(int argc, char **argv)
 {
+	/* vf, persist and journal have options of their own. */
+	int vrc = vf_cli_dispatch(argc, argv);
+	if (vrc >= 0)
+		return vrc;
 	/* mkfixture has options of its own. */
 	if (argc > 1 && !strcmp(argv[1], "mkfixture"))
 		return cmd_mkfixture(argc - 1, argv + 1);
+	/* So does bench (it also takes --sim, --root and --json itself). */
+	if (argc > 1 && !strcmp(argv[1], "bench"))
+		return cmd_bench(NULL, argc - 1, argv + 1);
 
 	static const struct option opts[] = {
 		{"sim", optional_argument, NULL, OPT_SIM},
 		{"root", required_argument, NULL, OPT_ROOT},
 		{"kernel", required_argument, NULL, OPT_KERNEL},
 		{"json", no_argument, NULL, OPT_JSON},
+		{"theme", required_argument, NULL, OPT_THEME},
+		{"pods", no_argument, NULL, OPT_PODS},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
@@ -192,6 +237,12 @@ int main(int argc, char **argv)
 		case OPT_JSON:
 			c.json = true;
 			break;
+		case OPT_THEME:
+			theme_opt = optarg;
+			break;
+		case OPT_PODS:
+			c.pods = true;
+			break;
 		case 'h':
 			help = true;
 			break;
@@ -206,7 +257,8 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	const char *name = optind < argc ? argv[optind] : "list";
+	bool tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+	const char *name = optind < argc ? argv[optind] : tty && !c.json ? "console" : "list";
 	int cargc = optind < argc ? argc - optind : 0;
 	char **cargv = argv + optind;
 
@@ -223,8 +275,16 @@ int main(int argc, char **argv)
 		cli_error("--sim and --root cannot be used together");
 		return EXIT_USAGE;
 	}
+	if (theme_opt && strcmp(name, "console")) {
+		cli_error("--theme only applies to the console");
+		return EXIT_USAGE;
+	}
 	if (c.kernel && !c.sim) {
 		cli_error("--kernel only applies to the simulated node (--sim)");
+		return EXIT_USAGE;
+	}
+	if (c.pods && strcmp(name, "list")) {
+		cli_error("--pods only applies to 'list'");
 		return EXIT_USAGE;
 	}
 	if (c.json && strcmp(name, "list") && strcmp(name, "watch")) {

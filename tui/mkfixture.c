@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+/* `ibvf mkfixture DIR`: writes a simulated DGX H200 node (docs/fixture.md). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sim_tree.h"
+#include "tui/cmds.h"
+
+static const char usage[] =
+	"usage: ibvf mkfixture DIR [--healthy] [--pfs N] [--vfs N] [--kernel REL]\n"
+	"  --healthy     no seeded faults\n"
+	"  --pfs N       compute PFs in InfiniBand mode (1..64, default 8)\n"
+	"  --vfs N       VFs per compute PF (0..255, default 8)\n"
+	"  --kernel REL  kernel release the node reports (default 6.8.0-55-generic)\n";
+
+static int bad(const char *fmt, const char *arg)
+{
+	fputs("ibvf: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\n", stderr);
+	return 2;
+}
+
+static int parse_count(const char *opt, const char *s, unsigned int lo, unsigned int hi,
+		       unsigned int *ret)
+{
+	char *end;
+	errno = 0;
+	long v = s ? strtol(s, &end, 10) : -1;
+	if (!s || errno || end == s || *end || v < (long)lo || v > (long)hi) {
+		fprintf(stderr, "ibvf: %s takes a number from %u to %u, not '%s'\n", opt, lo, hi,
+			s ? s : "");
+		return 2;
+	}
+	*ret = (unsigned int)v;
+	return 0;
+}
+
+int cmd_mkfixture(int argc, char **argv)
+{
+	struct sim_fixture_opts o = {0};
+	const char *dir = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = NULL;
+		char name[32];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage, stdout);
+			return 0;
+		}
+		if (strncmp(a, "--", 2) || !a[2]) {
+			if (a[0] == '-' && a[1])
+				return bad("unknown option '%s' (see ibvf mkfixture --help)", a);
+			if (dir)
+				return bad("unexpected argument '%s'", a);
+			dir = a;
+			continue;
+		}
+		const char *eq = strchr(a, '=');
+		snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
+		bool takes = !strcmp(name, "--pfs") || !strcmp(name, "--vfs") ||
+			     !strcmp(name, "--kernel");
+		if (!takes && strcmp(name, "--healthy"))
+			return bad("unknown option '%s' (see ibvf mkfixture --help)", a);
+		if (takes)
+			val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+		else if (eq)
+			return bad("option '--healthy' takes no value", a);
+		int r = 0;
+		if (!strcmp(name, "--healthy"))
+			o.healthy = true;
+		else if (!strcmp(name, "--pfs"))
+			r = parse_count("--pfs", val, 1, SIM_PFS_MAX, &o.pfs);
+		else if (!strcmp(name, "--vfs")) {
+			r = parse_count("--vfs", val, 0, SIM_VFS_MAX, &o.vfs);
+			o.vfs_set = true;
+		} else if (!val || !*val || strlen(val) > 64 || strchr(val, '/'))
+			return bad("--kernel takes a release like 6.8.0-55-generic, not '%s'",
+				   val ? val : "");
+		else
+			o.kernel = val;
+		if (r)
+			return r;
+	}
+	if (!dir)
+		return bad("%s", "mkfixture needs a directory (see ibvf mkfixture --help)");
+	struct err e = {""};
+	int r = sim_fixture_create(dir, &o, &e);
+	if (r < 0) {
+		fprintf(stderr, "ibvf: %s\n", e.msg);
+		return r == -ENOTEMPTY ? 2 : 1;
+	}
+	return 0;
+}

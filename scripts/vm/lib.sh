@@ -17,22 +17,32 @@ mkdir -p "$VM_TMP"
 _vm_npass=0
 _vm_nfail=0
 
-# Evidence on one bounded line.
+# Under TCG every fork costs tens of milliseconds and every jq start most of a
+# second, so the reporting path uses builtins only and JSON checks are batched
+# (jq_begin ... jq_end).
+
+# _vm_flat VAR MAX: the value of VAR on one line, at most MAX characters.
 _vm_flat() {
-	tr '\n\t' '  ' | tr -s ' ' | sed 's/^ //; s/ $//' | cut -c1-"${1:-300}"
+	local -n _v=$1
+	_v=${_v//$'\n'/ }
+	_v=${_v//$'\t'/ }
+	_v=${_v//$'\r'/}
+	[ "${#_v}" -le "$2" ] || _v="${_v:0:$2}..."
 }
 
 _vm_line() {
+	local up _
+	read -r up _ </proc/uptime
 	printf '%s\n' "$*" >>"$VM_RESULTS"
-	printf '%s\n' "$*" >&2
+	printf '[%7s] %s\n' "$up" "$*" >&2
 }
 
 # pass WHAT [EVIDENCE...]
 pass() {
 	local what=$1
 	shift
-	local ev
-	ev=$(printf '%s' "$*" | _vm_flat)
+	local ev="$*"
+	_vm_flat ev 300
 	_vm_npass=$((_vm_npass + 1))
 	_vm_line "PASS $VM_SCENARIO: $what${ev:+ [$ev]}"
 }
@@ -41,14 +51,26 @@ pass() {
 fail() {
 	local what=$1
 	shift
-	local ev
-	ev=$(printf '%s' "$*" | _vm_flat 600)
+	local ev="$*"
+	_vm_flat ev 600
 	_vm_nfail=$((_vm_nfail + 1))
 	_vm_line "FAIL $VM_SCENARIO: $what${ev:+ [$ev]}"
 }
 
 # Console-only detail.
-note() { printf '  %s: %s\n' "$VM_SCENARIO" "$*" >&2; }
+note() {
+	local up _
+	read -r up _ </proc/uptime
+	printf '[%7s]   %s: %s\n' "$up" "$VM_SCENARIO" "$*" >&2
+}
+
+# rd VAR FILE: VAR is FILE's first line ('' if unreadable), without a fork.
+rd() {
+	local -n _r=$1
+	_r=
+	read -r _r <"$2" 2>/dev/null
+	return 0
+}
 
 # expect_eq WHAT GOT WANT [SOURCE]: string equality; SOURCE names where WANT came from.
 expect_eq() {
@@ -102,6 +124,61 @@ expect_json() {
 	expect_eq "$what" "$got" "$want" "$src"
 }
 
+# --- batched JSON checks -------------------------------------------------------
+# jq_begin FILE [jq args...]; then jq_expect / jq_expect_ref any number of
+# times; jq_end runs one jq over FILE and reports every check. GOT and WANT
+# filters yield their first value: strings raw, others as JSON ("" if none).
+
+jq_begin() {
+	_jq_file=$1
+	shift
+	_jq_args=("$@")
+	_jq_what=()
+	_jq_src=()
+	_jq_prog=
+}
+
+# jq_str VAR VALUE: VAR is VALUE as a jq string literal.
+jq_str() {
+	local -n _s=$1
+	_s=${2//\\/\\\\}
+	_s=${_s//\"/\\\"}
+	_s="\"$_s\""
+}
+
+# jq_expect_ref WHAT GOT_FILTER WANT_FILTER [SOURCE]
+jq_expect_ref() {
+	_jq_what+=("$1")
+	_jq_src+=("${4:-}")
+	_jq_prog+="${_jq_prog:+,
+}one($2), one($3)"
+}
+
+# jq_expect WHAT GOT_FILTER WANT [SOURCE]: WANT is a literal string.
+jq_expect() {
+	local lit
+	jq_str lit "$3"
+	jq_expect_ref "$1" "$2" "$lit" "${4:-}"
+}
+
+jq_end() {
+	local res=() i got want err=$VM_TMP/jq.err
+	[ ${#_jq_what[@]} -gt 0 ] || return 0
+	mapfile -t res < <(jq -r "${_jq_args[@]}" '
+		def show: if type == "string" then . else tojson end | gsub("\n"; " ");
+		def one(f): [try f catch "jq error: \(.)"] | if length == 0 then "" else (.[0] | show) end;
+		'"$_jq_prog" "$_jq_file" 2>"$err")
+	for i in "${!_jq_what[@]}"; do
+		got=${res[$((2 * i))]-}
+		want=${res[$((2 * i + 1))]-}
+		if [ ${#res[@]} -eq 0 ]; then
+			got="(jq failed: $(head -c 200 "$err"))"
+		fi
+		expect_eq "${_jq_what[$i]}" "$got" "$want" "${_jq_src[$i]}"
+	done
+	_jq_what=()
+}
+
 vm_done() {
 	note "$_vm_npass passed, $_vm_nfail failed"
 	if [ "$_vm_npass" -eq 0 ] && [ "$_vm_nfail" -eq 0 ]; then
@@ -142,7 +219,9 @@ run_ibvf() {
 	shift
 	vm_ibvf "$@" >"$out" 2>"$out.err"
 	rc=$?
-	note "ibvf $* -> exit $rc, $(wc -c <"$out") bytes; stderr: $(_vm_flat 200 <"$out.err")"
+	local err
+	err=$(head -c 200 "$out.err")
+	note "ibvf $* -> exit $rc, $(wc -c <"$out") bytes; stderr: $err"
 	return "$rc"
 }
 
@@ -208,13 +287,31 @@ vm_rxe_sysctls() {
 }
 
 _vm_port_active() { grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state"; }
+_vm_oper_up() { [ "$(cat "/sys/class/net/$1/operstate")" = up ]; }
+
+# vm_link_up NETDEV: set it up, its PF first when it is a VF (a VF has no
+# link while its PF is down), and wait for operstate up.
+vm_link_up() {
+	local pf pfdev
+	if pf=$(readlink "/sys/class/net/$1/device/physfn" 2>/dev/null); then
+		pfdev=$(vm_netdev "$(basename "$pf")") && vm_link_up "$pfdev"
+	fi
+	ip link set dev "$1" up || return 1
+	wait_until 10 _vm_oper_up "$1" || {
+		echo "$1 operstate is $(cat "/sys/class/net/$1/operstate") after 10 s" >&2
+		return 1
+	}
+}
 
 # vm_rxe_add IBDEV NETDEV: Soft-RoCE on NETDEV, up and its port ACTIVE.
 vm_rxe_add() {
 	vm_rxe_sysctls "$2"
-	ip link set dev "$2" up || return 1
+	vm_link_up "$2" || return 1
 	rdma link add "$1" type rxe netdev "$2" || return 1
-	wait_until 10 _vm_port_active "$1"
+	wait_until 10 _vm_port_active "$1" || {
+		echo "$1 port 1 is $(cat "/sys/class/infiniband/$1/ports/1/state") after 10 s" >&2
+		return 1
+	}
 }
 
 # The port GUID is the low 64 bits of GID 0 (no port_guid file exists).

@@ -39,8 +39,14 @@ done
 # Soft-RoCE on VF 0 of each PF, addressed for RoCE v2 (GID index 1 is IPv4).
 a=$(vm_netdev "$(vm_vf "${pfs[0]}" 0)")
 b=$(vm_netdev "$(vm_vf "${pfs[1]}" 0)")
+if [ -z "$a" ] || [ -z "$b" ]; then
+	fail "VF netdevs for Soft-RoCE" "got '$a' and '$b'"
+	vm_done
+fi
 ip addr add 10.11.0.1/24 dev "$a"
 ip addr add 10.11.0.2/24 dev "$b"
+ip link set dev "$a" up
+ip link set dev "$b" up
 expect_ok "rdma link add rxe0 on $a" vm_rxe_add rxe0 "$a"
 expect_ok "rdma link add rxe1 on $b" vm_rxe_add rxe1 "$b"
 info=$(ibv_devinfo -d rxe0 2>&1)
@@ -69,6 +75,9 @@ wait
 for pf in "${pfs[@]}"; do
 	echo 0 >"/sys/bus/pci/devices/$pf/sriov_numvfs"
 done
-left=$(find /sys/class/infiniband/ -mindepth 1 -maxdepth 1 -printf '%f ' 2>/dev/null)
-expect_eq "no rxe devices after echo 0 > sriov_numvfs" "$left" ""
+left=()
+for d in /sys/class/infiniband/*; do
+	[ -e "$d" ] && left+=("${d##*/}")
+done
+expect_eq "no rxe devices after echo 0 > sriov_numvfs" "${left[*]}" ""
 vm_done

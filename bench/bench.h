@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/* The RDMA benchmark engine: RDMA WRITE/READ bandwidth and latency over RC
+ * QPs between this process and a peer (another process, or another thread
+ * of this one), connected by the TCP exchange (bench/exchange.h) or by
+ * rdma_cm. It never prints: figures go into struct bench_result, failures
+ * into its err with a 0/-errno return. */
+#pragma once
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bench/exchange.h"
+#include "bench/stats.h"
+#include "core/err.h"
+
+#define BENCH_MAX_SIZES	   23 /* 2 B .. 8 MiB, powers of two */
+#define BENCH_DEFAULT_PORT 18515
+
+struct bench_config {
+	/* This side. */
+	const char *ibdev;
+	unsigned int ib_port; /* 0: port 1 */
+	int gid_index;	      /* -1: automatic, the same rule on both sides */
+	bool server;
+	/* The peer. */
+	const char *host; /* client: the server's control address */
+	uint16_t tcp_port;
+	int listen_fd; /* server: a listening socket to accept on, or -1 */
+	bool cm;       /* QPs connected by rdma_cm instead of the exchange */
+	/* --cm: this side's IPv4 address (default: the one in its RoCE v2 GID) */
+	const char *cm_addr;
+	/* The test; the server takes the client's, except `pinned` ones. */
+	enum bench_test test;
+	uint64_t size; /* 0: 64 KiB for bandwidth, 2 B for latency */
+	bool all_sizes;
+	uint64_t iters;		 /* 0 with duration_s 0: the test's default */
+	unsigned int duration_s; /* duration mode when non-zero */
+	unsigned int qps, tx_depth, cq_mod, rd_atomic; /* 0: defaults */
+	bool bidir;
+	uint32_t pinned;   /* server: EXCHANGE_PIN() of parameters given to it */
+	int timeout_ms;	   /* control replies and stalled completions; 0: 10 s */
+	atomic_bool *cancel; /* set from another thread to stop; may be NULL */
+};
+
+/* Live figures, at most every ~100 ms, from the thread running bench_run. */
+struct bench_progress {
+	unsigned int size_index, n_sizes;
+	uint64_t size;
+	double fraction; /* of this size's iterations or duration */
+	double gbps;	 /* so far in this size */
+};
+typedef void (*bench_progress_fn)(const struct bench_progress *p, void *arg);
+
+struct bench_size_result {
+	uint64_t size;
+	uint64_t msgs; /* messages counted in the figure */
+	uint64_t bytes, ns;
+	double bw_peak_gbps, bw_avg_gbps, msg_rate_mpps;
+	struct lat_stats lat; /* latency tests */
+};
+
+struct bench_result {
+	enum bench_test test;
+	char ibdev[64];
+	unsigned int port;
+	int gid_index;
+	bool ethernet;	 /* link layer */
+	unsigned int mtu; /* bytes, the path MTU used */
+	unsigned int qps, tx_depth, cq_mod, rd_atomic, max_inline;
+	bool bidir, cm;
+	bool duration_mode;
+	bool from_peer; /* server: the figures are the client's */
+	unsigned int n_sizes;
+	struct bench_size_result sizes[BENCH_MAX_SIZES];
+	struct err err;
+};
+
+/* Runs one benchmark session (a server serves one client). Returns 0, or a
+ * negative errno with res->err set; -ECANCELED when cfg->cancel was set
+ * (the peer is told and the QPs are torn down). */
+int bench_run(const struct bench_config *cfg, bench_progress_fn progress, void *progress_arg,
+	      struct bench_result *res);
+
+/* The default message size and iteration count of a test (perftest's). */
+uint64_t bench_default_size(enum bench_test t);
+uint64_t bench_default_iters(enum bench_test t);
+bool bench_is_latency(enum bench_test t);

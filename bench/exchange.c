@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: MIT
+/* The control channel's wire format: pure encode/decode and validation.
+ *
+ * Bodies (network byte order):
+ *   params  u8 test, u8 flags, u8 rd_atomic, u8 mtu, u32 qps, u32 tx_depth,
+ *           u32 duration_s, u64 size, u64 iters                       32 bytes
+ *   dest    u16 lid, u8 link_layer, u8 gid_index, u8 gid[16], u64 addr,
+ *           u32 rkey, u16 cm_port, u16 n_qps, u64 buf_size,
+ *           n_qps x (u32 qpn, u32 psn)                         44 + 8n bytes
+ *   HELLO, ACCEPT  params + dest
+ *   MISMATCH       u16 param, u16 zero, u64 server value, u64 client value
+ *   SYNC           u32 step, u32 phase, u64 bytes, u64 ns, u64 msgs, u64 peak_kbps
+ *   ABORT          u32 code, char text[96] (NUL-terminated, printable)
+ *   BYE            empty */
+#include "exchange.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#define PARAMS_LEN   32
+#define DEST_LEN     44
+#define MISMATCH_LEN 20
+#define SYNC_LEN     40
+#define ABORT_LEN    (4 + EXCHANGE_TEXT_LEN)
+
+static const char *const test_names[] = {"write_bw", "read_bw", "write_lat", "read_lat"};
+
+static const char *const param_names[] = {
+	[EXCHANGE_P_TEST] = "test",
+	[EXCHANGE_P_SIZE] = "size",
+	[EXCHANGE_P_ITERS] = "iterations",
+	[EXCHANGE_P_DURATION] = "duration",
+	[EXCHANGE_P_QPS] = "qps",
+	[EXCHANGE_P_TX_DEPTH] = "tx-depth",
+	[EXCHANGE_P_BIDIR] = "bidirectional",
+	[EXCHANGE_P_ALL_SIZES] = "all-sizes",
+	[EXCHANGE_P_CM] = "connection (rdma_cm)",
+	[EXCHANGE_P_LINK_LAYER] = "link layer",
+};
+
+const char *exchange_test_name(unsigned int test)
+{
+	return test < 4 ? test_names[test] : "unknown";
+}
+
+int exchange_test_parse(const char *s)
+{
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(s, test_names[i]))
+			return i;
+	return -EINVAL;
+}
+
+const char *exchange_param_name(unsigned int param)
+{
+	return param >= 1 && param <= EXCHANGE_P_MAX ? param_names[param] : "unknown";
+}
+
+/* --- byte order ----------------------------------------------------------- */
+
+struct wbuf {
+	uint8_t *p;
+	size_t len, size;
+	bool overflow;
+};
+
+static void put(struct wbuf *w, uint64_t v, int bytes)
+{
+	if (w->len + (size_t)bytes > w->size) {
+		w->overflow = true;
+		return;
+	}
+	for (int i = bytes - 1; i >= 0; i--)
+		w->p[w->len++] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_bytes(struct wbuf *w, const void *src, size_t n)
+{
+	if (w->len + n > w->size) {
+		w->overflow = true;
+		return;
+	}
+	memcpy(w->p + w->len, src, n);
+	w->len += n;
+}
+
+struct rbuf {
+	const uint8_t *p;
+	size_t pos, len;
+};
+
+/* The caller has checked the length; reads past it return 0. */
+static uint64_t get(struct rbuf *r, int bytes)
+{
+	uint64_t v = 0;
+	if (r->pos + (size_t)bytes > r->len)
+		return 0;
+	for (int i = 0; i < bytes; i++)
+		v = v << 8 | r->p[r->pos++];
+	return v;
+}
+
+static void get_bytes(struct rbuf *r, void *dst, size_t n)
+{
+	if (r->pos + n > r->len) {
+		memset(dst, 0, n);
+		return;
+	}
+	memcpy(dst, r->p + r->pos, n);
+	r->pos += n;
+}
+
+/* --- validation ------------------------------------------------------------ */
+
+int exchange_params_validate(const struct exchange_params *p, struct err *e)
+{
+	if (p->test > BENCH_READ_LAT)
+		return err_setx(e, EPROTO, "unknown test kind %u", p->test);
+	if (p->flags & ~EXCHANGE_F_KNOWN)
+		return err_setx(e, EPROTO, "unknown flags 0x%02x", p->flags);
+	if (p->mtu < 1 || p->mtu > 5)
+		return err_setx(e, EPROTO, "path MTU code %u out of range 1..5", p->mtu);
+	if (p->qps < 1 || p->qps > EXCHANGE_MAX_QPS)
+		return err_setx(e, EPROTO, "%u QPs out of range 1..%u", p->qps, EXCHANGE_MAX_QPS);
+	if (p->tx_depth < 1 || p->tx_depth > EXCHANGE_MAX_DEPTH)
+		return err_setx(e, EPROTO, "tx depth %u out of range 1..%u", p->tx_depth,
+				EXCHANGE_MAX_DEPTH);
+	if (p->size < 1 || p->size > EXCHANGE_MAX_SIZE)
+		return err_setx(e, EPROTO, "message size %llu out of range 1..%u",
+				(unsigned long long)p->size, EXCHANGE_MAX_SIZE);
+	if ((p->iters == 0) == (p->duration_s == 0))
+		return err_setx(e, EPROTO, "exactly one of iterations (%llu) and duration (%u s) "
+					   "must be set",
+				(unsigned long long)p->iters, p->duration_s);
+	if (p->iters > EXCHANGE_MAX_ITERS)
+		return err_setx(e, EPROTO, "%llu iterations over the limit %llu",
+				(unsigned long long)p->iters, EXCHANGE_MAX_ITERS);
+	if (p->duration_s > EXCHANGE_MAX_SECONDS)
+		return err_setx(e, EPROTO, "duration %u s over the limit %u s", p->duration_s,
+				EXCHANGE_MAX_SECONDS);
+	bool lat = p->test == BENCH_WRITE_LAT || p->test == BENCH_READ_LAT;
+	if (lat && (p->qps != 1 || (p->flags & EXCHANGE_F_BIDIR)))
+		return err_setx(e, EPROTO, "latency tests run on one QP, one way");
+	bool read = p->test == BENCH_READ_BW || p->test == BENCH_READ_LAT;
+	if (read && p->rd_atomic == 0)
+		return err_setx(e, EPROTO, "a READ test needs at least 1 outstanding read");
+	return 0;
+}
+
+/* With rdma_cm the QP numbers travel in the CM messages: 0 here. */
+static int dest_validate(const struct exchange_dest *d, bool cm, struct err *e)
+{
+	static const uint8_t zero[16];
+	if (d->link_layer != EXCHANGE_LL_IB && d->link_layer != EXCHANGE_LL_ETH)
+		return err_setx(e, EPROTO, "unknown link layer %u", d->link_layer);
+	if (d->link_layer == EXCHANGE_LL_IB && (d->lid == 0 || d->lid >= 0xc000))
+		return err_setx(e, EPROTO, "LID 0x%x is not a unicast LID", d->lid);
+	if (d->link_layer == EXCHANGE_LL_ETH && !memcmp(d->gid, zero, 16))
+		return err_setx(e, EPROTO, "zero GID on an Ethernet link layer");
+	if (d->addr == 0)
+		return err_setx(e, EPROTO, "zero buffer address");
+	if (d->rkey == 0)
+		return err_setx(e, EPROTO, "zero rkey");
+	if (d->buf_size == 0 || d->buf_size > EXCHANGE_MAX_BUF)
+		return err_setx(e, EPROTO, "buffer size %llu out of range 1..%llu",
+				(unsigned long long)d->buf_size, EXCHANGE_MAX_BUF);
+	if (d->addr + d->buf_size < d->addr)
+		return err_setx(e, EPROTO, "buffer wraps the address space");
+	if (d->n_qps < 1 || d->n_qps > EXCHANGE_MAX_QPS)
+		return err_setx(e, EPROTO, "%u QPs out of range 1..%u", d->n_qps,
+				EXCHANGE_MAX_QPS);
+	for (unsigned int i = 0; i < d->n_qps; i++) {
+		if ((!cm && d->qps[i].qpn == 0) || d->qps[i].qpn > 0xffffff)
+			return err_setx(e, EPROTO, "QP %u: number 0x%x out of range", i,
+					d->qps[i].qpn);
+		if (d->qps[i].psn > 0xffffff)
+			return err_setx(e, EPROTO, "QP %u: PSN 0x%x over 24 bits", i,
+					d->qps[i].psn);
+	}
+	return 0;
+}
+
+static int hello_validate(const struct exchange_msg *m, struct err *e)
+{
+	int r = exchange_params_validate(&m->params, e);
+	if (r < 0)
+		return r;
+	r = dest_validate(&m->dest, m->params.flags & EXCHANGE_F_CM, e);
+	if (r < 0)
+		return r;
+	if (m->dest.n_qps != m->params.qps)
+		return err_setx(e, EPROTO, "%u QPs described, %u announced", m->dest.n_qps,
+				m->params.qps);
+	return 0;
+}
+
+static int text_validate(const char *t, struct err *e)
+{
+	size_t n = strnlen(t, EXCHANGE_TEXT_LEN);
+	if (n == EXCHANGE_TEXT_LEN)
+		return err_setx(e, EPROTO, "abort text is not terminated");
+	for (size_t i = 0; i < n; i++)
+		if (t[i] < 0x20 || t[i] > 0x7e)
+			return err_setx(e, EPROTO, "abort text has a non-printable byte 0x%02x",
+					(unsigned char)t[i]);
+	return 0;
+}
+
+static int msg_validate(const struct exchange_msg *m, struct err *e)
+{
+	switch (m->type) {
+	case EXCHANGE_HELLO:
+	case EXCHANGE_ACCEPT:
+		return hello_validate(m, e);
+	case EXCHANGE_MISMATCH:
+		if (m->mismatch.param < 1 || m->mismatch.param > EXCHANGE_P_MAX)
+			return err_setx(e, EPROTO, "mismatch names unknown parameter %u",
+					m->mismatch.param);
+		return 0;
+	case EXCHANGE_SYNC:
+		if (m->sync.phase != EXCHANGE_PHASE_START && m->sync.phase != EXCHANGE_PHASE_DONE)
+			return err_setx(e, EPROTO, "unknown sync phase %u", m->sync.phase);
+		if (m->sync.step > 64)
+			return err_setx(e, EPROTO, "sync step %u out of range", m->sync.step);
+		return 0;
+	case EXCHANGE_ABORT:
+		if (m->abort.code != EXCHANGE_ABORT_CANCELLED &&
+		    m->abort.code != EXCHANGE_ABORT_ERROR)
+			return err_setx(e, EPROTO, "unknown abort code %u", m->abort.code);
+		return text_validate(m->abort.text, e);
+	case EXCHANGE_BYE:
+		return 0;
+	}
+	return err_setx(e, EPROTO, "unknown message type %u", m->type);
+}
+
+/* --- encode ----------------------------------------------------------------- */
+
+static void put_params(struct wbuf *w, const struct exchange_params *p)
+{
+	put(w, p->test, 1);
+	put(w, p->flags, 1);
+	put(w, p->rd_atomic, 1);
+	put(w, p->mtu, 1);
+	put(w, p->qps, 4);
+	put(w, p->tx_depth, 4);
+	put(w, p->duration_s, 4);
+	put(w, p->size, 8);
+	put(w, p->iters, 8);
+}
+
+static void put_dest(struct wbuf *w, const struct exchange_dest *d)
+{
+	put(w, d->lid, 2);
+	put(w, d->link_layer, 1);
+	put(w, d->gid_index, 1);
+	put_bytes(w, d->gid, 16);
+	put(w, d->addr, 8);
+	put(w, d->rkey, 4);
+	put(w, d->cm_port, 2);
+	put(w, d->n_qps, 2);
+	put(w, d->buf_size, 8);
+	for (unsigned int i = 0; i < d->n_qps && i < EXCHANGE_MAX_QPS; i++) {
+		put(w, d->qps[i].qpn, 4);
+		put(w, d->qps[i].psn, 4);
+	}
+}
+
+int exchange_encode(const struct exchange_msg *m, uint8_t *buf, size_t size, struct err *e)
+{
+	int r = msg_validate(m, e);
+	if (r < 0)
+		return -EINVAL;
+	struct wbuf w = {.p = buf, .size = size};
+	put(&w, EXCHANGE_MAGIC, 4);
+	put(&w, EXCHANGE_VERSION, 2);
+	put(&w, m->type, 2);
+	put(&w, 0, 4); /* body length, filled below */
+	switch (m->type) {
+	case EXCHANGE_HELLO:
+	case EXCHANGE_ACCEPT:
+		put_params(&w, &m->params);
+		put_dest(&w, &m->dest);
+		break;
+	case EXCHANGE_MISMATCH:
+		put(&w, m->mismatch.param, 2);
+		put(&w, 0, 2);
+		put(&w, m->mismatch.server_value, 8);
+		put(&w, m->mismatch.client_value, 8);
+		break;
+	case EXCHANGE_SYNC:
+		put(&w, m->sync.step, 4);
+		put(&w, m->sync.phase, 4);
+		put(&w, m->sync.bytes, 8);
+		put(&w, m->sync.ns, 8);
+		put(&w, m->sync.msgs, 8);
+		put(&w, m->sync.peak_kbps, 8);
+		break;
+	case EXCHANGE_ABORT: {
+		char text[EXCHANGE_TEXT_LEN] = {0};
+		memcpy(text, m->abort.text, strnlen(m->abort.text, EXCHANGE_TEXT_LEN - 1));
+		put(&w, m->abort.code, 4);
+		put_bytes(&w, text, sizeof(text));
+		break;
+	}
+	}
+	if (w.overflow)
+		return err_setx(e, ENOSPC, "message of type %u does not fit in %zu bytes", m->type,
+				size);
+	uint32_t body = (uint32_t)(w.len - EXCHANGE_HEADER_LEN);
+	for (int i = 0; i < 4; i++)
+		buf[8 + i] = (uint8_t)(body >> (8 * (3 - i)));
+	return (int)w.len;
+}
+
+/* --- decode ----------------------------------------------------------------- */
+
+/* The body length a type must have, given the QP count for HELLO/ACCEPT. */
+static int body_len(uint16_t type, unsigned int n_qps)
+{
+	switch (type) {
+	case EXCHANGE_HELLO:
+	case EXCHANGE_ACCEPT:
+		return PARAMS_LEN + DEST_LEN + 8 * (int)n_qps;
+	case EXCHANGE_MISMATCH:
+		return MISMATCH_LEN;
+	case EXCHANGE_SYNC:
+		return SYNC_LEN;
+	case EXCHANGE_ABORT:
+		return ABORT_LEN;
+	case EXCHANGE_BYE:
+		return 0;
+	}
+	return -1;
+}
+
+int exchange_decode_header(const uint8_t *buf, size_t len, uint16_t *ret_type, struct err *e)
+{
+	if (len < EXCHANGE_HEADER_LEN)
+		return err_setx(e, EPROTO, "truncated header: %zu of %d bytes", len,
+				EXCHANGE_HEADER_LEN);
+	struct rbuf r = {.p = buf, .len = len};
+	uint32_t magic = (uint32_t)get(&r, 4);
+	uint16_t version = (uint16_t)get(&r, 2);
+	uint16_t type = (uint16_t)get(&r, 2);
+	uint32_t blen = (uint32_t)get(&r, 4);
+	if (magic != EXCHANGE_MAGIC)
+		return err_setx(e, EPROTO,
+				"not an ibvf bench peer (magic 0x%08x, want 0x%08x 'IBVF')", magic,
+				EXCHANGE_MAGIC);
+	if (version != EXCHANGE_VERSION)
+		return err_setx(e, EPROTO, "protocol version %u, this ibvf speaks version %u",
+				version, EXCHANGE_VERSION);
+	if (body_len(type, 0) < 0)
+		return err_setx(e, EPROTO, "unknown message type %u", type);
+	if (blen > EXCHANGE_MAX_BODY)
+		return err_setx(e, EMSGSIZE, "message body of %u bytes over the limit %d", blen,
+				EXCHANGE_MAX_BODY);
+	*ret_type = type;
+	return (int)blen;
+}
+
+int exchange_decode(const uint8_t *buf, size_t len, struct exchange_msg *ret, struct err *e)
+{
+	uint16_t type;
+	int blen = exchange_decode_header(buf, len, &type, e);
+	if (blen < 0)
+		return blen;
+	if (len != EXCHANGE_HEADER_LEN + (size_t)blen)
+		return err_setx(e, EPROTO, "message of %zu bytes, header says %d", len,
+				EXCHANGE_HEADER_LEN + blen);
+	struct rbuf r = {.p = buf, .pos = EXCHANGE_HEADER_LEN, .len = len};
+	struct exchange_msg m = {.type = type};
+	unsigned int n_qps = 0;
+	if (type == EXCHANGE_HELLO || type == EXCHANGE_ACCEPT) {
+		/* n_qps sits at a fixed offset; bound it before trusting the length. */
+		if (blen < PARAMS_LEN + DEST_LEN)
+			return err_setx(e, EPROTO, "truncated %s: %d bytes",
+					type == EXCHANGE_HELLO ? "hello" : "accept", blen);
+		size_t at = EXCHANGE_HEADER_LEN + PARAMS_LEN + 34;
+		n_qps = (unsigned int)buf[at] << 8 | buf[at + 1];
+		if (n_qps > EXCHANGE_MAX_QPS)
+			return err_setx(e, EPROTO, "%u QPs over the limit %u", n_qps,
+					EXCHANGE_MAX_QPS);
+	}
+	if (blen != body_len(type, n_qps))
+		return err_setx(e, EPROTO, "message type %u with a %d-byte body, want %d", type,
+				blen, body_len(type, n_qps));
+	switch (type) {
+	case EXCHANGE_HELLO:
+	case EXCHANGE_ACCEPT: {
+		struct exchange_params *p = &m.params;
+		struct exchange_dest *d = &m.dest;
+		p->test = (uint8_t)get(&r, 1);
+		p->flags = (uint8_t)get(&r, 1);
+		p->rd_atomic = (uint8_t)get(&r, 1);
+		p->mtu = (uint8_t)get(&r, 1);
+		p->qps = (uint32_t)get(&r, 4);
+		p->tx_depth = (uint32_t)get(&r, 4);
+		p->duration_s = (uint32_t)get(&r, 4);
+		p->size = get(&r, 8);
+		p->iters = get(&r, 8);
+		d->lid = (uint16_t)get(&r, 2);
+		d->link_layer = (uint8_t)get(&r, 1);
+		d->gid_index = (uint8_t)get(&r, 1);
+		get_bytes(&r, d->gid, 16);
+		d->addr = get(&r, 8);
+		d->rkey = (uint32_t)get(&r, 4);
+		d->cm_port = (uint16_t)get(&r, 2);
+		d->n_qps = (uint16_t)get(&r, 2);
+		d->buf_size = get(&r, 8);
+		for (unsigned int i = 0; i < n_qps; i++) {
+			d->qps[i].qpn = (uint32_t)get(&r, 4);
+			d->qps[i].psn = (uint32_t)get(&r, 4);
+		}
+		break;
+	}
+	case EXCHANGE_MISMATCH:
+		m.mismatch.param = (uint16_t)get(&r, 2);
+		if (get(&r, 2) != 0)
+			return err_setx(e, EPROTO, "mismatch padding is not zero");
+		m.mismatch.server_value = get(&r, 8);
+		m.mismatch.client_value = get(&r, 8);
+		break;
+	case EXCHANGE_SYNC:
+		m.sync.step = (uint32_t)get(&r, 4);
+		m.sync.phase = (uint32_t)get(&r, 4);
+		m.sync.bytes = get(&r, 8);
+		m.sync.ns = get(&r, 8);
+		m.sync.msgs = get(&r, 8);
+		m.sync.peak_kbps = get(&r, 8);
+		break;
+	case EXCHANGE_ABORT:
+		m.abort.code = (uint32_t)get(&r, 4);
+		get_bytes(&r, m.abort.text, EXCHANGE_TEXT_LEN);
+		break;
+	}
+	int rv = msg_validate(&m, e);
+	if (rv < 0)
+		return rv;
+	*ret = m;
+	return 0;
+}
+
+/* --- parameter agreement ---------------------------------------------------- */
+
+int exchange_params_compare(const struct exchange_params *s, const struct exchange_params *c,
+			    uint32_t pinned, struct exchange_mismatch *ret)
+{
+	const struct {
+		unsigned int param;
+		uint64_t sv, cv;
+	} fields[] = {
+		{EXCHANGE_P_TEST, s->test, c->test},
+		{EXCHANGE_P_SIZE, s->size, c->size},
+		{EXCHANGE_P_ITERS, s->iters, c->iters},
+		{EXCHANGE_P_DURATION, s->duration_s, c->duration_s},
+		{EXCHANGE_P_QPS, s->qps, c->qps},
+		{EXCHANGE_P_TX_DEPTH, s->tx_depth, c->tx_depth},
+		{EXCHANGE_P_BIDIR, !!(s->flags & EXCHANGE_F_BIDIR),
+		 !!(c->flags & EXCHANGE_F_BIDIR)},
+		{EXCHANGE_P_ALL_SIZES, !!(s->flags & EXCHANGE_F_ALL_SIZES),
+		 !!(c->flags & EXCHANGE_F_ALL_SIZES)},
+		{EXCHANGE_P_CM, !!(s->flags & EXCHANGE_F_CM), !!(c->flags & EXCHANGE_F_CM)},
+	};
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		if (!(pinned & EXCHANGE_PIN(fields[i].param)) || fields[i].sv == fields[i].cv)
+			continue;
+		ret->param = (uint16_t)fields[i].param;
+		ret->server_value = fields[i].sv;
+		ret->client_value = fields[i].cv;
+		return 1;
+	}
+	return 0;
+}
+
+static void value_str(unsigned int param, uint64_t v, char *buf, size_t size)
+{
+	switch (param) {
+	case EXCHANGE_P_TEST:
+		snprintf(buf, size, "%s", exchange_test_name((unsigned int)v));
+		break;
+	case EXCHANGE_P_BIDIR:
+	case EXCHANGE_P_ALL_SIZES:
+	case EXCHANGE_P_CM:
+		snprintf(buf, size, "%s", v ? "on" : "off");
+		break;
+	case EXCHANGE_P_LINK_LAYER:
+		snprintf(buf, size, "%s",
+			 v == EXCHANGE_LL_IB ? "InfiniBand" : v == EXCHANGE_LL_ETH ? "Ethernet" : "?");
+		break;
+	case EXCHANGE_P_DURATION:
+		snprintf(buf, size, "%llu s", (unsigned long long)v);
+		break;
+	default:
+		snprintf(buf, size, "%llu", (unsigned long long)v);
+	}
+}
+
+void exchange_mismatch_describe(const struct exchange_mismatch *m, char *buf, size_t size)
+{
+	char sv[48], cv[48];
+	value_str(m->param, m->server_value, sv, sizeof(sv));
+	value_str(m->param, m->client_value, cv, sizeof(cv));
+	snprintf(buf, size, "parameter '%s' differs: server has %s, client asked for %s",
+		 exchange_param_name(m->param), sv, cv);
+}

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/* The benchmark's control channel: a small TCP exchange of test parameters
+ * and connection details (QP numbers, PSNs, GID/LID, buffer address, rkey),
+ * then start/done barriers, results, aborts.
+ *
+ * Wire format, all integers in network byte order:
+ *   header  u32 magic 'IBVF', u16 version, u16 type, u32 body length
+ *   body    fixed layout per type (see exchange.c), length-checked
+ * Every field is validated on decode: a peer is not trusted. */
+#pragma once
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+
+#define EXCHANGE_MAGIC	     0x49425646u /* "IBVF" */
+#define EXCHANGE_VERSION     1
+#define EXCHANGE_HEADER_LEN  12
+#define EXCHANGE_MAX_QPS     64
+#define EXCHANGE_MAX_SIZE    (8u << 20) /* 8 MiB, the top of a sweep */
+#define EXCHANGE_MAX_ITERS   100000000ull
+#define EXCHANGE_MAX_SECONDS 3600u
+#define EXCHANGE_MAX_DEPTH   8192u
+#define EXCHANGE_MAX_BUF     (1ull << 30)
+#define EXCHANGE_MAX_BODY    (32 + 44 + 8 * EXCHANGE_MAX_QPS)
+#define EXCHANGE_MAX_MSG     (EXCHANGE_HEADER_LEN + EXCHANGE_MAX_BODY)
+#define EXCHANGE_TEXT_LEN    96
+
+enum exchange_type {
+	EXCHANGE_HELLO = 1,    /* client -> server: params + dest */
+	EXCHANGE_ACCEPT = 2,   /* server -> client: params as run + dest */
+	EXCHANGE_MISMATCH = 3, /* server -> client: which parameter differs */
+	EXCHANGE_SYNC = 4,     /* barrier, optionally carrying a result */
+	EXCHANGE_ABORT = 5,    /* the peer gives up: code and reason */
+	EXCHANGE_BYE = 6,
+};
+
+/* Test kinds, as on the wire. */
+enum bench_test {
+	BENCH_WRITE_BW = 0,
+	BENCH_READ_BW = 1,
+	BENCH_WRITE_LAT = 2,
+	BENCH_READ_LAT = 3,
+};
+
+#define EXCHANGE_F_BIDIR     0x01
+#define EXCHANGE_F_ALL_SIZES 0x02
+#define EXCHANGE_F_CM	     0x04
+#define EXCHANGE_F_KNOWN     0x07
+
+struct exchange_params {
+	uint8_t test;	   /* enum bench_test */
+	uint8_t flags;	   /* EXCHANGE_F_* */
+	uint8_t rd_atomic; /* outstanding reads the sender can do (initiator depth) */
+	uint8_t mtu;	   /* enum ibv_mtu, 1..5 */
+	uint32_t qps;
+	uint32_t tx_depth;
+	uint32_t duration_s; /* exactly one of duration_s and iters is non-zero */
+	uint64_t size;
+	uint64_t iters;
+};
+
+struct exchange_qp {
+	uint32_t qpn, psn; /* 24 bits each */
+};
+
+#define EXCHANGE_LL_IB	1
+#define EXCHANGE_LL_ETH 2
+
+struct exchange_dest {
+	uint16_t lid;
+	uint8_t link_layer; /* EXCHANGE_LL_* */
+	uint8_t gid_index;
+	uint8_t gid[16];
+	uint64_t addr, buf_size;
+	uint32_t rkey;
+	uint16_t cm_port; /* rdma_cm listen port with EXCHANGE_F_CM, else 0 */
+	uint16_t n_qps;
+	struct exchange_qp qps[EXCHANGE_MAX_QPS];
+};
+
+/* Parameters that must agree; named in a MISMATCH answer. */
+enum exchange_param {
+	EXCHANGE_P_TEST = 1,
+	EXCHANGE_P_SIZE,
+	EXCHANGE_P_ITERS,
+	EXCHANGE_P_DURATION,
+	EXCHANGE_P_QPS,
+	EXCHANGE_P_TX_DEPTH,
+	EXCHANGE_P_BIDIR,
+	EXCHANGE_P_ALL_SIZES,
+	EXCHANGE_P_CM,
+	EXCHANGE_P_LINK_LAYER,
+	EXCHANGE_P_MAX = EXCHANGE_P_LINK_LAYER,
+};
+#define EXCHANGE_PIN(p) (1u << (p))
+
+struct exchange_mismatch {
+	uint16_t param; /* enum exchange_param */
+	uint64_t server_value, client_value;
+};
+
+enum exchange_phase {
+	EXCHANGE_PHASE_START = 1,
+	EXCHANGE_PHASE_DONE = 2,
+};
+
+struct exchange_sync {
+	uint32_t step;	/* index of the message size in a sweep */
+	uint32_t phase; /* enum exchange_phase */
+	uint64_t bytes, ns, msgs;
+	uint64_t peak_kbps; /* peak bandwidth in kbit/s */
+};
+
+enum exchange_abort_code {
+	EXCHANGE_ABORT_CANCELLED = 1,
+	EXCHANGE_ABORT_ERROR = 2,
+};
+
+struct exchange_abort {
+	uint32_t code;
+	char text[EXCHANGE_TEXT_LEN]; /* NUL-terminated, printable ASCII */
+};
+
+struct exchange_msg {
+	uint16_t type; /* enum exchange_type */
+	struct exchange_params params;	   /* HELLO, ACCEPT */
+	struct exchange_dest dest;	   /* HELLO, ACCEPT */
+	struct exchange_mismatch mismatch; /* MISMATCH */
+	struct exchange_sync sync;	   /* SYNC */
+	struct exchange_abort abort;	   /* ABORT */
+};
+
+/* Pure encoding: writes the message into buf and returns its length, or
+ * -ENOSPC / -EINVAL (a field out of range: we never send what we would reject). */
+int exchange_encode(const struct exchange_msg *m, uint8_t *buf, size_t size, struct err *e);
+/* Checks a header; returns the body length that follows, or -EPROTO /
+ * -EMSGSIZE with the reason in e. len must be at least EXCHANGE_HEADER_LEN. */
+int exchange_decode_header(const uint8_t *buf, size_t len, uint16_t *ret_type, struct err *e);
+/* Decodes and validates a whole message (header and body). */
+int exchange_decode(const uint8_t *buf, size_t len, struct exchange_msg *ret, struct err *e);
+
+int exchange_params_validate(const struct exchange_params *p, struct err *e);
+/* Compares the pinned parameters (a mask of EXCHANGE_PIN()) of the server
+ * with the client's; fills ret and returns 1 on the first difference, else 0. */
+int exchange_params_compare(const struct exchange_params *server,
+			    const struct exchange_params *client, uint32_t pinned,
+			    struct exchange_mismatch *ret);
+/* "parameter 'size' differs: server has 65536, client asked for 4096". */
+void exchange_mismatch_describe(const struct exchange_mismatch *m, char *buf, size_t size);
+const char *exchange_param_name(unsigned int param);
+const char *exchange_test_name(unsigned int test);
+/* Parses "write_bw" etc.; -EINVAL when unknown. */
+int exchange_test_parse(const char *s);
+
+/* Sockets. Every wait is bounded by timeout_ms and ends early when *cancel
+ * becomes true (cancel may be NULL). */
+int exchange_listen(const char *addr, uint16_t port, int *ret_fd, uint16_t *ret_port,
+		    struct err *e);
+int exchange_accept(int lfd, int timeout_ms, atomic_bool *cancel, int *ret_fd, struct err *e);
+int exchange_connect(const char *host, uint16_t port, int timeout_ms, int *ret_fd,
+		     struct err *e);
+int exchange_send(int fd, const struct exchange_msg *m, int timeout_ms, struct err *e);
+int exchange_recv(int fd, struct exchange_msg *ret, int timeout_ms, atomic_bool *cancel,
+		  struct err *e);
+/* Non-blocking check for a message from the peer during a run: 1 when one
+ * was read into ret, 0 when none is pending, negative on error or EOF. */
+int exchange_poll(int fd, struct exchange_msg *ret, struct err *e);

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: MIT
+/* The four measurement loops. Bandwidth: up to tx_depth WRs in flight per
+ * QP, round robin over the QPs, one signalled WR every cq_mod (CQ
+ * moderation), slots cycled; timed from the first post to the last
+ * completion with CLOCK_MONOTONIC nanoseconds. Latency: write ping-pong
+ * polling the last byte (half round trip), read as one full round trip.
+ * Every loop checks, every few thousand turns, for cancellation, for the peer
+ * going away and for completions that stopped coming. */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK_EVERY   4096	   /* loop turns between checks */
+#define PROGRESS_NS   100000000ull /* 100 ms */
+#define MAX_SAMPLES   (8u << 20)   /* latency samples kept in duration mode */
+#define MAX_MARGIN_NS 2000000000ull
+
+/* Duration mode: warm-up and cool-down margins, excluded from the figures. */
+static uint64_t margin_ns(const struct bench_ctx *c)
+{
+	uint64_t m = (uint64_t)c->params.duration_s * 1000000000ull / 5;
+	return m > MAX_MARGIN_NS ? MAX_MARGIN_NS : m;
+}
+
+int loop_check_peer(struct bench_ctx *c)
+{
+	if (bench_cancelled(c))
+		return err_setx(c->e, ECANCELED, "cancelled");
+	struct exchange_msg m;
+	int r = exchange_poll(c->fd, &m, c->e);
+	if (r < 0)
+		return r == -ECONNRESET ? err_setx(c->e, ECONNRESET, "the peer went away mid-run")
+					: r;
+	if (r == 0)
+		return 0;
+	if (m.type == EXCHANGE_ABORT)
+		return err_setx(c->e, ECONNABORTED, "the peer stopped the run: %s", m.abort.text);
+	if (m.type == EXCHANGE_SYNC && m.sync.phase == EXCHANGE_PHASE_DONE && !c->peer_done) {
+		c->peer_done = true; /* the peer finished first: keep it for the engine */
+		c->peer_sync = m.sync;
+		return 0;
+	}
+	return err_setx(c->e, EPROTO, "unexpected message type %u from the peer mid-run", m.type);
+}
+
+struct watch {
+	struct bench_ctx *c;
+	unsigned int step;
+	uint64_t size, start, last_progress, last_event, turns;
+};
+
+static void report(struct watch *w, double fraction, uint64_t bytes, uint64_t now)
+{
+	if (!w->c->progress || now - w->last_progress < PROGRESS_NS)
+		return;
+	w->last_progress = now;
+	struct bench_progress p = {.size_index = w->step,
+				   .n_sizes = w->c->res->n_sizes,
+				   .size = w->size,
+				   .fraction = fraction > 1 ? 1 : fraction,
+				   .gbps = stats_gbps(bytes, now - w->start)};
+	w->c->progress(&p, w->c->progress_arg);
+}
+
+/* Every CHECK_EVERY turns: cancelled, peer gone, or stalled. */
+static int watch_turn(struct watch *w, const char *waiting_for)
+{
+	if (++w->turns % CHECK_EVERY)
+		return 0;
+	int r = loop_check_peer(w->c);
+	if (r < 0)
+		return r;
+	uint64_t now = bench_now_ns();
+	if (now - w->last_event > (uint64_t)w->c->timeout_ms * 1000000ull)
+		return err_setx(w->c->e, ETIMEDOUT, "no %s for %d ms: the peer or the path is stuck",
+				waiting_for, w->c->timeout_ms);
+	return 0;
+}
+
+static int wc_error(struct bench_ctx *c, const struct ibv_wc *wc)
+{
+	return err_setx(c->e, EIO, "work request failed on QP 0x%x: %s (vendor error 0x%x)",
+			wc->qp_num, ibv_wc_status_str(wc->status), wc->vendor_err);
+}
+
+static void fill_bw(struct bench_ctx *c, struct bench_size_result *r, uint64_t size,
+		    uint64_t start, const uint64_t *t, const uint64_t *cum, size_t n)
+{
+	r->size = size;
+	if (n == 0)
+		return;
+	size_t i0 = 0, i1 = n - 1;
+	uint64_t t0 = start, m0 = 0;
+	if (c->params.duration_s) {
+		/* The figure covers the completions between the margins. */
+		uint64_t m = margin_ns(c), end = t[n - 1];
+		while (i0 + 1 < n && t[i0] < start + m)
+			i0++;
+		while (i1 > i0 && t[i1] > end - m)
+			i1--;
+		if (i1 > i0) {
+			t0 = t[i0];
+			m0 = cum[i0];
+		} else {
+			i0 = 0;
+			i1 = n - 1;
+		}
+	}
+	r->msgs = cum[i1] - m0;
+	r->bytes = r->msgs * size;
+	r->ns = t[i1] - t0;
+	r->bw_avg_gbps = stats_gbps(r->bytes, r->ns);
+	r->msg_rate_mpps = stats_mpps(r->msgs, r->ns);
+	/* Peak: the best window of ~5% of the completions; CQEs cover cq_mod messages. */
+	size_t cqes = i1 - i0 + 1, window = cqes / 20 ? cqes / 20 : 1;
+	r->bw_peak_gbps =
+		cqes > window ? stats_peak_gbps(t + i0, cqes, window, size * c->res->cq_mod) : 0;
+	if (r->bw_peak_gbps < r->bw_avg_gbps)
+		r->bw_peak_gbps = r->bw_avg_gbps;
+}
+
+int loop_bw(struct bench_ctx *c, unsigned int step, uint64_t size, struct bench_size_result *r)
+{
+	const bool read = c->params.test == BENCH_READ_BW;
+	const unsigned int n = c->n_qps, depth = c->params.tx_depth, mod = c->res->cq_mod;
+	const uint64_t target = c->params.iters ? c->params.iters : UINT64_MAX;
+	uint64_t posted[EXCHANGE_MAX_QPS] = {0}, done[EXCHANGE_MAX_QPS] = {0},
+		 unsig[EXCHANGE_MAX_QPS] = {0};
+	size_t cap = c->params.iters ? (size_t)(c->params.iters * n / mod + 2 * n + 16) : 65536;
+	uint64_t *t = malloc(cap * sizeof(*t)), *cum = malloc(cap * sizeof(*cum));
+	int ret = 0;
+	if (!t || !cum) {
+		ret = err_setx(c->e, ENOMEM, "cannot allocate %zu completion records", cap);
+		goto out;
+	}
+	size_t n_cqe = 0;
+	uint64_t total = 0;
+	struct ibv_sge sge = {.length = (uint32_t)size, .lkey = c->mr->lkey};
+	struct ibv_send_wr wr = {.sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE},
+			   *bad;
+	unsigned int inline_flag = !read && size <= c->max_inline ? IBV_SEND_INLINE : 0;
+	const uint64_t start = bench_now_ns();
+	const uint64_t end = c->params.duration_s
+				     ? start + (uint64_t)c->params.duration_s * 1000000000ull
+				     : UINT64_MAX;
+	struct watch w = {c, step, size, start, start, start, 0};
+	bool stopping = false;
+	for (;;) {
+		bool active = false;
+		for (unsigned int q = 0; q < n; q++) {
+			while (posted[q] < target && posted[q] - done[q] < depth &&
+			       !(stopping && unsig[q] == 0)) {
+				unsigned int slot = (unsigned int)(posted[q] % c->slots);
+				bool sig = ++unsig[q] == mod || posted[q] + 1 == target || stopping;
+				sge.addr = (uintptr_t)dev_local(c, q, slot);
+				wr.wr.rdma.remote_addr = dev_remote_addr(c, q, slot);
+				wr.wr.rdma.rkey = c->remote.rkey;
+				wr.wr_id = (uint64_t)q | (uint64_t)unsig[q] << 8;
+				wr.send_flags = inline_flag | (sig ? IBV_SEND_SIGNALED : 0);
+				if (ibv_post_send(c->qps[q].qp, &wr, &bad)) {
+					ret = err_set(c->e, errno, "cannot post to QP %u", q);
+					goto out;
+				}
+				posted[q]++;
+				if (sig)
+					unsig[q] = 0;
+			}
+			if (posted[q] != done[q] || (posted[q] < target && !stopping))
+				active = true;
+		}
+		if (!active)
+			break;
+		struct ibv_wc wc[16];
+		int got = ibv_poll_cq(c->cq, 16, wc);
+		if (got < 0) {
+			ret = err_setx(c->e, EIO, "cannot poll the CQ");
+			goto out;
+		}
+		uint64_t now = got || w.turns % 64 == 0 ? bench_now_ns() : w.last_event;
+		for (int i = 0; i < got; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				ret = wc_error(c, &wc[i]);
+				goto out;
+			}
+			unsigned int q = (unsigned int)(wc[i].wr_id & 0xff);
+			uint64_t count = wc[i].wr_id >> 8;
+			done[q] += count;
+			total += count;
+			if (n_cqe == cap) {
+				size_t ncap = cap * 2;
+				uint64_t *nt = realloc(t, ncap * sizeof(*t));
+				if (nt)
+					t = nt;
+				uint64_t *nc = nt ? realloc(cum, ncap * sizeof(*cum)) : NULL;
+				if (!nc) {
+					ret = err_setx(c->e, ENOMEM, "cannot keep %zu completion "
+								     "records",
+						       ncap);
+					goto out;
+				}
+				cum = nc;
+				cap = ncap;
+			}
+			t[n_cqe] = now;
+			cum[n_cqe++] = total;
+		}
+		if (got) {
+			w.last_event = now;
+			double frac = c->params.iters
+					      ? (double)total / ((double)target * n)
+					      : (double)(now - start) / (double)(end - start);
+			report(&w, frac, total * size, now);
+		}
+		if (!stopping && now >= end)
+			stopping = true;
+		if ((ret = watch_turn(&w, "completion")) < 0)
+			goto out;
+	}
+	fill_bw(c, r, size, start, t, cum, n_cqe);
+out:
+	free(t);
+	free(cum);
+	return ret;
+}
+
+/* Keeps latency samples; in duration mode only those between the margins. */
+struct samples {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int samples_add(struct bench_ctx *c, struct samples *s, uint64_t ns)
+{
+	if (s->n == s->cap) {
+		if (s->cap >= MAX_SAMPLES)
+			return 0;
+		size_t ncap = s->cap ? s->cap * 2 : 65536;
+		uint64_t *nv = realloc(s->v, ncap * sizeof(*nv));
+		if (!nv)
+			return err_setx(c->e, ENOMEM, "cannot keep %zu latency samples", ncap);
+		s->v = nv;
+		s->cap = ncap;
+	}
+	s->v[s->n++] = ns;
+	return 0;
+}
+
+static int finish_lat(struct bench_ctx *c, struct samples *s, uint64_t size,
+		      struct bench_size_result *r)
+{
+	r->size = size;
+	r->msgs = s->n;
+	if (s->n && stats_latency(s->v, s->n, &r->lat) < 0)
+		return err_setx(c->e, EINVAL, "no latency samples");
+	return 0;
+}
+
+/* Drains send completions so the send queue never fills. */
+static int drain(struct bench_ctx *c)
+{
+	struct ibv_wc wc[8];
+	int got;
+	while ((got = ibv_poll_cq(c->cq, 8, wc)) > 0)
+		for (int i = 0; i < got; i++)
+			if (wc[i].status != IBV_WC_SUCCESS)
+				return wc_error(c, &wc[i]);
+	return got < 0 ? err_setx(c->e, EIO, "cannot poll the CQ") : 0;
+}
+
+/* Ping-pong: the client writes, the server answers on seeing the last byte
+ * change; each side polls its receive slot. Latency is half the round trip. */
+int loop_write_lat(struct bench_ctx *c, unsigned int step, uint64_t size,
+		   struct bench_size_result *r)
+{
+	const bool client = !c->cfg->server;
+	volatile uint8_t *in = dev_local(c, 0, 0) + size - 1;
+	uint8_t *out = dev_local(c, 0, 1);
+	struct ibv_sge sge = {.addr = (uintptr_t)out, .length = (uint32_t)size, .lkey = c->mr->lkey};
+	struct ibv_send_wr wr = {.sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_RDMA_WRITE,
+				 .send_flags = IBV_SEND_SIGNALED |
+					       (size <= c->max_inline ? IBV_SEND_INLINE : 0),
+				 .wr = {.rdma = {.remote_addr = dev_remote_addr(c, 0, 0),
+						 .rkey = c->remote.rkey}}},
+			   *bad;
+	struct samples s = {0};
+	const uint64_t start = bench_now_ns(), m = margin_ns(c);
+	const uint64_t end = c->params.duration_s
+				     ? start + (uint64_t)c->params.duration_s * 1000000000ull
+				     : UINT64_MAX;
+	struct watch w = {c, step, size, start, start, start, 0};
+	int ret = 0;
+	for (uint64_t i = 0; !c->params.iters || i < c->params.iters; i++) {
+		uint8_t v = (uint8_t)(i % 255 + 1); /* never 0, the cleared buffer */
+		uint64_t t0 = bench_now_ns();
+		if (client) {
+			if (t0 >= end)
+				break;
+			out[size - 1] = v;
+			if (ibv_post_send(c->qps[0].qp, &wr, &bad)) {
+				ret = err_set(c->e, errno, "cannot post the ping");
+				goto out;
+			}
+		}
+		while (*in != v) {
+			if ((ret = watch_turn(&w, "answer from the peer")) < 0)
+				goto out;
+			if (!client && c->peer_done)
+				goto out; /* duration mode: the client stopped */
+		}
+		uint64_t t1 = bench_now_ns();
+		w.last_event = t1;
+		if (!client) {
+			out[size - 1] = v;
+			if (ibv_post_send(c->qps[0].qp, &wr, &bad)) {
+				ret = err_set(c->e, errno, "cannot post the pong");
+				goto out;
+			}
+		} else if (!c->params.duration_s || (t0 >= start + m && t1 + m <= end)) {
+			if ((ret = samples_add(c, &s, (t1 - t0) / 2)) < 0)
+				goto out;
+		}
+		if ((ret = drain(c)) < 0)
+			goto out;
+		report(&w, c->params.iters ? (double)i / (double)c->params.iters
+					   : (double)(t1 - start) / (double)(end - start),
+		       0, t1);
+	}
+	if (client)
+		ret = finish_lat(c, &s, size, r);
+out:
+	free(s.v);
+	return ret;
+}
+
+/* One READ at a time, each a full round trip. The server is passive. */
+int loop_read_lat(struct bench_ctx *c, unsigned int step, uint64_t size,
+		  struct bench_size_result *r)
+{
+	struct ibv_sge sge = {.addr = (uintptr_t)dev_local(c, 0, 1),
+			      .length = (uint32_t)size,
+			      .lkey = c->mr->lkey};
+	struct ibv_send_wr wr = {.sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_RDMA_READ,
+				 .send_flags = IBV_SEND_SIGNALED,
+				 .wr = {.rdma = {.remote_addr = dev_remote_addr(c, 0, 0),
+						 .rkey = c->remote.rkey}}},
+			   *bad;
+	struct samples s = {0};
+	const uint64_t start = bench_now_ns(), m = margin_ns(c);
+	const uint64_t end = c->params.duration_s
+				     ? start + (uint64_t)c->params.duration_s * 1000000000ull
+				     : UINT64_MAX;
+	struct watch w = {c, step, size, start, start, start, 0};
+	int ret = 0;
+	for (uint64_t i = 0; !c->params.iters || i < c->params.iters; i++) {
+		uint64_t t0 = bench_now_ns();
+		if (t0 >= end)
+			break;
+		if (ibv_post_send(c->qps[0].qp, &wr, &bad)) {
+			ret = err_set(c->e, errno, "cannot post the READ");
+			goto out;
+		}
+		struct ibv_wc wc;
+		int got;
+		while ((got = ibv_poll_cq(c->cq, 1, &wc)) == 0)
+			if ((ret = watch_turn(&w, "READ completion")) < 0)
+				goto out;
+		uint64_t t1 = bench_now_ns();
+		if (got < 0) {
+			ret = err_setx(c->e, EIO, "cannot poll the CQ");
+			goto out;
+		}
+		if (wc.status != IBV_WC_SUCCESS) {
+			ret = wc_error(c, &wc);
+			goto out;
+		}
+		w.last_event = t1;
+		if (!c->params.duration_s || (t0 >= start + m && t1 + m <= end))
+			if ((ret = samples_add(c, &s, t1 - t0)) < 0)
+				goto out;
+		report(&w, c->params.iters ? (double)i / (double)c->params.iters
+					   : (double)(t1 - start) / (double)(end - start),
+		       0, t1);
+	}
+	ret = finish_lat(c, &s, size, r);
+out:
+	free(s.v);
+	return ret;
+}

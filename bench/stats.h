@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* Benchmark statistics, separate from the loops that gather the samples.
+ * Bandwidth counts payload bytes only, in Gb/s = 10^9 bit/s, as perftest. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct lat_stats {
+	size_t n;
+	double min_us, max_us, median_us, mean_us, stdev_us, p99_us, p999_us;
+};
+
+/* Latency statistics of n samples in nanoseconds. Sorts samples in place.
+ * Percentiles use the nearest-rank method (perftest's): the smallest sample
+ * with at least p% of samples at or below it. Returns -EINVAL for n == 0. */
+int stats_latency(uint64_t *samples_ns, size_t n, struct lat_stats *ret);
+
+/* Payload bandwidth in Gb/s of `bytes` moved in `ns` nanoseconds. */
+double stats_gbps(uint64_t bytes, uint64_t ns);
+/* Message rate in millions of messages per second. */
+double stats_mpps(uint64_t msgs, uint64_t ns);
+
+/* Peak bandwidth: the best rate over any window of `window` consecutive
+ * completions, given the completion time of each message (ns, ascending) and
+ * the message size. Unlike perftest it does not give up past 20000 samples.
+ * Returns 0 when fewer than window+1 timestamps are given. */
+double stats_peak_gbps(const uint64_t *done_ns, size_t n, size_t window, uint64_t msg_size);
+
+/* The payload ceiling of a link in Gb/s: rate_gbps * mtu / (mtu + headers),
+ * where headers is 26 bytes on InfiniBand (LRH 8, BTH 12, ICRC 4, VCRC 2),
+ * plus 40 with a GRH (REFERENCE.md §5): 400G NDR at MTU 4096 -> 397.5. */
+double stats_payload_ceiling_gbps(double rate_gbps, unsigned int mtu, int grh);

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: MIT
+/* Actions: a request and a node snapshot in, a checked plan out. VF count,
+ * rename and link-state plans live here; GUID plans in actions_guid.c; the
+ * apply in apply.c. */
+#include "actions.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/if_link.h>
+
+bool action_kernel_older(const char *release, int major, int minor)
+{
+	int ma, mi;
+	if (!release || sscanf(release, "%d.%d", &ma, &mi) != 2)
+		return true;
+	return ma < major || (ma == major && mi < minor);
+}
+
+const struct pod_binding *action_vf_pod(const struct vf *vf)
+{
+	if (!vf || !vf->pod || vf->pod->stale)
+		return NULL;
+	return vf->pod;
+}
+
+/* "pod 'ns/name'" for messages. */
+static void pod_label(const struct pod_binding *b, char *buf, size_t size)
+{
+	if (b->ns && b->name)
+		snprintf(buf, size, "pod '%s/%s'", b->ns, b->name);
+	else if (b->uid)
+		snprintf(buf, size, "the pod with UID '%s'", b->uid);
+	else
+		snprintf(buf, size, "a pod");
+}
+
+int action_refuse_pod(const struct vf *vf, const char *what, struct err *e)
+{
+	char who[160];
+	pod_label(action_vf_pod(vf), who, sizeof(who));
+	return err_setx(e, EBUSY, "cannot %s: VF %u (%s) is bound to %s; --force to do it anyway",
+			what, vf->index, vf->fn.bdf, who);
+}
+
+static bool fn_has_name(const struct fn *f, const char *name)
+{
+	if (!strcmp(f->bdf, name))
+		return true;
+	for (size_t i = 0; i < f->n_netdevs; i++) {
+		const struct netdev *nd = &f->netdevs[i];
+		if (nd->name && !strcmp(nd->name, name))
+			return true;
+		for (size_t j = 0; j < nd->n_altnames; j++)
+			if (!strcmp(nd->altnames[j], name))
+				return true;
+	}
+	for (size_t i = 0; i < f->n_rdmas; i++)
+		if (f->rdmas[i].name && !strcmp(f->rdmas[i].name, name))
+			return true;
+	return false;
+}
+
+int action_resolve(const struct node *n, const char *name, const struct pf **ret_pf,
+		   const struct vf **ret_vf)
+{
+	char full[32];
+	/* "18:00.1" is "0000:18:00.1": the domain is almost always 0. */
+	if (strlen(name) == 7 && name[2] == ':' && name[5] == '.')
+		snprintf(full, sizeof(full), "0000:%s", name);
+	else
+		snprintf(full, sizeof(full), "%s", name);
+	for (size_t i = 0; i < n->n_pfs; i++) {
+		const struct pf *pf = &n->pfs[i];
+		if (fn_has_name(&pf->fn, full)) {
+			*ret_pf = pf;
+			*ret_vf = NULL;
+			return 0;
+		}
+		for (size_t j = 0; j < pf->n_vfs; j++)
+			if (fn_has_name(&pf->vfs[j].fn, full)) {
+				*ret_pf = pf;
+				*ret_vf = &pf->vfs[j];
+				return 0;
+			}
+	}
+	return -ENODEV;
+}
+
+int action_check_ifname(const char *name, struct err *e)
+{
+	size_t len = strlen(name);
+	if (len == 0 || len >= IFNAMSIZ)
+		return err_setx(e, EINVAL,
+				"invalid interface name '%s': it must have 1 to %d characters",
+				name, IFNAMSIZ - 1);
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return err_setx(e, EINVAL, "invalid interface name '%s'", name);
+	for (const char *c = name; *c; c++)
+		if (*c == '/' || *c == ':' || isspace((unsigned char)*c) ||
+		    !isprint((unsigned char)*c))
+			return err_setx(e, EINVAL,
+					"invalid interface name '%s': no '/', ':', spaces or "
+					"control characters",
+					name);
+	return 0;
+}
+
+/* Whether name is taken on the node (a netdev or an altname), other than by
+ * the link with ifindex self. The netlink dump sees every link of this
+ * namespace; the model adds what it read from sysfs. */
+static int name_check_free(struct sys *s, const struct node *n, const char *name, int self,
+			   struct err *e)
+{
+	struct sys_link *links = NULL;
+	size_t nl = 0;
+	struct err le;
+	if (sys_link_dump(s, &links, &nl, &le) == 0) {
+		for (size_t i = 0; i < nl; i++) {
+			const struct sys_link *l = &links[i];
+			bool alt = false, hit = !strcmp(l->name, name) && l->ifindex != self;
+			for (size_t j = 0; !hit && j < l->n_altnames; j++)
+				hit = alt = !strcmp(l->altnames[j], name);
+			if (hit) {
+				int r = err_setx(e, EEXIST, "cannot use the name '%s': it is %s",
+						 name,
+						 alt ? "an altname of another link" : "taken");
+				if (alt)
+					snprintf(e->msg + strlen(e->msg),
+						 sizeof(e->msg) - strlen(e->msg), " ('%s')",
+						 l->name);
+				sys_links_free(links, nl);
+				return r;
+			}
+		}
+		sys_links_free(links, nl);
+	}
+	char path[64 + SYS_IFNAMSIZ], idx[32];
+	snprintf(path, sizeof(path), "/sys/class/net/%s/ifindex", name);
+	if (sys_read_attr(s, path, idx, sizeof(idx)) > 0 && atoi(idx) != self)
+		return err_setx(e, EEXIST, "cannot use the name '%s': it is taken", name);
+	for (size_t i = 0; i < n->n_pfs; i++)
+		for (size_t j = 0; j <= n->pfs[i].n_vfs; j++) {
+			const struct fn *f = j ? &n->pfs[i].vfs[j - 1].fn : &n->pfs[i].fn;
+			for (size_t k = 0; k < f->n_netdevs; k++) {
+				const struct netdev *nd = &f->netdevs[k];
+				if (nd->ifindex.known && nd->ifindex.v == self)
+					continue;
+				bool hit = nd->name && !strcmp(nd->name, name);
+				for (size_t a = 0; !hit && a < nd->n_altnames; a++)
+					hit = !strcmp(nd->altnames[a], name);
+				if (hit)
+					return err_setx(
+						e, EEXIST,
+						"cannot use the name '%s': it is taken by %s", name,
+						f->bdf);
+			}
+		}
+	return 0;
+}
+
+static unsigned int timeout_of(const struct action_req *req)
+{
+	return req->timeout_s ? req->timeout_s : ACTION_TIMEOUT_S;
+}
+
+static const char *kernel_of(const struct node *n, const struct action_req *req)
+{
+	return req->kernel[0] ? req->kernel : n->kernel;
+}
+
+static bool fn_is_up(const struct netdev *nd)
+{
+	return nd->flags.known && (nd->flags.v & IFF_UP);
+}
+
+static int plan_create(struct sys *s, const struct node *n, const struct action_req *req,
+		       struct plan *p, struct err *e)
+{
+	const struct pf *pf;
+	const struct vf *vf;
+	char path[128];
+	int r;
+
+	if (action_resolve(n, req->target, &pf, &vf) < 0)
+		return err_setx(e, ENODEV, "no PF '%s' on this node", req->target);
+	if (vf)
+		return err_setx(e, EINVAL, "'%s' is VF %u of %s, not a PF", req->target, vf->index,
+				pf->fn.bdf);
+	if (!pf->sriov || !pf->totalvfs.known || !pf->numvfs.known)
+		return err_setx(e, EINVAL, "%s is not SR-IOV capable (no sriov_totalvfs)",
+				pf->fn.bdf);
+	if (req->count > pf->totalvfs.v)
+		return err_setx(e, EINVAL, "cannot create %u VFs on %s: its sriov_totalvfs is %lld",
+				req->count, pf->fn.bdf, (long long)pf->totalvfs.v);
+	snprintf(p->subject, sizeof(p->subject), "%s", pf->fn.bdf);
+	unsigned int cur = (unsigned int)pf->numvfs.v;
+	snprintf(p->summary, sizeof(p->summary), "%s VFs on %s: %u -> %u",
+		 req->count ? "set the number of" : "destroy the", pf->fn.bdf, cur, req->count);
+	if (cur == req->count)
+		return 0;
+	for (size_t i = 0; cur && i < pf->n_vfs; i++)
+		if (action_vf_pod(&pf->vfs[i])) {
+			if (!req->force)
+				return action_refuse_pod(&pf->vfs[i], "remove the VFs", e);
+			plan_note(p, "VF %u (%s) is bound to a pod: forced", pf->vfs[i].index,
+				  pf->vfs[i].fn.bdf);
+		}
+
+	struct change *c = plan_add_change(p, CHANGE_NUMVFS);
+	if (!c)
+		return -ENOMEM;
+	snprintf(c->bdf, sizeof(c->bdf), "%s", pf->fn.bdf);
+	snprintf(c->before, sizeof(c->before), "%u", cur);
+	snprintf(c->after, sizeof(c->after), "%u", req->count);
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/sriov_numvfs", pf->fn.bdf);
+	if (cur) {
+		p->destructive = true;
+		plan_note(p, "the %u VFs of %s go away with their names, GUIDs and traffic", cur,
+			  pf->fn.bdf);
+		if ((r = plan_write(p, path, "0",
+				    "remove the VFs (the kernel takes a new count only from 0)")) <
+			    0 ||
+		    (r = plan_wait_vfs(p, pf->fn.bdf, 0, false, false, timeout_of(req))) < 0)
+			return r;
+	}
+	if (req->count) {
+		char v[16], desc[64];
+		bool probe = pf->autoprobe.known ? pf->autoprobe.v != 0 : true;
+		if (!probe)
+			plan_note(p,
+				  "sriov_drivers_autoprobe is 0 on %s: the VFs get no driver "
+				  "(bind them through driver_override)",
+				  pf->fn.bdf);
+		snprintf(v, sizeof(v), "%u", req->count);
+		snprintf(desc, sizeof(desc), "create %u VFs", req->count);
+		bool netdev = probe && pf->fn.driver && pf->fn.n_netdevs;
+		bool ibdev = netdev && pf->fn.n_rdmas && pf->fn.rdmas[0].node_guid.known &&
+			     !strcmp(pf->fn.driver, "mlx5_core");
+		if ((r = plan_write(p, path, v, desc)) < 0 ||
+		    (r = plan_wait_vfs(p, pf->fn.bdf, req->count, netdev, ibdev, timeout_of(req))) <
+			    0)
+			return r;
+		if (pf->fn.n_rdmas)
+			plan_note(p, "new VFs start with zero GUIDs: 'ibvf vf guid --assign-all' "
+				     "gives them unique ones");
+	}
+	return 0;
+}
+
+/* The rename steps for a link that is up or down. */
+static int rename_steps(struct plan *p, const char *kernel, const char *from, const char *to,
+			bool up)
+{
+	int r;
+	if (!up || !action_kernel_older(kernel, 6, 2))
+		return plan_rename(p, from, to);
+	plan_note(p, "kernel %s cannot rename an up link (before 6.2): down, rename, up",
+		  kernel ? kernel : "(unknown)");
+	if ((r = plan_link_up(p, from, false)) < 0 || (r = plan_rename(p, from, to)) < 0)
+		return r;
+	return plan_link_up(p, to, true);
+}
+
+static int plan_vf_rename(struct sys *s, const struct node *n, const struct action_req *req,
+			  struct plan *p, struct err *e)
+{
+	const struct pf *pf;
+	const struct vf *vf;
+	int r;
+
+	if ((r = action_check_ifname(req->name, e)) < 0)
+		return r;
+	if (action_resolve(n, req->target, &pf, &vf) < 0)
+		return err_setx(e, ENODEV, "no VF '%s' on this node", req->target);
+	if (!vf)
+		return err_setx(e, EINVAL, "'%s' is a PF; ibvf vf rename renames VF netdevs",
+				req->target);
+	snprintf(p->subject, sizeof(p->subject), "%s", vf->fn.bdf);
+	if (action_vf_pod(vf) && !req->force)
+		return action_refuse_pod(vf, "rename it", e);
+	if (!vf->fn.n_netdevs)
+		return err_setx(e, ENODEV,
+				"VF %u (%s) has no netdev here: no driver bound, or it moved into "
+				"a pod's namespace",
+				vf->index, vf->fn.bdf);
+	const struct netdev *nd = &vf->fn.netdevs[0];
+	snprintf(p->summary, sizeof(p->summary), "rename VF %u of %s (%s): '%s' -> '%s'", vf->index,
+		 pf->fn.bdf, vf->fn.bdf, nd->name, req->name);
+	if (!strcmp(nd->name, req->name))
+		return 0;
+	if ((r = name_check_free(s, n, req->name, nd->ifindex.known ? (int)nd->ifindex.v : -1, e)) <
+	    0)
+		return r;
+	struct change *c = plan_add_change(p, CHANGE_NAME);
+	if (!c)
+		return -ENOMEM;
+	snprintf(c->bdf, sizeof(c->bdf), "%s", vf->fn.bdf);
+	snprintf(c->pf, sizeof(c->pf), "%s", pf->fn.bdf);
+	c->vf = vf->index;
+	snprintf(c->before, sizeof(c->before), "%s", nd->name);
+	snprintf(c->after, sizeof(c->after), "%s", req->name);
+	return rename_steps(p, kernel_of(n, req), nd->name, req->name, fn_is_up(nd));
+}
+
+/* Any netdev, by name: the rename path without the VF around it. */
+static int plan_link_rename(struct sys *s, const struct node *n, const struct action_req *req,
+			    struct plan *p, struct err *e)
+{
+	struct sys_link *links = NULL, *l = NULL;
+	size_t nl = 0;
+	int r;
+
+	if ((r = action_check_ifname(req->name, e)) < 0)
+		return r;
+	if ((r = sys_link_dump(s, &links, &nl, e)) < 0)
+		return r;
+	for (size_t i = 0; i < nl && !l; i++)
+		if (!strcmp(links[i].name, req->target))
+			l = &links[i];
+	if (!l) {
+		sys_links_free(links, nl);
+		return err_setx(e, ENODEV, "no link '%s'", req->target);
+	}
+	int ifindex = l->ifindex;
+	bool up = l->flags & IFF_UP;
+	sys_links_free(links, nl);
+	snprintf(p->summary, sizeof(p->summary), "rename '%s' -> '%s'", req->target, req->name);
+	if (!strcmp(req->target, req->name))
+		return 0;
+	if ((r = name_check_free(s, n, req->name, ifindex, e)) < 0)
+		return r;
+	struct change *c = plan_add_change(p, CHANGE_NAME);
+	if (!c)
+		return -ENOMEM;
+	c->ifindex = ifindex;
+	snprintf(c->before, sizeof(c->before), "%s", req->target);
+	snprintf(c->after, sizeof(c->after), "%s", req->name);
+	return rename_steps(p, kernel_of(n, req), req->target, req->name, up);
+}
+
+static int plan_state(struct sys *s, const struct node *n, const struct action_req *req,
+		      struct plan *p, struct err *e)
+{
+	static const char *const policy[] = {"Follow", "Up", "Down"}; /* MOFED's words */
+	const struct pf *pf;
+	const struct vf *vf;
+	const char *name = plan_link_state_name(req->state);
+
+	if (!name)
+		return err_setx(e, EINVAL, "the link state is auto, enable or disable");
+	if (action_resolve(n, req->target, &pf, &vf) < 0)
+		return err_setx(e, ENODEV, "no VF '%s' on this node", req->target);
+	if (!vf)
+		return err_setx(e, EINVAL, "'%s' is a PF; the link state is set per VF",
+				req->target);
+	snprintf(p->subject, sizeof(p->subject), "%s", vf->fn.bdf);
+	snprintf(p->summary, sizeof(p->summary), "set the link state of VF %u of %s (%s) to %s",
+		 vf->index, pf->fn.bdf, vf->fn.bdf, name);
+	if (action_vf_pod(vf) && !req->force)
+		return action_refuse_pod(vf, "change its link state", e);
+	const struct kval *cur = &vf->admin.link_state;
+	const char *before = cur->known ? plan_link_state_name((int)cur->v) : NULL;
+	if (!before && vf->admin.mofed_policy)
+		for (int i = 0; i < 3; i++)
+			if (!strcmp(vf->admin.mofed_policy, policy[i]))
+				before = plan_link_state_name(i);
+	if (before && !strcmp(before, name))
+		return 0;
+	struct change *c = plan_add_change(p, CHANGE_LINK_STATE);
+	if (!c)
+		return -ENOMEM;
+	snprintf(c->bdf, sizeof(c->bdf), "%s", vf->fn.bdf);
+	snprintf(c->pf, sizeof(c->pf), "%s", pf->fn.bdf);
+	c->vf = vf->index;
+	snprintf(c->before, sizeof(c->before), "%s", before ? before : "");
+	snprintf(c->after, sizeof(c->after), "%s", name);
+	if (req->state == IFLA_VF_LINK_STATE_DISABLE) {
+		p->destructive = true;
+		plan_note(p, "the VF's link goes down whatever the port does");
+	}
+	if (vf->admin.mofed) {
+		char path[128], desc[96];
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/sriov/%u/policy", pf->fn.bdf,
+			 vf->index);
+		snprintf(desc, sizeof(desc), "set the MLNX_OFED policy of VF %u to %s", vf->index,
+			 policy[req->state]);
+		return plan_write(p, path, policy[req->state], desc);
+	}
+	if (!pf->fn.n_netdevs)
+		return err_setx(e, ENODEV, "PF %s has no netdev to set the VF link state on",
+				pf->fn.bdf);
+	if (!vf->admin.netlink_known || !vf->admin.link_state.known)
+		plan_note(p,
+			  "the driver of %s reports no VF link state: it may not support "
+			  "setting one",
+			  pf->fn.bdf);
+	return plan_vf_state(p, pf->fn.netdevs[0].name, vf->index, req->state);
+}
+
+static const char *action_name(enum action_kind k)
+{
+	switch (k) {
+	case ACTION_CREATE:
+		return "vf create";
+	case ACTION_RENAME:
+		return "vf rename";
+	case ACTION_GUID:
+		return "vf guid";
+	case ACTION_ASSIGN_ALL:
+		return "vf assign-guids";
+	case ACTION_STATE:
+		return "vf state";
+	case ACTION_RENAME_LINK:
+		return "link rename";
+	}
+	return "?";
+}
+
+int action_plan(struct sys *s, const struct node *n, const struct action_req *req,
+		struct plan **ret, struct err *e)
+{
+	struct plan *p;
+	int r = plan_new(action_name(req->kind), req->target, &p);
+	if (r < 0)
+		return err_set(e, -r, "cannot make a plan");
+	switch (req->kind) {
+	case ACTION_CREATE:
+		r = plan_create(s, n, req, p, e);
+		break;
+	case ACTION_RENAME:
+		r = plan_vf_rename(s, n, req, p, e);
+		break;
+	case ACTION_RENAME_LINK:
+		r = plan_link_rename(s, n, req, p, e);
+		break;
+	case ACTION_GUID:
+		r = actions_plan_guid(s, n, req, p, e);
+		break;
+	case ACTION_ASSIGN_ALL:
+		r = actions_plan_assign_all(s, n, req, p, e);
+		break;
+	case ACTION_STATE:
+		r = plan_state(s, n, req, p, e);
+		break;
+	default:
+		r = err_setx(e, EINVAL, "unknown action %d", (int)req->kind);
+	}
+	if (r == -ENOMEM && !e->msg[0])
+		err_set(e, ENOMEM, "cannot make a plan");
+	if (r < 0) {
+		plan_free(p);
+		return r;
+	}
+	p->undo_of = req->undo_of;
+	if (!p->n_steps)
+		p->result = PLAN_NOTHING;
+	*ret = p;
+	return 0;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/* Operator actions on VFs: each request becomes a plan (core/plan.h) that is
+ * previewed, checked, applied, verified and journaled.
+ *
+ *   struct action_req req = {.kind = ACTION_RENAME, .target = "ib3", .name = "ibp24s0v3"};
+ *   action_plan(s, node, &req, &plan, &e);   // refuses bad input, node untouched
+ *   ... show plan_to_json(plan), ask ...
+ *   action_apply(s, plan, &after, &e);       // privilege, re-check, steps, verify, journal
+ *
+ * Preconditions are checked when the plan is made and again, on a freshly
+ * read node, when it is applied: a plan whose steps would differ by then is
+ * refused (the node changed since the preview).
+ *
+ * GUIDs for --assign-all (ACTION_ASSIGN_ALL), one deterministic scheme, the
+ * same GUID for a VF's node and port:
+ *   with a prefix P (5 bytes, "00:11:22:33:44"):
+ *       P0:P1:P2:P3:P4:BB:DF:VV    BB = the PF's PCI bus, DF = its device << 3 |
+ *                                  function, VV = the VF index (< 256)
+ *       so VF 3 of PF 0000:18:00.0 gets 00:11:22:33:44:18:00:03;
+ *   without one, from the PF's node GUID G:
+ *       02:G3:G4:G5:G6:G7:VH:VL    G3..G7 = the low 40 bits of G, VH:VL = the VF
+ *                                  index (16 bits); 0x02 in the first byte is the
+ *                                  EUI-64 "locally administered" bit, so the GUID
+ *                                  cannot be any vendor-assigned GUID, and two PFs
+ *                                  (whose G are unique) never share a VF GUID.
+ * Every VF whose node or port GUID is zero, or equal to a GUID of another
+ * function on the node, gets one; a VF bound to a pod is skipped unless forced.
+ * The new GUIDs are checked against every GUID left on the node. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "node.h"
+#include "plan.h"
+
+enum action_kind {
+	ACTION_CREATE,	    /* set a PF's VF count (through 0); count 0 destroys them */
+	ACTION_RENAME,	    /* rename a VF's netdev */
+	ACTION_GUID,	    /* set a VF's node and/or port GUID */
+	ACTION_ASSIGN_ALL,  /* unique GUIDs for every VF with zero or duplicate GUIDs */
+	ACTION_STATE,	    /* a VF's link-state policy */
+	ACTION_RENAME_LINK, /* rename any netdev (the rename of a VF without the VF) */
+};
+
+#define ACTION_TIMEOUT_S 30
+
+struct action_req {
+	enum action_kind kind;
+	char target[64]; /* PF or VF: BDF (0000:18:00.1 or 18:00.1), netdev or ibdev */
+	unsigned int count;
+	char name[SYS_IFNAMSIZ];
+	bool set_node, set_port;
+	uint64_t node_guid, port_guid;
+	bool has_prefix;
+	uint64_t prefix;	/* the 40-bit prefix, right-aligned */
+	int state;		/* IFLA_VF_LINK_STATE_* */
+	bool force;		/* act on VFs bound to pods */
+	unsigned int timeout_s; /* waits; 0 = ACTION_TIMEOUT_S */
+	long long undo_of;	/* set by journal_undo_req */
+	char kernel[64];	/* plan for this kernel release; "" = the node's */
+};
+
+/* Makes the plan for a request over a snapshot of the node. Refusals (bad
+ * or taken name, invalid or duplicate GUID, VF bound to a pod, unknown
+ * target) return -EINVAL, -EEXIST, -EBUSY or -ENODEV with one line in e. A
+ * plan with no steps means the node already is as asked. */
+int action_plan(struct sys *s, const struct node *n, const struct action_req *req,
+		struct plan **ret, struct err *e);
+
+/* Checks privilege (root or CAP_NET_ADMIN, as the steps need) before
+ * anything, re-reads the node and re-makes the plan (refusing when its steps
+ * changed), runs the steps, stops at the first failure, re-reads the node and
+ * verifies each change, then appends the plan to the journal. The plan keeps
+ * each step's status and the result. *ret_after (may be NULL) gets the node
+ * as re-read after the steps. Returns 0 when the plan ran and verified. */
+int action_apply(struct sys *s, struct plan *p, const struct action_req *req,
+		 struct node **ret_after, struct err *e);
+
+/* Privilege for the plan's steps: 0, or -EPERM with the reason in e. */
+int action_check_privilege(const struct plan *p, struct err *e);
+
+/* The VF's pod binding as the refusal sees it: NULL when the VF is free (no
+ * binding, or only a stale checkpoint entry). */
+const struct pod_binding *action_vf_pod(const struct vf *vf);
+
+/* Finds a PF or VF by BDF ("0000:18:00.1" or "18:00.1"), netdev or altname,
+ * or ibdev. *ret_vf is NULL when the name is a PF. */
+int action_resolve(const struct node *n, const char *name, const struct pf **ret_pf,
+		   const struct vf **ret_vf);
+
+/* Whether name can be an interface name (IFNAMSIZ, no '/', ':', spaces, not
+ * "." or ".."): 0 or -EINVAL with the reason in e. */
+int action_check_ifname(const char *name, struct err *e);
+
+/* Parses the --prefix of assign-all: 5 bytes as "00:11:22:33:44" or
+ * "0x0011223344". */
+int action_parse_prefix(const char *s, uint64_t *ret);
+/* The GUID the assign-all scheme gives VF vf of pf (see above). */
+int action_scheme_guid(const struct pf *pf, unsigned int vf, bool has_prefix, uint64_t prefix,
+		       uint64_t *ret);
+
+/* Kernel release "6.1.0-18-amd64" older than major.minor? Unknown is old. */
+bool action_kernel_older(const char *release, int major, int minor);
+
+/* Internal to the actions: GUID plans (core/actions_guid.c), and the refusal
+ * for a VF bound to a pod (-EBUSY, naming the pod). */
+int action_refuse_pod(const struct vf *vf, const char *what, struct err *e);
+int actions_plan_guid(struct sys *s, const struct node *n, const struct action_req *req,
+		      struct plan *p, struct err *e);
+int actions_plan_assign_all(struct sys *s, const struct node *n, const struct action_req *req,
+			    struct plan *p, struct err *e);

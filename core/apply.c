@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: MIT
+/* Applying a plan: privilege first, then a fresh look at the node (the plan
+ * must still be the same), the steps in order until one fails, a re-read of
+ * the node to verify each change, and the journal entry. */
+#include "actions.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/capability.h>
+
+#include "guid.h"
+#include "journal.h"
+
+static bool cap_effective(int cap)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct d[2];
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &h, d) < 0)
+		return false;
+	return d[cap / 32].effective & (1u << (cap % 32));
+}
+
+int action_check_privilege(const struct plan *p, struct err *e)
+{
+	bool sysfs = false, netlink = false;
+	for (size_t i = 0; i < p->n_steps; i++)
+		switch (p->steps[i].kind) {
+		case STEP_WRITE:
+		case STEP_BIND:
+		case STEP_UNBIND:
+			sysfs = true;
+			break;
+		case STEP_WAIT_VFS:
+		case STEP_WAIT_NETDEV:
+			break;
+		default:
+			netlink = true;
+		}
+	if (netlink && !cap_effective(CAP_NET_ADMIN))
+		return err_setx(e, EPERM,
+				"'%s' needs CAP_NET_ADMIN to change links: run it as root "
+				"(nothing was changed)",
+				p->action);
+	if (sysfs && geteuid() != 0 && !cap_effective(CAP_DAC_OVERRIDE))
+		return err_setx(e, EPERM,
+				"'%s' needs root to write to sysfs: run it as root (nothing was "
+				"changed)",
+				p->action);
+	return 0;
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The first entry of a function's net/ (or infiniband/) directory. */
+static int fn_child(struct sys *s, const char *bdf, const char *sub, char *buf, size_t size)
+{
+	char path[128], **names;
+	size_t n;
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", bdf, sub);
+	int r = sys_list(s, path, &names, &n);
+	if (r < 0)
+		return r;
+	r = n ? 0 : -ENOENT;
+	if (n)
+		snprintf(buf, size, "%s", names[0]);
+	sys_list_free(names, n);
+	return r;
+}
+
+/* One poll of a wait: 0 when done, else what is still missing in why. */
+static int wait_poll(struct sys *s, const struct step *st, char *why, size_t size)
+{
+	char path[160], buf[64];
+	if (st->kind == STEP_WAIT_VFS && st->count == 0) {
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/virtfn0", st->bdf);
+		if (sys_exists(s, path) == 0) {
+			snprintf(why, size, "%s still has VFs", st->bdf);
+			return -EAGAIN;
+		}
+		return 0;
+	}
+	unsigned int n = st->kind == STEP_WAIT_VFS ? st->count : 1;
+	for (unsigned int i = 0; i < n; i++) {
+		char bdf[64];
+		if (st->kind == STEP_WAIT_VFS) {
+			snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/virtfn%u", st->bdf,
+				 i);
+			if (sys_readlink_name(s, path, bdf, sizeof(bdf)) <= 0) {
+				snprintf(why, size, "VF %u of %s does not exist", i, st->bdf);
+				return -EAGAIN;
+			}
+		} else {
+			snprintf(bdf, sizeof(bdf), "%s", st->bdf);
+			snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", bdf);
+			if (sys_exists(s, path) < 0) {
+				snprintf(why, size, "%s is gone from the node", bdf);
+				return -ENODEV;
+			}
+		}
+		if (st->want_netdev && fn_child(s, bdf, "net", buf, sizeof(buf)) < 0) {
+			snprintf(why, size, "%s has no netdev", bdf);
+			return -EAGAIN;
+		}
+		if (st->want_ibdev && fn_child(s, bdf, "infiniband", buf, sizeof(buf)) < 0) {
+			snprintf(why, size, "%s has no RDMA device", bdf);
+			return -EAGAIN;
+		}
+	}
+	return 0;
+}
+
+static int run_wait(struct sys *s, struct step *st, struct err *e)
+{
+	char why[160] = "";
+	long long deadline = now_ms() + (long long)(st->timeout_s ? st->timeout_s : 30) * 1000;
+	for (;;) {
+		int r = wait_poll(s, st, why, sizeof(why));
+		if (r == 0)
+			return 0;
+		if (r != -EAGAIN)
+			return err_setx(e, -r, "%s", why);
+		if (now_ms() >= deadline)
+			return err_setx(e, ETIMEDOUT, "%s after %u s", why, st->timeout_s);
+		sleep_ms(50);
+	}
+}
+
+static bool link_is_up(struct sys *s, const char *ifname)
+{
+	char path[64 + SYS_IFNAMSIZ], buf[32];
+	plan_fmt(path, sizeof(path), "/sys/class/net/%s/flags", ifname);
+	return sys_read_attr(s, path, buf, sizeof(buf)) > 0 && (strtoul(buf, NULL, 0) & IFF_UP);
+}
+
+/* After a rebind: the function's netdev gets its old name back. */
+static int run_rename_fn(struct sys *s, struct step *st, struct err *e)
+{
+	char cur[64];
+	int r = fn_child(s, st->bdf, "net", cur, sizeof(cur));
+	if (r < 0)
+		return err_set(e, -r, "%s has no netdev to rename", st->bdf);
+	if (!strcmp(cur, st->newname)) {
+		snprintf(st->detail, sizeof(st->detail), "already '%s'", cur);
+		return 0;
+	}
+	bool cycle = st->down_up && link_is_up(s, cur);
+	if (cycle && (r = sys_link_set_up(s, cur, false, e)) < 0)
+		return r;
+	r = sys_link_rename(s, cur, st->newname, e);
+	if (r < 0 && fn_child(s, st->bdf, "net", cur, sizeof(cur)) == 0 &&
+	    !strcmp(cur, st->newname))
+		r = 0; /* udev's .link file got there first */
+	if (r < 0)
+		return r;
+	if (cycle && (r = sys_link_set_up(s, st->newname, true, e)) < 0)
+		return r;
+	snprintf(st->detail, sizeof(st->detail), "'%s' -> '%s'%s", cur, st->newname,
+		 cycle ? " (down, rename, up)" : "");
+	return 0;
+}
+
+static int run_step(struct sys *s, struct step *st, struct err *e)
+{
+	switch (st->kind) {
+	case STEP_WRITE:
+	case STEP_BIND:
+	case STEP_UNBIND:
+		return sys_write(s, st->path, st->value, e);
+	case STEP_LINK_DOWN:
+	case STEP_LINK_UP:
+		return sys_link_set_up(s, st->ifname, st->kind == STEP_LINK_UP, e);
+	case STEP_RENAME:
+		return sys_link_rename(s, st->ifname, st->newname, e);
+	case STEP_RENAME_FN:
+		return run_rename_fn(s, st, e);
+	case STEP_VF_GUID:
+		return sys_vf_set_guid(s, st->ifname, st->vf, st->guid_kind, st->guid, e);
+	case STEP_VF_STATE:
+		return sys_vf_set_link_state(s, st->ifname, st->vf, st->state, e);
+	case STEP_WAIT_VFS:
+	case STEP_WAIT_NETDEV:
+		return run_wait(s, st, e);
+	}
+	return err_setx(e, EINVAL, "unknown step kind %d", (int)st->kind);
+}
+
+static const struct fn *find_fn(const struct node *n, const char *bdf, const struct vf **ret_vf)
+{
+	*ret_vf = NULL;
+	for (size_t i = 0; i < n->n_pfs; i++) {
+		if (!strcmp(n->pfs[i].fn.bdf, bdf))
+			return &n->pfs[i].fn;
+		for (size_t j = 0; j < n->pfs[i].n_vfs; j++)
+			if (!strcmp(n->pfs[i].vfs[j].fn.bdf, bdf)) {
+				*ret_vf = &n->pfs[i].vfs[j];
+				return &n->pfs[i].vfs[j].fn;
+			}
+	}
+	return NULL;
+}
+
+static void verify_guid(struct change *c, struct kguid eff, struct kguid admin)
+{
+	char t[GUID_STRLEN];
+	struct kguid g = eff.known ? eff : admin;
+	if (!g.known) {
+		snprintf(c->verify, sizeof(c->verify), "the %s cannot be read back",
+			 change_kind_name(c->kind));
+		return;
+	}
+	guid_format_colon(g.v, t);
+	c->verified = !strcmp(t, c->after);
+	if (!c->verified)
+		snprintf(c->verify, sizeof(c->verify), "the %s %s is %s",
+			 eff.known ? "" : "administrative", change_kind_name(c->kind), t);
+}
+
+static void verify_change(struct sys *s, const struct node *n, struct change *c)
+{
+	const struct vf *vf = NULL;
+	const struct fn *f = c->bdf[0] ? find_fn(n, c->bdf, &vf) : NULL;
+	if (c->bdf[0] && !f && !(c->kind == CHANGE_NUMVFS)) {
+		snprintf(c->verify, sizeof(c->verify), "%s is gone from the node", c->bdf);
+		return;
+	}
+	switch (c->kind) {
+	case CHANGE_NUMVFS: {
+		const struct pf *pf = node_find_pf(n, c->bdf);
+		long long want = atoll(c->after);
+		c->verified = pf && pf->numvfs.known && pf->numvfs.v == want &&
+			      (long long)pf->n_vfs == want;
+		if (!c->verified)
+			snprintf(c->verify, sizeof(c->verify),
+				 "%s has %lld VFs (sriov_numvfs %lld)", c->bdf,
+				 pf ? (long long)pf->n_vfs : -1LL,
+				 pf && pf->numvfs.known ? (long long)pf->numvfs.v : -1LL);
+		break;
+	}
+	case CHANGE_NAME:
+		if (f) {
+			for (size_t i = 0; i < f->n_netdevs && !c->verified; i++)
+				c->verified = !strcmp(f->netdevs[i].name, c->after);
+			if (!c->verified)
+				snprintf(c->verify, sizeof(c->verify), "%s's netdev is '%s'",
+					 c->bdf, f->n_netdevs ? f->netdevs[0].name : "(none)");
+		} else {
+			char path[64 + SYS_IFNAMSIZ], buf[32];
+			plan_fmt(path, sizeof(path), "/sys/class/net/%s/ifindex", c->after);
+			c->verified = sys_read_attr(s, path, buf, sizeof(buf)) > 0 &&
+				      atoi(buf) == c->ifindex;
+			if (!c->verified)
+				snprintf(c->verify, sizeof(c->verify), "link %d is not named '%s'",
+					 c->ifindex, c->after);
+		}
+		break;
+	case CHANGE_NODE_GUID:
+		verify_guid(c, vf ? vf->node_guid : (struct kguid){0},
+			    vf ? vf->admin.node_guid : (struct kguid){0});
+		break;
+	case CHANGE_PORT_GUID:
+		verify_guid(c, vf ? vf->port_guid : (struct kguid){0},
+			    vf ? vf->admin.port_guid : (struct kguid){0});
+		break;
+	case CHANGE_LINK_STATE: {
+		static const char *const policy[] = {"Follow", "Up", "Down"};
+		const char *got = NULL;
+		if (vf && vf->admin.link_state.known)
+			got = plan_link_state_name((int)vf->admin.link_state.v);
+		for (int i = 0; vf && !got && vf->admin.mofed_policy && i < 3; i++)
+			if (!strcmp(vf->admin.mofed_policy, policy[i]))
+				got = plan_link_state_name(i);
+		c->verified = got && !strcmp(got, c->after);
+		if (!c->verified)
+			snprintf(c->verify, sizeof(c->verify), "the link state is %s",
+				 got ? got : "unknown");
+		break;
+	}
+	}
+}
+
+/* The plan made again on the node as it is now must have the same steps. */
+static int recheck(struct sys *s, const struct plan *p, const struct action_req *req, struct err *e)
+{
+	struct node *n;
+	struct plan *again;
+	int r = node_discover(s, &n, e);
+	if (r < 0)
+		return r;
+	r = action_plan(s, n, req, &again, e);
+	node_free(n);
+	if (r < 0)
+		return r;
+	bool same = again->n_steps == p->n_steps;
+	for (size_t i = 0; same && i < p->n_steps; i++)
+		same = !strcmp(again->steps[i].cmd, p->steps[i].cmd);
+	plan_free(again);
+	if (!same)
+		return err_setx(e, ESTALE,
+				"the node changed since this plan was made: look at the new plan "
+				"(nothing was changed)");
+	return 0;
+}
+
+int action_apply(struct sys *s, struct plan *p, const struct action_req *req,
+		 struct node **ret_after, struct err *e)
+{
+	struct node *after = NULL;
+	int r;
+
+	if (!p->n_steps) {
+		p->result = PLAN_NOTHING;
+		return 0;
+	}
+	if ((r = action_check_privilege(p, e)) < 0 || (r = recheck(s, p, req, e)) < 0) {
+		p->result = PLAN_REFUSED;
+		snprintf(p->error, sizeof(p->error), "%s", e->msg);
+		return r;
+	}
+	for (size_t i = 0; i < p->n_steps; i++) {
+		struct step *st = &p->steps[i];
+		struct err se = {{0}};
+		if ((r = run_step(s, st, &se)) < 0) {
+			st->status = STEP_FAILED;
+			snprintf(st->error, sizeof(st->error), "%s", se.msg);
+			p->failed_step = (int)i;
+			p->result = PLAN_FAILED;
+			plan_fmt(p->error, sizeof(p->error), "step %zu of %zu failed (%s): %s",
+				 i + 1, p->n_steps, st->cmd, se.msg);
+			break;
+		}
+		st->status = STEP_OK;
+	}
+	struct err de = {{0}};
+	if (node_discover(s, &after, &de) == 0) {
+		for (size_t i = 0; i < p->n_changes; i++)
+			verify_change(s, after, &p->changes[i]);
+	}
+	if (p->result != PLAN_FAILED) {
+		p->result = PLAN_OK;
+		for (size_t i = 0; i < p->n_changes && p->result == PLAN_OK; i++)
+			if (!p->changes[i].verified) {
+				p->result = PLAN_VERIFY_FAILED;
+				plan_fmt(p->error, sizeof(p->error),
+					 "every step ran, but the node disagrees: %s",
+					 after ? p->changes[i].verify : de.msg);
+			}
+	}
+	struct err je = {{0}};
+	if (journal_append(s, p, &je) < 0)
+		plan_fmt(p->journal_error, sizeof(p->journal_error), "%s", je.msg);
+	if (ret_after)
+		*ret_after = after;
+	else
+		node_free(after);
+	if (p->result == PLAN_OK)
+		return 0;
+	err_setx(e, EIO, "%s", p->error);
+	return p->result == PLAN_FAILED ? r : -EIO;
+}

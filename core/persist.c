@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: MIT
+/* systemd .link files and the oneshot unit that recreate the VF layout at
+ * boot (see persist.h). */
+#include "persist.h"
+
+#include <json-c/json.h>
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "actions.h"
+#include "guid.h"
+#include "plan.h"
+
+#define LINK_PREFIX "70-ibvf-"
+
+static void note(struct persist *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note(struct persist *p, const char *fmt, ...)
+{
+	if (p->n_notes >= PERSIST_NOTES_MAX)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(p->notes[p->n_notes++], sizeof(p->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
+static struct persist_file *add_file(struct persist *p, const char *subdir, const char *name)
+{
+	struct persist_file *f = realloc(p->files, (p->n_files + 1) * sizeof(*f));
+	if (!f)
+		return NULL;
+	p->files = f;
+	f = &p->files[p->n_files++];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->subdir, sizeof(f->subdir), "%s", subdir);
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	return f;
+}
+
+/* "ib3", "eth12": the kernel's enumerated names, which change with probe order. */
+static bool kernel_name(const char *name)
+{
+	size_t pre = !strncmp(name, "ib", 2) ? 2 : !strncmp(name, "eth", 3) ? 3 : 0;
+	if (!pre || !name[pre])
+		return false;
+	for (const char *c = name + pre; *c; c++)
+		if (!isdigit((unsigned char)*c))
+			return false;
+	return true;
+}
+
+/* The name a VF should keep: its netdev's, or the one it had on the host
+ * before it moved into a pod. */
+static const char *vf_name(const struct vf *vf)
+{
+	if (vf->fn.n_netdevs)
+		return vf->fn.netdevs[0].name;
+	if (vf->pod && vf->pod->host_ifname && *vf->pod->host_ifname)
+		return vf->pod->host_ifname;
+	return NULL;
+}
+
+static int link_file(struct persist *p, const struct pf *pf, const struct vf *vf)
+{
+	const char *name = vf_name(vf);
+	struct err e;
+	if (!name) {
+		note(p, "VF %u of %s (%s) has no netdev: no .link file", vf->index, pf->fn.bdf,
+		     vf->fn.bdf);
+		return 0;
+	}
+	if (kernel_name(name)) {
+		note(p,
+		     "VF %u of %s (%s) has the kernel name '%s', which changes from boot to "
+		     "boot: no .link file (give it a name with 'ibvf vf rename')",
+		     vf->index, pf->fn.bdf, vf->fn.bdf, name);
+		return 0;
+	}
+	if (action_check_ifname(name, &e) < 0) {
+		note(p, "VF %s: %s", vf->fn.bdf, e.msg);
+		return 0;
+	}
+	char fname[64];
+	snprintf(fname, sizeof(fname), LINK_PREFIX "%s.link", vf->fn.bdf);
+	for (char *c = fname; *c; c++)
+		if (*c == ':')
+			*c = '-';
+	struct persist_file *f = add_file(p, "systemd/network", fname);
+	if (!f || asprintf(&f->content,
+			   "# Written by 'ibvf persist': VF %u of %s keeps the name %s.\n"
+			   "[Match]\n"
+			   "Path=pci-%s\n"
+			   "\n"
+			   "[Link]\n"
+			   "Name=%s\n",
+			   vf->index, pf->fn.bdf, name, vf->fn.bdf, name) < 0) {
+		if (f)
+			f->content = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A growing string for the unit. */
+struct buf {
+	char *s;
+	size_t len;
+	bool failed;
+};
+
+static void put(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(struct buf *b, const char *fmt, ...)
+{
+	char *add;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&add, fmt, ap);
+	va_end(ap);
+	char *ns = n < 0 ? NULL : realloc(b->s, b->len + (size_t)n + 1);
+	if (!ns) {
+		if (n >= 0)
+			free(add);
+		b->failed = true;
+		return;
+	}
+	memcpy(ns + b->len, add, (size_t)n + 1);
+	b->s = ns;
+	b->len += (size_t)n;
+	free(add);
+}
+
+static bool guid_ok(struct kguid g)
+{
+	return g.known && g.v && g.v != UINT64_MAX;
+}
+
+static void unit_body(struct persist *p, const struct node *n, const struct persist_opts *o,
+		      struct buf *b)
+{
+	const char *modprobe = o->modprobe ? o->modprobe : "/usr/sbin/modprobe";
+	const char *udevadm = o->udevadm ? o->udevadm : "/usr/bin/udevadm";
+	char drivers[256] = "";
+
+	put(b,
+	    "# Written by 'ibvf persist' on %s: the SR-IOV layout to restore at boot.\n"
+	    "# Order: driver -> VFs -> GUIDs -> udev settle, all before the kubelet.\n"
+	    "[Unit]\n"
+	    "Description=ibvf: SR-IOV VFs and their GUIDs\n"
+	    "Documentation=man:systemd.link(5)\n"
+	    "DefaultDependencies=no\n"
+	    "After=local-fs.target systemd-modules-load.service systemd-udevd.service\n"
+	    "Wants=network-pre.target\n"
+	    "Before=network-pre.target kubelet.service shutdown.target\n"
+	    "Conflicts=shutdown.target\n"
+	    "\n"
+	    "[Service]\n"
+	    "Type=oneshot\n"
+	    "RemainAfterExit=yes\n"
+	    "TimeoutStartSec=900\n",
+	    n->hostname ? n->hostname : "this node");
+	for (size_t i = 0; i < n->n_pfs; i++) {
+		const char *d = n->pfs[i].fn.driver;
+		if (n->pfs[i].n_vfs && d && !strstr(drivers, d) &&
+		    strlen(drivers) + strlen(d) + 2 < sizeof(drivers)) {
+			if (*drivers)
+				strcat(drivers, " ");
+			strcat(drivers, d);
+		}
+	}
+	if (*drivers)
+		put(b, "ExecStart=%s -a %s\n", modprobe, drivers);
+	put(b, "ExecStart=%s settle --timeout=60\n", udevadm);
+	for (size_t i = 0; i < n->n_pfs; i++) {
+		const struct pf *pf = &n->pfs[i];
+		if (pf->sriov && pf->n_vfs)
+			put(b, "ExecStart=%s vf create %s %zu --yes --timeout 120\n", o->ibvf,
+			    pf->fn.bdf, pf->n_vfs);
+	}
+	put(b, "# --force: before the kubelet runs no pod holds a VF, whatever CNI caches\n"
+	       "# left from before the reboot say.\n");
+	for (size_t i = 0; i < n->n_pfs; i++)
+		for (size_t j = 0; j < n->pfs[i].n_vfs; j++) {
+			const struct vf *vf = &n->pfs[i].vfs[j];
+			char ng[GUID_STRLEN], pg[GUID_STRLEN];
+			if (!vf->fn.n_rdmas && !vf->node_guid.known && !vf->port_guid.known)
+				continue; /* not an RDMA VF: no GUIDs to keep */
+			if (!guid_ok(vf->node_guid) || !guid_ok(vf->port_guid)) {
+				note(p,
+				     "VF %u of %s (%s) has no valid GUIDs to persist (fix them "
+				     "with "
+				     "'ibvf vf guid --assign-all')",
+				     vf->index, n->pfs[i].fn.bdf, vf->fn.bdf);
+				continue;
+			}
+			guid_format_colon(vf->node_guid.v, ng);
+			guid_format_colon(vf->port_guid.v, pg);
+			put(b, "ExecStart=%s vf guid %s --node %s --port %s --yes --force\n",
+			    o->ibvf, vf->fn.bdf, ng, pg);
+		}
+	put(b,
+	    "ExecStart=%s settle --timeout=60\n"
+	    "\n"
+	    "[Install]\n"
+	    "WantedBy=multi-user.target\n",
+	    udevadm);
+}
+
+int persist_build(const struct node *n, const struct persist_opts *o, struct persist **ret,
+		  struct err *e)
+{
+	if (!o->ibvf || o->ibvf[0] != '/')
+		return err_setx(e, EINVAL, "the unit needs the absolute path of ibvf");
+	struct persist *p = calloc(1, sizeof(*p));
+	if (!p)
+		return err_set(e, ENOMEM, "cannot build the files");
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < n->n_pfs; i++)
+		for (size_t j = 0; r == 0 && j < n->pfs[i].n_vfs; j++)
+			r = link_file(p, &n->pfs[i], &n->pfs[i].vfs[j]);
+	struct buf b = {0};
+	if (r == 0)
+		unit_body(p, n, o, &b);
+	struct persist_file *f =
+		r == 0 && !b.failed ? add_file(p, "systemd/system", PERSIST_UNIT) : NULL;
+	if (!f) {
+		free(b.s);
+		persist_free(p);
+		return err_set(e, ENOMEM, "cannot build the files");
+	}
+	f->content = b.s;
+	*ret = p;
+	return 0;
+}
+
+void persist_free(struct persist *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_files; i++)
+		free(p->files[i].content);
+	free(p->files);
+	free(p);
+}
+
+static int mkdir_p(const char *dir)
+{
+	char tmp[PATH_MAX];
+	if (plan_fmt(tmp, sizeof(tmp), "%s/", dir) < 0)
+		return -ENAMETOOLONG;
+	for (char *c = tmp + 1; *c; c++) {
+		if (*c != '/')
+			continue;
+		*c = '\0';
+		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*c = '/';
+	}
+	return 0;
+}
+
+static int write_atomic(const char *dir, const struct persist_file *f, struct err *e)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	int r;
+	if ((r = mkdir_p(dir)) < 0)
+		return err_set(e, -r, "cannot make the directory '%s'", dir);
+	if (plan_fmt(path, sizeof(path), "%s/%s", dir, f->name) < 0 ||
+	    plan_fmt(tmp, sizeof(tmp), "%s/.%s.tmp", dir, f->name) < 0)
+		return err_setx(e, ENAMETOOLONG, "path too long under '%s'", dir);
+	FILE *out = fopen(tmp, "we");
+	if (!out)
+		return err_set(e, errno, "cannot write '%s'", tmp);
+	fputs(f->content, out);
+	if (fclose(out) != 0) {
+		r = err_set(e, errno, "cannot write '%s'", tmp);
+		unlink(tmp);
+		return r;
+	}
+	if (rename(tmp, path) < 0) {
+		r = err_set(e, errno, "cannot rename '%s' to '%s'", tmp, path);
+		unlink(tmp);
+		return r;
+	}
+	return 0;
+}
+
+/* 70-ibvf-*.link files in dir that this run did not write. */
+static void remove_stale(const struct persist *p, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		if (strncmp(de->d_name, LINK_PREFIX, strlen(LINK_PREFIX)) || len < 5 ||
+		    strcmp(de->d_name + len - 5, ".link"))
+			continue;
+		bool ours = false;
+		for (size_t i = 0; i < p->n_files && !ours; i++)
+			ours = !strcmp(p->files[i].name, de->d_name);
+		if (!ours)
+			unlinkat(dirfd(d), de->d_name, 0);
+	}
+	closedir(d);
+}
+
+static void file_dir(const struct persist_file *f, const char *root, const char *outdir,
+		     char dir[static PATH_MAX])
+{
+	if (outdir)
+		plan_fmt(dir, PATH_MAX, "%s", outdir);
+	else
+		plan_fmt(dir, PATH_MAX, "%s/etc/%s", strcmp(root, "/") ? root : "", f->subdir);
+}
+
+int persist_write(const struct persist *p, const char *root, const char *outdir, struct err *e)
+{
+	char dir[PATH_MAX];
+	for (size_t i = 0; i < p->n_files; i++) {
+		const struct persist_file *f = &p->files[i];
+		file_dir(f, root, outdir, dir);
+		int r = write_atomic(dir, f, e);
+		if (r < 0)
+			return r;
+	}
+	if (!outdir) {
+		snprintf(dir, sizeof(dir), "%s/etc/systemd/network", strcmp(root, "/") ? root : "");
+		remove_stale(p, dir);
+	}
+	return 0;
+}
+
+struct json_object *persist_to_json(const struct persist *p, const char *root, const char *outdir)
+{
+	struct json_object *o = json_object_new_object(), *files = json_object_new_array(),
+			   *notes = json_object_new_array();
+	char dir[PATH_MAX], path[PATH_MAX];
+	for (size_t i = 0; i < p->n_files; i++) {
+		struct json_object *f = json_object_new_object();
+		file_dir(&p->files[i], root, outdir, dir);
+		plan_fmt(path, sizeof(path), "%s/%s", dir, p->files[i].name);
+		json_object_object_add(f, "path", json_object_new_string(path));
+		json_object_object_add(f, "content", json_object_new_string(p->files[i].content));
+		json_object_array_add(files, f);
+	}
+	for (size_t i = 0; i < p->n_notes; i++)
+		json_object_array_add(notes, json_object_new_string(p->notes[i]));
+	json_object_object_add(o, "files", files);
+	json_object_object_add(o, "notes", notes);
+	return o;
+}

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+/* Plans and their steps: construction, the shell equivalent of each step,
+ * and the JSON form. */
+#include "plan.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/if_link.h>
+
+#include "guid.h"
+
+#define STEPS_MAX 4096
+
+int plan_new(const char *action, const char *subject, struct plan **ret)
+{
+	struct plan *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	snprintf(p->action, sizeof(p->action), "%s", action);
+	snprintf(p->subject, sizeof(p->subject), "%s", subject ? subject : "");
+	p->failed_step = -1;
+	*ret = p;
+	return 0;
+}
+
+void plan_free(struct plan *p)
+{
+	if (!p)
+		return;
+	free(p->steps);
+	free(p->changes);
+	free(p);
+}
+
+struct step *plan_add_step(struct plan *p, enum step_kind kind)
+{
+	if (p->n_steps >= STEPS_MAX)
+		return NULL;
+	struct step *s = realloc(p->steps, (p->n_steps + 1) * sizeof(*s));
+	if (!s)
+		return NULL;
+	p->steps = s;
+	s = &p->steps[p->n_steps++];
+	memset(s, 0, sizeof(*s));
+	s->kind = kind;
+	return s;
+}
+
+struct change *plan_add_change(struct plan *p, enum change_kind kind)
+{
+	struct change *c = realloc(p->changes, (p->n_changes + 1) * sizeof(*c));
+	if (!c)
+		return NULL;
+	p->changes = c;
+	c = &p->changes[p->n_changes++];
+	memset(c, 0, sizeof(*c));
+	c->kind = kind;
+	return c;
+}
+
+void plan_note(struct plan *p, const char *fmt, ...)
+{
+	if (p->n_notes >= PLAN_NOTES_MAX)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(p->notes[p->n_notes++], sizeof(p->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
+int plan_fmt(char *dst, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(dst, size, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+#define SET(field, ...) plan_fmt(field, sizeof(field), __VA_ARGS__)
+
+int plan_write(struct plan *p, const char *path, const char *value, const char *desc)
+{
+	struct step *s = plan_add_step(p, STEP_WRITE);
+	if (!s)
+		return -ENOMEM;
+	SET(s->path, "%s", path);
+	SET(s->value, "%s", value);
+	SET(s->desc, "%s", desc);
+	SET(s->cmd, "echo %s > %s", value, path);
+	return 0;
+}
+
+static int bind_step(struct plan *p, enum step_kind kind, const char *driver, const char *bdf)
+{
+	const char *verb = kind == STEP_BIND ? "bind" : "unbind";
+	struct step *s = plan_add_step(p, kind);
+	if (!s)
+		return -ENOMEM;
+	SET(s->path, "/sys/bus/pci/drivers/%s/%s", driver, verb);
+	SET(s->value, "%s", bdf);
+	SET(s->bdf, "%s", bdf);
+	SET(s->desc, "%s %s %s %s", verb, bdf, kind == STEP_BIND ? "to" : "from", driver);
+	SET(s->cmd, "echo %s > %s", bdf, s->path);
+	return 0;
+}
+
+int plan_unbind(struct plan *p, const char *driver, const char *bdf)
+{
+	return bind_step(p, STEP_UNBIND, driver, bdf);
+}
+
+int plan_bind(struct plan *p, const char *driver, const char *bdf)
+{
+	return bind_step(p, STEP_BIND, driver, bdf);
+}
+
+int plan_link_up(struct plan *p, const char *ifname, bool up)
+{
+	struct step *s = plan_add_step(p, up ? STEP_LINK_UP : STEP_LINK_DOWN);
+	if (!s)
+		return -ENOMEM;
+	SET(s->ifname, "%s", ifname);
+	SET(s->desc, "set '%s' %s", ifname, up ? "up" : "down");
+	SET(s->cmd, "ip link set dev %s %s", ifname, up ? "up" : "down");
+	return 0;
+}
+
+int plan_rename(struct plan *p, const char *ifname, const char *newname)
+{
+	struct step *s = plan_add_step(p, STEP_RENAME);
+	if (!s)
+		return -ENOMEM;
+	SET(s->ifname, "%s", ifname);
+	SET(s->newname, "%s", newname);
+	SET(s->desc, "rename '%s' to '%s'", ifname, newname);
+	SET(s->cmd, "ip link set dev %s name %s", ifname, newname);
+	return 0;
+}
+
+int plan_rename_fn(struct plan *p, const char *bdf, const char *newname, bool down_up)
+{
+	struct step *s = plan_add_step(p, STEP_RENAME_FN);
+	if (!s)
+		return -ENOMEM;
+	SET(s->bdf, "%s", bdf);
+	SET(s->newname, "%s", newname);
+	s->down_up = down_up;
+	SET(s->desc, "give %s's new netdev its name '%s' back%s", bdf, newname,
+	    down_up ? " (down, rename, up)" : "");
+	SET(s->cmd, "ip link set dev \"$(ls /sys/bus/pci/devices/%s/net)\" name %s", bdf, newname);
+	return 0;
+}
+
+int plan_vf_guid(struct plan *p, const char *pf_ifname, unsigned int vf, enum sys_guid_kind kind,
+		 uint64_t guid)
+{
+	const char *what = kind == SYS_GUID_NODE ? "node" : "port";
+	char g[GUID_STRLEN];
+	struct step *s = plan_add_step(p, STEP_VF_GUID);
+	if (!s)
+		return -ENOMEM;
+	guid_format_colon(guid, g);
+	SET(s->ifname, "%s", pf_ifname);
+	s->vf = vf;
+	s->guid_kind = kind;
+	s->guid = guid;
+	SET(s->desc, "set the %s GUID of VF %u of '%s' to %s", what, vf, pf_ifname, g);
+	SET(s->cmd, "ip link set dev %s vf %u %s_guid %s", pf_ifname, vf, what, g);
+	return 0;
+}
+
+int plan_vf_state(struct plan *p, const char *pf_ifname, unsigned int vf, int state)
+{
+	const char *name = plan_link_state_name(state);
+	struct step *s = plan_add_step(p, STEP_VF_STATE);
+	if (!s)
+		return -ENOMEM;
+	if (!name)
+		return -EINVAL;
+	SET(s->ifname, "%s", pf_ifname);
+	s->vf = vf;
+	s->state = state;
+	SET(s->desc, "set the link state of VF %u of '%s' to %s", vf, pf_ifname, name);
+	SET(s->cmd, "ip link set dev %s vf %u state %s", pf_ifname, vf, name);
+	return 0;
+}
+
+int plan_wait_vfs(struct plan *p, const char *pf_bdf, unsigned int count, bool want_netdev,
+		  bool want_ibdev, unsigned int timeout_s)
+{
+	struct step *s = plan_add_step(p, STEP_WAIT_VFS);
+	if (!s)
+		return -ENOMEM;
+	SET(s->bdf, "%s", pf_bdf);
+	s->count = count;
+	s->timeout_s = timeout_s;
+	s->want_netdev = want_netdev;
+	s->want_ibdev = want_ibdev;
+	if (count == 0)
+		SET(s->desc, "wait up to %u s until the VFs of %s are gone", timeout_s, pf_bdf);
+	else
+		SET(s->desc, "wait up to %u s for %u VFs of %s%s", timeout_s, count, pf_bdf,
+		    want_ibdev	  ? " with their netdevs and RDMA devices"
+		    : want_netdev ? " with their netdevs"
+				  : "");
+	SET(s->cmd, "udevadm settle --timeout=%u", timeout_s);
+	return 0;
+}
+
+int plan_wait_netdev(struct plan *p, const char *bdf, bool want_ibdev, unsigned int timeout_s)
+{
+	struct step *s = plan_add_step(p, STEP_WAIT_NETDEV);
+	if (!s)
+		return -ENOMEM;
+	SET(s->bdf, "%s", bdf);
+	s->want_netdev = true;
+	s->want_ibdev = want_ibdev;
+	s->timeout_s = timeout_s;
+	SET(s->desc, "wait up to %u s for %s's netdev%s", timeout_s, bdf,
+	    want_ibdev ? " and RDMA device" : "");
+	SET(s->cmd, "udevadm settle --timeout=%u", timeout_s);
+	return 0;
+}
+
+const char *plan_result_name(enum plan_result r)
+{
+	static const char *const names[] = {
+		[PLAN_NOT_RUN] = "not-run", [PLAN_NOTHING] = "nothing-to-do",
+		[PLAN_OK] = "ok",	    [PLAN_REFUSED] = "refused",
+		[PLAN_FAILED] = "failed",   [PLAN_VERIFY_FAILED] = "verify-failed",
+	};
+	return (size_t)r < sizeof(names) / sizeof(*names) ? names[r] : "?";
+}
+
+static const char *const change_names[] = {
+	[CHANGE_NUMVFS] = "numvfs",	    [CHANGE_NAME] = "name",
+	[CHANGE_NODE_GUID] = "node_guid",   [CHANGE_PORT_GUID] = "port_guid",
+	[CHANGE_LINK_STATE] = "link_state",
+};
+
+const char *change_kind_name(enum change_kind k)
+{
+	return (size_t)k < sizeof(change_names) / sizeof(*change_names) ? change_names[k] : "?";
+}
+
+int change_kind_parse(const char *s)
+{
+	for (size_t i = 0; s && i < sizeof(change_names) / sizeof(*change_names); i++)
+		if (!strcmp(s, change_names[i]))
+			return (int)i;
+	return -EINVAL;
+}
+
+const char *step_status_name(enum step_status s)
+{
+	return s == STEP_OK ? "ok" : s == STEP_FAILED ? "failed" : "not-run";
+}
+
+const char *plan_link_state_name(int state)
+{
+	switch (state) {
+	case IFLA_VF_LINK_STATE_AUTO:
+		return "auto";
+	case IFLA_VF_LINK_STATE_ENABLE:
+		return "enable";
+	case IFLA_VF_LINK_STATE_DISABLE:
+		return "disable";
+	default:
+		return NULL;
+	}
+}
+
+int plan_link_state_parse(const char *s)
+{
+	for (int i = IFLA_VF_LINK_STATE_AUTO; i <= IFLA_VF_LINK_STATE_DISABLE; i++)
+		if (s && !strcmp(s, plan_link_state_name(i)))
+			return i;
+	return -EINVAL;
+}
+
+static struct json_object *jstr(const char *s)
+{
+	return s && *s ? json_object_new_string(s) : NULL;
+}
+
+static struct json_object *step_json(const struct step *s)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "desc", jstr(s->desc));
+	json_object_object_add(o, "command", jstr(s->cmd));
+	json_object_object_add(o, "status", json_object_new_string(step_status_name(s->status)));
+	json_object_object_add(o, "detail", jstr(s->detail));
+	json_object_object_add(o, "error", jstr(s->error));
+	return o;
+}
+
+static struct json_object *change_json(const struct change *c)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "kind", json_object_new_string(change_kind_name(c->kind)));
+	json_object_object_add(o, "bdf", jstr(c->bdf));
+	if (c->kind != CHANGE_NUMVFS && c->bdf[0]) {
+		json_object_object_add(o, "pf", jstr(c->pf));
+		json_object_object_add(o, "vf", json_object_new_int((int)c->vf));
+	}
+	if (!c->bdf[0])
+		json_object_object_add(o, "ifindex", json_object_new_int(c->ifindex));
+	json_object_object_add(o, "before", jstr(c->before));
+	json_object_object_add(o, "after", jstr(c->after));
+	json_object_object_add(o, "verified", json_object_new_boolean(c->verified));
+	json_object_object_add(o, "verify_error", jstr(c->verify));
+	return o;
+}
+
+struct json_object *plan_to_json(const struct plan *p)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "action", json_object_new_string(p->action));
+	json_object_object_add(o, "subject", jstr(p->subject));
+	json_object_object_add(o, "summary", jstr(p->summary));
+	json_object_object_add(o, "destructive", json_object_new_boolean(p->destructive));
+	struct json_object *a = json_object_new_array();
+	for (size_t i = 0; i < p->n_notes; i++)
+		json_object_array_add(a, json_object_new_string(p->notes[i]));
+	json_object_object_add(o, "notes", a);
+	a = json_object_new_array();
+	for (size_t i = 0; i < p->n_steps; i++)
+		json_object_array_add(a, step_json(&p->steps[i]));
+	json_object_object_add(o, "steps", a);
+	a = json_object_new_array();
+	for (size_t i = 0; i < p->n_changes; i++)
+		json_object_array_add(a, change_json(&p->changes[i]));
+	json_object_object_add(o, "changes", a);
+	json_object_object_add(o, "result", json_object_new_string(plan_result_name(p->result)));
+	json_object_object_add(o, "failed_step",
+			       p->failed_step >= 0 ? json_object_new_int(p->failed_step + 1)
+						   : NULL);
+	json_object_object_add(o, "error", jstr(p->error));
+	if (p->journal_id)
+		json_object_object_add(o, "journal_id", json_object_new_int64(p->journal_id));
+	json_object_object_add(o, "journal_error", jstr(p->journal_error));
+	if (p->undo_of)
+		json_object_object_add(o, "undo_of", json_object_new_int64(p->undo_of));
+	return o;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/* Pod bindings: which Kubernetes pod holds which VF, read on the node from the
+ * files the CNI plugins and kubelet leave behind (REFERENCE.md §3), without
+ * the API server. Sources are merged by the VF's PCI address:
+ *
+ *   /var/lib/cni/multus/results/<net>-<containerID>-<ifName>   pod, netns, ifName
+ *   /var/lib/cni/ib-sriov/<containerID>-<ifName>              names, GUID, pkey
+ *   /var/lib/cni/sriov/<containerID>-<ifName>, sriov/pci/<bdf> names, netns
+ *   /var/lib/kubelet/device-plugins/kubelet_internal_checkpoint  uid, container
+ *   /var/log/pods/<ns>_<name>_<uid>/                          uid -> name, alive
+ *
+ * Every file is bounded (PODS_FILE_MAX); a malformed or half-written one (CNI
+ * writes them while pods start) is skipped with a note. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "node.h"
+
+struct sys;
+
+#define PODS_FILE_MAX (1u << 20)
+
+enum pods_netns_mode {
+	/* Enter pod network namespaces only on the running node (root "/", not
+	 * simulated); elsewhere record the netns path only. */
+	PODS_NETNS_AUTO,
+	PODS_NETNS_NEVER,
+	/* Enter netns paths as they are on this machine even when the files are
+	 * read under another root: a test's file tree with a real netns. */
+	PODS_NETNS_ENTER,
+};
+
+struct pods_opts {
+	enum pods_netns_mode netns;
+};
+
+/* The merged bindings, one per PCI address, and what could not be read. */
+struct pod_set {
+	struct pod_binding *v;
+	size_t n;
+	char **notes;
+	size_t n_notes;
+};
+
+/* Reads and merges every source. opts may be NULL (PODS_NETNS_AUTO). Missing
+ * files and directories are not errors. Returns 0 or -ENOMEM. */
+int pods_read(struct sys *s, const struct pods_opts *opts, struct pod_set *ret);
+void pods_set_fini(struct pod_set *set);
+const struct pod_binding *pods_find(const struct pod_set *set, const char *bdf);
+
+/* Reads the bindings and hands each to its VF (vf->pod); bindings of PCI
+ * addresses that are no VF of the node go to n->pods_unplaced, and notes to
+ * n->notes. Returns 0 or -ENOMEM. */
+int pods_attach(struct sys *s, const struct pods_opts *opts, struct node *n);
+
+/* "multus", "ib-sriov", "sriov", "checkpoint", "podlog" for one POD_SRC_* bit. */
+const char *pods_source_name(unsigned int bit);
+
+/* Enters the network namespace at netns (a path on this machine) in a helper
+ * thread and reads, with the link dump of the kernel boundary (sys_link_dump
+ * opens its netlink socket in the calling thread's namespace), the interface
+ * named ifname, or else the IPoIB interface whose address carries guid (when
+ * guid_known). Fills ret; returns 0, -ENODEV when no interface matched, or
+ * -errno. The calling thread never changes namespace. */
+int pods_netns_read(struct sys *s, const char *netns, const char *ifname, bool guid_known,
+		    uint64_t guid, struct pod_netif *ret);

@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: MIT
+/* What the kernel does to the tree when the simulated node is driven: SR-IOV
+ * enable/disable, mlx5_core bind/unbind of VFs, MLNX_OFED sriov/<vf>/ writes,
+ * and a function vanishing. Errors carry a short reason in e; sys_sim.c
+ * wraps it into the full message. The caller holds .sim/lock. */
+#include "sim_tree.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "guid.h"
+#include "sys.h"
+
+static const char *base_name(const char *rel)
+{
+	const char *s = strrchr(rel, '/');
+	return s ? s + 1 : rel;
+}
+
+static int read_uint(const char *root, const char *dir, const char *file, unsigned int *ret)
+{
+	char rel[PATH_MAX];
+	uint64_t v;
+	sim_fmt(rel, sizeof(rel), "%s/%s", dir, file);
+	int r = sim_get_u64(root, rel, &v);
+	if (r == 0)
+		*ret = (unsigned int)v;
+	return r;
+}
+
+/* The first entry of a directory (a function's one ibdev or netdev). */
+static int first_entry(const char *root, const char *dir_rel, char *buf, size_t size)
+{
+	char p[PATH_MAX];
+	sim_fmt(p, sizeof(p), "%s/%s", root, dir_rel);
+	DIR *d = opendir(p);
+	if (!d)
+		return -errno;
+	struct dirent *de;
+	int r = -ENOENT;
+	while (r < 0 && (de = readdir(d)))
+		if (de->d_name[0] != '.' && strlen(de->d_name) < size) {
+			strcpy(buf, de->d_name);
+			r = 0;
+		}
+	closedir(d);
+	return r;
+}
+
+int sim_kernel_vf_of(const char *root, const char *vf_bdf, char pf_bdf[static 16],
+		     unsigned int *ret_vf)
+{
+	char fn[PATH_MAX], rel[PATH_MAX], pf[PATH_MAX], t[PATH_MAX];
+	unsigned int total = 0;
+	if (sim_fn_rel(root, vf_bdf, fn, sizeof(fn)) < 0)
+		return -ENODEV;
+	sim_fmt(rel, sizeof(rel), "%s/physfn", fn);
+	if (sim_resolve(root, rel, pf, sizeof(pf)) < 0 ||
+	    read_uint(root, pf, "sriov_totalvfs", &total))
+		return -ENODEV;
+	for (unsigned int i = 0; i < total; i++) {
+		sim_fmt(rel, sizeof(rel), "%s/virtfn%u", pf, i);
+		if (sim_resolve(root, rel, t, sizeof(t)) == 0 && !strcmp(t, fn)) {
+			sim_fmt(pf_bdf, 16, "%s", base_name(pf));
+			*ret_vf = i;
+			return 0;
+		}
+	}
+	return -ENODEV;
+}
+
+/* Removes the function's netdevs and ibdevs, as the driver's remove does. */
+static int remove_children(const char *root, const char *fn, const char *sub, const char *cls,
+			   struct err *e)
+{
+	char dir[PATH_MAX], name[64], rel[PATH_MAX];
+	int r = 0;
+	sim_fmt(dir, sizeof(dir), "%s/%s", fn, sub);
+	while (r == 0 && first_entry(root, dir, name, sizeof(name)) == 0) {
+		sim_fmt(rel, sizeof(rel), "%s/%s", dir, name);
+		r = sim_event_add(root, "remove", cls, name, NULL, rel, e);
+		if (r == 0)
+			r = sim_rmtree(root, rel, e);
+		sim_fmt(rel, sizeof(rel), "sys/class/%s/%s", cls, name);
+		if (r == 0)
+			r = sim_rmtree(root, rel, e);
+	}
+	return r == 0 ? sim_rmtree(root, dir, e) : r;
+}
+
+int sim_kernel_unbind(const char *root, const char *bdf, struct err *e)
+{
+	char fn[PATH_MAX], rel[PATH_MAX], pf[16];
+	unsigned int vf;
+	if (sim_fn_rel(root, bdf, fn, sizeof(fn)) < 0)
+		return err_setx(e, ENODEV, "no PCI function '%s'", bdf);
+	sim_fmt(rel, sizeof(rel), "%s/driver", fn);
+	if (!sim_exists(root, rel))
+		return err_setx(e, ENODEV, "'%s' is not bound to mlx5_core", bdf);
+	if (sim_kernel_vf_of(root, bdf, pf, &vf) < 0)
+		return err_setx(e, EOPNOTSUPP, "the simulated kernel unbinds VFs only");
+	int r = remove_children(root, fn, "net", "net", e);
+	if (r == 0)
+		r = remove_children(root, fn, "infiniband", "infiniband", e);
+	if (r == 0)
+		r = sim_rmtree(root, rel, e);
+	sim_fmt(rel, sizeof(rel), "sys/bus/pci/drivers/mlx5_core/%s", bdf);
+	if (r == 0)
+		r = sim_rmtree(root, rel, e);
+	if (r == 0)
+		r = sim_event_add(root, "unbind", "pci", bdf, NULL, fn, e);
+	return r;
+}
+
+/* The PF's ibdev facts a VF inherits. */
+struct pf_facts {
+	char fw_ver[32], rate[64];
+	bool ethernet;
+	uint64_t sys_image_guid;
+};
+
+static int pf_facts(const char *root, const char *pf_rel, struct pf_facts *f)
+{
+	char ib[64], dir[PATH_MAX], rel[PATH_MAX], buf[64];
+	int r = 0;
+	sim_fmt(rel, sizeof(rel), "%s/infiniband", pf_rel);
+	if ((r = first_entry(root, rel, ib, sizeof(ib))) < 0)
+		return r;
+	sim_fmt(dir, sizeof(dir), "%s/infiniband/%s", pf_rel, ib);
+#define GET(file, dst)                                                                             \
+	(sim_fmt(rel, sizeof(rel), "%s/%s", dir, file), sim_get(root, rel, dst, sizeof(dst)))
+	if ((r = GET("fw_ver", f->fw_ver)) < 0 || (r = GET("ports/1/rate", f->rate)) < 0 ||
+	    (r = GET("ports/1/link_layer", buf)) < 0)
+		return r;
+	f->ethernet = !strcmp(buf, "Ethernet");
+	if ((r = GET("sys_image_guid", buf)) < 0)
+		return r;
+#undef GET
+	return guid_parse(buf, &f->sys_image_guid);
+}
+
+int sim_kernel_bind(const char *root, const char *bdf, struct err *e)
+{
+	char fn[PATH_MAX], pf_rel[PATH_MAX], rel[PATH_MAX], pf[16], ib[16], net[16], buf[32];
+	unsigned int vf, ifindex, lid = 0;
+	struct pf_facts f;
+	struct sim_vf_admin a;
+	if (sim_fn_rel(root, bdf, fn, sizeof(fn)) < 0)
+		return err_setx(e, ENODEV, "no PCI function '%s'", bdf);
+	sim_fmt(rel, sizeof(rel), "%s/driver", fn);
+	if (sim_exists(root, rel))
+		return err_setx(e, EBUSY, "'%s' is already bound", bdf);
+	if (sim_kernel_vf_of(root, bdf, pf, &vf) < 0)
+		return err_setx(e, EOPNOTSUPP, "the simulated kernel binds VFs only");
+	sim_fmt(rel, sizeof(rel), "%s/physfn", fn);
+	int r = sim_resolve(root, rel, pf_rel, sizeof(pf_rel));
+	if (r < 0 || (r = pf_facts(root, pf_rel, &f)) < 0 ||
+	    (r = sim_vf_admin_read(root, pf, vf, &a)) < 0)
+		return err_set(e, r, "cannot read the state of PF '%s'", pf);
+
+	/* Probe: the ibdev takes the admin GUIDs; the port comes up only with a
+	 * port GUID (a virtualization-capable SM is assumed). */
+	bool active = f.ethernet || a.port_guid != 0;
+	if (active && !f.ethernet && (r = sim_counter_next(root, "next_lid", &lid, e)) < 0)
+		return r;
+	if ((r = sim_free_name(root, "sys/class/infiniband", "mlx5_", ib, sizeof(ib))) < 0 ||
+	    (r = sim_free_name(root, "sys/class/net", f.ethernet ? "eth" : "ib", net,
+			       sizeof(net))) < 0)
+		return err_set(e, r, "no free device name");
+	if ((r = sim_fn_bind(root, fn, bdf, e)) < 0)
+		return r;
+	struct sim_ibdev_spec d = {
+		.name = ib,
+		.device = SIM_VF_DEVICE,
+		.node_guid = a.node_guid,
+		.sys_image_guid = f.sys_image_guid,
+		.port_guid = a.port_guid,
+		.fw_ver = f.fw_ver,
+		.ethernet = f.ethernet,
+		.state = active ? 4 : 1,
+		.phys_state = 5,
+		.rate = f.rate,
+		.lid = lid,
+		.sm_lid = f.ethernet ? 0 : 1,
+	};
+	memcpy(d.mac, a.mac, 6);
+	if ((r = sim_ibdev_write(root, fn, &d, e)) < 0)
+		return r;
+	sim_fmt(rel, sizeof(rel), "%s/infiniband/%s", fn, ib);
+	if ((r = sim_event_add(root, "add", "infiniband", ib, NULL, rel, e)) < 0)
+		return r;
+	if ((r = sim_counter_next(root, "next_ifindex", &ifindex, e)) < 0)
+		return r;
+	struct sim_netdev_spec n = {
+		.name = net,
+		.ifindex = ifindex,
+		.ethernet = f.ethernet,
+		.carrier = active,
+		.mtu = f.ethernet ? 1500 : 4092,
+		.qpn = 0x1087 + 0x100 * (vf + 1),
+		.port_guid = a.port_guid,
+	};
+	memcpy(n.mac, a.mac, 6);
+	if ((r = sim_netdev_write(root, fn, &n, e)) < 0)
+		return r;
+	sim_fmt(rel, sizeof(rel), "%s/net/%s", fn, net);
+	if ((r = sim_event_add(root, "add", "net", net, NULL, rel, e)) < 0)
+		return r;
+	/* MLNX_OFED's files now show the GUIDs in effect. */
+	sim_fmt(rel, sizeof(rel), "%s/sriov/%u/policy", pf_rel, vf);
+	if (sim_get(root, rel, buf, sizeof(buf)) >= 0 &&
+	    (r = sim_mofed_write(root, pf_rel, vf, a.node_guid, a.port_guid, buf, e)) < 0)
+		return r;
+	return sim_event_add(root, "bind", "pci", bdf, NULL, fn, e);
+}
+
+/* Removes one VF function: driver, directory, links. */
+static int remove_fn(const char *root, const char *bdf, const char *fn, struct err *e)
+{
+	char rel[PATH_MAX];
+	int r = 0;
+	sim_fmt(rel, sizeof(rel), "%s/driver", fn);
+	if (sim_exists(root, rel))
+		r = sim_kernel_unbind(root, bdf, e);
+	sim_fmt(rel, sizeof(rel), "sys/bus/pci/devices/%s", bdf);
+	if (r == 0)
+		r = sim_rmtree(root, rel, e);
+	if (r == 0)
+		r = sim_rmtree(root, fn, e);
+	if (r == 0)
+		r = sim_event_add(root, "remove", "pci", bdf, NULL, fn, e);
+	return r;
+}
+
+int sim_kernel_vanish(const char *root, const char *bdf, struct err *e)
+{
+	char fn[PATH_MAX], pf[16], rel[PATH_MAX], pf_rel[PATH_MAX];
+	unsigned int vf;
+	if (sim_fn_rel(root, bdf, fn, sizeof(fn)) < 0)
+		return 0;
+	bool is_vf = sim_kernel_vf_of(root, bdf, pf, &vf) == 0;
+	sim_fmt(rel, sizeof(rel), "%s/physfn", fn);
+	if (is_vf && sim_resolve(root, rel, pf_rel, sizeof(pf_rel)) < 0)
+		is_vf = false;
+	int r = remove_fn(root, bdf, fn, e);
+	if (r == 0 && is_vf) {
+		sim_fmt(rel, sizeof(rel), "%s/virtfn%u", pf_rel, vf);
+		r = sim_rmtree(root, rel, e);
+	}
+	return r;
+}
+
+static int disable_vfs(const char *root, const char *pf_rel, unsigned int cur, struct err *e)
+{
+	const char *pf = base_name(pf_rel);
+	char rel[PATH_MAX], fn[PATH_MAX];
+	int r = 0;
+	for (unsigned int i = cur; i-- > 0 && r == 0;) {
+		sim_fmt(rel, sizeof(rel), "%s/virtfn%u", pf_rel, i);
+		if (sim_resolve(root, rel, fn, sizeof(fn)) == 0)
+			r = remove_fn(root, base_name(fn), fn, e);
+		if (r == 0)
+			r = sim_rmtree(root, rel, e);
+		sim_fmt(rel, sizeof(rel), "%s/sriov/%u", pf_rel, i);
+		if (r == 0)
+			r = sim_rmtree(root, rel, e);
+	}
+	sim_fmt(rel, sizeof(rel), ".sim/vf/%s", pf);
+	return r == 0 ? sim_rmtree(root, rel, e) : r;
+}
+
+static int enable_vfs(const char *root, const char *pf_rel, unsigned int n, struct err *e)
+{
+	const char *pf = base_name(pf_rel);
+	char bdf[16], fn[PATH_MAX], rel[PATH_MAX];
+	unsigned int offset = 1, stride = 1, autoprobe = 1, cls = 0;
+	read_uint(root, pf_rel, "sriov_offset", &offset);
+	read_uint(root, pf_rel, "sriov_stride", &stride);
+	read_uint(root, pf_rel, "sriov_drivers_autoprobe", &autoprobe);
+	read_uint(root, pf_rel, "class", &cls);
+	if (sim_bdf_add(pf, offset + stride * (n - 1), bdf) < 0)
+		return err_setx(e, ERANGE, "VF %u would be past PCI bus ff", n - 1);
+	sim_fmt(rel, sizeof(rel), "%s/sriov", pf_rel);
+	bool mofed = sim_exists(root, rel);
+	int r = 0;
+	for (unsigned int i = 0; i < n && r == 0; i++) {
+		sim_bdf_add(pf, offset + stride * i, bdf);
+		sim_fmt(fn, sizeof(fn), "%.*s/%s", (int)(base_name(pf_rel) - pf_rel - 1), pf_rel,
+			bdf);
+		struct sim_fn_spec f = {.bdf = bdf,
+					.device = SIM_VF_DEVICE,
+					.ethernet = cls == 0x020000,
+					.pf_rel = pf_rel,
+					.vf_index = i};
+		struct sim_vf_admin a = {0}; /* new VFs start with zero GUIDs */
+		r = sim_fn_write(root, fn, &f, e);
+		if (r == 0)
+			r = sim_vf_admin_write(root, pf, i, &a, e);
+		if (r == 0 && mofed)
+			r = sim_mofed_write(root, pf_rel, i, 0, 0, "Follow", e);
+		if (r == 0)
+			r = sim_event_add(root, "add", "pci", bdf, NULL, fn, e);
+		if (r == 0 && autoprobe)
+			r = sim_kernel_bind(root, bdf, e);
+	}
+	return r;
+}
+
+int sim_kernel_set_numvfs(const char *root, const char *pf_rel, const char *value, struct err *e)
+{
+	char *end;
+	unsigned int total = 0, cur = 0;
+	errno = 0;
+	unsigned long n = strtoul(value, &end, 10);
+	while (*end == '\n' || *end == ' ')
+		end++;
+	if (errno || end == value || *end || value[0] == '-')
+		return err_setx(e, EINVAL, "not a number");
+	int r = read_uint(root, pf_rel, "sriov_totalvfs", &total);
+	if (r == 0)
+		r = read_uint(root, pf_rel, "sriov_numvfs", &cur);
+	if (r < 0)
+		return err_setx(e, r, "not an SR-IOV physical function");
+	if (n == cur)
+		return 0;
+	if (n > total)
+		return err_setx(e, ERANGE, "sriov_totalvfs is %u", total);
+	if (n > 0 && cur > 0)
+		return err_setx(e, EBUSY, "VFs already enabled; write 0 first");
+	r = n ? enable_vfs(root, pf_rel, (unsigned int)n, e) : disable_vfs(root, pf_rel, cur, e);
+	char rel[PATH_MAX];
+	sim_fmt(rel, sizeof(rel), "%s/sriov_numvfs", pf_rel);
+	if (r == 0)
+		r = sim_putf(root, e, rel, "%lu\n", n);
+	return r;
+}
+
+int sim_kernel_mofed_write(const char *root, const char *pf_rel, unsigned int vf, const char *file,
+			   const char *value, struct err *e)
+{
+	static const char *policies[] = {"Follow", "Up", "Down"}; /* by IFLA_VF_LINK_STATE */
+	const char *pf = base_name(pf_rel);
+	char v[64], rel[PATH_MAX];
+	struct sim_vf_admin a;
+	sim_fmt(v, sizeof(v), "%s", value);
+	v[strcspn(v, "\n")] = '\0';
+	if (sim_vf_admin_read(root, pf, vf, &a) < 0)
+		return err_setx(e, ENODEV, "VF %u is not enabled", vf);
+	int r = 0;
+	if (!strcmp(file, "node") || !strcmp(file, "port")) {
+		uint64_t g;
+		if (guid_parse(v, &g) < 0)
+			return err_setx(e, EINVAL, "not a GUID");
+		/* Administrative only: takes effect at the next bind. */
+		*(file[0] == 'n' ? &a.node_guid : &a.port_guid) = g;
+	} else if (!strcmp(file, "policy")) {
+		int i = 0;
+		while (i < 3 && strcasecmp(v, policies[i]))
+			i++;
+		if (i == 3)
+			return err_setx(e, EINVAL, "policy is Down, Up or Follow");
+		a.link_state = i;
+		sim_fmt(rel, sizeof(rel), "%s/sriov/%u/policy", pf_rel, vf);
+		r = sim_putf(root, e, rel, "%s\n", policies[i]);
+	} else {
+		return err_setx(e, EACCES, "read-only attribute");
+	}
+	if (r == 0)
+		r = sim_vf_admin_write(root, pf, vf, &a, e);
+	return r == 0 ? sim_event_add(root, "change", "pci", pf, NULL, pf_rel, e) : r;
+}
+
+int sim_netdev_dir(const char *root, const char *ifname, char *buf, size_t size)
+{
+	char rel[PATH_MAX];
+	if (!*ifname || strchr(ifname, '/') || strlen(ifname) >= SYS_IFNAMSIZ)
+		return -ENODEV;
+	sim_fmt(rel, sizeof(rel), "sys/class/net/%s", ifname);
+	return sim_resolve(root, rel, buf, size) < 0 ? -ENODEV : 0;
+}
+
+static int get_uint(const char *root, const char *dir, const char *file, uint64_t *ret)
+{
+	char rel[PATH_MAX];
+	sim_fmt(rel, sizeof(rel), "%s/%s", dir, file);
+	return sim_get_u64(root, rel, ret);
+}
+
+static int oper_parse(const char *s)
+{
+	static const char *names[] = {"unknown", "notpresent", "down", "lowerlayerdown",
+				      "testing", "dormant",    "up"};
+	for (int i = 0; i < 7; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+static void vfs_fill(const char *root, const char *pf_bdf, struct sys_link *l)
+{
+	l->vfs = calloc((size_t)l->num_vf, sizeof(*l->vfs));
+	if (!l->vfs)
+		return;
+	for (int i = 0; i < l->num_vf; i++) {
+		struct sim_vf_admin a;
+		if (sim_vf_admin_read(root, pf_bdf, (unsigned int)i, &a) < 0)
+			continue;
+		struct sys_vf_info *v = &l->vfs[l->n_vfs++];
+		v->vf = (uint32_t)i;
+		memcpy(v->mac, a.mac, 6);
+		v->vlan = v->qos = v->min_tx_rate = v->max_tx_rate = 0;
+		v->spoofchk = a.spoofchk;
+		v->trust = a.trust;
+		v->link_state = a.link_state;
+		v->node_guid_known = v->port_guid_known = true;
+		v->node_guid = a.node_guid;
+		v->port_guid = a.port_guid;
+	}
+}
+
+int sim_link_read(const char *root, const char *name, struct sys_link *l)
+{
+	char dir[PATH_MAX], rel[PATH_MAX], buf[128];
+	uint64_t v;
+	if (sim_netdev_dir(root, name, dir, sizeof(dir)) < 0)
+		return -ENODEV;
+	memset(l, 0, sizeof(*l));
+	sim_fmt(l->name, sizeof(l->name), "%s", name);
+	if (get_uint(root, dir, "ifindex", &v) < 0)
+		return -ENODEV;
+	l->ifindex = (int)v;
+	l->flags = get_uint(root, dir, "flags", &v) == 0 ? (unsigned int)v : 0;
+	l->type = get_uint(root, dir, "type", &v) == 0 ? (unsigned int)v : 0;
+	l->mtu = get_uint(root, dir, "mtu", &v) == 0 ? (unsigned int)v : 0;
+	sim_fmt(rel, sizeof(rel), "%s/operstate", dir);
+	l->operstate = sim_get(root, rel, buf, sizeof(buf)) >= 0 ? oper_parse(buf) : -1;
+	sim_fmt(rel, sizeof(rel), "%s/address", dir);
+	if (sim_get(root, rel, buf, sizeof(buf)) >= 0)
+		for (char *c = buf; *c && l->addr_len < sizeof(l->addr); c += 2) {
+			unsigned int byte;
+			if (sscanf(c, "%2x", &byte) != 1)
+				break;
+			l->addr[l->addr_len++] = (uint8_t)byte;
+			if (c[2] != ':')
+				break;
+			c++;
+		}
+	l->num_vf = -1;
+	sim_fmt(rel, sizeof(rel), "%s/device/physfn", dir);
+	if (get_uint(root, dir, "device/sriov_numvfs", &v) == 0 && !sim_exists(root, rel)) {
+		char fn[PATH_MAX];
+		sim_fmt(rel, sizeof(rel), "%s/device", dir);
+		l->num_vf = (int)v;
+		if (v && sim_resolve(root, rel, fn, sizeof(fn)) == 0)
+			vfs_fill(root, base_name(fn), l);
+	}
+	return 0;
+}

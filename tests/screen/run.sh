@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+# Screen tests: the real ibvf console in tmux on a simulated DGX H200, driven
+# with send-keys, each capture compared with tests/screen/golden/NAME.txt.
+# Parts that change from run to run (clock, timestamps, temp paths) are
+# masked, not skipped. Anything the binary writes to stderr (sanitizer
+# reports included) fails the test.
+#
+#   tests/screen/run.sh IBVF_BIN SIMWRITE_BIN [SCENARIO...]
+#   UPDATE_GOLDEN=1 tests/screen/run.sh ...    rewrite the golden files
+set -uo pipefail
+ibvf=$(realpath "$1")
+simwrite=$(realpath "$2")
+shift 2
+here=$(cd "$(dirname "$0")" && pwd)
+golden=$here/golden
+tmp=$(mktemp -d /tmp/ibvf-screen.XXXXXX)
+sock=ibvf-screen-$$
+T() { tmux -L "$sock" -f /dev/null "$@"; }
+cleanup() {
+	T kill-server 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+fails=0
+checks=0
+
+mask() {
+	sed -E -e "s#$tmp#TMP#g" \
+		-e 's/(^|[^0-9:.])[0-9]{2}:[0-9]{2}:[0-9]{2}($|[^0-9:.])/\1HH:MM:SS\2/g' \
+		-e 's/[0-9]{8}-[0-9]{6}/YYYYMMDD-HHMMSS/g'
+}
+
+capture() { # capture [-e]: the visible pane, masked
+	T capture-pane -p "$@" -t s | mask
+}
+
+wait_for() { # wait_for TEXT [SECONDS]: until the pane shows TEXT
+	local deadline=$((SECONDS + ${2:-5}))
+	while ((SECONDS < deadline)); do
+		T capture-pane -p -t s | grep -qF -- "$1" && return 0
+		sleep 0.05
+	done
+	echo "FAIL: '$1' did not appear on screen"
+	capture
+	fails=$((fails + 1))
+	return 1
+}
+
+settle() { sleep "${1:-0.3}"; }
+
+snap() { # snap NAME [-e]: compare the screen with golden/NAME.txt
+	local name=$1
+	shift
+	checks=$((checks + 1))
+	capture "$@" >"$tmp/$name.txt"
+	if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+		cp "$tmp/$name.txt" "$golden/$name.txt"
+		echo "updated $name"
+	elif ! diff -u "$golden/$name.txt" "$tmp/$name.txt" >"$tmp/$name.diff"; then
+		echo "FAIL: $name differs from its golden capture:"
+		cat "$tmp/$name.diff"
+		fails=$((fails + 1))
+	else
+		echo "ok   $name"
+	fi
+}
+
+start() { # start COLS ROWS [ENV=VALUE...] [-- ARGS...]: a fresh node and console
+	local cols=$1 rows=$2
+	shift 2
+	local envs=() args=()
+	while (($#)) && [ "$1" != -- ]; do
+		envs+=("$1")
+		shift
+	done
+	(($#)) && shift
+	args=("$@")
+	rm -rf "$tmp/node" "$tmp/work"
+	mkdir -p "$tmp/work" "$tmp/cfg"
+	"$ibvf" mkfixture "$tmp/node" >/dev/null || exit 1
+	: >"$tmp/stderr"
+	T kill-server 2>/dev/null
+	T new-session -d -s s -x "$cols" -y "$rows" -c "$tmp/work" \
+		env -i PATH="$PATH" HOME="$tmp" XDG_CONFIG_HOME="$tmp/cfg" LANG=C.UTF-8 TZ=UTC \
+		TERM=tmux-256color ASAN_OPTIONS="${ASAN_OPTIONS:-}" "${envs[@]}" \
+		sh -c '"$@" 2>>'"$tmp/stderr"'; echo "exit status $?"; sleep 600' sh \
+		"$ibvf" "--sim=$tmp/node" "${args[@]}"
+	wait_for "PFs 12" 10
+	settle
+}
+
+stop() { # quits with q and checks the exit status and stderr
+	T send-keys -t s q
+	wait_for "exit status 0" 10
+	if [ -s "$tmp/stderr" ]; then
+		echo "FAIL: the console wrote to stderr:"
+		cat "$tmp/stderr"
+		fails=$((fails + 1))
+	fi
+	T kill-server 2>/dev/null
+}
+
+keys() { T send-keys -t s "$@"; }
+
+scenario_startup() {
+	start 80 24
+	snap startup-80x24
+	stop
+	start 160 48
+	snap startup-160x48
+	stop
+}
+
+scenario_expand_collapse() {
+	start 80 24
+	keys Enter
+	settle
+	snap collapse-one
+	keys -
+	settle
+	snap collapse-all
+	keys Down Down Right
+	settle
+	snap expand-third
+	keys +
+	settle
+	stop
+}
+
+scenario_filter() {
+	start 80 24
+	keys /
+	keys -l ibp64
+	settle
+	snap filter-typing
+	keys Enter
+	settle
+	snap filter-applied
+	keys / C-u
+	keys -l zzz
+	settle
+	keys Escape
+	settle
+	snap filter-esc-restores
+	stop
+}
+
+scenario_help() {
+	start 80 24
+	keys ?
+	settle
+	snap help
+	keys x
+	settle
+	stop
+}
+
+scenario_zero_guid() {
+	start 160 48
+	keys Down
+	settle
+	snap details-zero-guid-vf
+	stop
+}
+
+scenario_ethernet_fallback() {
+	start 160 48
+	keys /
+	keys -l 9a:00.0
+	keys Enter
+	settle
+	snap ethernet-fallback
+	snap ethernet-fallback-colour -e
+	stop
+}
+
+scenario_theme() {
+	start 80 24
+	keys :
+	keys -l "theme li"
+	keys Tab
+	settle
+	snap theme-completion
+	keys Enter
+	settle
+	snap theme-light -e
+	stop
+	start 80 24 NO_COLOR=1
+	snap no-color -e
+	stop
+}
+
+scenario_resize() {
+	start 80 24
+	T resize-window -t s -x 60 -y 20
+	settle
+	snap resize-60x20
+	T resize-window -t s -x 30 -y 8
+	settle
+	snap resize-30x8
+	T resize-window -t s -x 80 -y 24
+	settle
+	snap resize-back-80x24
+	stop
+}
+
+scenario_live() {
+	start 160 48
+	local t0 t1
+	t0=$(date +%s%N)
+	"$ibvf" "--sim=$tmp/node" debug rename ib1 ibZ >/dev/null || fails=$((fails + 1))
+	wait_for "ibZ" 1 && t1=$(date +%s%N) &&
+		echo "     rename shown after $(((t1 - t0) / 1000000)) ms (limit 1000)"
+	keys Down Down Down
+	settle
+	snap live-rename
+	keys /
+	keys -l 4f:
+	keys Enter Home
+	settle
+	t0=$(date +%s%N)
+	"$simwrite" "$tmp/node" /sys/bus/pci/devices/0000:4f:00.0/sriov_numvfs 0 4 ||
+		fails=$((fails + 1))
+	wait_for "gone" 1 && t1=$(date +%s%N) &&
+		echo "     numvfs 8 -> 4 shown after $(((t1 - t0) / 1000000)) ms (limit 1000)"
+	settle
+	# The PF's details: its VFs' own histories depend on which of the
+	# simulated kernel's intermediate states a rebuild happened to see.
+	snap live-numvfs-8-to-4
+	keys s
+	wait_for "snapshot written" 2
+	snap snapshot-written
+	checks=$((checks + 1))
+	if ! jq -e '.pfs | length == 12' "$tmp"/work/ibvf-snapshot-dgx-h200-07-*.json >/dev/null; then
+		echo "FAIL: the snapshot is not the node's JSON"
+		fails=$((fails + 1))
+	fi
+	stop
+}
+
+all=(startup expand_collapse filter help zero_guid ethernet_fallback theme resize live)
+for s in "${@:-${all[@]}}"; do
+	echo "# $s"
+	"scenario_$s"
+done
+echo "screen tests: $checks checks, $fails failures"
+((fails == 0))

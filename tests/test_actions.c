@@ -1,0 +1,620 @@
+// SPDX-License-Identifier: MIT
+/* Actions end to end on the simulated DGX H200: the real binary with --sim,
+ * each action applied and the re-read node showing the result; each failure
+ * path refused (exit 2, node as it was) or stopped with the node exactly as
+ * the journal says. */
+#include <check.h>
+#include <errno.h>
+#include <ftw.h>
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/capability.h>
+
+#include "core/actions.h"
+#include "core/journal.h"
+#include "core/node.h"
+#include "core/sys.h"
+#include "testutil.h"
+
+/* Runs `ibvf --sim=DIR ARGS...` (NULL-terminated); returns the exit status. */
+static int ibvf(const char *dir, char **ret_out, char **ret_err, ...)
+{
+	const char *argv[32];
+	char sim[4096];
+	size_t n = 0;
+	va_list ap;
+	snprintf(sim, sizeof(sim), "--sim=%s", dir);
+	argv[n++] = sim;
+	va_start(ap, ret_err);
+	for (const char *a; (a = va_arg(ap, const char *)) && n < 31;)
+		argv[n++] = a;
+	va_end(ap);
+	argv[n] = NULL;
+	return tu_run(argv, ret_out, ret_err);
+}
+
+/* The node as `ibvf list --json` prints it: the whole model, to compare. */
+static char *node_json(const char *dir)
+{
+	char *out;
+	ck_assert_int_eq(ibvf(dir, &out, NULL, "list", "--json", NULL), 0);
+	return out;
+}
+
+/* Every file, link and directory of the tree with its size, mtime and link
+ * target: a refusal must not touch any of them. */
+static char *digest_buf;
+static size_t digest_len;
+
+static int digest_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	char line[8192], target[4096] = "";
+	if (strstr(path, "/.sim/lock"))
+		return 0;
+	if (flag == FTW_SL) {
+		ssize_t n = readlink(path, target, sizeof(target) - 1);
+		target[n > 0 ? n : 0] = '\0';
+	}
+	int n = snprintf(line, sizeof(line), "%s %lld %lld.%09ld %s\n", path,
+			 (long long)st->st_size, (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec,
+			 target);
+	char *nb = realloc(digest_buf, digest_len + (size_t)n + 1);
+	ck_assert_ptr_nonnull(nb);
+	memcpy(nb + digest_len, line, (size_t)n + 1);
+	digest_buf = nb;
+	digest_len += (size_t)n;
+	return 0;
+}
+
+static char *tree_digest(const char *dir)
+{
+	digest_buf = NULL;
+	digest_len = 0;
+	ck_assert_int_eq(nftw(dir, digest_one, 32, FTW_PHYS), 0);
+	return digest_buf;
+}
+
+static struct node *discover(const char *dir)
+{
+	struct sys *s;
+	struct node *n;
+	struct err e = {{0}};
+	ck_assert_msg(sys_open_sim(dir, NULL, &s, &e) == 0, "%s", e.msg);
+	ck_assert_msg(node_discover(s, &n, &e) == 0, "%s", e.msg);
+	sys_close(s);
+	return n;
+}
+
+static const struct vf *vf_by_bdf(const struct node *n, const char *bdf)
+{
+	for (size_t i = 0; i < n->n_pfs; i++)
+		for (size_t j = 0; j < n->pfs[i].n_vfs; j++)
+			if (!strcmp(n->pfs[i].vfs[j].fn.bdf, bdf))
+				return &n->pfs[i].vfs[j];
+	ck_abort_msg("no VF %s", bdf);
+	return NULL;
+}
+
+static const char *vf_netdev(const struct vf *vf)
+{
+	return vf->fn.n_netdevs ? vf->fn.netdevs[0].name : "";
+}
+
+static struct json_object *journal(const char *dir)
+{
+	char *out;
+	ck_assert_int_eq(ibvf(dir, &out, NULL, "journal", "--json", NULL), 0);
+	struct json_object *o = json_tokener_parse(out);
+	ck_assert_msg(o && json_object_is_type(o, json_type_array), "journal --json: %s", out);
+	free(out);
+	return o;
+}
+
+static const char *jget(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+	return json_object_object_get_ex(o, k, &v) ? json_object_get_string(v) : NULL;
+}
+
+static void arm_fault(const char *dir, const char *spec)
+{
+	char p[4096];
+	snprintf(p, sizeof(p), "%s/.sim/faults", dir);
+	tu_write(p, spec);
+}
+
+/* One line on stderr, nothing on stdout, exit 2, node untouched. The
+ * arguments after `want` are the command line, NULL-terminated. */
+static void assert_refused(const char *dir, const char *want, ...)
+{
+	const char *a[8] = {0};
+	va_list ap;
+	va_start(ap, want);
+	for (size_t i = 0; i < 7 && (a[i] = va_arg(ap, const char *)); i++)
+		;
+	va_end(ap);
+	char *before = tree_digest(dir), *out, *err;
+	int rc = ibvf(dir, &out, &err, a[0], a[1], a[2], a[3], a[4], a[5], a[6], NULL);
+	ck_assert_msg(rc == 2, "%s %s %s: exit %d, stderr: %s", a[0], a[1], a[2], rc, err);
+	ck_assert_msg(strstr(err, want), "stderr '%s' lacks '%s'", err, want);
+	ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "not one line: %s", err);
+	ck_assert_str_eq(out, "");
+	char *after = tree_digest(dir);
+	ck_assert_msg(!strcmp(before, after), "the node changed after a refusal");
+	free(before);
+	free(after);
+	free(out);
+	free(err);
+}
+
+START_TEST(rename_applies_verifies_and_journals)
+{
+	char *dir = tu_mkfixture(NULL), *out, *err;
+	int rc = ibvf(dir, &out, &err, "vf", "rename", "0000:18:00.4", "ibp24s0v3", "--yes", NULL);
+	ck_assert_msg(rc == 0, "exit %d: %s%s", rc, out, err);
+	ck_assert_ptr_nonnull(strstr(out, "$ ip link set dev ib2 name ibp24s0v3"));
+	ck_assert_ptr_nonnull(strstr(out, "verified: 0000:18:00.4 name is ibp24s0v3"));
+	struct node *n = discover(dir);
+	ck_assert_str_eq(vf_netdev(vf_by_bdf(n, "0000:18:00.4")), "ibp24s0v3");
+	node_free(n);
+
+	struct json_object *j = journal(dir);
+	ck_assert_uint_eq(json_object_array_length(j), 1);
+	struct json_object *e = json_object_array_get_idx(j, 0);
+	ck_assert_str_eq(jget(e, "action"), "vf rename");
+	ck_assert_str_eq(jget(e, "result"), "ok");
+	ck_assert_str_eq(jget(e, "user"), "root");
+	ck_assert_ptr_nonnull(jget(e, "time"));
+	json_object_put(j);
+
+	/* Undo gives the kernel name back and is itself journaled. */
+	free(out);
+	free(err);
+	rc = ibvf(dir, &out, &err, "journal", "undo", "1", "--yes", NULL);
+	ck_assert_msg(rc == 0, "undo: exit %d: %s%s", rc, out, err);
+	n = discover(dir);
+	ck_assert_str_eq(vf_netdev(vf_by_bdf(n, "0000:18:00.4")), "ib2");
+	node_free(n);
+	free(out);
+	free(err);
+	rc = ibvf(dir, &out, &err, "journal", "undo", "1", "--yes", NULL);
+	ck_assert_int_eq(rc, 2);
+	ck_assert_ptr_nonnull(strstr(err, "was undone by entry 2"));
+	free(out);
+	free(err);
+	tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(rename_of_an_up_link_before_6_2_goes_down_and_up)
+{
+	const char *args[] = {"--kernel", "6.1.0-18-amd64", NULL};
+	char *dir = tu_mkfixture(args), *out, *err;
+	int rc = ibvf(dir, &out, &err, "vf", "rename", "ib4", "ibp24s0v5", "--yes", NULL);
+	ck_assert_msg(rc == 0, "exit %d: %s%s", rc, out, err);
+	const char *down = strstr(out, "$ ip link set dev ib4 down");
+	const char *ren = strstr(out, "$ ip link set dev ib4 name ibp24s0v5");
+	const char *up = strstr(out, "$ ip link set dev ibp24s0v5 up");
+	ck_assert_msg(down && ren && up && down < ren && ren < up, "%s", out);
+	struct node *n = discover(dir);
+	const struct vf *vf = vf_by_bdf(n, "0000:18:00.6");
+	ck_assert_str_eq(vf_netdev(vf), "ibp24s0v5");
+	ck_assert(vf->fn.netdevs[0].flags.known && (vf->fn.netdevs[0].flags.v & 1));
+	node_free(n);
+	free(out);
+	free(err);
+	tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(bad_input_is_one_line_exit_2_and_the_node_untouched)
+{
+	char *dir = tu_mkfixture(NULL);
+	assert_refused(dir, "is taken", "vf", "rename", "18:00.4", "ib3", "--yes", NULL);
+	assert_refused(dir, "is taken", "vf", "rename", "18:00.4", "ibp24s0", "--yes", NULL);
+	assert_refused(dir, "invalid interface name", "vf", "rename", "18:00.4", "a:b", "--yes",
+		       NULL);
+	assert_refused(dir, "1 to 15", "vf", "rename", "18:00.4", "ibp24s0v3-toolong", "--yes",
+		       NULL);
+	assert_refused(dir, "no VF 'nosuch0'", "vf", "rename", "nosuch0", "x", "--yes", NULL);
+	assert_refused(dir, "invalid node GUID", "vf", "guid", "ib3", "--node", "00:11:22", NULL);
+	assert_refused(dir, "all-zero", "vf", "guid", "ib3", "--port", "0000:0000:0000:0000", NULL);
+	assert_refused(dir, "all-ones", "vf", "guid", "ib3", "--port", "0xffffffffffffffff", NULL);
+	assert_refused(dir, "already in use", "vf", "guid", "ib3", "--port", "a088:c203:0040:0001",
+		       NULL);
+	assert_refused(dir, "sriov_totalvfs is 16", "vf", "create", "ibp24s0", "17", "--yes", NULL);
+	assert_refused(dir, "invalid VF count", "vf", "create", "ibp24s0", "x1", "--yes", NULL);
+	assert_refused(dir, "unknown option '--frob'", "vf", "create", "ibp24s0", "1", "--frob",
+		       NULL);
+	assert_refused(dir, "not a PF", "vf", "create", "18:00.1", "2", "--yes", NULL);
+	assert_refused(dir, "invalid link state", "vf", "state", "ib3", "off", "--yes", NULL);
+	assert_refused(dir, "missing arguments", "vf", "rename", "ib3", NULL);
+	assert_refused(dir, "not a vf action", "vf", "frobnicate", "ib3", NULL);
+	/* Without --yes on a pipe: no guessing. */
+	assert_refused(dir, "is not a terminal", "vf", "rename", "ib3", "x0", NULL);
+	tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(pod_bound_vf_is_refused_unless_forced)
+{
+	char *dir = tu_mkfixture(NULL), *out, *err;
+	/* 0000:40:00.4 is trainer-0's net1; 0000:18:00.3's binding is stale. */
+	assert_refused(dir, "bound to pod 'ml-training/trainer-0'", "vf", "create", "0000:40:00.0",
+		       "4", "--yes", NULL);
+	assert_refused(dir, "bound to pod", "vf", "guid", "0000:40:00.4", "--port",
+		       "00:11:22:33:44:40:00:04", NULL);
+	assert_refused(dir, "bound to pod", "vf", "state", "0000:40:00.4", "disable", "--yes",
+		       NULL);
+	int rc = ibvf(dir, &out, &err, "vf", "create", "0000:40:00.0", "4", "--yes", "--force",
+		      NULL);
+	ck_assert_msg(rc == 0, "forced: exit %d: %s", rc, err);
+	struct node *n = discover(dir);
+	const struct pf *pf = node_find_pf(n, "0000:40:00.0");
+	ck_assert_int_eq(pf->n_vfs, 4);
+	ck_assert_int_eq(pf->numvfs.v, 4);
+	for (size_t i = 0; i < pf->n_vfs; i++)
+		ck_assert_uint_eq(pf->vfs[i].fn.n_netdevs, 1);
+	node_free(n);
+	free(out);
+	free(err);
+	tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(create_goes_through_zero_and_waits_for_the_devices)
+{
+	char *dir = tu_mkfixture(NULL), *out, *err;
+	int rc = ibvf(dir, &out, &err, "vf", "create", "mlx5_4", "3", "--yes", NULL);
+	ck_assert_msg(rc == 0, "exit %d: %s%s", rc, out, err);
+	const char *zero = strstr(out, "$ echo 0 > /sys/bus/pci/devices/0000:4f:00.0/sriov_numvfs");
+	const char *three =
+		strstr(out, "$ echo 3 > /sys/bus/pci/devices/0000:4f:00.0/sriov_numvfs");
+	ck_assert_msg(zero && three && zero < three, "%s", out);
+	struct node *n = discover(dir);
+	const struct pf *pf = node_find_pf(n, "0000:4f:00.0");
+	ck_assert_int_eq(pf->n_vfs, 3);
+	for (size_t i = 0; i < pf->n_vfs; i++) {
+		ck_assert_uint_eq(pf->vfs[i].fn.n_netdevs, 1);
+		ck_assert_uint_eq(pf->vfs[i].fn.n_rdmas, 1);
+	}
+	node_free(n);
+	free(out);
+	free(err);
+	/* destroy is create 0; again is nothing to do. */
+	rc = ibvf(dir, &out, &err, "vf", "destroy", "ibp79s0", "--yes", NULL);
+	ck_assert_msg(rc == 0, "destroy: %s", err);
+	free(out);
+	free(err);
+	rc = ibvf(dir, &out, &err, "vf", "destroy", "ibp79s0", "--yes", NULL);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_ptr_nonnull(strstr(out, "nothing to do"));
+	n = discover(dir);
+	ck_assert_int_eq(node_find_pf(n, "0000:4f:00.0")->n_vfs, 0);
+	node_free(n);
+	free(out);
+	free(err);
+	tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(guid_takes_effect_through_a_rebind_and_the_name_stays)
+{
+	char *dir = tu_mkfixture(NULL), *out, *err;
+	/* 0000:c0:00.2 (ibp192s0v1) has no MOFED files: netlink on the PF. */
+	int rc = ibvf(dir, &out, &err, "vf", "guid", "ibp192s0v1", "--node", "0011:2233:4455:0001",
+		      "--port", "0x0011223344550001", "--yes", NULL);
+	ck_assert_msg(rc == 0, "exit %d: %s%s", rc, out, err);
+	ck_assert_ptr_nonnull(
+		strstr(out, "$ ip link set dev ibp192s0 vf 1 port_guid 00:11:22:33:44:55:00:01"));
+	ck_assert_ptr_nonnull(
+		strstr(out, "echo 0000:c0:00.2 > /sys/bus/pci/drivers/mlx5_core/unbind"));
+	struct node *n = discover(dir);
+	const struct vf *vf = vf_by_bdf(n, "0000:c0:00.2");
+	ck_assert(vf->node_guid.known && vf->node_guid.v == 0x0011223344550001ULL);
+	ck_assert(vf->port_guid.known && vf->port_guid.v == 0x0011223344550001ULL);
+	ck_assert(vf->admin.port_guid.known && vf->admin.port_guid.v == 0x0011223344550001ULL);
+	ck_assert_str_eq(vf_netdev(vf), "ibp192s0v1");
+	node_free(n);
+	free(out);
+	free(err);
+	/* The same GUID on another VF is a duplicate now. */
+	assert_refused(dir, "already in use", "vf", "guid", "ibp192s0v2", "--port",
+		       "00:11:22:33:44:55:00:01", "--yes", NULL);
+	tu_rmtree(dir);
+}
+END_TEST
+
+static size_t count_bad_guids(const struct node *n, size_t *ret_zero)
+{
+	size_t dup = 0, zero = 0;
+	for (size_t i = 0; i < n->n_pfs; i++)
+		for (size_t j = 0; j < n->pfs[i].n_vfs; j++) {
+			const struct vf *a = &n->pfs[i].vfs[j];
+			if (!a->fn.driver || !a->port_guid.known)
+				continue;
+			zero += a->port_guid.v == 0;
+			for (size_t k = 0; k < n->n_pfs; k++)
+				for (size_t l = 0; l < n->pfs[k].n_vfs; l++) {
+					const struct vf *b = &n->pfs[k].vfs[l];
+					dup += a != b && b->port_guid.known && a->port_guid.v &&
+					       b->port_guid.v == a->port_guid.v;
+				}
+		}
+	*ret_zero = zero;
+	return dup;
+}
+
+START_TEST(assign_all_leaves_no_zero_or_duplicate_guid)
+{
+	char *dir = tu_mkfixture(NULL), *out, *err;
+	size_t zero;
+	struct node *n = discover(dir);
+	ck_assert_uint_gt(count_bad_guids(n, &zero), 0);
+	ck_assert_uint_gt(zero, 0);
+	node_free(n);
+	int rc = ibvf(dir, &out, &err, "vf", "guid", "--assign-all", "--prefix", "00:11:22:33:44",
+		      "--yes", NULL);
+	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+	n = discover(dir);
+	ck_assert_uint_eq(count_bad_guids(n, &zero), 0);
+	ck_assert_uint_eq(zero, 0);
+	/* The documented scheme: prefix, PF bus, PF devfn, VF index. */
+	const struct vf *vf = vf_by_bdf(n, "0000:18:00.4");
+	ck_assert_uint_eq(vf->port_guid.v, 0x0011223344180003ULL);
+	ck_assert_uint_eq(vf->node_guid.v, 0x0011223344180003ULL);
+	ck_assert_str_eq(vf_netdev(vf), "ib2"); /* names stay */
+	node_free(n);
+	free(out);
+	free(err);
+	rc = ibvf(dir, &out, &err, "vf", "guid", "--assign-all", "--yes", NULL);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_ptr_nonnull(strstr(out, "nothing to do"));
+	free(out);
+	free(err);
+	tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(derived_scheme_is_locally_administered_and_per_pf)
+{
+	char *dir = tu_mkfixture(NULL);
+	struct node *n = discover(dir);
+	const struct pf *a = node_find_pf(n, "0000:18:00.0"), *b = node_find_pf(n, "0000:4f:00.0");
+	uint64_t ga, gb;
+	ck_assert_int_eq(action_scheme_guid(a, 3, false, 0, &ga), 0);
+	ck_assert_int_eq(action_scheme_guid(b, 3, false, 0, &gb), 0);
+	ck_assert_uint_eq(ga >> 56, 0x02);
+	ck_assert_uint_ne(ga, gb);
+	ck_assert_uint_eq(ga & 0xffff, 3);
+	uint64_t p;
+	ck_assert_int_eq(action_parse_prefix("0x0011223344", &p), 0);
+	ck_assert_uint_eq(p, 0x0011223344ULL);
+	ck_assert_int_lt(action_parse_prefix("00:11:22:33", &p), 0);
+	ck_assert_int_lt(action_parse_prefix("00:11:22:33:44:55", &p), 0);
+	node_free(n);
+	tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(link_state_through_mofed_and_netlink)
+{
+	char *dir = tu_mkfixture(NULL), *out, *err;
+	int rc = ibvf(dir, &out, &err, "vf", "state", "0000:18:00.4", "disable", "--yes", NULL);
+	ck_assert_msg(rc == 0, "mofed: %s%s", out, err);
+	ck_assert_ptr_nonnull(strstr(out, "echo Down > "));
+	free(out);
+	free(err);
+	rc = ibvf(dir, &out, &err, "vf", "state", "0000:9a:00.2", "enable", "--yes", NULL);
+	ck_assert_msg(rc == 0, "netlink: %s%s", out, err);
+	ck_assert_ptr_nonnull(strstr(out, "vf 1 state enable"));
+	struct node *n = discover(dir);
+	ck_assert_int_eq(vf_by_bdf(n, "0000:9a:00.2")->admin.link_state.v, 1);
+	ck_assert_str_eq(vf_by_bdf(n, "0000:18:00.4")->admin.mofed_policy, "Down");
+	node_free(n);
+	free(out);
+	free(err);
+	tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(ebusy_mid_plan_stops_and_the_journal_says_what_was_done)
+{
+	char *dir = tu_mkfixture(NULL), *out, *err;
+	arm_fault(dir, "write:mlx5_core/bind=EBUSY\n");
+	int rc = ibvf(dir, &out, &err, "vf", "guid", "0000:18:00.4", "--port",
+		      "00:11:22:33:44:18:00:03", "--yes", NULL);
+	ck_assert_int_eq(rc, 1);
+	ck_assert_msg(strstr(err, "step 3 of 5 failed (echo 0000:18:00.4 > "
+				  "/sys/bus/pci/drivers/mlx5_core/bind)"),
+		      "%s", err);
+	ck_assert_ptr_nonnull(strstr(err, "Device or resource busy"));
+	struct json_object *j = journal(dir);
+	struct json_object *e = json_object_array_get_idx(j, 0), *steps;
+	ck_assert_str_eq(jget(e, "result"), "failed");
+	ck_assert(json_object_object_get_ex(e, "steps", &steps));
+	const char *want[] = {"ok", "ok", "failed", "not-run", "not-run"};
+	ck_assert_uint_eq(json_object_array_length(steps), 5);
+	for (size_t i = 0; i < 5; i++)
+		ck_assert_str_eq(jget(json_object_array_get_idx(steps, i), "status"), want[i]);
+	/* Exactly as the journal says: the port GUID set (administratively: MOFED's
+	 * port file shows the one in effect), the VF unbound. */
+	struct node *n = discover(dir);
+	const struct vf *vf = vf_by_bdf(n, "0000:18:00.4");
+	ck_assert_ptr_null(vf->fn.driver);
+	ck_assert(vf->admin.port_guid.known && vf->admin.port_guid.v == 0x0011223344180003ULL);
+	node_free(n);
+	json_object_put(j);
+	free(out);
+	free(err);
+	tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(vf_vanishing_mid_plan_stops_with_a_clear_message)
+{
+	char *dir = tu_mkfixture(NULL), *out, *err;
+	arm_fault(dir, "vanish:0000:4f:00.3\n");
+	int rc = ibvf(dir, &out, &err, "vf", "guid", "ibp79s0v2", "--port",
+		      "00:11:22:33:44:4f:00:02", "--yes", NULL);
+	ck_assert_int_eq(rc, 1);
+	ck_assert_msg(strstr(err, "failed (") != NULL, "%s", err);
+	struct json_object *j = journal(dir);
+	struct json_object *e = json_object_array_get_idx(j, 0);
+	ck_assert_str_eq(jget(e, "result"), "failed");
+	struct node *n = discover(dir);
+	const struct pf *pf = node_find_pf(n, "0000:4f:00.0");
+	for (size_t i = 0; i < pf->n_vfs; i++)
+		ck_assert_str_ne(pf->vfs[i].fn.bdf, "0000:4f:00.3");
+	node_free(n);
+	json_object_put(j);
+	free(out);
+	free(err);
+	tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(plan_is_refused_when_the_node_changed_since_the_preview)
+{
+	char *dir = tu_mkfixture(NULL);
+	struct sys *s;
+	struct node *n;
+	struct plan *p;
+	struct err e = {{0}};
+	struct action_req req = {.kind = ACTION_RENAME, .target = "0000:18:00.4", .name = "x0"};
+	ck_assert_int_eq(sys_open_sim(dir, NULL, &s, &e), 0);
+	ck_assert_int_eq(node_discover(s, &n, &e), 0);
+	ck_assert_int_eq(action_plan(s, n, &req, &p, &e), 0);
+	ck_assert_int_eq(sys_link_rename(s, "ib2", "other0", &e), 0);
+	ck_assert_int_eq(action_apply(s, p, &req, NULL, &e), -ESTALE);
+	ck_assert_int_eq(p->result, PLAN_REFUSED);
+	ck_assert_ptr_nonnull(strstr(e.msg, "the node changed"));
+	plan_free(p);
+	node_free(n);
+	sys_close(s);
+	tu_rmtree(dir);
+}
+END_TEST
+
+/* Runs the binary in a child that dropped privileges first. */
+static int run_unprivileged(const char *dir, bool keep_root, char **ret_err)
+{
+	char sim[4096], errpath[] = "/tmp/ibvf-test-err-XXXXXX";
+	int fd = mkstemp(errpath);
+	ck_assert_int_ge(fd, 0);
+	unlink(errpath);
+	snprintf(sim, sizeof(sim), "--sim=%s", dir);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(fd, 2);
+		if (keep_root) {
+			/* root, but CAP_NET_ADMIN out of the bounding set: exec loses it. */
+			if (prctl(PR_CAPBSET_DROP, CAP_NET_ADMIN, 0, 0, 0) < 0)
+				_exit(125);
+		} else if (setgid(65534) < 0 || setuid(65534) < 0) {
+			_exit(126);
+		}
+		execl(getenv("IBVF_BIN"), "ibvf", sim, "vf", "rename", "ib2", "x0", "--yes",
+		      (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	char buf[1024] = "";
+	ssize_t len = pread(fd, buf, sizeof(buf) - 1, 0);
+	buf[len > 0 ? len : 0] = '\0';
+	close(fd);
+	*ret_err = strdup(buf);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+START_TEST(no_privilege_is_an_error_before_anything)
+{
+	if (geteuid() != 0) {
+		printf("SKIP: dropping privileges needs root\n");
+		return;
+	}
+	char *dir = tu_mkfixture(NULL), *err, *before = node_json(dir);
+	ck_assert_int_eq(chmod(dir, 0755), 0); /* mkdtemp's 0700: let nobody read the tree */
+	int rc = run_unprivileged(dir, false, &err);
+	ck_assert_msg(rc == 2, "nobody: exit %d: %s", rc, err);
+	ck_assert_msg(strstr(err, "needs CAP_NET_ADMIN"), "%s", err);
+	free(err);
+	rc = run_unprivileged(dir, true, &err);
+	ck_assert_msg(rc == 2, "root without CAP_NET_ADMIN: exit %d: %s", rc, err);
+	ck_assert_msg(strstr(err, "needs CAP_NET_ADMIN"), "%s", err);
+	free(err);
+	char *after = node_json(dir);
+	ck_assert_str_eq(before, after);
+	char p[4096];
+	snprintf(p, sizeof(p), "%s/var/lib/ibvf/journal.jsonl", dir);
+	ck_assert_int_ne(access(p, F_OK), 0); /* nothing done, nothing journaled */
+	free(before);
+	free(after);
+	tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(dry_run_json_lists_the_commands_and_changes_nothing)
+{
+	char *dir = tu_mkfixture(NULL), *out, *err, *before = node_json(dir);
+	int rc = ibvf(dir, &out, &err, "vf", "guid", "--assign-all", "--dry-run", "--json", NULL);
+	ck_assert_msg(rc == 0, "%s", err);
+	struct json_object *o = json_tokener_parse(out), *steps;
+	ck_assert_ptr_nonnull(o);
+	ck_assert_str_eq(jget(o, "action"), "vf assign-guids");
+	ck_assert_str_eq(jget(o, "result"), "not-run");
+	ck_assert(json_object_object_get_ex(o, "steps", &steps));
+	ck_assert_uint_gt(json_object_array_length(steps), 10);
+	ck_assert_ptr_nonnull(jget(json_object_array_get_idx(steps, 0), "command"));
+	char *after = node_json(dir);
+	ck_assert_str_eq(before, after);
+	json_object_put(o);
+	free(before);
+	free(after);
+	free(out);
+	free(err);
+	tu_rmtree(dir);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("actions");
+	TCase *tc = tcase_create("sim");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, rename_applies_verifies_and_journals);
+	tcase_add_test(tc, rename_of_an_up_link_before_6_2_goes_down_and_up);
+	tcase_add_test(tc, bad_input_is_one_line_exit_2_and_the_node_untouched);
+	tcase_add_test(tc, pod_bound_vf_is_refused_unless_forced);
+	tcase_add_test(tc, create_goes_through_zero_and_waits_for_the_devices);
+	tcase_add_test(tc, guid_takes_effect_through_a_rebind_and_the_name_stays);
+	tcase_add_test(tc, assign_all_leaves_no_zero_or_duplicate_guid);
+	tcase_add_test(tc, derived_scheme_is_locally_administered_and_per_pf);
+	tcase_add_test(tc, link_state_through_mofed_and_netlink);
+	tcase_add_test(tc, ebusy_mid_plan_stops_and_the_journal_says_what_was_done);
+	tcase_add_test(tc, vf_vanishing_mid_plan_stops_with_a_clear_message);
+	tcase_add_test(tc, plan_is_refused_when_the_node_changed_since_the_preview);
+	tcase_add_test(tc, no_privilege_is_an_error_before_anything);
+	tcase_add_test(tc, dry_run_json_lists_the_commands_and_changes_nothing);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+/* Benchmark statistics against hand-computed figures. */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include "bench/stats.h"
+
+#define EPS 1e-9
+
+START_TEST(latency_of_ten_samples)
+{
+	/* 1..10 µs, shuffled; in ns. mean 5.5, median 5.5, population stdev
+	 * sqrt(8.25) = 2.8722813232690143; nearest-rank p99 = 10th = 10. */
+	uint64_t s[] = {7000, 1000, 10000, 3000, 5000, 2000, 9000, 4000, 6000, 8000};
+	struct lat_stats st;
+	ck_assert_int_eq(stats_latency(s, 10, &st), 0);
+	ck_assert_uint_eq(st.n, 10);
+	ck_assert_double_eq_tol(st.min_us, 1.0, EPS);
+	ck_assert_double_eq_tol(st.max_us, 10.0, EPS);
+	ck_assert_double_eq_tol(st.mean_us, 5.5, EPS);
+	ck_assert_double_eq_tol(st.median_us, 5.5, EPS);
+	ck_assert_double_eq_tol(st.stdev_us, 2.8722813232690143, 1e-12);
+	ck_assert_double_eq_tol(st.p99_us, 10.0, EPS);
+	ck_assert_double_eq_tol(st.p999_us, 10.0, EPS);
+}
+END_TEST
+
+START_TEST(latency_keeps_sub_microsecond_precision)
+{
+	/* perftest truncates stdev to whole µs; these differ by 0.25 µs. */
+	uint64_t s[] = {1250, 1750, 1250, 1750};
+	struct lat_stats st;
+	ck_assert_int_eq(stats_latency(s, 4, &st), 0);
+	ck_assert_double_eq_tol(st.mean_us, 1.5, EPS);
+	ck_assert_double_eq_tol(st.stdev_us, 0.25, EPS);
+	ck_assert_double_eq_tol(st.median_us, 1.5, EPS);
+	ck_assert_double_eq_tol(st.min_us, 1.25, EPS);
+}
+END_TEST
+
+START_TEST(percentiles_use_nearest_rank)
+{
+	/* 1000 samples 1..1000 ns: p99 is the 990th, p99.9 the 999th. */
+	uint64_t *s = malloc(1000 * sizeof(*s));
+	for (int i = 0; i < 1000; i++)
+		s[i] = (uint64_t)(1000 - i);
+	struct lat_stats st;
+	ck_assert_int_eq(stats_latency(s, 1000, &st), 0);
+	ck_assert_double_eq_tol(st.p99_us, 0.990, EPS);
+	ck_assert_double_eq_tol(st.p999_us, 0.999, EPS);
+	ck_assert_double_eq_tol(st.median_us, 0.5005, EPS);
+	free(s);
+	ck_assert_int_eq(stats_latency(NULL, 0, &st), -EINVAL);
+}
+END_TEST
+
+START_TEST(gbps_and_message_rate)
+{
+	/* 5000 x 64 KiB in 10 ms: 327680000 B * 8 / 1e7 ns = 262.144 Gb/s. */
+	ck_assert_double_eq_tol(stats_gbps(5000ULL * 65536, 10000000), 262.144, EPS);
+	ck_assert_double_eq_tol(stats_mpps(5000, 10000000), 0.5, EPS);
+	ck_assert_double_eq_tol(stats_gbps(1, 0), 0.0, EPS);
+}
+END_TEST
+
+START_TEST(peak_is_the_best_window)
+{
+	/* 1000-byte messages. Gaps: 10,10,2,2,10 ns. Best 2-message window is
+	 * [2..4]: 2 msgs in 4 ns = 2000 B * 8 / 4 = 4000 Gb/s. */
+	uint64_t t[] = {0, 10, 20, 22, 24, 34};
+	ck_assert_double_eq_tol(stats_peak_gbps(t, 6, 2, 1000), 4000.0, EPS);
+	ck_assert_double_eq_tol(stats_peak_gbps(t, 6, 1, 1000), 4000.0, EPS);
+	ck_assert_double_eq_tol(stats_peak_gbps(t, 2, 2, 1000), 0.0, EPS);
+	/* Past 20000 completions the peak is still computed. */
+	size_t n = 50001;
+	uint64_t *big = malloc(n * sizeof(*big));
+	for (size_t i = 0; i < n; i++)
+		big[i] = i * 100 - (i > 40000 ? (i - 40000) * 50 : 0);
+	ck_assert_double_eq_tol(stats_peak_gbps(big, n, 1000, 1000), 160.0, 1e-6);
+	free(big);
+}
+END_TEST
+
+START_TEST(payload_ceiling_of_ndr)
+{
+	/* 400 * 4096 / 4122 = 397.477 Gb/s; with GRH 4096/4162 -> 393.657. */
+	ck_assert_double_eq_tol(stats_payload_ceiling_gbps(400, 4096, 0), 397.4769529354682, 1e-9);
+	ck_assert_double_eq_tol(stats_payload_ceiling_gbps(400, 4096, 1), 393.6569, 1e-3);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("stats");
+	TCase *tc = tcase_create("stats");
+	tcase_add_test(tc, latency_of_ten_samples);
+	tcase_add_test(tc, latency_keeps_sub_microsecond_precision);
+	tcase_add_test(tc, percentiles_use_nearest_rank);
+	tcase_add_test(tc, gbps_and_message_rate);
+	tcase_add_test(tc, peak_is_the_best_window);
+	tcase_add_test(tc, payload_ceiling_of_ndr);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

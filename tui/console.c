@@ -1,0 +1,628 @@
+// SPDX-License-Identifier: MIT
+/* The console: one poll loop over the terminal, the node's change events and
+ * a timer; the snapshot is rebuilt on change and diffed against the last. */
+#include "console.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <math.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "console_int.h"
+#include "core/sys.h"
+
+#define REFRESH_MIN_SECS 10.0 /* re-read the node for changes that raise no event */
+#define DEBOUNCE_SECS	 0.05
+
+double console_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void console_message(struct console *c, enum theme_role role, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->msg, sizeof(c->msg), fmt, ap);
+	va_end(ap);
+	c->msg_role = role;
+	c->msg_until = console_now() + MSG_SECS;
+	c->dirty = true;
+}
+
+static void *grow(void *p, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return p;
+	size_t nc = *cap ? *cap * 2 : 16;
+	void *np = realloc(p, nc * size);
+	if (np)
+		*cap = nc;
+	return np;
+}
+
+bool console_is_changed(const struct console *c, const char *bdf, enum snap_field f)
+{
+	for (size_t i = 0; i < c->n_hl; i++)
+		if (c->hl[i].field == f && !strcmp(c->hl[i].bdf, bdf))
+			return true;
+	return false;
+}
+
+void console_tree_update(struct console *c)
+{
+	struct tree_input in = {
+		.node = c->node,
+		.ghosts = c->ghosts,
+		.n_ghosts = c->n_ghosts,
+		.collapsed = (const char(*)[16])c->collapsed,
+		.n_collapsed = c->n_collapsed,
+		.filter = c->filter,
+	};
+	if (tree_build(&in, &c->tree) < 0)
+		console_message(c, TR_ERROR, "out of memory while building the tree");
+	long row = c->sel[0] ? tree_find(&c->tree, c->sel) : -1;
+	if (row < 0) {
+		row = c->sel_row;
+		if (row >= (long)c->tree.n)
+			row = (long)c->tree.n - 1;
+		if (row < 0)
+			row = 0;
+	}
+	c->sel_row = row;
+	if (c->tree.n)
+		snprintf(c->sel, sizeof(c->sel), "%s", c->tree.rows[row].bdf);
+	c->dirty = true;
+}
+
+static void ghost_add(struct console *c, const struct node *old, const struct snap_change *ch)
+{
+	struct ghost *g = grow(c->ghosts, &c->cap_ghosts, c->n_ghosts, sizeof(*g));
+	if (!g)
+		return;
+	c->ghosts = g;
+	g = &c->ghosts[c->n_ghosts++];
+	memset(g, 0, sizeof(*g));
+	snprintf(g->bdf, sizeof(g->bdf), "%s", ch->bdf);
+	snprintf(g->pf_bdf, sizeof(g->pf_bdf), "%s", ch->pf_bdf);
+	g->vf = ch->vf;
+	g->gone_at = console_now();
+	g->gone_wall = time(NULL);
+	const struct fn *f = NULL;
+	if (ch->vf < 0) {
+		const struct pf *pf = node_find_pf(old, ch->bdf);
+		f = pf ? &pf->fn : NULL;
+	} else {
+		const struct vf *vf = node_find_vf(old, ch->pf_bdf, (unsigned)ch->vf);
+		f = vf ? &vf->fn : NULL;
+	}
+	if (f && f->n_netdevs && f->netdevs[0].name)
+		snprintf(g->netdev, sizeof(g->netdev), "%s", f->netdevs[0].name);
+	if (f && f->n_rdmas && f->rdmas[0].name)
+		snprintf(g->ibdev, sizeof(g->ibdev), "%s", f->rdmas[0].name);
+	/* A function often loses its names before it goes: show the last ones. */
+	for (size_t i = c->n_names; i-- > 0;) {
+		const struct name_change *n = &c->names[i];
+		char *dst = n->ibdev ? g->ibdev : g->netdev;
+		if (!strcmp(n->bdf, g->bdf) && !dst[0] && !n->new[0])
+			snprintf(dst, sizeof(g->netdev), "%s", n->old);
+	}
+}
+
+static void ghost_drop(struct console *c, const char *bdf)
+{
+	for (size_t i = 0; i < c->n_ghosts; i++)
+		if (!strcmp(c->ghosts[i].bdf, bdf)) {
+			c->ghosts[i] = c->ghosts[--c->n_ghosts];
+			return;
+		}
+}
+
+static void highlight_add(struct console *c, const char *bdf, enum snap_field f, double until)
+{
+	for (size_t i = 0; i < c->n_hl; i++)
+		if (c->hl[i].field == f && !strcmp(c->hl[i].bdf, bdf)) {
+			c->hl[i].until = until;
+			return;
+		}
+	struct highlight *h = grow(c->hl, &c->cap_hl, c->n_hl, sizeof(*h));
+	if (!h)
+		return;
+	c->hl = h;
+	h = &c->hl[c->n_hl++];
+	snprintf(h->bdf, sizeof(h->bdf), "%s", bdf);
+	h->field = f;
+	h->until = until;
+}
+
+static void name_add(struct console *c, const struct snap_change *ch)
+{
+	struct name_change *n = grow(c->names, &c->cap_names, c->n_names, sizeof(*n));
+	if (!n)
+		return;
+	c->names = n;
+	n = &c->names[c->n_names++];
+	snprintf(n->bdf, sizeof(n->bdf), "%s", ch->bdf);
+	n->ibdev = ch->field == SNAP_IBDEV;
+	snprintf(n->old, sizeof(n->old), "%s", ch->old);
+	snprintf(n->new, sizeof(n->new), "%s", ch->new);
+	n->at = time(NULL);
+}
+
+/* Folds a diff into the console: ghosts, names, highlights. */
+static void console_apply_diff(struct console *c, const struct node *old, const struct snap_diff *d)
+{
+	double until = console_now() + HIGHLIGHT_SECS;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct snap_change *ch = &d->changes[i];
+		if (ch->field == SNAP_PRESENT && !ch->new[0]) {
+			ghost_add(c, old, ch);
+			continue;
+		}
+		if (ch->field == SNAP_PRESENT)
+			ghost_drop(c, ch->bdf);
+		if ((ch->field == SNAP_NETDEV || ch->field == SNAP_IBDEV) && ch->old[0])
+			name_add(c, ch);
+		highlight_add(c, ch->bdf, ch->field, until);
+	}
+}
+
+int console_rebuild(struct console *c)
+{
+	struct node *n;
+	struct err e = {{0}};
+	double t0 = console_now();
+	int r = node_discover(c->sys, &n, &e);
+	c->discover_cost = console_now() - t0;
+	if (r < 0) {
+		console_message(c, TR_ERROR, "%s", e.msg);
+		return r;
+	}
+	struct snap_diff d = {0};
+	r = snapshot_diff(c->node, n, &d);
+	if (r < 0) {
+		node_free(n);
+		console_message(c, TR_ERROR, "cannot compare snapshots: %s", strerror(-r));
+		return r;
+	}
+	struct node *old = c->node;
+	c->node = n;
+	if (old)
+		console_apply_diff(c, old, &d);
+	node_free(old);
+	console_tree_update(c); /* the rows pointed into the old node */
+	snapshot_diff_free(&d);
+	c->rebuild_cost = console_now() - t0;
+	return 0;
+}
+
+/* Drops expired highlights, ghosts and messages; returns the next expiry. */
+static double console_expire(struct console *c, double now)
+{
+	double next = INFINITY;
+	size_t k = 0;
+	for (size_t i = 0; i < c->n_hl; i++) {
+		if (c->hl[i].until > now) {
+			c->hl[k++] = c->hl[i];
+			next = fmin(next, c->hl[i].until);
+		}
+	}
+	if (k != c->n_hl)
+		c->dirty = true;
+	c->n_hl = k;
+	k = 0;
+	for (size_t i = 0; i < c->n_ghosts; i++) {
+		if (c->ghosts[i].gone_at + GONE_SECS > now) {
+			c->ghosts[k++] = c->ghosts[i];
+			next = fmin(next, c->ghosts[i].gone_at + GONE_SECS);
+		}
+	}
+	if (k != c->n_ghosts) {
+		c->n_ghosts = k;
+		console_tree_update(c);
+	}
+	if (c->msg[0] && c->msg_until <= now) {
+		c->msg[0] = '\0';
+		c->dirty = true;
+	} else if (c->msg[0]) {
+		next = fmin(next, c->msg_until);
+	}
+	return next;
+}
+
+static long visible_rows(const struct console *c)
+{
+	long h = c->lay.tree.h - 1;
+	return h > 0 ? h : 1;
+}
+
+static void select_row(struct console *c, long row)
+{
+	if (!c->tree.n)
+		return;
+	if (row < 0)
+		row = 0;
+	if (row >= (long)c->tree.n)
+		row = (long)c->tree.n - 1;
+	c->sel_row = row;
+	snprintf(c->sel, sizeof(c->sel), "%s", c->tree.rows[row].bdf);
+	c->dirty = true;
+}
+
+static void set_collapsed(struct console *c, const char *bdf, bool collapse)
+{
+	for (size_t i = 0; i < c->n_collapsed; i++) {
+		if (strcmp(c->collapsed[i], bdf))
+			continue;
+		if (!collapse)
+			memmove(&c->collapsed[i], &c->collapsed[i + 1],
+				(--c->n_collapsed - i) * sizeof(c->collapsed[0]));
+		console_tree_update(c);
+		return;
+	}
+	if (!collapse)
+		return;
+	char(*nc)[16] = grow(c->collapsed, &c->cap_collapsed, c->n_collapsed, 16);
+	if (!nc)
+		return;
+	c->collapsed = nc;
+	snprintf(c->collapsed[c->n_collapsed++], 16, "%s", bdf);
+	console_tree_update(c);
+}
+
+static void set_all_collapsed(struct console *c, bool collapse)
+{
+	c->n_collapsed = 0;
+	for (size_t i = 0; collapse && c->node && i < c->node->n_pfs; i++)
+		set_collapsed(c, c->node->pfs[i].fn.bdf, true);
+	console_tree_update(c);
+}
+
+static void key_left_right(struct console *c, bool right)
+{
+	if (!c->tree.n)
+		return;
+	const struct tree_row *r = &c->tree.rows[c->sel_row];
+	if (r->kind == ROW_VF) {
+		if (!right) {
+			char pf[16];
+			snprintf(pf, sizeof(pf), "%s", r->pf ? r->pf->fn.bdf : r->ghost->pf_bdf);
+			select_row(c, tree_find(&c->tree, pf));
+		}
+		return;
+	}
+	if (right && !r->collapsed && r->n_children)
+		select_row(c, c->sel_row + 1);
+	else
+		set_collapsed(c, r->bdf, !right);
+}
+
+static void key_mouse(struct console *c)
+{
+	MEVENT ev;
+	if (getmouse(&ev) != OK)
+		return;
+	if (ev.bstate & BUTTON4_PRESSED) {
+		select_row(c, c->sel_row - 3);
+	} else if (ev.bstate & BUTTON5_PRESSED) {
+		select_row(c, c->sel_row + 3);
+	} else if (ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_RELEASED)) {
+		const struct rect *t = &c->lay.tree;
+		if (c->zoom || ev.y <= t->y || ev.y >= t->y + t->h)
+			return;
+		long row = c->top + (ev.y - t->y - 1);
+		if (row >= (long)c->tree.n)
+			return;
+		if (row == c->sel_row && c->tree.rows[row].kind == ROW_PF && ev.x < 2)
+			set_collapsed(c, c->tree.rows[row].bdf, !c->tree.rows[row].collapsed);
+		select_row(c, row);
+	}
+}
+
+static void view_switch(struct console *c, int view)
+{
+	static const char *const names[VIEW_N] = {"Tree", "Checks", "Bench", "Journal"};
+	if (view == VIEW_TREE) {
+		c->view = VIEW_TREE;
+		c->dirty = true;
+		return;
+	}
+	console_message(c, TR_WARNING, "the %s view is not built yet", names[view]);
+}
+
+static void key_normal(struct console *c, int k)
+{
+	const struct tree_row *r = c->tree.n ? &c->tree.rows[c->sel_row] : NULL;
+	switch (k) {
+	case 'q':
+	case KEY_F(10):
+		c->quit = true;
+		break;
+	case KEY_UP:
+	case 'k':
+		select_row(c, c->sel_row - 1);
+		break;
+	case KEY_DOWN:
+	case 'j':
+		select_row(c, c->sel_row + 1);
+		break;
+	case KEY_PPAGE:
+		select_row(c, c->sel_row - visible_rows(c));
+		break;
+	case KEY_NPAGE:
+		select_row(c, c->sel_row + visible_rows(c));
+		break;
+	case KEY_HOME:
+	case 'g':
+		select_row(c, 0);
+		break;
+	case KEY_END:
+	case 'G':
+		select_row(c, (long)c->tree.n - 1);
+		break;
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
+	case ' ':
+		if (r && r->kind == ROW_PF)
+			set_collapsed(c, r->bdf, !r->collapsed);
+		break;
+	case KEY_LEFT:
+	case 'h':
+		key_left_right(c, false);
+		break;
+	case KEY_RIGHT:
+	case 'l':
+		key_left_right(c, true);
+		break;
+	case '+':
+		set_all_collapsed(c, false);
+		break;
+	case '-':
+		set_all_collapsed(c, true);
+		break;
+	case KEY_F(5):
+		set_all_collapsed(c, c->n_collapsed == 0);
+		break;
+	case '/':
+	case KEY_F(3):
+		snprintf(c->filter_saved, sizeof(c->filter_saved), "%s", c->filter);
+		c->mode = MODE_FILTER;
+		c->dirty = true;
+		break;
+	case ':':
+	case KEY_F(2):
+		c->cmd[0] = '\0';
+		c->mode = MODE_COMMAND;
+		c->dirty = true;
+		break;
+	case '?':
+	case KEY_F(1):
+		c->mode = MODE_HELP;
+		c->dirty = true;
+		break;
+	case 's':
+	case KEY_F(9):
+		console_snapshot(c, NULL);
+		break;
+	case 'd':
+		c->zoom = !c->zoom;
+		c->dirty = true;
+		break;
+	case 27: /* Esc */
+		if (c->zoom)
+			c->zoom = false;
+		c->dirty = true;
+		break;
+	case '\t':
+		view_switch(c, (c->view + 1) % VIEW_N);
+		break;
+	case '1':
+	case '2':
+	case '3':
+	case '4':
+		view_switch(c, k - '1');
+		break;
+	case 12: /* Ctrl-L */
+		clearok(curscr, TRUE);
+		c->dirty = true;
+		break;
+	case KEY_MOUSE:
+		key_mouse(c);
+		break;
+	default:
+		break;
+	}
+}
+
+static void console_key(struct console *c, int k)
+{
+	if (k == KEY_RESIZE) {
+		layout_compute(COLS, LINES, &c->lay);
+		c->dirty = true;
+		return;
+	}
+	switch (c->mode) {
+	case MODE_HELP:
+		c->mode = MODE_NORMAL;
+		c->dirty = true;
+		if (k == 'q' || k == KEY_F(10) || k == 27 || k == '?' || k == KEY_F(1))
+			return;
+		key_normal(c, k);
+		break;
+	case MODE_FILTER:
+	case MODE_COMMAND:
+		console_key_prompt(c, k);
+		break;
+	default:
+		key_normal(c, k);
+		break;
+	}
+}
+
+/* The selection stays on screen. */
+static void console_scroll(struct console *c)
+{
+	long vis = visible_rows(c);
+	if (c->sel_row < c->top)
+		c->top = c->sel_row;
+	if (c->sel_row >= c->top + vis)
+		c->top = c->sel_row - vis + 1;
+	if (c->top > (long)c->tree.n - vis)
+		c->top = (long)c->tree.n - vis;
+	if (c->top < 0)
+		c->top = 0;
+}
+
+void console_redraw(struct console *c)
+{
+	console_scroll(c);
+	erase();
+	console_draw(c);
+	refresh();
+	c->dirty = false;
+}
+
+static int console_loop(struct console *c)
+{
+	int efd = sys_event_fd(c->sys);
+	time_t shown_sec = 0;
+	c->refresh_due = console_now() + REFRESH_MIN_SECS;
+	while (!c->quit) {
+		double now = console_now();
+		double next = fmin(console_expire(c, now), c->refresh_due);
+		if (c->rebuild_due > 0)
+			next = fmin(next, c->rebuild_due);
+		/* The clock in the header moves once a second. */
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		if (ts.tv_sec != shown_sec) {
+			shown_sec = ts.tv_sec;
+			c->dirty = true;
+		}
+		double to_tick = 1.0 - (double)ts.tv_nsec / 1e9;
+		next = fmin(next, now + to_tick);
+		if (c->dirty)
+			console_redraw(c);
+
+		struct pollfd p[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
+				      {.fd = efd, .events = POLLIN}};
+		int timeout = (int)ceil((next - now) * 1000.0);
+		int r = poll(p, efd >= 0 ? 2 : 1, timeout < 0 ? 0 : timeout);
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		if (r < 0) { /* SIGWINCH: curses reports KEY_RESIZE */
+			int k;
+			while ((k = getch()) != ERR)
+				console_key(c, k);
+			continue;
+		}
+		if (p[0].revents & (POLLHUP | POLLERR))
+			return 0;
+		if (p[0].revents & POLLIN) {
+			int k;
+			while (!c->quit && (k = getch()) != ERR)
+				console_key(c, k);
+		}
+		if (efd >= 0 && (p[1].revents & POLLIN)) {
+			struct sys_event ev;
+			while (sys_event_read(c->sys, &ev) > 0)
+				;
+			if (c->rebuild_due <= 0)
+				c->rebuild_due = console_now() + DEBOUNCE_SECS;
+		}
+		now = console_now();
+		if ((c->rebuild_due > 0 && now >= c->rebuild_due) || now >= c->refresh_due) {
+			c->rebuild_due = 0;
+			console_rebuild(c);
+			/* Polling for event-less changes costs at most 0.5% of a CPU. */
+			c->refresh_due =
+				console_now() + fmax(REFRESH_MIN_SECS, 200 * c->rebuild_cost);
+		}
+	}
+	return 0;
+}
+
+static void console_free(struct console *c)
+{
+	tree_free(&c->tree);
+	node_free(c->node);
+	free(c->ghosts);
+	free(c->collapsed);
+	free(c->names);
+	free(c->hl);
+}
+
+void console_curses_setup(struct console *c)
+{
+	set_escdelay(25);
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	curs_set(0);
+	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+	mouseinterval(0);
+	console_theme_apply(c);
+	layout_compute(COLS, LINES, &c->lay);
+}
+
+int console_main(const struct cli *cli, const char *theme, int argc, char **argv)
+{
+	int bench = 0;
+	for (int i = 1; i < argc; i++) {
+		if ((!strcmp(argv[i], "--bench") || !strcmp(argv[i], "bench")) && i + 1 < argc) {
+			bench = atoi(argv[++i]);
+		} else {
+			cli_error("console takes no argument '%s'", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (!bench && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		cli_error("the console needs a terminal; use 'ibvf list' for text");
+		return EXIT_USAGE;
+	}
+	setlocale(LC_ALL, "");
+	struct console c;
+	memset(&c, 0, sizeof(c));
+	c.utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
+	const char *nc = getenv("NO_COLOR");
+	c.no_color = nc && *nc;
+	char warn[512];
+	if (theme_load(theme	    ? theme
+		       : c.no_color ? "mono"
+				    : "default",
+		       &c.theme, warn, sizeof(warn)) < 0 &&
+	    theme)
+		console_message(&c, TR_WARNING, "%s", warn);
+
+	if (cli_open(cli, &c.sys) < 0)
+		return 1;
+	int rc = 0;
+	if (console_rebuild(&c) < 0) {
+		cli_error("%s", c.msg);
+		rc = 1;
+	} else if (bench) {
+		rc = console_bench(&c, bench);
+	} else {
+		initscr();
+		console_curses_setup(&c);
+		if (console_loop(&c) < 0)
+			rc = 1;
+		endwin();
+	}
+	console_free(&c);
+	sys_close(c.sys);
+	return rc;
+}

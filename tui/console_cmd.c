@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+/* The console's prompts: the `/` filter, the `:` command line with its
+ * completion, and the commands themselves (snapshot, theme, ...). */
+#include <curses.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "console_int.h"
+#include "core/json.h"
+
+const char *const console_help[] = {
+	"Up/Down j/k       move the selection",
+	"PgUp/PgDn         move a page",
+	"Home/End g/G      first / last line",
+	"Enter Space       expand or collapse a PF",
+	"Left/Right h/l    collapse / expand (Left on a VF: its PF)",
+	"+ / -  F5         expand all / collapse all / toggle",
+	"/  F3             filter: names, BDFs, GUIDs, states (Esc restores)",
+	":  F2             command line (Tab completes)",
+	"d                 details full screen (Esc returns)",
+	"s  F9             write a snapshot of the node (JSON)",
+	"Tab 1-4           switch views (only Tree exists yet)",
+	"mouse             click selects, wheel scrolls",
+	"Ctrl-L            redraw the screen",
+	"?  F1             this help",
+	"q  F10            quit",
+	"",
+	"commands: quit, theme NAME, snapshot [FILE], filter TEXT, help",
+	NULL,
+};
+
+struct command {
+	const char *name;
+	int (*run)(struct console *c, const char *arg);
+	const char *usage;
+};
+
+static int cmd_quit(struct console *c, const char *arg)
+{
+	c->quit = true;
+	return 0;
+}
+
+static int cmd_theme(struct console *c, const char *arg)
+{
+	if (!*arg) {
+		console_message(c, TR_STATUS, "theme '%s' (usage: theme NAME|PATH)", c->theme.name);
+		return 0;
+	}
+	return console_set_theme(c, arg);
+}
+
+static int cmd_snapshot(struct console *c, const char *arg)
+{
+	return console_snapshot(c, *arg ? arg : NULL);
+}
+
+static int cmd_filter(struct console *c, const char *arg)
+{
+	snprintf(c->filter, sizeof(c->filter), "%s", arg);
+	console_tree_update(c);
+	return 0;
+}
+
+static int cmd_help(struct console *c, const char *arg)
+{
+	c->mode = MODE_HELP;
+	c->dirty = true;
+	return 0;
+}
+
+/* Later issues add their commands here. */
+static const struct command commands[] = {
+	{"filter", cmd_filter, "filter TEXT"},
+	{"help", cmd_help, "help"},
+	{"quit", cmd_quit, "quit"},
+	{"snapshot", cmd_snapshot, "snapshot [FILE]"},
+	{"theme", cmd_theme, "theme NAME|PATH"},
+};
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+int console_command(struct console *c, const char *line)
+{
+	while (*line == ' ')
+		line++;
+	size_t len = strcspn(line, " ");
+	const char *arg = line + len;
+	while (*arg == ' ')
+		arg++;
+	if (!len)
+		return 0;
+	if (len == 1 && *line == 'q')
+		return cmd_quit(c, arg);
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (strlen(commands[i].name) == len && !strncmp(commands[i].name, line, len))
+			return commands[i].run(c, arg);
+	console_message(c, TR_ERROR,
+			"unknown command '%.*s' (commands: filter, help, quit, snapshot, theme)",
+			(int)len, line);
+	return -EINVAL;
+}
+
+/* Completes the word under the cursor to the longest common prefix of the
+ * candidates; lists them in the status line when there are several. */
+static void complete(struct console *c)
+{
+	char cand[64][64];
+	size_t n = 0;
+	char *word = strrchr(c->cmd, ' ');
+	if (!word) {
+		word = c->cmd;
+		for (size_t i = 0; i < N_COMMANDS; i++)
+			snprintf(cand[n++], sizeof(cand[0]), "%s", commands[i].name);
+	} else {
+		word++;
+		if (strncmp(c->cmd, "theme ", 6))
+			return;
+		n = theme_list(cand, 64);
+	}
+	size_t wl = strlen(word), m = 0, common = 0;
+	char list[256] = "";
+	const char *first = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(cand[i], word, wl))
+			continue;
+		if (!first) {
+			first = cand[i];
+			common = strlen(first);
+		}
+		size_t k = 0;
+		while (k < common && cand[i][k] == first[k])
+			k++;
+		common = k;
+		m++;
+		size_t ll = strlen(list);
+		snprintf(list + ll, sizeof(list) - ll, "%s%s", ll ? "  " : "", cand[i]);
+	}
+	if (!first)
+		return;
+	size_t room = sizeof(c->cmd) - (size_t)(word - c->cmd) - 1;
+	snprintf(word, room + 1, "%.*s%s", (int)common, first, m == 1 ? " " : "");
+	if (m > 1)
+		console_message(c, TR_STATUS, "%s", list);
+}
+
+static void prompt_edit(char *buf, size_t size, int k)
+{
+	size_t len = strlen(buf);
+	if ((k == KEY_BACKSPACE || k == 127 || k == 8) && len)
+		buf[len - 1] = '\0';
+	else if (k == 21) /* Ctrl-U */
+		buf[0] = '\0';
+	else if (k >= 32 && k < 127 && len + 1 < size) {
+		buf[len] = (char)k;
+		buf[len + 1] = '\0';
+	}
+}
+
+void console_key_prompt(struct console *c, int k)
+{
+	bool enter = k == '\n' || k == '\r' || k == KEY_ENTER;
+	c->dirty = true;
+	if (c->mode == MODE_FILTER) {
+		if (k == 27) { /* Esc: back to the filter in force before */
+			snprintf(c->filter, sizeof(c->filter), "%s", c->filter_saved);
+			c->mode = MODE_NORMAL;
+		} else if (enter) {
+			c->mode = MODE_NORMAL;
+		} else if (k == KEY_UP || k == KEY_DOWN) {
+			return;
+		} else {
+			prompt_edit(c->filter, sizeof(c->filter), k);
+		}
+		console_tree_update(c);
+		return;
+	}
+	if (k == 27) {
+		c->mode = MODE_NORMAL;
+	} else if (k == '\t') {
+		complete(c);
+	} else if (enter) {
+		c->mode = MODE_NORMAL;
+		char line[sizeof(c->cmd)];
+		snprintf(line, sizeof(line), "%s", c->cmd);
+		console_command(c, line);
+	} else {
+		prompt_edit(c->cmd, sizeof(c->cmd), k);
+	}
+}
+
+int console_set_theme(struct console *c, const char *name)
+{
+	struct theme t;
+	char warn[512];
+	int r = theme_load(name, &t, warn, sizeof(warn));
+	if (r < 0) {
+		console_message(c, TR_ERROR, "%s", warn);
+		return r;
+	}
+	c->theme = t;
+	console_theme_apply(c);
+	console_message(c, TR_STATUS, "theme '%s'%s", t.name,
+			c->no_color ? " (colours off: NO_COLOR is set)" : "");
+	return 0;
+}
+
+int console_snapshot(struct console *c, const char *file)
+{
+	char name[PATH_MAX], stamp[32];
+	time_t now = time(NULL);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
+	if (file)
+		snprintf(name, sizeof(name), "%s", file);
+	else
+		snprintf(name, sizeof(name), "ibvf-snapshot-%s-%s.json",
+			 c->node->hostname ? c->node->hostname : "node", stamp);
+	struct json_object *o = node_to_json(c->node);
+	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+								  JSON_C_TO_STRING_SPACED |
+								  JSON_C_TO_STRING_NOSLASHESCAPE);
+	FILE *f = fopen(name, "w");
+	int r = 0;
+	if (!f || fputs(s, f) < 0 || fputc('\n', f) < 0)
+		r = -errno;
+	if (f && fclose(f) < 0 && !r)
+		r = -errno;
+	json_object_put(o);
+	if (r < 0) {
+		console_message(c, TR_ERROR, "cannot write snapshot '%s': %s", name, strerror(-r));
+		return r;
+	}
+	char abs[PATH_MAX];
+	if (!realpath(name, abs))
+		snprintf(abs, sizeof(abs), "%s", name);
+	console_message(c, TR_STATUS, "snapshot written to '%s'", abs);
+	return 0;
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/* The console's state, shared by console*.c. Only the terminal layer holds
+ * mutable state; it lives here, in one struct passed around. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "core/snapshot_diff.h"
+#include "layout.h"
+#include "theme.h"
+#include "tree.h"
+
+struct cli;
+struct sys;
+
+/* A netdev rename seen during this run: "ib7 -> ib3 at 14:02:11". */
+struct name_change {
+	char bdf[16];
+	bool ibdev; /* an RDMA device name (kept to name a function that is gone) */
+	char old[SNAP_VALUE_MAX], new[SNAP_VALUE_MAX];
+	time_t at;
+};
+
+/* A field that changed recently, shown in the `changed` colour until `until`. */
+struct highlight {
+	char bdf[16];
+	enum snap_field field;
+	double until;
+};
+
+enum console_mode {
+	MODE_NORMAL,
+	MODE_FILTER,
+	MODE_COMMAND,
+	MODE_HELP,
+};
+
+enum console_view {
+	VIEW_TREE,
+	VIEW_CHECKS,
+	VIEW_BENCH,
+	VIEW_JOURNAL,
+	VIEW_N,
+};
+
+#define HIGHLIGHT_SECS 5.0
+#define GONE_SECS      60.0
+#define MSG_SECS       8.0
+
+struct console {
+	struct sys *sys;
+	struct node *node;
+	struct tree tree;
+	struct ghost *ghosts;
+	size_t n_ghosts, cap_ghosts;
+	char (*collapsed)[16];
+	size_t n_collapsed, cap_collapsed;
+	struct name_change *names;
+	size_t n_names, cap_names;
+	struct highlight *hl;
+	size_t n_hl, cap_hl;
+
+	char sel[16]; /* the selected function's BDF */
+	long sel_row, top;
+	bool zoom; /* details take the tree's place */
+	enum console_view view;
+
+	enum console_mode mode;
+	char filter[128], filter_saved[128];
+	char cmd[256];
+
+	char msg[256];
+	enum theme_role msg_role;
+	double msg_until;
+
+	struct theme theme;
+	bool no_color, colors, utf8;
+	int ncolors;
+
+	struct layout lay;
+	bool dirty, quit;
+	double rebuild_due, refresh_due, rebuild_cost, discover_cost;
+};
+
+double console_now(void);
+void console_message(struct console *c, enum theme_role role, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Rebuilds the rows after the node, ghosts, filter or collapsed set changed,
+ * keeping the selection on the same PCI address. */
+void console_tree_update(struct console *c);
+bool console_is_changed(const struct console *c, const char *bdf, enum snap_field f);
+/* Discovers the node again and diffs it against the current snapshot. */
+int console_rebuild(struct console *c);
+
+void console_curses_setup(struct console *c);
+/* Erases, draws and refreshes the whole screen. */
+void console_redraw(struct console *c);
+/* console_bench.c: medians of a full redraw and a rebuild+diff. */
+int console_bench(struct console *c, int runs);
+
+/* console_draw.c */
+void console_theme_apply(struct console *c);
+void console_draw(struct console *c);
+int console_attr(const struct console *c, enum theme_role r);
+
+/* console_details.c */
+struct dline {
+	char label[24];
+	char value[128];
+	enum theme_role role;
+	bool changed;
+};
+/* The selected function's fields; returns how many (at most max). */
+size_t console_details(const struct console *c, struct dline *ret, size_t max, int value_w);
+void console_details_title(const struct console *c, char *buf, size_t size);
+
+/* console_cmd.c */
+void console_key_prompt(struct console *c, int key);
+int console_command(struct console *c, const char *line);
+int console_snapshot(struct console *c, const char *file);
+int console_set_theme(struct console *c, const char *name);
+extern const char *const console_help[];
