@@ -52,7 +52,7 @@ static char *node_json(const char *dir)
 /* Every file, link and directory of the tree with its size, mtime and link
  * target: a refusal must not touch any of them. */
 static char *digest_buf;
-static size_t digest_len;
+static size_t digest_len, digest_cap;
 
 static int digest_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -66,10 +66,12 @@ static int digest_one(const char *path, const struct stat *st, int flag, struct 
 	int n = snprintf(line, sizeof(line), "%s %lld %lld.%09ld %s\n", path,
 			 (long long)st->st_size, (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec,
 			 target);
-	char *nb = realloc(digest_buf, digest_len + (size_t)n + 1);
-	ck_assert_ptr_nonnull(nb);
-	memcpy(nb + digest_len, line, (size_t)n + 1);
-	digest_buf = nb;
+	if (digest_len + (size_t)n + 1 > digest_cap) {
+		digest_cap = (digest_len + (size_t)n + 1) * 2;
+		digest_buf = realloc(digest_buf, digest_cap);
+		ck_assert_ptr_nonnull(digest_buf);
+	}
+	memcpy(digest_buf + digest_len, line, (size_t)n + 1);
 	digest_len += (size_t)n;
 	return 0;
 }
@@ -77,7 +79,7 @@ static int digest_one(const char *path, const struct stat *st, int flag, struct 
 static char *tree_digest(const char *dir)
 {
 	digest_buf = NULL;
-	digest_len = 0;
+	digest_len = digest_cap = 0;
 	ck_assert_int_eq(nftw(dir, digest_one, 32, FTW_PHYS), 0);
 	return digest_buf;
 }

@@ -155,7 +155,8 @@ static int run_req(const struct cli *c, const struct act_opts *o, const struct a
 		}
 	}
 	r = action_apply(s, p, req, NULL, &e);
-	print_plan(c, p);
+	if (p->result != PLAN_REFUSED)
+		print_plan(c, p);
 	if (p->journal_error[0])
 		cli_error("the journal was not written: %s", p->journal_error);
 	if (r < 0) {

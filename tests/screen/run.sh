@@ -35,8 +35,8 @@ capture() { # capture [-e]: the visible pane, masked
 }
 
 wait_for() { # wait_for TEXT [SECONDS]: until the pane shows TEXT
-	local deadline=$((SECONDS + ${2:-5}))
-	while ((SECONDS < deadline)); do
+	local deadline=$(($(date +%s%N) + ${2:-5} * 1000000000))
+	while (($(date +%s%N) < deadline)); do
 		T capture-pane -p -t s | grep -qF -- "$1" && return 0
 		sleep 0.05
 	done
@@ -207,8 +207,8 @@ scenario_resize() {
 scenario_live() {
 	start 160 48
 	local t0 t1
-	t0=$(date +%s%N)
 	"$ibvf" "--sim=$tmp/node" debug rename ib1 ibZ >/dev/null || fails=$((fails + 1))
+	t0=$(date +%s%N) # the node has changed: the screen has 1 s to show it
 	wait_for "ibZ" 1 && t1=$(date +%s%N) &&
 		echo "     rename shown after $(((t1 - t0) / 1000000)) ms (limit 1000)"
 	keys Down Down Down
@@ -218,9 +218,9 @@ scenario_live() {
 	keys -l 4f:
 	keys Enter Home
 	settle
-	t0=$(date +%s%N)
 	"$simwrite" "$tmp/node" /sys/bus/pci/devices/0000:4f:00.0/sriov_numvfs 0 4 ||
 		fails=$((fails + 1))
+	t0=$(date +%s%N)
 	wait_for "gone" 1 && t1=$(date +%s%N) &&
 		echo "     numvfs 8 -> 4 shown after $(((t1 - t0) / 1000000)) ms (limit 1000)"
 	settle
