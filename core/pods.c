@@ -45,6 +45,15 @@ void pods_note(struct pods_ctx *c, const char *fmt, ...)
 	va_end(ap);
 }
 
+void pods_label(const struct pod_binding *b, char *buf, size_t size)
+{
+	const char *stale = b->stale ? " (stale)" : "";
+	if (b->name)
+		snprintf(buf, size, "%s/%s%s", b->ns ? b->ns : "?", b->name, stale);
+	else
+		snprintf(buf, size, "uid %s%s", b->uid ? b->uid : "?", stale);
+}
+
 const char *pods_source_name(unsigned int bit)
 {
 	switch (bit) {

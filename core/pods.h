@@ -58,6 +58,9 @@ int pods_attach(struct sys *s, const struct pods_opts *opts, struct node *n);
 
 /* "multus", "ib-sriov", "sriov", "checkpoint", "podlog" for one POD_SRC_* bit. */
 const char *pods_source_name(unsigned int bit);
+/* "namespace/name", or "uid <uid>" when no source names the pod, with
+ * " (stale)" appended for a stale binding: how the pod is shown everywhere. */
+void pods_label(const struct pod_binding *b, char *buf, size_t size);
 
 /* Enters the network namespace at netns (a path on this machine) in a helper
  * thread and reads, with the link dump of the kernel boundary (sys_link_dump

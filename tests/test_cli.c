@@ -100,7 +100,10 @@ START_TEST(version_and_help_behave_as_users_expect)
 	const char *h[] = {"--help", NULL};
 	ck_assert_int_eq(tu_run(h, &out, &err), 0);
 	ck_assert_ptr_nonnull(strstr(out, "usage: ibvf"));
-	ck_assert_ptr_nonnull(strstr(out, "list"));
+	/* The overview of every command, not the default command's help. */
+	ck_assert_ptr_nonnull(strstr(out, "commands:"));
+	ck_assert_ptr_nonnull(strstr(out, "  list"));
+	ck_assert_ptr_nonnull(strstr(out, "  watch"));
 	free(out);
 	free(err);
 	const char *hl[] = {"help", "list", NULL};

@@ -8,6 +8,7 @@
 
 #include "console_int.h"
 #include "core/guid.h"
+#include "core/pods.h"
 
 struct dlist {
 	struct dline *l;
@@ -173,6 +174,37 @@ static void fn_tail(struct dlist *d, const struct fn *f)
 		netdev_lines(d, &f->netdevs[i]);
 }
 
+/* Which pod holds the VF, where that was read, and the VF as the pod sees it. */
+static void pod_lines(struct dlist *d, const struct pod_binding *b)
+{
+	if (!b) {
+		dl_add(d, "pod", TR_NORMAL, SNAP_N_FIELDS, "-");
+		return;
+	}
+	char label[256], src[128] = "";
+	pods_label(b, label, sizeof(label));
+	dl_add(d, "pod", b->stale ? TR_WARNING : TR_NORMAL, SNAP_N_FIELDS, "%s", label);
+	if (b->stale)
+		dl_add(d, "why", TR_WARNING, SNAP_N_FIELDS,
+		       "only the kubelet checkpoint names it; no pod log, no CNI cache");
+	for (unsigned int bit = 1; bit <= POD_SRC_PODLOG; bit <<= 1)
+		if (b->sources & bit)
+			snprintf(src + strlen(src), sizeof(src) - strlen(src), "%s%s",
+				 src[0] ? " " : "", pods_source_name(bit));
+	dl_add(d, "pod source", TR_NORMAL, SNAP_N_FIELDS, "%s", src);
+	if (b->uid)
+		dl_add(d, "pod uid", TR_NORMAL, SNAP_N_FIELDS, "%s", b->uid);
+	if (b->ifname || b->in_pod.known)
+		dl_add(d, "in pod", TR_NORMAL, SNAP_N_FIELDS, "%s%s%s", s_or(b->ifname),
+		       b->in_pod.known ? "  " : "",
+		       b->in_pod.known ? s_or(b->in_pod.operstate) : "");
+	if (b->network || b->resource)
+		dl_add(d, "network", TR_NORMAL, SNAP_N_FIELDS, "%s  %s", s_or(b->network),
+		       s_or(b->resource));
+	if (b->netns)
+		dl_add(d, "netns", TR_NORMAL, SNAP_N_FIELDS, "%s", b->netns);
+}
+
 static void vf_lines(struct dlist *d, const struct vf *vf)
 {
 	const struct vf_admin *a = &vf->admin;
@@ -191,7 +223,7 @@ static void vf_lines(struct dlist *d, const struct vf *vf)
 	if (vf->port_guid.known && vf->port_guid.v == 0)
 		dl_add(d, "why", TR_GUID_ZERO, SNAP_N_FIELDS,
 		       "zero GUID: the port cannot go ACTIVE");
-	dl_add(d, "pod", TR_NORMAL, SNAP_N_FIELDS, "-");
+	pod_lines(d, vf->pod);
 	dl_add(d, "admin mac", TR_NORMAL, SNAP_ADMIN_MAC, "%s", s_or(a->mac));
 	static const char *const ls[] = {"auto (Follow)", "enable (Up)", "disable (Down)"};
 	dl_add(d, "link state", TR_NORMAL, SNAP_ADMIN_LINK_STATE, "%s%s%s",

@@ -8,6 +8,7 @@
 
 #include "console_int.h"
 #include "core/guid.h"
+#include "core/pods.h"
 
 static attr_t style_attrs(unsigned int a)
 {
@@ -101,6 +102,25 @@ static const char *str_or(const char *s, const char *dflt)
 	return s && *s ? s : dflt;
 }
 
+/* Pods holding VFs (stale checkpoint entries are not pods). */
+static size_t count_pods(const struct node *n)
+{
+	const char *seen[256];
+	size_t k = 0;
+	for (size_t i = 0; i < n->n_pfs; i++)
+		for (size_t j = 0; j < n->pfs[i].n_vfs; j++) {
+			const struct pod_binding *b = n->pfs[i].vfs[j].pod;
+			if (!b || b->stale || !b->uid)
+				continue;
+			size_t m = 0;
+			while (m < k && strcmp(seen[m], b->uid))
+				m++;
+			if (m == k && k < sizeof(seen) / sizeof(seen[0]))
+				seen[k++] = b->uid;
+		}
+	return k;
+}
+
 static void draw_header(struct console *c)
 {
 	const struct node *n = c->node;
@@ -135,8 +155,8 @@ static void draw_header(struct console *c)
 		 str_or(n->kernel, "?"), str_or(n->driver_version, "(in-tree)"));
 	put(h->y, 0, h->w - 10, line, hv);
 	put(h->y, h->w - 9, 9, clock, hd);
-	snprintf(line, sizeof(line), " PFs %zu  VFs %zu  active ports %zu/%zu  pods -", n->n_pfs,
-		 vfs, active, ports);
+	snprintf(line, sizeof(line), " PFs %zu  VFs %zu  active ports %zu/%zu  pods %zu", n->n_pfs,
+		 vfs, active, ports, count_pods(n));
 	put(h->y + 1, 0, h->w, line, hd);
 	if (n->n_kmsg_errors) {
 		char k[64];
@@ -268,7 +288,10 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 		guid_format_sysfs(guid.v, cell[TC_GUID]);
 	else
 		snprintf(cell[TC_GUID], sizeof(cell[0]), "%s", r->ghost || !f ? "" : "?");
-	snprintf(cell[TC_POD], sizeof(cell[0]), "%s", r->ghost ? "" : "-");
+	if (!r->ghost && r->vfp && r->vfp->pod)
+		pods_label(r->vfp->pod, cell[TC_POD], sizeof(cell[0]));
+	else
+		snprintf(cell[TC_POD], sizeof(cell[0]), "%s", r->ghost ? "" : "-");
 	if (!r->ghost) {
 		role[TC_STATE] = p ? state_role(p) : base;
 		role[TC_PHYS] =

@@ -270,7 +270,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (help)
-		return cmd_help(cmd->name);
+		return cmd_help(optind < argc ? cmd->name : NULL);
 	if (c.sim && c.root) {
 		cli_error("--sim and --root cannot be used together");
 		return EXIT_USAGE;

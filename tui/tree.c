@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/guid.h"
+#include "core/pods.h"
 
 const struct fn *tree_row_fn(const struct tree_row *r)
 {
@@ -78,6 +79,12 @@ bool tree_row_matches(const struct tree_row *r, const char *text)
 		return true;
 	if (f && f->n_rdmas && guid_has(f->rdmas[0].node_guid, text))
 		return true;
+	if (r->vfp && r->vfp->pod) {
+		char label[256];
+		pods_label(r->vfp->pod, label, sizeof(label));
+		if (has(label, text) || has(r->vfp->pod->uid, text))
+			return true;
+	}
 	if (r->vfp)
 		return guid_has(r->vfp->port_guid, text) || guid_has(r->vfp->node_guid, text) ||
 		       guid_has(r->vfp->admin.port_guid, text) ||

@@ -163,6 +163,27 @@ scenario_zero_guid() {
 	stop
 }
 
+scenario_pods() {
+	# The POD column, a pod's details, a stale checkpoint entry, and the
+	# filter matching a pod name (trainer-1 holds two VFs on two PFs).
+	start 160 48
+	keys /
+	keys -l trainer-1
+	keys Enter
+	settle
+	keys Down
+	settle
+	snap pods-filter-trainer-1
+	keys / C-u
+	keys -l stale
+	keys Enter
+	settle
+	keys Down
+	settle
+	snap pods-stale-checkpoint
+	stop
+}
+
 scenario_ethernet_fallback() {
 	start 160 48
 	keys /
@@ -238,7 +259,7 @@ scenario_live() {
 	stop
 }
 
-all=(startup expand_collapse filter help zero_guid ethernet_fallback theme resize live)
+all=(startup expand_collapse filter help zero_guid pods ethernet_fallback theme resize live)
 for s in "${@:-${all[@]}}"; do
 	echo "# $s"
 	"scenario_$s"
