@@ -510,12 +510,7 @@ static void event_fill(struct udev_device *d, struct sys_event *ev)
 	const char *subsystem = udev_device_get_subsystem(d);
 	const char *name = udev_device_get_sysname(d);
 	const char *devpath = udev_device_get_devpath(d);
-	/* Only a move has DEVPATH_OLD. Asking for a property of any other event
-	 * makes libudev read the device's uevent file, which blocks while the
-	 * kernel probes the device (uevent_show() takes the device lock): VF
-	 * creation events would all arrive after the last probe. */
-	bool move = action && !strcmp(action, "move");
-	const char *old = move ? udev_device_get_property_value(d, "DEVPATH_OLD") : NULL;
+	const char *old = udev_device_get_property_value(d, "DEVPATH_OLD");
 	const char *slash = old ? strrchr(old, '/') : NULL;
 
 	memset(ev, 0, sizeof(*ev));

@@ -2,6 +2,7 @@
 /* ibvf: SR-IOV VF and RDMA port console for GPU nodes. Argument parsing and
  * subcommand dispatch. */
 #include <errno.h>
+#include <json-c/json.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -196,6 +197,14 @@ enum {
 
 int main(int argc, char **argv)
 {
+	/* json-c seeds its default string hash on the first object from
+	 * getrandom(GRND_NONBLOCK), falling back to a read of /dev/urandom,
+	 * which blocks while the kernel's CRNG is not ready (early boot, guests
+	 * without a hardware RNG): `ibvf watch` showed its first events seconds
+	 * late. Our objects' keys are ours or bounded input, so the unseeded
+	 * hash is safe. Tables keep the hash they were made with: set it first. */
+	json_global_set_string_hash(JSON_C_STR_HASH_PERLLIKE);
+
 	/* vf, persist and journal have options of their own. */
 	int vrc = vf_cli_dispatch(argc, argv);
 	if (vrc >= 0)
