@@ -573,8 +573,18 @@ int sys_open_sim(const char *dir, const struct sys_sim_params *params, struct sy
 		free(m);
 		return r;
 	}
-	if (params && params->kernel)
+	if (params && params->kernel) {
+		/* The simulated node now runs that kernel: what it reports
+		 * (osrelease, which discovery and actions read) and how it behaves
+		 * must agree. */
 		sim_fmt(m->kernel, sizeof(m->kernel), "%s", params->kernel);
+		r = sim_putf(root_of(&m->base), e, "proc/sys/kernel/osrelease", "%s\n",
+			     params->kernel);
+		if (r < 0) {
+			sim_close(&m->base);
+			return r;
+		}
+	}
 	if (params && params->faults)
 		sim_fmt(m->faults, sizeof(m->faults), "%s", params->faults);
 	m->inotify = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);

@@ -408,6 +408,8 @@ static void journal_print_text(struct json_object *entries)
 		printf("%-4s %-20s %-8s %-16s %-13s %s\n", jstr(o, "id") ?: "?",
 		       jstr(o, "time") ?: "?", jstr(o, "user") ?: "?", jstr(o, "action") ?: "?",
 		       jstr(o, "result") ?: "?", jstr(o, "summary") ?: "");
+		if (jstr(o, "undo_of"))
+			printf("%-4s   undoes entry %s\n", "", jstr(o, "undo_of"));
 		struct json_object *a = jarr(o, "changes");
 		for (size_t j = 0; a && j < json_object_array_length(a); j++) {
 			struct json_object *ch = json_object_array_get_idx(a, j);
