@@ -16,19 +16,13 @@
 
 #include "guid.h"
 #include "pods.h"
+#include "refresh.h"
 #include "sys.h"
 
 #define ATTR_MAX	256
 #define KMSG_MAX	(1u << 20)
 #define KMSG_ERRORS_MAX 64
 #define NOTES_MAX	64
-
-struct discover {
-	struct sys *s;
-	struct node *n;
-	struct sys_link *links;
-	size_t n_links;
-};
 
 static void note(struct discover *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -386,18 +380,10 @@ static int cmp_vf(const void *a, const void *b)
 static int read_vfs(struct discover *d, struct pf *pf, char **entries, size_t n_entries)
 {
 	for (size_t i = 0; i < n_entries; i++) {
-		char *end;
-		if (strncmp(entries[i], "virtfn", 6) != 0)
+		char bdf[64];
+		int idx = discover_virtfn(d, pf, entries[i], bdf, sizeof(bdf));
+		if (idx < 0)
 			continue;
-		unsigned long idx = strtoul(entries[i] + 6, &end, 10);
-		if (*end || end == entries[i] + 6 || idx > 65535)
-			continue;
-		char path[256], bdf[64];
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", pf->fn.bdf, entries[i]);
-		if (sys_readlink_name(d->s, path, bdf, sizeof(bdf)) <= 0) {
-			note(d, "cannot read link '%s'", path);
-			continue;
-		}
 		struct vf *vf = grow(&pf->vfs, &pf->n_vfs, sizeof(*vf));
 		if (!vf)
 			return -ENOMEM;
@@ -420,14 +406,9 @@ static int read_pf(struct discover *d, const char *bdf)
 	if (sys_list(d->s, dir, &entries, &n) < 0)
 		return 0; /* vanished while we looked: not on the node any more */
 
-	bool sriov = false, rdma = false, is_vf = false;
-	for (size_t i = 0; i < n; i++) {
-		sriov |= !strcmp(entries[i], "sriov_totalvfs");
-		rdma |= !strcmp(entries[i], "infiniband");
-		is_vf |= !strcmp(entries[i], "physfn");
-	}
+	bool sriov;
 	int r = 0;
-	if (!is_vf && (sriov || rdma)) {
+	if (discover_is_pf(entries, n, &sriov)) {
 		struct pf *pf = grow(&d->n->pfs, &d->n->n_pfs, sizeof(*pf));
 		if (!pf) {
 			r = -ENOMEM;
@@ -435,9 +416,7 @@ static int read_pf(struct discover *d, const char *bdf)
 		}
 		pf->sriov = sriov;
 		read_fn(d, bdf, &pf->fn);
-		pf->numvfs = read_int(d->s, dir, "sriov_numvfs");
-		pf->totalvfs = read_int(d->s, dir, "sriov_totalvfs");
-		pf->autoprobe = read_int(d->s, dir, "sriov_drivers_autoprobe");
+		discover_pf_sriov(d, pf);
 		r = read_vfs(d, pf, entries, n);
 	}
 out:
@@ -559,20 +538,8 @@ int node_discover(struct sys *s, struct node **ret, struct err *e)
 		return err_set(e, ENOMEM, "cannot allocate the node");
 	struct node *n = d.n;
 
-	n->hostname = read_str(s, "/proc/sys/kernel", "hostname");
-	n->kernel = read_str(s, "/proc/sys/kernel", "osrelease");
-	n->driver_version = read_str(s, "/sys/module/mlx5_core", "version");
-	read_kmsg(&d);
-
-	/* Netlink speaks for the running kernel: not for a captured tree. */
-	if (sys_is_sim(s) || !strcmp(sys_root(s), "/")) {
-		struct err le;
-		if (sys_link_dump(s, &d.links, &d.n_links, &le) < 0)
-			note(&d, "netlink link dump failed, VF admin state unknown: %s", le.msg);
-	} else {
-		note(&d, "netlink not used: the tree under '%s' is not the running kernel's",
-		     sys_root(s));
-	}
+	discover_header(&d);
+	discover_links(&d);
 
 	char **bdfs;
 	size_t n_bdfs;
@@ -599,4 +566,94 @@ int node_discover(struct sys *s, struct node **ret, struct err *e)
 	}
 	*ret = n;
 	return 0;
+}
+
+/* What refresh.c shares (refresh.h). */
+
+void discover_header(struct discover *d)
+{
+	struct node *n = d->n;
+	n->hostname = read_str(d->s, "/proc/sys/kernel", "hostname");
+	n->kernel = read_str(d->s, "/proc/sys/kernel", "osrelease");
+	n->driver_version = read_str(d->s, "/sys/module/mlx5_core", "version");
+	read_kmsg(d);
+}
+
+bool discover_uses_netlink(struct sys *s)
+{
+	/* Netlink speaks for the running kernel: not for a captured tree. */
+	return sys_is_sim(s) || !strcmp(sys_root(s), "/");
+}
+
+int discover_links(struct discover *d)
+{
+	if (!discover_uses_netlink(d->s)) {
+		note(d, "netlink not used: the tree under '%s' is not the running kernel's",
+		     sys_root(d->s));
+		return 0;
+	}
+	struct err le;
+	int r = sys_link_dump(d->s, &d->links, &d->n_links, &le);
+	if (r < 0)
+		note(d, "netlink link dump failed, VF admin state unknown: %s", le.msg);
+	return r;
+}
+
+bool discover_is_pf(char **entries, size_t n, bool *ret_sriov)
+{
+	bool sriov = false, rdma = false, is_vf = false;
+	for (size_t i = 0; i < n; i++) {
+		sriov |= !strcmp(entries[i], "sriov_totalvfs");
+		rdma |= !strcmp(entries[i], "infiniband");
+		is_vf |= !strcmp(entries[i], "physfn");
+	}
+	*ret_sriov = sriov;
+	return !is_vf && (sriov || rdma);
+}
+
+void discover_pf_sriov(struct discover *d, struct pf *pf)
+{
+	char dir[128];
+	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s", pf->fn.bdf);
+	pf->numvfs = read_int(d->s, dir, "sriov_numvfs");
+	pf->totalvfs = read_int(d->s, dir, "sriov_totalvfs");
+	pf->autoprobe = read_int(d->s, dir, "sriov_drivers_autoprobe");
+}
+
+int discover_virtfn(struct discover *d, const struct pf *pf, const char *entry, char *bdf,
+		    size_t size)
+{
+	char *end;
+	if (strncmp(entry, "virtfn", 6) != 0)
+		return -ENOENT;
+	unsigned long idx = strtoul(entry + 6, &end, 10);
+	if (*end || end == entry + 6 || idx > 65535)
+		return -ENOENT;
+	char path[256];
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", pf->fn.bdf, entry);
+	if (sys_readlink_name(d->s, path, bdf, size) <= 0) {
+		note(d, "cannot read link '%s'", path);
+		return -ENOENT;
+	}
+	return (int)idx;
+}
+
+int discover_fn(struct discover *d, const char *bdf, struct fn *f)
+{
+	return read_fn(d, bdf, f);
+}
+
+void discover_vf_admin(struct discover *d, const struct pf *pf, struct vf *vf)
+{
+	read_vf_admin(d, pf, vf);
+}
+
+void discover_vf_guids(struct vf *vf)
+{
+	vf_effective_guids(vf);
+}
+
+void discover_orphans(struct discover *d)
+{
+	place_rdma_orphans(d);
 }

@@ -14,6 +14,7 @@
 #include "err.h"
 
 struct sys;
+struct sys_event;
 
 /* A number read from the node; known is false when the file was missing,
  * unreadable or did not parse. */
@@ -161,6 +162,17 @@ struct node {
 };
 
 int node_discover(struct sys *s, struct node **ret, struct err *e);
+/* Most events node_refresh() places; beyond, it discovers the whole node. */
+#define NODE_REFRESH_EVENTS_MAX 1024
+/* The node after the change events since old was built: the PCI functions
+ * the events name (by BDF, netdev, ibdev or devpath) are read again, the rest
+ * is copied from old, and the result equals what node_discover() would read.
+ * An event it cannot place (another subsystem, a device new to old that is
+ * no VF of a known PF, a virtual device) and more than
+ * NODE_REFRESH_EVENTS_MAX events make it discover the whole node. old is
+ * left as it was; both are freed with node_free(). */
+int node_refresh(struct sys *s, const struct node *old, const struct sys_event *events,
+		 size_t n_events, struct node **ret, struct err *e);
 void node_free(struct node *n);
 /* Frees what a binding holds (not the binding itself). */
 void pod_binding_fini(struct pod_binding *b);

@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "console_actions.h"
 #include "console_int.h"
+#include "console_journal.h"
 #include "core/sys.h"
 
 #define REFRESH_MIN_SECS 10.0 /* re-read the node for changes that raise no event */
@@ -177,12 +179,47 @@ static void console_apply_diff(struct console *c, const struct node *old, const 
 	}
 }
 
-int console_rebuild(struct console *c)
+/* The change events read since the last rebuild, for node_refresh(). */
+struct pending {
+	struct sys_event *v;
+	size_t n;
+	bool lost; /* more than NODE_REFRESH_EVENTS_MAX, or the source lost some */
+};
+
+/* Reads every pending event; returns whether there was any. */
+static bool pending_read(struct console *c, struct pending *p)
+{
+	bool any = false;
+	for (;;) {
+		struct sys_event ev;
+		int r = sys_event_read(c->sys, &ev);
+		if (r < 0) /* -ENOBUFS: the kernel dropped some */
+			p->lost = any = true;
+		if (r <= 0)
+			return any;
+		any = true;
+		if (!p->v && !(p->v = calloc(NODE_REFRESH_EVENTS_MAX, sizeof(*p->v))))
+			p->lost = true;
+		if (p->lost || p->n >= NODE_REFRESH_EVENTS_MAX)
+			p->lost = true;
+		else
+			p->v[p->n++] = ev;
+	}
+}
+
+/* A new snapshot, diffed against the current one: read again where the
+ * events point (all of the node when p is NULL or lost events). */
+static int console_update(struct console *c, struct pending *p)
 {
 	struct node *n;
 	struct err e = {{0}};
 	double t0 = console_now();
-	int r = node_discover(c->sys, &n, &e);
+	int r = p && !p->lost ? node_refresh(c->sys, c->node, p->v, p->n, &n, &e)
+			      : node_discover(c->sys, &n, &e);
+	if (p) {
+		p->n = 0;
+		p->lost = false;
+	}
 	c->discover_cost = console_now() - t0;
 	if (r < 0) {
 		console_message(c, TR_ERROR, "%s", e.msg);
@@ -204,6 +241,11 @@ int console_rebuild(struct console *c)
 	snapshot_diff_free(&d);
 	c->rebuild_cost = console_now() - t0;
 	return 0;
+}
+
+int console_rebuild(struct console *c)
+{
+	return console_update(c, NULL);
 }
 
 /* Drops expired highlights, ghosts and messages; returns the next expiry. */
@@ -332,8 +374,10 @@ static void key_mouse(struct console *c)
 static void view_switch(struct console *c, int view)
 {
 	static const char *const names[VIEW_N] = {"Tree", "Checks", "Bench", "Journal"};
-	if (view == VIEW_TREE) {
-		c->view = VIEW_TREE;
+	if (view == VIEW_TREE || view == VIEW_JOURNAL) {
+		if (view == VIEW_JOURNAL)
+			console_journal_reload(c);
+		c->view = view;
 		c->dirty = true;
 		return;
 	}
@@ -452,6 +496,8 @@ static void console_key(struct console *c, int k)
 		c->dirty = true;
 		return;
 	}
+	if (console_actions_key(c, k)) /* the action dialog, F6-F8, the journal view */
+		return;
 	switch (c->mode) {
 	case MODE_HELP:
 		c->mode = MODE_NORMAL;
@@ -497,7 +543,11 @@ static int console_loop(struct console *c)
 {
 	int efd = sys_event_fd(c->sys);
 	time_t shown_sec = 0;
-	c->refresh_due = console_now() + REFRESH_MIN_SECS;
+	struct pending pend = {0};
+	int rc = 0;
+	/* Polling for event-less changes costs at most 0.5% of a CPU. */
+	double full_every = fmax(REFRESH_MIN_SECS, 200 * c->rebuild_cost);
+	c->refresh_due = console_now() + full_every;
 	while (!c->quit) {
 		double now = console_now();
 		double next = fmin(console_expire(c, now), c->refresh_due);
@@ -519,8 +569,10 @@ static int console_loop(struct console *c)
 				      {.fd = efd, .events = POLLIN}};
 		int timeout = (int)ceil((next - now) * 1000.0);
 		int r = poll(p, efd >= 0 ? 2 : 1, timeout < 0 ? 0 : timeout);
-		if (r < 0 && errno != EINTR)
-			return -errno;
+		if (r < 0 && errno != EINTR) {
+			rc = -errno;
+			break;
+		}
 		if (r < 0) { /* SIGWINCH: curses reports KEY_RESIZE */
 			int k;
 			while ((k = getch()) != ERR)
@@ -528,29 +580,108 @@ static int console_loop(struct console *c)
 			continue;
 		}
 		if (p[0].revents & (POLLHUP | POLLERR))
-			return 0;
+			break;
 		if (p[0].revents & POLLIN) {
 			int k;
 			while (!c->quit && (k = getch()) != ERR)
 				console_key(c, k);
 		}
-		if (efd >= 0 && (p[1].revents & POLLIN)) {
-			struct sys_event ev;
-			while (sys_event_read(c->sys, &ev) > 0)
-				;
-			if (c->rebuild_due <= 0)
-				c->rebuild_due = console_now() + DEBOUNCE_SECS;
-		}
+		if (efd >= 0 && (p[1].revents & POLLIN) && pending_read(c, &pend) &&
+		    c->rebuild_due <= 0)
+			c->rebuild_due = console_now() + DEBOUNCE_SECS;
 		now = console_now();
-		if ((c->rebuild_due > 0 && now >= c->rebuild_due) || now >= c->refresh_due) {
+		if (now >= c->refresh_due) {
 			c->rebuild_due = 0;
-			console_rebuild(c);
-			/* Polling for event-less changes costs at most 0.5% of a CPU. */
-			c->refresh_due =
-				console_now() + fmax(REFRESH_MIN_SECS, 200 * c->rebuild_cost);
+			console_update(c, NULL);
+			pend.n = 0;
+			pend.lost = false;
+			full_every = fmax(REFRESH_MIN_SECS, 200 * c->rebuild_cost);
+			c->refresh_due = console_now() + full_every;
+		} else if (c->rebuild_due > 0 && now >= c->rebuild_due) {
+			c->rebuild_due = 0;
+			console_update(c, &pend);
 		}
 	}
-	return 0;
+	free(pend.v);
+	return rc;
+}
+
+/* One change of the bench: renames a VF's netdev and back, sets a VF's
+ * port GUID (its PF's admin state), or unbinds and binds a VF. */
+static int bench_change(struct console *c, int kind, int run, struct err *e)
+{
+	const struct vf *vf = NULL;
+	const struct pf *pf = NULL;
+	for (size_t i = 0; c->node && !vf && i < c->node->n_pfs; i++)
+		for (size_t j = 0; !vf && j < c->node->pfs[i].n_vfs; j++)
+			if (c->node->pfs[i].vfs[j].fn.n_netdevs && c->node->pfs[i].fn.n_netdevs) {
+				pf = &c->node->pfs[i];
+				vf = &pf->vfs[j];
+			}
+	if (!vf)
+		return err_setx(e, ENODEV, "no VF with a netdev to change");
+	if (kind == 0) {
+		char name[SYS_IFNAMSIZ];
+		snprintf(name, sizeof(name), "ibbench%d", run % 2);
+		return sys_link_rename(c->sys, vf->fn.netdevs[0].name, name, e);
+	}
+	if (kind == 1)
+		return sys_vf_set_guid(c->sys, pf->fn.netdevs[0].name, vf->index, SYS_GUID_PORT,
+				       0x1000 + (uint64_t)run, e);
+	int r = sys_write(c->sys, "/sys/bus/pci/drivers/mlx5_core/unbind", vf->fn.bdf, e);
+	return r < 0 ? r : sys_write(c->sys, "/sys/bus/pci/drivers/mlx5_core/bind", vf->fn.bdf, e);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* `ibvf --sim=DIR console bench-refresh N` (hidden): the median of N
+ * rebuild+diff after a change the events announce, for each kind of change. */
+static int console_bench_refresh(struct console *c, int runs)
+{
+	static const char *const kinds[] = {"netdev rename", "VF port GUID set", "VF unbind+bind"};
+	if (!sys_is_sim(c->sys)) {
+		cli_error("bench-refresh changes the node: it runs on a simulated one only");
+		return EXIT_USAGE;
+	}
+	struct pending pend = {0};
+	double *t = calloc((size_t)runs, sizeof(*t));
+	if (!t) {
+		cli_error("cannot set up the benchmark: %s", strerror(ENOMEM));
+		return 1;
+	}
+	pending_read(c, &pend); /* what happened before */
+	pend.n = 0;
+	pend.lost = false;
+	int rc = 0;
+	printf("rows %zu, median of %d runs\n", c->tree.n, runs);
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(*kinds) && !rc; k++) {
+		size_t events = 0;
+		for (int i = 0; i < runs && !rc; i++) {
+			struct err e = {{0}};
+			if (bench_change(c, (int)k, i, &e) < 0) {
+				cli_error("%s", e.msg);
+				rc = 1;
+				break;
+			}
+			pending_read(c, &pend);
+			events = pend.n;
+			double t0 = console_now();
+			if (console_update(c, &pend) < 0)
+				rc = 1;
+			t[i] = console_now() - t0;
+		}
+		qsort(t, (size_t)runs, sizeof(*t), cmp_double);
+		if (!rc)
+			printf("  rebuild+diff after %-16s %9.3f ms  (%zu events, goal < 20)\n",
+			       kinds[k], t[runs / 2] * 1e3, events);
+	}
+	free(t);
+	free(pend.v);
+	return rc;
 }
 
 static void console_free(struct console *c)
@@ -581,9 +712,13 @@ void console_curses_setup(struct console *c)
 int console_main(const struct cli *cli, const char *theme, int argc, char **argv)
 {
 	int bench = 0;
+	bool bench_refresh = false;
 	for (int i = 1; i < argc; i++) {
 		if ((!strcmp(argv[i], "--bench") || !strcmp(argv[i], "bench")) && i + 1 < argc) {
 			bench = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "bench-refresh") && i + 1 < argc) {
+			bench = atoi(argv[++i]);
+			bench_refresh = true;
 		} else {
 			cli_error("console takes no argument '%s'", argv[i]);
 			return EXIT_USAGE;
@@ -613,6 +748,8 @@ int console_main(const struct cli *cli, const char *theme, int argc, char **argv
 	if (console_rebuild(&c) < 0) {
 		cli_error("%s", c.msg);
 		rc = 1;
+	} else if (bench && bench_refresh) {
+		rc = console_bench_refresh(&c, bench);
 	} else if (bench) {
 		rc = console_bench(&c, bench);
 	} else {

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+/* The incremental rebuild: after each change on a simulated node, the
+ * snapshot node_refresh() builds from the old one and the change events is
+ * the one a fresh node_discover() reads, compared as `ibvf list --json`
+ * prints them; events it cannot place fall back to a full discovery, and the
+ * old snapshot is left as it was. */
+#include <check.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/json.h"
+#include "core/node.h"
+#include "core/sys.h"
+#include "testutil.h"
+
+#define EVENTS_MAX (2 * NODE_REFRESH_EVENTS_MAX)
+
+/* A simulated node, its current snapshot and the events since it was built. */
+struct rig {
+	char *dir;
+	struct sys *s;
+	struct node *n;
+	struct sys_event *ev;
+	size_t n_ev;
+};
+
+static void events_read(struct rig *g)
+{
+	struct sys_event ev;
+	while (sys_event_read(g->s, &ev) > 0) {
+		ck_assert_uint_lt(g->n_ev, EVENTS_MAX);
+		g->ev[g->n_ev++] = ev;
+	}
+}
+
+static void rig_open(struct rig *g, const char *const *args)
+{
+	struct err e = {{0}};
+	memset(g, 0, sizeof(*g));
+	g->dir = tu_mkfixture(args);
+	ck_assert_msg(sys_open_sim(g->dir, NULL, &g->s, &e) == 0, "open: %s", e.msg);
+	ck_assert_msg(node_discover(g->s, &g->n, &e) == 0, "discover: %s", e.msg);
+	ck_assert_ptr_nonnull(g->ev = calloc(EVENTS_MAX, sizeof(*g->ev)));
+}
+
+static void rig_close(struct rig *g)
+{
+	node_free(g->n);
+	sys_close(g->s);
+	tu_rmtree(g->dir);
+	free(g->ev);
+}
+
+static char *json_text(const struct node *n)
+{
+	struct json_object *o = node_to_json(n);
+	char *t = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
+	json_object_put(o);
+	return t;
+}
+
+/* The first line where two texts differ, for the failure message. */
+static void first_difference(const char *a, const char *b, char *buf, size_t size)
+{
+	size_t line = 1, i = 0;
+	while (a[i] && a[i] == b[i])
+		line += a[i++] == '\n';
+	while (i > 0 && a[i - 1] != '\n')
+		i--;
+	snprintf(buf, size, "line %zu: refresh '%.*s' discover '%.*s'", line,
+		 (int)strcspn(a + i, "\n"), a + i, (int)strcspn(b + i, "\n"), b + i);
+}
+
+/* Refreshes the snapshot with the events given (those read from the node
+ * when ev is NULL), checks it against a full discovery and that the old
+ * snapshot did not change, and makes it the current one. */
+static void check_refresh(struct rig *g, const struct sys_event *ev, size_t n_ev)
+{
+	struct err e = {{0}};
+	events_read(g);
+	if (!ev) {
+		ev = g->ev;
+		n_ev = g->n_ev;
+	}
+	char *before = json_text(g->n);
+	struct node *inc, *full;
+	ck_assert_msg(node_refresh(g->s, g->n, ev, n_ev, &inc, &e) == 0, "refresh: %s", e.msg);
+	ck_assert_msg(node_discover(g->s, &full, &e) == 0, "discover: %s", e.msg);
+
+	struct json_object *ji = node_to_json(inc), *jf = node_to_json(full);
+	if (!json_object_equal(ji, jf)) {
+		char *ti = json_text(inc), *tf = json_text(full), msg[512];
+		first_difference(ti, tf, msg, sizeof(msg));
+		ck_abort_msg("refresh after %zu events differs from discovery at %s", n_ev, msg);
+	}
+	json_object_put(ji);
+	json_object_put(jf);
+	char *after = json_text(g->n);
+	ck_assert_msg(!strcmp(before, after), "the old snapshot changed");
+	free(before);
+	free(after);
+
+	/* Each snapshot is freed on its own. */
+	node_free(g->n);
+	node_free(full);
+	g->n = inc;
+	g->n_ev = 0;
+}
+
+static void write_ok(struct rig *g, const char *path, const char *value)
+{
+	struct err e = {{0}};
+	ck_assert_msg(sys_write(g->s, path, value, &e) == 0, "write: %s", e.msg);
+}
+
+static void rename_ok(struct rig *g, const char *from, const char *to)
+{
+	struct err e = {{0}};
+	ck_assert_msg(sys_link_rename(g->s, from, to, &e) == 0, "rename: %s", e.msg);
+}
+
+#define NUMVFS_4F "/sys/bus/pci/devices/0000:4f:00.0/sriov_numvfs"
+#define UNBIND	  "/sys/bus/pci/drivers/mlx5_core/unbind"
+#define BIND	  "/sys/bus/pci/drivers/mlx5_core/bind"
+
+START_TEST(nothing_changed_gives_the_same_node)
+{
+	struct rig g;
+	rig_open(&g, NULL);
+	check_refresh(&g, NULL, 0);
+	ck_assert_uint_eq(g.n->n_pfs, 12);
+	rig_close(&g);
+}
+END_TEST
+
+START_TEST(numvfs_8_to_0_to_4_rereads_the_pf_and_its_vfs)
+{
+	struct rig g;
+	rig_open(&g, NULL);
+	write_ok(&g, NUMVFS_4F, "0");
+	check_refresh(&g, NULL, 0);
+	ck_assert_uint_eq(node_find_pf(g.n, "0000:4f:00.0")->n_vfs, 0);
+	write_ok(&g, NUMVFS_4F, "4");
+	check_refresh(&g, NULL, 0);
+	ck_assert_uint_eq(node_find_pf(g.n, "0000:4f:00.0")->n_vfs, 4);
+	/* Both in one debounce window: the same BDFs, new functions. */
+	write_ok(&g, NUMVFS_4F, "0");
+	write_ok(&g, NUMVFS_4F, "8");
+	check_refresh(&g, NULL, 0);
+	ck_assert_uint_eq(node_find_pf(g.n, "0000:4f:00.0")->n_vfs, 8);
+	rig_close(&g);
+}
+END_TEST
+
+START_TEST(rename_rereads_the_function_owning_the_netdev)
+{
+	struct rig g;
+	rig_open(&g, NULL);
+	rename_ok(&g, "ibp79s0v3", "ib42");
+	check_refresh(&g, NULL, 0);
+	ck_assert_str_eq(node_find_vf(g.n, "0000:4f:00.0", 3)->fn.netdevs[0].name, "ib42");
+	rename_ok(&g, "ib42", "ib43");
+	rename_ok(&g, "ib43", "ibp79s0v3"); /* back, in one window */
+	rename_ok(&g, "ibp64s0", "ibpf64"); /* a PF's netdev */
+	check_refresh(&g, NULL, 0);
+	ck_assert_str_eq(node_find_pf(g.n, "0000:40:00.0")->fn.netdevs[0].name, "ibpf64");
+	rig_close(&g);
+}
+END_TEST
+
+START_TEST(guid_set_then_unbind_bind_rereads_admin_and_the_vf)
+{
+	struct rig g;
+	struct err e = {{0}};
+	rig_open(&g, NULL);
+	ck_assert_msg(
+		sys_vf_set_guid(g.s, "ibp79s0", 2, SYS_GUID_NODE, 0xa088c203004f0103ull, &e) == 0,
+		"%s", e.msg);
+	ck_assert_msg(
+		sys_vf_set_guid(g.s, "ibp79s0", 2, SYS_GUID_PORT, 0xa088c203004f0003ull, &e) == 0,
+		"%s", e.msg);
+	check_refresh(&g, NULL, 0);
+	ck_assert(node_find_vf(g.n, "0000:4f:00.0", 2)->admin.port_guid.v == 0xa088c203004f0003ull);
+	write_ok(&g, UNBIND, "0000:4f:00.3");
+	check_refresh(&g, NULL, 0);
+	ck_assert_ptr_null(node_find_vf(g.n, "0000:4f:00.0", 2)->fn.driver);
+	write_ok(&g, BIND, "0000:4f:00.3");
+	check_refresh(&g, NULL, 0);
+	ck_assert(node_find_vf(g.n, "0000:4f:00.0", 2)->port_guid.v == 0xa088c203004f0003ull);
+	/* Unbind and bind in one window, and a link set up. */
+	write_ok(&g, UNBIND, "0000:40:00.2");
+	write_ok(&g, BIND, "0000:40:00.2");
+	ck_assert_msg(sys_link_set_up(g.s, "ibp79s0v5", false, &e) == 0, "%s", e.msg);
+	check_refresh(&g, NULL, 0);
+	rig_close(&g);
+}
+END_TEST
+
+START_TEST(a_chain_of_refreshes_on_a_large_node_stays_equal)
+{
+	static const char *const args[] = {"--pfs", "2", "--vfs", "32", "--healthy", NULL};
+	struct rig g;
+	rig_open(&g, args);
+	const struct pf *pf = &g.n->pfs[0];
+	char path[128], bdf[16], ifname[16], newname[16];
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/sriov_numvfs", pf->fn.bdf);
+	snprintf(bdf, sizeof(bdf), "%s", pf->vfs[5].fn.bdf);
+	snprintf(ifname, sizeof(ifname), "%s", pf->vfs[7].fn.netdevs[0].name);
+	rename_ok(&g, ifname, "ibchain");
+	check_refresh(&g, NULL, 0);
+	write_ok(&g, UNBIND, bdf);
+	check_refresh(&g, NULL, 0);
+	write_ok(&g, BIND, bdf);
+	snprintf(newname, sizeof(newname), "%s", ifname);
+	rename_ok(&g, "ibchain", newname);
+	check_refresh(&g, NULL, 0);
+	write_ok(&g, path, "0");
+	check_refresh(&g, NULL, 0);
+	write_ok(&g, path, "16");
+	check_refresh(&g, NULL, 0);
+	rig_close(&g);
+}
+END_TEST
+
+/* Fallbacks: each change is announced by an event refresh cannot place, so
+ * only a full discovery sees it (equality proves it fell back). */
+START_TEST(unplaceable_events_fall_back_to_discovery)
+{
+	struct rig g;
+	rig_open(&g, NULL);
+	struct sys_event ev[2] = {0};
+
+	/* Another subsystem. */
+	rename_ok(&g, "ibp79s0v1", "ibfb1");
+	events_read(&g);
+	snprintf(ev[0].action, sizeof(ev[0].action), "change");
+	snprintf(ev[0].subsystem, sizeof(ev[0].subsystem), "block");
+	snprintf(ev[0].name, sizeof(ev[0].name), "nvme0n1");
+	snprintf(ev[0].devpath, sizeof(ev[0].devpath), "/devices/virtual/block/nvme0n1");
+	check_refresh(&g, ev, 1);
+
+	/* A Soft-RoCE device (virtual devpath). */
+	rename_ok(&g, "ibfb1", "ibfb2");
+	events_read(&g);
+	snprintf(ev[0].subsystem, sizeof(ev[0].subsystem), "infiniband");
+	snprintf(ev[0].name, sizeof(ev[0].name), "rxe0");
+	snprintf(ev[0].devpath, sizeof(ev[0].devpath), "/devices/virtual/infiniband/rxe0");
+	check_refresh(&g, ev, 1);
+
+	/* A PCI function new to the snapshot and no VF of a known PF: a device
+	 * hot-plugged into the tree. */
+	char path[512];
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0000:00:01.0", g.dir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	rename_ok(&g, "ibfb2", "ibfb3");
+	events_read(&g);
+	snprintf(ev[0].action, sizeof(ev[0].action), "add");
+	snprintf(ev[0].subsystem, sizeof(ev[0].subsystem), "pci");
+	snprintf(ev[0].name, sizeof(ev[0].name), "0000:00:01.0");
+	snprintf(ev[0].devpath, sizeof(ev[0].devpath), "/devices/pci0000:00/0000:00:01.0");
+	check_refresh(&g, ev, 1);
+
+	/* A netdev of no known function, with no PCI address in its devpath. */
+	rename_ok(&g, "ibfb3", "ibfb4");
+	events_read(&g);
+	snprintf(ev[0].subsystem, sizeof(ev[0].subsystem), "net");
+	snprintf(ev[0].name, sizeof(ev[0].name), "ibnowhere");
+	snprintf(ev[0].devpath, sizeof(ev[0].devpath), "/devices/platform/ibnowhere");
+	check_refresh(&g, ev, 1);
+	rig_close(&g);
+}
+END_TEST
+
+START_TEST(too_many_events_fall_back_to_discovery)
+{
+	struct rig g;
+	rig_open(&g, NULL);
+	rename_ok(&g, "ibp79s0v1", "ibmany");
+	events_read(&g);
+	/* The rename's own event, drowned: past the limit refresh reads it all. */
+	for (size_t i = g.n_ev; i < NODE_REFRESH_EVENTS_MAX + 1; i++) {
+		struct sys_event *ev = &g.ev[i];
+		memset(ev, 0, sizeof(*ev));
+		snprintf(ev->action, sizeof(ev->action), "change");
+		snprintf(ev->subsystem, sizeof(ev->subsystem), "pci");
+		snprintf(ev->name, sizeof(ev->name), "0000:99:00.0"); /* gone: ignored alone */
+		snprintf(ev->devpath, sizeof(ev->devpath), "/devices/pci0000:99/0000:99:00.0");
+	}
+	g.n_ev = NODE_REFRESH_EVENTS_MAX + 1;
+	/* With the rename's event dropped, only the fallback sees the rename. */
+	g.ev[0] = g.ev[1];
+	check_refresh(&g, g.ev, g.n_ev);
+	ck_assert_str_eq(node_find_vf(g.n, "0000:4f:00.0", 1)->fn.netdevs[0].name, "ibmany");
+	rig_close(&g);
+}
+END_TEST
+
+START_TEST(an_event_for_a_vanished_unknown_function_changes_nothing)
+{
+	struct rig g;
+	rig_open(&g, NULL);
+	struct sys_event ev = {0};
+	snprintf(ev.action, sizeof(ev.action), "remove");
+	snprintf(ev.subsystem, sizeof(ev.subsystem), "pci");
+	snprintf(ev.name, sizeof(ev.name), "0000:99:00.0");
+	snprintf(ev.devpath, sizeof(ev.devpath), "/devices/pci0000:99/0000:99:00.0");
+	check_refresh(&g, &ev, 1);
+	rig_close(&g);
+}
+END_TEST
+
+START_TEST(a_vanished_vf_is_dropped)
+{
+	struct rig g;
+	rig_open(&g, NULL);
+	/* Armed for the next mutating call: the VF goes, then the rename runs. */
+	char path[512];
+	snprintf(path, sizeof(path), "%s/.sim/faults", g.dir);
+	tu_write(path, "vanish:0000:4f:00.6\n");
+	rename_ok(&g, "ibp79s0v1", "ibvan");
+	check_refresh(&g, NULL, 0);
+	ck_assert_ptr_null(node_find_vf(g.n, "0000:4f:00.0", 5));
+	rig_close(&g);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("refresh");
+	TCase *tc = tcase_create("refresh");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, nothing_changed_gives_the_same_node);
+	tcase_add_test(tc, numvfs_8_to_0_to_4_rereads_the_pf_and_its_vfs);
+	tcase_add_test(tc, rename_rereads_the_function_owning_the_netdev);
+	tcase_add_test(tc, guid_set_then_unbind_bind_rereads_admin_and_the_vf);
+	tcase_add_test(tc, a_chain_of_refreshes_on_a_large_node_stays_equal);
+	tcase_add_test(tc, unplaceable_events_fall_back_to_discovery);
+	tcase_add_test(tc, too_many_events_fall_back_to_discovery);
+	tcase_add_test(tc, an_event_for_a_vanished_unknown_function_changes_nothing);
+	tcase_add_test(tc, a_vanished_vf_is_dropped);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
