@@ -34,12 +34,12 @@ struct bench_config {
 	enum bench_test test;
 	uint64_t size; /* 0: 64 KiB for bandwidth, 2 B for latency */
 	bool all_sizes;
-	uint64_t iters;		 /* 0 with duration_s 0: the test's default */
-	unsigned int duration_s; /* duration mode when non-zero */
+	uint64_t iters;				       /* 0 with duration_s 0: the test's default */
+	unsigned int duration_s;		       /* duration mode when non-zero */
 	unsigned int qps, tx_depth, cq_mod, rd_atomic; /* 0: defaults */
 	bool bidir;
-	uint32_t pinned;   /* server: EXCHANGE_PIN() of parameters given to it */
-	int timeout_ms;	   /* control replies and stalled completions; 0: 10 s */
+	uint32_t pinned;     /* server: EXCHANGE_PIN() of parameters given to it */
+	int timeout_ms;	     /* control replies and stalled completions; 0: 10 s */
 	atomic_bool *cancel; /* set from another thread to stop; may be NULL */
 };
 
@@ -65,7 +65,7 @@ struct bench_result {
 	char ibdev[64];
 	unsigned int port;
 	int gid_index;
-	bool ethernet;	 /* link layer */
+	bool ethernet;	  /* link layer */
 	unsigned int mtu; /* bytes, the path MTU used */
 	unsigned int qps, tx_depth, cq_mod, rd_atomic, max_inline;
 	bool bidir, cm;

@@ -39,8 +39,8 @@ static int next_event(struct bench_ctx *c, struct rdma_cm_event **ret, const cha
 			return err_setx(c->e, ECANCELED, "cancelled");
 		uint64_t now = bench_now_ns();
 		if (now >= deadline)
-			return err_setx(c->e, ETIMEDOUT, "rdma_cm: no %s within %d ms",
-					waiting_for, c->timeout_ms);
+			return err_setx(c->e, ETIMEDOUT, "rdma_cm: no %s within %d ms", waiting_for,
+					c->timeout_ms);
 		struct pollfd p = {.fd = c->ch->fd, .events = POLLIN};
 		poll(&p, 1, 100);
 	}
@@ -108,8 +108,7 @@ int cm_listen(struct bench_ctx *c)
 	if (rdma_create_id(c->ch, &c->listen_id, NULL, RDMA_PS_TCP))
 		return err_set(c->e, errno, "cannot create an rdma_cm id");
 	if (rdma_bind_addr(c->listen_id, (struct sockaddr *)&sa))
-		return err_set(c->e, errno, "rdma_cm cannot bind %s port %u", ip,
-			       c->cfg->tcp_port);
+		return err_set(c->e, errno, "rdma_cm cannot bind %s port %u", ip, c->cfg->tcp_port);
 	if ((r = check_device(c, c->listen_id, ip)) < 0)
 		return r;
 	if (rdma_listen(c->listen_id, EXCHANGE_MAX_QPS))
@@ -122,8 +121,8 @@ static void conn_param(struct bench_ctx *c, struct rdma_conn_param *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->initiator_depth = c->rd_atomic;
-	p->responder_resources = (uint8_t)(c->dattr.max_qp_rd_atom > 255 ? 255
-								  : c->dattr.max_qp_rd_atom);
+	p->responder_resources =
+		(uint8_t)(c->dattr.max_qp_rd_atom > 255 ? 255 : c->dattr.max_qp_rd_atom);
 	p->retry_count = 7;
 	p->rnr_retry_count = 7;
 }
@@ -151,7 +150,8 @@ int cm_connect(struct bench_ctx *c, const char *peer_ip)
 		if ((r = check_device(c, id, ip)) < 0)
 			return r;
 		if (rdma_resolve_route(id, c->timeout_ms))
-			return err_set(c->e, errno, "rdma_cm cannot resolve a route to %s", peer_ip);
+			return err_set(c->e, errno, "rdma_cm cannot resolve a route to %s",
+				       peer_ip);
 		if ((r = expect_event(c, RDMA_CM_EVENT_ROUTE_RESOLVED, "route resolution")) < 0)
 			return r;
 		struct ibv_qp_init_attr a;
@@ -195,8 +195,9 @@ int cm_accept(struct bench_ctx *c)
 		if (requested >= c->n_qps) {
 			rdma_reject(id, NULL, 0);
 			rdma_destroy_id(id);
-			return err_setx(c->e, EPROTO, "rdma_cm: more connections than the %u QPs "
-						      "agreed",
+			return err_setx(c->e, EPROTO,
+					"rdma_cm: more connections than the %u QPs "
+					"agreed",
 					c->n_qps);
 		}
 		c->qps[requested].id = id;
@@ -207,7 +208,8 @@ int cm_accept(struct bench_ctx *c)
 		if (rdma_create_qp(id, c->pd, &a)) {
 			a.cap.max_inline_data = 0;
 			if (rdma_create_qp(id, c->pd, &a))
-				return err_set(c->e, errno, "rdma_cm cannot create QP %u", requested);
+				return err_set(c->e, errno, "rdma_cm cannot create QP %u",
+					       requested);
 		}
 		c->max_inline = a.cap.max_inline_data;
 		c->qps[requested].qp = id->qp;

@@ -97,8 +97,8 @@ int dev_open(struct bench_ctx *c)
 	if (ibv_query_port(c->ctx, (uint8_t)c->port, &c->pattr))
 		return err_set(c->e, errno, "cannot query '%s' port %u", cfg->ibdev, c->port);
 	if (c->pattr.state != IBV_PORT_ACTIVE)
-		return err_setx(c->e, ENETDOWN, "'%s' port %u is not ACTIVE (state %d)",
-				cfg->ibdev, c->port, c->pattr.state);
+		return err_setx(c->e, ENETDOWN, "'%s' port %u is not ACTIVE (state %d)", cfg->ibdev,
+				c->port, c->pattr.state);
 	c->eth = c->pattr.link_layer == IBV_LINK_LAYER_ETHERNET;
 	if (cfg->gid_index >= 0) {
 		if (cfg->gid_index >= c->pattr.gid_tbl_len)
@@ -114,8 +114,7 @@ int dev_open(struct bench_ctx *c)
 		c->gid_index = 0;
 	}
 	if (ibv_query_gid(c->ctx, (uint8_t)c->port, c->gid_index, &c->gid))
-		return err_set(c->e, errno, "cannot read GID %d of '%s'", c->gid_index,
-			       cfg->ibdev);
+		return err_set(c->e, errno, "cannot read GID %d of '%s'", c->gid_index, cfg->ibdev);
 	c->pd = ibv_alloc_pd(c->ctx);
 	if (!c->pd)
 		return err_set(c->e, errno, "cannot allocate a PD on '%s'", cfg->ibdev);
@@ -137,8 +136,9 @@ static int layout(struct bench_ctx *c)
 	c->region = c->slots * c->stride;
 	uint64_t total = (uint64_t)p->qps * c->region;
 	if (total > EXCHANGE_MAX_BUF)
-		return err_setx(c->e, ENOMEM, "%u QPs of %llu-byte messages need %llu MiB, over "
-					      "the %llu MiB limit",
+		return err_setx(c->e, ENOMEM,
+				"%u QPs of %llu-byte messages need %llu MiB, over "
+				"the %llu MiB limit",
 				p->qps, (unsigned long long)max, (unsigned long long)(total >> 20),
 				EXCHANGE_MAX_BUF >> 20);
 	c->buf_size = (size_t)total;
@@ -246,9 +246,9 @@ int dev_connect(struct bench_ctx *c)
 			.path_mtu = mtu,
 			.dest_qp_num = c->remote.qps[q].qpn,
 			.rq_psn = c->remote.qps[q].psn,
-			.max_dest_rd_atomic = (uint8_t)(c->dattr.max_qp_rd_atom > 255
-								? 255
-								: c->dattr.max_qp_rd_atom),
+			.max_dest_rd_atomic =
+				(uint8_t)(c->dattr.max_qp_rd_atom > 255 ? 255
+									: c->dattr.max_qp_rd_atom),
 			.min_rnr_timer = 12,
 			.ah_attr = {.dlid = c->remote.lid, .sl = 0, .port_num = (uint8_t)c->port},
 		};
@@ -275,7 +275,8 @@ int dev_connect(struct bench_ctx *c)
 					 .max_rd_atomic = c->rd_atomic};
 		if (ibv_modify_qp(qp, &a,
 				  IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-					  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
+					  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+					  IBV_QP_MAX_QP_RD_ATOMIC))
 			return err_set(c->e, errno, "cannot move QP %u to RTS", q);
 	}
 	return 0;

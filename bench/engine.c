@@ -50,7 +50,9 @@ static int local_params(struct bench_ctx *c, struct exchange_params *p)
 		.tx_depth = cfg->tx_depth ? cfg->tx_depth : 128,
 		.duration_s = cfg->duration_s,
 		.size = cfg->size ? cfg->size : bench_default_size(cfg->test),
-		.iters = cfg->duration_s ? 0 : cfg->iters ? cfg->iters : bench_default_iters(cfg->test),
+		.iters = cfg->duration_s ? 0
+			 : cfg->iters	 ? cfg->iters
+					 : bench_default_iters(cfg->test),
 	};
 	if (p->rd_atomic == 0)
 		p->rd_atomic = 1;
@@ -116,8 +118,9 @@ static int client_handshake(struct bench_ctx *c)
 	dev_fill_dest(c, &m.dest);
 	if ((r = send_msg(c, &m)) < 0)
 		return r;
-	if ((r = recv_msg(c, &m, c->timeout_ms, EXCHANGE_ACCEPT, "waiting for the server to "
-								 "accept")) < 0)
+	if ((r = recv_msg(c, &m, c->timeout_ms, EXCHANGE_ACCEPT,
+			  "waiting for the server to "
+			  "accept")) < 0)
 		return r;
 	if (m.type == EXCHANGE_MISMATCH) {
 		char text[200];
@@ -151,8 +154,9 @@ static int server_handshake(struct bench_ctx *c, int lfd)
 	if ((r = exchange_accept(lfd, -1, cfg->cancel, &c->fd, c->e)) < 0)
 		return r;
 	struct exchange_msg m;
-	if ((r = recv_msg(c, &m, c->timeout_ms, EXCHANGE_HELLO, "waiting for the client's "
-								"hello")) < 0)
+	if ((r = recv_msg(c, &m, c->timeout_ms, EXCHANGE_HELLO,
+			  "waiting for the client's "
+			  "hello")) < 0)
 		return r;
 	if (m.type != EXCHANGE_HELLO)
 		return err_setx(c->e, EPROTO, "the client sent message type %u instead of hello",

@@ -130,8 +130,9 @@ int exchange_params_validate(const struct exchange_params *p, struct err *e)
 		return err_setx(e, EPROTO, "message size %llu out of range 1..%u",
 				(unsigned long long)p->size, EXCHANGE_MAX_SIZE);
 	if ((p->iters == 0) == (p->duration_s == 0))
-		return err_setx(e, EPROTO, "exactly one of iterations (%llu) and duration (%u s) "
-					   "must be set",
+		return err_setx(e, EPROTO,
+				"exactly one of iterations (%llu) and duration (%u s) "
+				"must be set",
 				(unsigned long long)p->iters, p->duration_s);
 	if (p->iters > EXCHANGE_MAX_ITERS)
 		return err_setx(e, EPROTO, "%llu iterations over the limit %llu",
@@ -168,8 +169,7 @@ static int dest_validate(const struct exchange_dest *d, bool cm, struct err *e)
 	if (d->addr + d->buf_size < d->addr)
 		return err_setx(e, EPROTO, "buffer wraps the address space");
 	if (d->n_qps < 1 || d->n_qps > EXCHANGE_MAX_QPS)
-		return err_setx(e, EPROTO, "%u QPs out of range 1..%u", d->n_qps,
-				EXCHANGE_MAX_QPS);
+		return err_setx(e, EPROTO, "%u QPs out of range 1..%u", d->n_qps, EXCHANGE_MAX_QPS);
 	for (unsigned int i = 0; i < d->n_qps; i++) {
 		if ((!cm && d->qps[i].qpn == 0) || d->qps[i].qpn > 0xffffff)
 			return err_setx(e, EPROTO, "QP %u: number 0x%x out of range", i,
@@ -488,7 +488,9 @@ static void value_str(unsigned int param, uint64_t v, char *buf, size_t size)
 		break;
 	case EXCHANGE_P_LINK_LAYER:
 		snprintf(buf, size, "%s",
-			 v == EXCHANGE_LL_IB ? "InfiniBand" : v == EXCHANGE_LL_ETH ? "Ethernet" : "?");
+			 v == EXCHANGE_LL_IB	? "InfiniBand"
+			 : v == EXCHANGE_LL_ETH ? "Ethernet"
+						: "?");
 		break;
 	case EXCHANGE_P_DURATION:
 		snprintf(buf, size, "%llu s", (unsigned long long)v);

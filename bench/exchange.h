@@ -126,7 +126,7 @@ struct exchange_abort {
 };
 
 struct exchange_msg {
-	uint16_t type; /* enum exchange_type */
+	uint16_t type;			   /* enum exchange_type */
 	struct exchange_params params;	   /* HELLO, ACCEPT */
 	struct exchange_dest dest;	   /* HELLO, ACCEPT */
 	struct exchange_mismatch mismatch; /* MISMATCH */
@@ -161,8 +161,7 @@ int exchange_test_parse(const char *s);
 int exchange_listen(const char *addr, uint16_t port, int *ret_fd, uint16_t *ret_port,
 		    struct err *e);
 int exchange_accept(int lfd, int timeout_ms, atomic_bool *cancel, int *ret_fd, struct err *e);
-int exchange_connect(const char *host, uint16_t port, int timeout_ms, int *ret_fd,
-		     struct err *e);
+int exchange_connect(const char *host, uint16_t port, int timeout_ms, int *ret_fd, struct err *e);
 int exchange_send(int fd, const struct exchange_msg *m, int timeout_ms, struct err *e);
 int exchange_recv(int fd, struct exchange_msg *ret, int timeout_ms, atomic_bool *cancel,
 		  struct err *e);

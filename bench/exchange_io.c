@@ -65,8 +65,7 @@ static int set_nonblock(int fd)
 	return fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ? -errno : 0;
 }
 
-int exchange_listen(const char *addr, uint16_t port, int *ret_fd, uint16_t *ret_port,
-		    struct err *e)
+int exchange_listen(const char *addr, uint16_t port, int *ret_fd, uint16_t *ret_port, struct err *e)
 {
 	struct addrinfo hints = {.ai_family = AF_UNSPEC,
 				 .ai_socktype = SOCK_STREAM,
@@ -131,19 +130,16 @@ int exchange_accept(int lfd, int timeout_ms, atomic_bool *cancel, int *ret_fd, s
 	}
 }
 
-int exchange_connect(const char *host, uint16_t port, int timeout_ms, int *ret_fd,
-		     struct err *e)
+int exchange_connect(const char *host, uint16_t port, int timeout_ms, int *ret_fd, struct err *e)
 {
-	struct addrinfo hints = {.ai_family = AF_UNSPEC,
-				 .ai_socktype = SOCK_STREAM,
-				 .ai_flags = AI_NUMERICSERV};
+	struct addrinfo hints = {
+		.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
 	struct addrinfo *res;
 	char service[8];
 	snprintf(service, sizeof(service), "%u", port);
 	int r = getaddrinfo(host, service, &hints, &res);
 	if (r)
-		return err_setx(e, EHOSTUNREACH, "cannot resolve '%s': %s", host,
-				gai_strerror(r));
+		return err_setx(e, EHOSTUNREACH, "cannot resolve '%s': %s", host, gai_strerror(r));
 	int64_t deadline = now_ms() + timeout_ms;
 	int fd = -1, saved = ECONNREFUSED;
 	for (struct addrinfo *a = res; a && fd < 0; a = a->ai_next) {

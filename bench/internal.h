@@ -48,9 +48,9 @@ struct bench_ctx {
 	/* The session. */
 	struct exchange_params params; /* as agreed */
 	struct exchange_dest local, remote;
-	uint8_t rd_atomic;	       /* this side's initiator depth */
-	int fd;			       /* control connection */
-	bool peer_done;		       /* a loop consumed the peer's DONE */
+	uint8_t rd_atomic; /* this side's initiator depth */
+	int fd;		   /* control connection */
+	bool peer_done;	   /* a loop consumed the peer's DONE */
 	struct exchange_sync peer_sync;
 	int timeout_ms;
 };
@@ -84,8 +84,7 @@ int cm_accept(struct bench_ctx *c);
 void cm_close(struct bench_ctx *c);
 
 /* loops.c: one message size each; fill r. */
-int loop_bw(struct bench_ctx *c, unsigned int step, uint64_t size,
-	    struct bench_size_result *r);
+int loop_bw(struct bench_ctx *c, unsigned int step, uint64_t size, struct bench_size_result *r);
 int loop_write_lat(struct bench_ctx *c, unsigned int step, uint64_t size,
 		   struct bench_size_result *r);
 int loop_read_lat(struct bench_ctx *c, unsigned int step, uint64_t size,

@@ -10,13 +10,18 @@
  *   - a PF named by a netdev or ibdev event: its function and sriov_* files;
  *   - a PF named by a PCI event, or whose VFs came or went: all of the above,
  *     its VF list (new VFs are read, the others copied) and every VF's admin
- *     state, which needs the link dump unless sriov_numvfs is 0 now;
+ *     state from the PF's link;
  *   - always: the header, the kernel log, pod bindings, RDMA placement.
- * The link dump (altnames, VF admin state) is taken only when a PF's VFs need
- * their admin state or a new netdev appeared: the simulator emulates it with
- * thousands of file reads. A netdev read again without the dump keeps the
- * altnames its ifindex had (no event announces an altname change; the
- * console's periodic full discovery catches those). */
+ * Netlink is asked only for the links wanted, one RTM_GETLINK each: those of
+ * a PF whose VFs need their admin state, and netdevs new to the old snapshot
+ * (their altnames). A link dump costs 150-470 ms on a simulated 8x127 node,
+ * a PF's link a few ms. The links read are kept in d.links, where discovery
+ * looks for them. When a lookup fails (the link went) the refresh starts
+ * again with the full dump; when the old snapshot's dump had failed, a
+ * discovery reads the whole node (its VFs' admin state is unknown). A netdev
+ * read again without its link keeps the altnames its ifindex had (no event
+ * announces an altname change; the console's periodic full discovery
+ * catches those). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -49,8 +54,8 @@ struct refresh {
 	unsigned char *pf_touch; /* per old PF */
 	unsigned char *vf_touch; /* per old VF, from vf_base[pf] */
 	size_t *vf_base;
-	bool want_links; /* take the link dump */
-	bool need_links; /* found while building without it: build again with it */
+	bool full_links; /* take the link dump; else d.links holds the links looked up */
+	bool lookups_ok; /* the old snapshot's dump did not fail */
 };
 
 /* ---- copying ---- */
@@ -317,8 +322,6 @@ static int place_event(struct refresh *rf, const struct sys_event *ev)
 	}
 	if (!net && !ib)
 		return -EXDEV;
-	if (net && added)
-		rf->want_links = true; /* its altnames */
 	if (devpath_bdf(ev->devpath, bdf))
 		return touch_bdf(rf, bdf, false);
 	if (!strncmp(ev->devpath, "/devices/virtual/", 17))
@@ -341,18 +344,8 @@ static int place_events(struct refresh *rf, const struct sys_event *events, size
 		if (r < 0)
 			return r;
 	}
-	/* A PF whose VFs are all gone needs no admin state. */
-	for (size_t i = 0; i < o->n_pfs && !rf->want_links; i++) {
-		if (rf->pf_touch[i] != TOUCH_ALL)
-			continue;
-		char dir[128], buf[32];
-		snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s/sriov_numvfs",
-			 o->pfs[i].fn.bdf);
-		if (sys_read_attr(rf->d.s, dir, buf, sizeof(buf)) <= 0 || strcmp(buf, "0"))
-			rf->want_links = true;
-	}
-	if (!discover_uses_netlink(rf->d.s))
-		rf->want_links = false;
+	/* A failed dump's note is kept until a discovery reads the node again. */
+	rf->lookups_ok = !(o->n_notes && !strncmp(o->notes[0], "netlink ", 8));
 	return 0;
 }
 
@@ -369,38 +362,103 @@ static const struct netdev *fn_netdev(const struct fn *f, const struct netdev *l
 	return NULL;
 }
 
-/* Reads a function again. Without the link dump its netdevs keep the
- * altnames they had; a netdev new to old needs the dump. */
-static int fn_read(struct refresh *rf, const char *bdf, const struct fn *old, struct fn *f)
+/* The link of a netdev among those read (as discovery's find_link()). */
+static const struct sys_link *link_cached(const struct refresh *rf, const struct netdev *nd)
 {
-	int r = discover_fn(&rf->d, bdf, f);
-	if (r < 0 || rf->d.links || !discover_uses_netlink(rf->d.s))
-		return r;
-	bool fail = false;
-	for (size_t i = 0; i < f->n_netdevs; i++) {
-		struct netdev *nd = &f->netdevs[i];
-		const struct netdev *was = fn_netdev(old, nd);
-		if (!was) {
-			rf->need_links = true;
-			return -EAGAIN;
-		}
-		nd->altnames = strv_copy(was->altnames, was->n_altnames, &nd->n_altnames, &fail);
+	for (size_t i = 0; i < rf->d.n_links; i++) {
+		const struct sys_link *l = &rf->d.links[i];
+		if (nd->ifindex.known ? l->ifindex == nd->ifindex.v : !strcmp(l->name, nd->name))
+			return l;
 	}
+	return NULL;
+}
+
+/* Looks up a netdev's link and keeps it in d.links. -EAGAIN when it cannot
+ * (gone, renamed, or its ifindex is another's now): build with the dump.
+ * -EXDEV when the old snapshot's dump had failed: every VF's admin state in
+ * it is unknown, so discovery reads the node again. */
+static int link_fetch(struct refresh *rf, const struct netdev *nd, const struct sys_link **ret)
+{
+	const struct sys_link *have = link_cached(rf, nd);
+	struct sys_link l;
+	if (have) {
+		*ret = have;
+		return 0;
+	}
+	if (!rf->lookups_ok)
+		return -EXDEV;
+	if (sys_link_get(rf->d.s, nd->name, &l, NULL) < 0)
+		return -EAGAIN;
+	if (nd->ifindex.known && l.ifindex != nd->ifindex.v) {
+		sys_link_fini(&l);
+		return -EAGAIN;
+	}
+	struct sys_link *v = realloc(rf->d.links, (rf->d.n_links + 1) * sizeof(*v));
+	if (!v) {
+		sys_link_fini(&l);
+		return -ENOMEM;
+	}
+	rf->d.links = v;
+	v[rf->d.n_links] = l;
+	*ret = &v[rf->d.n_links++];
+	return 0;
+}
+
+static int altnames_from_link(struct netdev *nd, const struct sys_link *l)
+{
+	bool fail = false;
+	nd->altnames = dup_array(l->n_altnames, sizeof(*nd->altnames), &fail);
+	for (size_t i = 0; nd->altnames && i < l->n_altnames; i++)
+		nd->altnames[nd->n_altnames++] = dup_str(l->altnames[i], &fail);
 	return fail ? -ENOMEM : 0;
 }
 
-/* A VF's admin state: whole with the link dump, else the MOFED files read
- * again and what netlink said kept. */
-static int vf_admin_read(struct refresh *rf, const struct pf *pf, const struct vf *old,
-			 struct vf *vf)
+/* Reads a function again. Without the link dump its netdevs keep the
+ * altnames they had; a netdev new to old, or any when fetch is set, has
+ * its link looked up. */
+static int fn_read(struct refresh *rf, const char *bdf, const struct fn *old, struct fn *f,
+		   bool fetch)
 {
-	discover_vf_admin(&rf->d, pf, vf);
-	if (rf->d.links || !discover_uses_netlink(rf->d.s))
-		return 0;
-	if (!old) {
-		rf->need_links = true;
-		return -EAGAIN;
+	int r = discover_fn(&rf->d, bdf, f);
+	if (r < 0 || rf->full_links || !discover_uses_netlink(rf->d.s))
+		return r;
+	for (size_t i = 0; r == 0 && i < f->n_netdevs; i++) {
+		struct netdev *nd = &f->netdevs[i];
+		const struct netdev *was = fn_netdev(old, nd);
+		const struct sys_link *l;
+		if (link_cached(rf, nd))
+			continue; /* discover_fn() took its altnames */
+		if (was && !fetch) {
+			bool fail = false;
+			nd->altnames =
+				strv_copy(was->altnames, was->n_altnames, &nd->n_altnames, &fail);
+			r = fail ? -ENOMEM : 0;
+		} else if ((r = link_fetch(rf, nd, &l)) == 0) {
+			r = altnames_from_link(nd, l);
+		}
 	}
+	return r;
+}
+
+/* A VF's admin state: with fresh set (or a VF new to old) the PF's links are
+ * looked up and it is read whole; else the MOFED files are read again and
+ * what netlink said kept. */
+static int vf_admin_read(struct refresh *rf, const struct pf *pf, const struct vf *old,
+			 struct vf *vf, bool fresh)
+{
+	bool lookup = !rf->full_links && discover_uses_netlink(rf->d.s);
+	bool keep = lookup && old && !fresh;
+	if (lookup && !keep) {
+		const struct sys_link *l;
+		for (size_t i = 0; i < pf->fn.n_netdevs; i++) {
+			int r = link_fetch(rf, &pf->fn.netdevs[i], &l);
+			if (r < 0)
+				return r;
+		}
+	}
+	discover_vf_admin(&rf->d, pf, vf);
+	if (!keep)
+		return 0;
 	bool fail = false;
 	admin_netlink_copy(&vf->admin, &old->admin, &fail);
 	return fail ? -ENOMEM : 0;
@@ -445,10 +503,10 @@ static int vfs_reread(struct refresh *rf, size_t i, struct pf *pf, char **entrie
 			fn_copy(&vf->fn, &was->fn, &fail);
 			r = fail ? -ENOMEM : 0;
 		} else {
-			r = fn_read(rf, bdf, was ? &was->fn : NULL, &vf->fn);
+			r = fn_read(rf, bdf, was ? &was->fn : NULL, &vf->fn, false);
 		}
 		if (r == 0)
-			r = vf_admin_read(rf, pf, was, vf);
+			r = vf_admin_read(rf, pf, was, vf, true);
 		if (r < 0)
 			return r;
 	}
@@ -475,9 +533,9 @@ static int vfs_update(struct refresh *rf, size_t i, struct pf *pf)
 			continue;
 		}
 		vf->index = was->index;
-		int r = fn_read(rf, was->fn.bdf, &was->fn, &vf->fn);
+		int r = fn_read(rf, was->fn.bdf, &was->fn, &vf->fn, false);
 		if (r == 0)
-			r = vf_admin_read(rf, pf, was, vf);
+			r = vf_admin_read(rf, pf, was, vf, false);
 		if (r < 0)
 			return r;
 	}
@@ -513,7 +571,7 @@ static int pf_build(struct refresh *rf, size_t i)
 		pf->autoprobe = opf->autoprobe;
 		r = fail ? -ENOMEM : 0;
 	} else {
-		r = fn_read(rf, opf->fn.bdf, &opf->fn, &pf->fn);
+		r = fn_read(rf, opf->fn.bdf, &opf->fn, &pf->fn, t == TOUCH_ALL);
 		discover_pf_sriov(&rf->d, pf);
 	}
 	if (r == 0)
@@ -584,14 +642,14 @@ static int note_copy(struct node *n, const char *note)
 	return 0;
 }
 
-/* Builds rf->d.n; -EAGAIN: a function needs the link dump that was not taken. */
+/* Builds rf->d.n; -EAGAIN: a link lookup failed, the dump is needed. */
 static int build(struct refresh *rf)
 {
 	const struct node *o = rf->old;
 	struct node *n = rf->d.n;
 	int r = 0;
 	discover_header(&rf->d);
-	if (rf->want_links) {
+	if (rf->full_links) {
 		if (discover_links(&rf->d) < 0)
 			return -EXDEV; /* unknown admin state everywhere, as discovery says */
 	} else if (o->n_notes && !strncmp(o->notes[0], "netlink ", 8)) {
@@ -634,9 +692,9 @@ int node_refresh(struct sys *s, const struct node *old, const struct sys_event *
 		r = build(&rf);
 		if (r != -EAGAIN)
 			break;
-		/* A new netdev or VF turned up without its event: again, with the dump. */
+		/* A link could not be looked up: again, with the dump. */
 		refresh_fini(&rf);
-		rf.want_links = true;
+		rf.full_links = true;
 		r = 0;
 	}
 	sys_links_free(rf.d.links, rf.d.n_links);

@@ -12,8 +12,8 @@
 
 struct discover {
 	struct sys *s;
-	struct node *n; /* being built */
-	struct sys_link *links;
+	struct node *n;		/* being built */
+	struct sys_link *links; /* the dump; in a refresh, the links looked up */
 	size_t n_links;
 };
 

@@ -331,6 +331,20 @@ int sys_link_dump(struct sys *s, struct sys_link **ret, size_t *ret_n, struct er
 	return s->ops->link_dump(s, ret, ret_n, e);
 }
 
+int sys_link_get(struct sys *s, const char *ifname, struct sys_link *ret, struct err *e)
+{
+	return s->ops->link_get(s, ifname, ret, e);
+}
+
+void sys_link_fini(struct sys_link *l)
+{
+	if (!l)
+		return;
+	free(l->vfs);
+	l->vfs = NULL;
+	l->n_vfs = 0;
+}
+
 int sys_link_rename(struct sys *s, const char *ifname, const char *newname, struct err *e)
 {
 	return s->ops->link_rename(s, ifname, newname, e);

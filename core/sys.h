@@ -111,6 +111,13 @@ void sys_list_free(char **names, size_t n);
 /* Netlink. */
 int sys_link_dump(struct sys *s, struct sys_link **ret, size_t *ret_n, struct err *e);
 void sys_links_free(struct sys_link *links, size_t n);
+/* One link by name or altname, as the dump reports it (with its VF list):
+ * cheaper than a dump when only a few links are wanted. Returns -ENODEV
+ * with "no network interface 'X'" when there is none. Release ret's VF list
+ * with sys_link_fini(). */
+int sys_link_get(struct sys *s, const char *ifname, struct sys_link *ret, struct err *e);
+/* Frees what a sys_link owns (its VF list) and empties it; NULL is fine. */
+void sys_link_fini(struct sys_link *l);
 int sys_link_rename(struct sys *s, const char *ifname, const char *newname, struct err *e);
 int sys_link_set_up(struct sys *s, const char *ifname, bool up, struct err *e);
 int sys_vf_set_guid(struct sys *s, const char *pf_ifname, uint32_t vf, enum sys_guid_kind kind,

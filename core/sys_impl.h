@@ -10,6 +10,7 @@ struct sys_ops {
 	/* File operations; NULL means the generic ones over rootfd. */
 	int (*write)(struct sys *s, const char *path, const char *value, struct err *e);
 	int (*link_dump)(struct sys *s, struct sys_link **ret, size_t *ret_n, struct err *e);
+	int (*link_get)(struct sys *s, const char *ifname, struct sys_link *ret, struct err *e);
 	int (*link_rename)(struct sys *s, const char *ifname, const char *newname, struct err *e);
 	int (*link_set_up)(struct sys *s, const char *ifname, bool up, struct err *e);
 	int (*vf_set_guid)(struct sys *s, const char *pf_ifname, uint32_t vf,

@@ -203,8 +203,8 @@ static int link_collect_one(struct nlmsghdr *h, void *arg)
 }
 
 /* The link named ifname (a name or an altname), with its VFs when ext_mask
- * asks for them. Free ret->vfs. */
-static int link_lookup(const char *ifname, uint32_t ext_mask, struct sys_link *ret, struct err *e)
+ * asks for them; no message. Free ret->vfs. */
+static int link_query(const char *ifname, uint32_t ext_mask, struct sys_link *ret)
 {
 	size_t len = strlen(ifname);
 	struct sys_link l = {.ifindex = 0};
@@ -212,7 +212,7 @@ static int link_lookup(const char *ifname, uint32_t ext_mask, struct sys_link *r
 	int r;
 
 	if (len == 0 || len >= SYS_ALTIFNAMSIZ)
-		return fail(e, -EINVAL, NULL, "cannot find link '%s'", ifname);
+		return -EINVAL;
 	msg = link_msg(RTM_GETLINK, NLM_F_ACK, 0, 0, 0);
 	if (msg &&
 	    (nla_put_string(msg, len < IFNAMSIZ ? IFLA_IFNAME : IFLA_ALT_IFNAME, ifname) < 0 ||
@@ -225,9 +225,35 @@ static int link_lookup(const char *ifname, uint32_t ext_mask, struct sys_link *r
 		r = -EBADMSG;
 	if (r < 0) {
 		free(l.vfs);
-		return fail(e, r, NULL, "cannot find link '%s'", ifname);
+		return r;
 	}
 	*ret = l;
+	return 0;
+}
+
+/* link_query() with a message. */
+static int link_lookup(const char *ifname, uint32_t ext_mask, struct sys_link *ret, struct err *e)
+{
+	int r = link_query(ifname, ext_mask, ret);
+
+	if (r < 0)
+		return fail(e, r, NULL, "cannot find link '%s'", ifname);
+	return 0;
+}
+
+/* What the dump reports of one link, VF list included (the same ext mask). */
+static int linux_link_get(struct sys *s, const char *ifname, struct sys_link *ret, struct err *e)
+{
+	size_t len = strlen(ifname);
+	int r;
+
+	if (len == 0 || len >= SYS_ALTIFNAMSIZ)
+		return err_setx(e, -ENODEV, "no network interface '%.*s'", SYS_ALTIFNAMSIZ, ifname);
+	r = link_query(ifname, RTEXT_FILTER_VF | RTEXT_FILTER_SKIP_STATS, ret);
+	if (r == -ENODEV)
+		return err_setx(e, r, "no network interface '%s'", ifname);
+	if (r < 0)
+		return fail(e, r, NULL, "cannot get link '%s'", ifname);
 	return 0;
 }
 
@@ -551,6 +577,7 @@ static void linux_close(struct sys *s)
 
 static const struct sys_ops linux_ops = {
 	.link_dump = linux_link_dump,
+	.link_get = linux_link_get,
 	.link_rename = linux_link_rename,
 	.link_set_up = linux_link_set_up,
 	.vf_set_guid = linux_vf_set_guid,

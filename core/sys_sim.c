@@ -13,7 +13,8 @@
  *                      changes nothing ("write:sriov_numvfs=EIO",
  *                      "write:mlx5_core/bind=EBUSY")
  *   OP=ERR             the operation fails with ERR and changes nothing; OP is
- *                      rename, set_up, vf_guid, vf_link_state or link_dump
+ *                      rename, set_up, vf_guid, vf_link_state, link_dump or
+ *                      link_get
  *   vanish:BDF         the PCI function disappears (hot-unplug: remove events,
  *                      no driver, no links) at the start of the next mutating
  *                      call while it exists; that call then proceeds
@@ -244,6 +245,22 @@ static int sim_link_dump(struct sys *s, struct sys_link **ret, size_t *ret_n, st
 	qsort(links, k, sizeof(*links), cmp_link);
 	*ret = links;
 	*ret_n = k;
+	return 0;
+}
+
+/* One link as sim_link_dump() reports it, read alone: a PF's VF list costs
+ * a few reads per VF, the dump that for every PF. */
+static int sim_link_get(struct sys *s, const char *ifname, struct sys_link *ret, struct err *e)
+{
+	struct sim *m = (struct sim *)s;
+	struct sys_link l;
+	int f = fault_errno(m, "link_get", NULL);
+	if (f)
+		return err_setx(e, f, "cannot get link '%s': %s (injected fault)", ifname,
+				strerror(f));
+	if (sim_link_read(root_of(s), ifname, &l) < 0) /* allocates nothing then */
+		return err_setx(e, ENODEV, "no network interface '%s'", ifname);
+	*ret = l;
 	return 0;
 }
 
@@ -543,6 +560,7 @@ static void sim_close(struct sys *s)
 static const struct sys_ops sim_ops = {
 	.write = sim_write,
 	.link_dump = sim_link_dump,
+	.link_get = sim_link_get,
 	.link_rename = sim_link_rename,
 	.link_set_up = sim_link_set_up,
 	.vf_set_guid = sim_vf_set_guid,

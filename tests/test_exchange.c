@@ -96,11 +96,18 @@ START_TEST(every_other_type_round_trips)
 {
 	struct exchange_msg in[] = {
 		{.type = EXCHANGE_SYNC,
-		 .sync = {.step = 3, .phase = EXCHANGE_PHASE_DONE, .bytes = 1ull << 40, .ns = 7,
-			  .msgs = 9, .peak_kbps = 397500000}},
+		 .sync = {.step = 3,
+			  .phase = EXCHANGE_PHASE_DONE,
+			  .bytes = 1ull << 40,
+			  .ns = 7,
+			  .msgs = 9,
+			  .peak_kbps = 397500000}},
 		{.type = EXCHANGE_MISMATCH,
-		 .mismatch = {.param = EXCHANGE_P_SIZE, .server_value = 65536, .client_value = 4096}},
-		{.type = EXCHANGE_ABORT, .abort = {.code = EXCHANGE_ABORT_CANCELLED, .text = "bye"}},
+		 .mismatch = {.param = EXCHANGE_P_SIZE,
+			      .server_value = 65536,
+			      .client_value = 4096}},
+		{.type = EXCHANGE_ABORT,
+		 .abort = {.code = EXCHANGE_ABORT_CANCELLED, .text = "bye"}},
 		{.type = EXCHANGE_BYE},
 	};
 	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
@@ -159,7 +166,8 @@ START_TEST(wrong_magic_and_version_are_named)
 	struct err e;
 	memcpy(buf, "GET ", 4);
 	ck_assert_int_eq(decode(buf, (size_t)n, &d, &e), -EPROTO);
-	ck_assert_str_eq(e.msg, "not an ibvf bench peer (magic 0x47455420, want 0x49425646 'IBVF')");
+	ck_assert_str_eq(e.msg,
+			 "not an ibvf bench peer (magic 0x47455420, want 0x49425646 'IBVF')");
 	n = encode(&m, buf);
 	poke(buf, 4, 2, 2);
 	ck_assert_int_eq(decode(buf, (size_t)n, &d, &e), -EPROTO);

@@ -365,6 +365,74 @@ static void set_up_and_down(struct sys *s)
 	NS_CHECK(dump_find(s, "veth1", &l) && (l.flags & IFF_UP), "veth1 not up by its altname");
 }
 
+/* The first field where two links differ, or NULL. */
+static const char *link_difference(const struct sys_link *a, const struct sys_link *b)
+{
+	if (a->ifindex != b->ifindex)
+		return "ifindex";
+	if (strcmp(a->name, b->name))
+		return "name";
+	if (a->flags != b->flags || a->type != b->type || a->operstate != b->operstate)
+		return "flags, type or operstate";
+	if (a->mtu != b->mtu)
+		return "mtu";
+	if (a->addr_len != b->addr_len || memcmp(a->addr, b->addr, a->addr_len))
+		return "address";
+	if (a->n_altnames != b->n_altnames)
+		return "altname count";
+	for (size_t i = 0; i < a->n_altnames; i++)
+		if (strcmp(a->altnames[i], b->altnames[i]))
+			return "altnames";
+	if (a->num_vf != b->num_vf || a->n_vfs != b->n_vfs)
+		return "VF count";
+	if (a->n_vfs && memcmp(a->vfs, b->vfs, a->n_vfs * sizeof(*a->vfs)))
+		return "VF list";
+	return NULL;
+}
+
+static void get_matches_the_dump(struct sys *s)
+{
+	struct sys_link *links = NULL, l = {0};
+	size_t n = 0;
+	struct err e = {{0}};
+	const char *diff;
+	int r;
+
+	ns_add_altname("veth0", "ibvf-alt0");
+	ns_add_altname("veth0", "ibvf-a-long-alternative-name");
+	NS_CHECK(sys_link_set_up(s, "veth1", true, &e) == 0, "set up: %s", e.msg);
+	NS_CHECK(sys_link_dump(s, &links, &n, &e) == 0, "dump: %s", e.msg);
+	for (size_t i = 0; i < n; i++) {
+		NS_CHECK(sys_link_get(s, links[i].name, &l, &e) == 0, "get '%s': %s", links[i].name,
+			 e.msg);
+		diff = link_difference(&l, &links[i]);
+		NS_CHECK(!diff, "'%s': %s differs from the dump's", links[i].name, diff);
+		sys_link_fini(&l);
+	}
+	/* By an altname, short and long (IFLA_ALT_IFNAME): the same link. */
+	const struct sys_link *v0 = find_link(links, n, "veth0");
+	NS_CHECK(v0 && v0->n_altnames == 2, "veth0 missing or without its altnames");
+	NS_CHECK(sys_link_get(s, "ibvf-alt0", &l, &e) == 0, "get by altname: %s", e.msg);
+	NS_CHECK(!link_difference(&l, v0), "by altname: not veth0");
+	sys_link_fini(&l);
+	NS_CHECK(sys_link_get(s, "ibvf-a-long-alternative-name", &l, &e) == 0,
+		 "get by long altname: %s", e.msg);
+	NS_CHECK(!link_difference(&l, v0), "by long altname: not veth0");
+	sys_link_fini(&l);
+	sys_link_fini(NULL);
+	sys_links_free(links, n);
+
+	l.ifindex = 4242;
+	r = sys_link_get(s, "nosuch0", &l, &e);
+	NS_CHECK(r == -ENODEV, "missing link gave %d", r);
+	NS_CHECK(!strcmp(e.msg, "no network interface 'nosuch0'"), "message: %s", e.msg);
+	NS_CHECK(l.ifindex == 4242, "ret changed on failure");
+	r = sys_link_get(s, "nosuch-long-alternative-name", &l, &e);
+	NS_CHECK(r == -ENODEV, "missing long name gave %d: %s", r, e.msg);
+	r = sys_link_get(s, "", &l, &e);
+	NS_CHECK(r == -ENODEV, "empty name gave %d: %s", r, e.msg);
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -437,6 +505,12 @@ START_TEST(dump_lists_both_veth_ends_as_sysfs_shows_them)
 }
 END_TEST
 
+START_TEST(get_of_one_link_equals_its_dump_entry)
+{
+	ns_run(get_matches_the_dump);
+}
+END_TEST
+
 START_TEST(rename_of_a_down_link_keeps_its_ifindex)
 {
 	ns_run(rename_down_link);
@@ -497,6 +571,7 @@ int main(void)
 	TCase *tc = tcase_create("netns");
 
 	tcase_add_test(tc, dump_lists_both_veth_ends_as_sysfs_shows_them);
+	tcase_add_test(tc, get_of_one_link_equals_its_dump_entry);
 	tcase_add_test(tc, rename_of_a_down_link_keeps_its_ifindex);
 	tcase_add_test(tc, rename_of_an_up_link_follows_the_kernel_version);
 	tcase_add_test(tc, rename_to_a_taken_name_or_altname_is_eexist);

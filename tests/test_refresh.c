@@ -225,6 +225,39 @@ START_TEST(a_chain_of_refreshes_on_a_large_node_stays_equal)
 }
 END_TEST
 
+/* Links are looked up one by one; when that fails the refresh takes the
+ * dump, and when the old snapshot's dump had failed it discovers the node. */
+START_TEST(a_failed_link_lookup_falls_back_to_the_dump)
+{
+	struct rig g;
+	struct err e = {{0}};
+	char path[512];
+	rig_open(&g, NULL);
+	snprintf(path, sizeof(path), "%s/.sim/faults", g.dir);
+	tu_write(path, "link_get=EIO\n");
+	ck_assert_msg(
+		sys_vf_set_guid(g.s, "ibp79s0", 1, SYS_GUID_PORT, 0xa088c203004f0002ull, &e) == 0,
+		"%s", e.msg);
+	check_refresh(&g, NULL, 0);
+	ck_assert(node_find_vf(g.n, "0000:4f:00.0", 1)->admin.port_guid.v == 0xa088c203004f0002ull);
+	write_ok(&g, UNBIND, "0000:4f:00.3");
+	write_ok(&g, BIND, "0000:4f:00.3");
+	check_refresh(&g, NULL, 0);
+
+	/* The dump fails: the snapshot says so, and lookups may not hide it. */
+	tu_write(path, "link_dump=EIO\n");
+	node_free(g.n);
+	ck_assert_msg(node_discover(g.s, &g.n, &e) == 0, "discover: %s", e.msg);
+	ck_assert(!node_find_vf(g.n, "0000:4f:00.0", 1)->admin.netlink_known);
+	tu_write(path, "");
+	ck_assert_msg(sys_vf_set_guid(g.s, "ibp79s0", 1, SYS_GUID_PORT, 0x42ull, &e) == 0, "%s",
+		      e.msg);
+	check_refresh(&g, NULL, 0);
+	ck_assert(node_find_vf(g.n, "0000:4f:00.0", 1)->admin.port_guid.v == 0x42ull);
+	rig_close(&g);
+}
+END_TEST
+
 /* Fallbacks: each change is announced by an event refresh cannot place, so
  * only a full discovery sees it (equality proves it fell back). */
 START_TEST(unplaceable_events_fall_back_to_discovery)
@@ -337,6 +370,7 @@ int main(void)
 	tcase_add_test(tc, rename_rereads_the_function_owning_the_netdev);
 	tcase_add_test(tc, guid_set_then_unbind_bind_rereads_admin_and_the_vf);
 	tcase_add_test(tc, a_chain_of_refreshes_on_a_large_node_stays_equal);
+	tcase_add_test(tc, a_failed_link_lookup_falls_back_to_the_dump);
 	tcase_add_test(tc, unplaceable_events_fall_back_to_discovery);
 	tcase_add_test(tc, too_many_events_fall_back_to_discovery);
 	tcase_add_test(tc, an_event_for_a_vanished_unknown_function_changes_nothing);

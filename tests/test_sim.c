@@ -417,6 +417,49 @@ START_TEST(mofed_files_set_admin_state)
 }
 END_TEST
 
+START_TEST(link_get_equals_the_dump_entry_vfs_included)
+{
+	char *dir = fixture(false, 0);
+	struct sys *s = open_sim(dir, NULL, NULL);
+	struct err e = {""};
+	ck_assert_int_eq(sys_vf_set_guid(s, "ibp79s0", 2, SYS_GUID_PORT, 0x11ULL, &e), 0);
+	ck_assert_int_eq(sys_vf_set_link_state(s, "ibp79s0", 5, 2, &e), 0);
+	struct sys_link *links, l;
+	size_t n;
+	ck_assert_int_eq(sys_link_dump(s, &links, &n, &e), 0);
+	const struct sys_link *want = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(links[i].name, "ibp79s0"))
+			want = &links[i];
+	ck_assert_ptr_nonnull(want);
+	ck_assert_int_eq(sys_link_get(s, "ibp79s0", &l, &e), 0);
+	ck_assert_int_eq(l.num_vf, 8);
+	ck_assert_uint_eq(l.n_vfs, 8);
+	ck_assert_uint_eq(l.vfs[2].port_guid, 0x11ULL);
+	ck_assert_int_eq(l.vfs[5].link_state, 2);
+	ck_assert_int_eq(memcmp(l.vfs, want->vfs, l.n_vfs * sizeof(*l.vfs)), 0);
+	/* Both are zeroed before they are filled: padding compares equal. */
+	struct sys_link a = l, b = *want;
+	a.vfs = b.vfs = NULL;
+	ck_assert_int_eq(memcmp(&a, &b, sizeof(a)), 0);
+	sys_link_fini(&l);
+	ck_assert_ptr_null(l.vfs);
+	sys_links_free(links, n);
+
+	l.ifindex = 4242;
+	ck_assert_int_eq(sys_link_get(s, "nosuch0", &l, &e), -ENODEV);
+	ck_assert_str_eq(e.msg, "no network interface 'nosuch0'");
+	ck_assert_int_eq(l.ifindex, 4242);
+	ck_assert_int_eq(sys_link_get(s, "", &l, &e), -ENODEV);
+	sys_close(s);
+	s = open_sim(dir, NULL, "link_get=EIO");
+	ck_assert_int_eq(sys_link_get(s, "ibp79s0", &l, &e), -EIO);
+	ck_assert_str_eq(e.msg, "cannot get link 'ibp79s0': Input/output error (injected fault)");
+	sys_close(s);
+	tu_rmtree(dir);
+}
+END_TEST
+
 START_TEST(rename_of_an_up_link_depends_on_the_kernel)
 {
 	char *dir = fixture(false, 0);
@@ -577,6 +620,7 @@ int main(void)
 	tcase_add_test(tc, numvfs_busy_and_out_of_range_change_nothing);
 	tcase_add_test(tc, guid_takes_effect_after_unbind_bind_and_renames);
 	tcase_add_test(tc, mofed_files_set_admin_state);
+	tcase_add_test(tc, link_get_equals_the_dump_entry_vfs_included);
 	tcase_add_test(tc, rename_of_an_up_link_depends_on_the_kernel);
 	tcase_add_test(tc, events_from_another_handle_wake_the_fd);
 	tcase_add_test(tc, injected_faults_fail_and_leave_the_node_unchanged);

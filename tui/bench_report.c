@@ -37,16 +37,15 @@ void bench_judge(const struct bench_result *r, const struct bench_target *t, dou
 			 t->ibdev);
 		return;
 	}
-	v->ceiling_gbps = stats_payload_ceiling_gbps(t->rate_gbps, r->mtu ? r->mtu : 4096,
-						     r->ethernet);
+	v->ceiling_gbps =
+		stats_payload_ceiling_gbps(t->rate_gbps, r->mtu ? r->mtu : 4096, r->ethernet);
 	v->expected_gbps = v->ceiling_gbps * min_ratio * (r->bidir ? 2 : 1);
 	v->pass = v->figure_gbps >= v->expected_gbps;
 	snprintf(v->reason, sizeof(v->reason),
 		 "%.2f Gb/s is %.0f%% of the %.2f Gb/s payload ceiling%s of %s (threshold %.0f%%)",
-		 v->figure_gbps,
-		 100 * v->figure_gbps / (v->ceiling_gbps * (r->bidir ? 2 : 1)), v->ceiling_gbps,
-		 r->bidir ? " x2 (bidirectional)" : "", t->rate[0] ? t->rate : "its port",
-		 100 * min_ratio);
+		 v->figure_gbps, 100 * v->figure_gbps / (v->ceiling_gbps * (r->bidir ? 2 : 1)),
+		 v->ceiling_gbps, r->bidir ? " x2 (bidirectional)" : "",
+		 t->rate[0] ? t->rate : "its port", 100 * min_ratio);
 }
 
 void bench_report_text(FILE *f, const struct bench_result *r, const struct bench_target *t,
@@ -65,8 +64,8 @@ void bench_report_text(FILE *f, const struct bench_result *r, const struct bench
 		r->ethernet ? "Ethernet" : "InfiniBand", r->gid_index, r->mtu);
 	fprintf(f, " Connection     : %s  QPs %u  TX depth %u  CQ moderation %u\n",
 		r->cm ? "rdma_cm" : "exchange", r->qps, r->tx_depth, r->cq_mod);
-	fprintf(f, " Outstand reads : %u  Max inline %u B  Mode %s\n", r->rd_atomic,
-		r->max_inline, r->duration_mode ? "duration" : "iterations");
+	fprintf(f, " Outstand reads : %u  Max inline %u B  Mode %s\n", r->rd_atomic, r->max_inline,
+		r->duration_mode ? "duration" : "iterations");
 	fprintf(f, "%s\n", rule);
 	if (bench_is_latency(r->test)) {
 		fputs(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    "

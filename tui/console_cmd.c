@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "console_actions.h"
 #include "console_int.h"
 #include "core/json.h"
 
@@ -25,13 +26,17 @@ const char *const console_help[] = {
 	":  F2             command line (Tab completes)",
 	"d                 details full screen (Esc returns)",
 	"s  F9             write a snapshot of the node (JSON)",
-	"Tab 1-4           switch views (only Tree exists yet)",
+	"F6 / F7 / F8      create VFs on the PF / rename the VF / set its GUIDs",
+	"                  (a preview of the steps first; Esc cancels)",
+	"Tab 1-4           views: 1 Tree, 4 Journal (Enter steps, u undo)",
 	"mouse             click selects, wheel scrolls",
 	"Ctrl-L            redraw the screen",
 	"?  F1             this help",
 	"q  F10            quit",
 	"",
-	"commands: quit, theme NAME, snapshot [FILE], filter TEXT, help",
+	"commands: quit, theme NAME, snapshot [FILE], filter TEXT, help,",
+	"  create N, rename NAME, guid [--node G] [--port G], assign-guids, journal",
+	"  (--force: act on a VF bound to a pod)",
 	NULL,
 };
 
@@ -77,9 +82,14 @@ static int cmd_help(struct console *c, const char *arg)
 
 /* Later issues add their commands here. */
 static const struct command commands[] = {
+	{"assign-guids", console_cmd_assign, "assign-guids [PREFIX]"},
+	{"create", console_cmd_create, "create N"},
 	{"filter", cmd_filter, "filter TEXT"},
+	{"guid", console_cmd_guid, "guid [--node G] [--port G]"},
 	{"help", cmd_help, "help"},
+	{"journal", console_cmd_journal, "journal"},
 	{"quit", cmd_quit, "quit"},
+	{"rename", console_cmd_rename, "rename NAME"},
 	{"snapshot", cmd_snapshot, "snapshot [FILE]"},
 	{"theme", cmd_theme, "theme NAME|PATH"},
 };
@@ -100,9 +110,11 @@ int console_command(struct console *c, const char *line)
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		if (strlen(commands[i].name) == len && !strncmp(commands[i].name, line, len))
 			return commands[i].run(c, arg);
-	console_message(c, TR_ERROR,
-			"unknown command '%.*s' (commands: filter, help, quit, snapshot, theme)",
-			(int)len, line);
+	console_message(
+		c, TR_ERROR,
+		"unknown command '%.*s' (commands: assign-guids, create, filter, guid, help, "
+		"journal, quit, rename, snapshot, theme)",
+		(int)len, line);
 	return -EINVAL;
 }
 
@@ -119,9 +131,17 @@ static void complete(struct console *c)
 			snprintf(cand[n++], sizeof(cand[0]), "%s", commands[i].name);
 	} else {
 		word++;
-		if (strncmp(c->cmd, "theme ", 6))
+		if (!strncmp(c->cmd, "theme ", 6)) {
+			n = theme_list(cand, 64);
+		} else if (!strncmp(c->cmd, "guid ", 5)) {
+			snprintf(cand[n++], sizeof(cand[0]), "--node");
+			snprintf(cand[n++], sizeof(cand[0]), "--port");
+			snprintf(cand[n++], sizeof(cand[0]), "--force");
+		} else if (!strncmp(c->cmd, "rename ", 7) || !strncmp(c->cmd, "create ", 7)) {
+			snprintf(cand[n++], sizeof(cand[0]), "--force");
+		} else {
 			return;
-		n = theme_list(cand, 64);
+		}
 	}
 	size_t wl = strlen(word), m = 0, common = 0;
 	char list[256] = "";

@@ -7,8 +7,10 @@
 #include <time.h>
 
 #include "console_int.h"
+#include "console_journal.h"
 #include "core/guid.h"
 #include "core/pods.h"
+#include "dialog.h"
 
 static attr_t style_attrs(unsigned int a)
 {
@@ -178,8 +180,11 @@ static void draw_views(struct console *c)
 	int x = 1;
 	for (int i = 0; i < VIEW_N && x < v->w; i++) {
 		char label[48];
-		snprintf(label, sizeof(label), " %s%s ", names[i], i ? " (not built)" : "");
-		enum theme_role r = i == (int)c->view ? TR_VIEW_ACTIVE : TR_VIEW_ABSENT;
+		bool built = i == VIEW_TREE || i == VIEW_JOURNAL;
+		snprintf(label, sizeof(label), " %s%s ", names[i], built ? "" : " (not built)");
+		enum theme_role r = i == (int)c->view ? TR_VIEW_ACTIVE
+				    : built	      ? TR_VIEW_INACTIVE
+						      : TR_VIEW_ABSENT;
 		int w = (int)strlen(label);
 		if (x + w > v->w)
 			w = v->w - x;
@@ -370,21 +375,40 @@ static void draw_details(struct console *c, struct rect d)
 	}
 }
 
+/* When the bar is too narrow the action keys go first, Help and Quit last. */
 static void draw_fkeys(struct console *c)
 {
-	static const char *const keys[][2] = {
-		{"F1", "Help"}, {"F2", "Cmd"},	{"F3", "Filter"},
-		{"F5", "Tree"}, {"F9", "Snap"}, {"F10", "Quit"},
+	static const struct {
+		const char *key, *label;
+		int keep; /* the higher, the longer it stays */
+	} keys[] = {
+		{"F1", "Help", 9}, {"F2", "Cmd", 8},	{"F3", "Filter", 7},
+		{"F5", "Tree", 5}, {"F6", "Create", 3}, {"F7", "Rename", 2},
+		{"F8", "GUID", 1}, {"F9", "Snap", 6},	{"F10", "Quit", 9},
+	};
+	enum {
+		N_KEYS = sizeof(keys) / sizeof(keys[0])
 	};
 	const struct rect *f = &c->lay.fkeys;
 	fill(f->y, 0, f->w, console_attr(c, TR_FKEY_LABEL));
+	int need = 0, drop = 0;
+	for (size_t i = 0; i < N_KEYS; i++)
+		need += (int)strlen(keys[i].key) + (int)strlen(keys[i].label) + 2;
+	while (need > f->w && drop < 8) { /* Help and Quit stay */
+		drop++;
+		for (size_t i = 0; i < N_KEYS; i++)
+			if (keys[i].keep == drop)
+				need -= (int)strlen(keys[i].key) + (int)strlen(keys[i].label) + 2;
+	}
 	int x = 0;
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		int kw = (int)strlen(keys[i][0]), lw = (int)strlen(keys[i][1]) + 2;
+	for (size_t i = 0; i < N_KEYS; i++) {
+		if (keys[i].keep <= drop)
+			continue;
+		int kw = (int)strlen(keys[i].key), lw = (int)strlen(keys[i].label) + 2;
 		if (x + kw + lw > f->w)
 			break;
-		put(f->y, x, kw, keys[i][0], console_attr(c, TR_FKEY));
-		put(f->y, x + kw, lw, keys[i][1], console_attr(c, TR_FKEY_LABEL));
+		put(f->y, x, kw, keys[i].key, console_attr(c, TR_FKEY));
+		put(f->y, x + kw, lw, keys[i].label, console_attr(c, TR_FKEY_LABEL));
 		x += kw + lw;
 	}
 }
@@ -436,7 +460,9 @@ void console_draw(struct console *c)
 	}
 	draw_header(c);
 	draw_views(c);
-	if (c->zoom) {
+	if (c->view == VIEW_JOURNAL) {
+		console_journal_draw(c);
+	} else if (c->zoom) {
 		struct rect d = l->tree;
 		d.h += l->details.h;
 		draw_details(c, d);
@@ -448,4 +474,6 @@ void console_draw(struct console *c)
 	if (c->mode == MODE_HELP)
 		draw_help(c);
 	draw_status(c);
+	if (dialog_active())
+		dialog_draw(c);
 }

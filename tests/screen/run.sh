@@ -27,7 +27,8 @@ checks=0
 mask() {
 	sed -E -e "s#$tmp#TMP#g" \
 		-e 's/(^|[^0-9:.])[0-9]{2}:[0-9]{2}:[0-9]{2}($|[^0-9:.])/\1HH:MM:SS\2/g' \
-		-e 's/[0-9]{8}-[0-9]{6}/YYYYMMDD-HHMMSS/g'
+		-e 's/[0-9]{8}-[0-9]{6}/YYYYMMDD-HHMMSS/g' \
+		-e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T/YYYY-MM-DDT/g'
 }
 
 capture() { # capture [-e]: the visible pane, masked
@@ -147,7 +148,7 @@ scenario_filter() {
 
 scenario_help() {
 	start 80 24
-	keys ?
+	keys '?' # quoted: a one-letter file in the cwd would match the glob
 	settle
 	snap help
 	keys x
@@ -259,7 +260,144 @@ scenario_live() {
 	stop
 }
 
-all=(startup expand_collapse filter help zero_guid pods ethernet_fallback theme resize live)
+# The action dialogs (tui/dialog.c) over the same plan/apply code as `ibvf vf`.
+# The console runs as root here: the apply checks privilege.
+scenario_action_create() {
+	start 80 24
+	keys F6
+	settle
+	keys C-u 4 Enter
+	settle
+	snap action-create-preview # 8 -> 0 -> 4, the focus on Cancel
+	keys Left Enter
+	wait_for "result: ok" 40
+	settle
+	snap action-create-result
+	keys x
+	settle 1
+	snap action-create-tree # 4 VFs, the 4 others gone
+	stop
+}
+
+scenario_action_rename() {
+	start 80 24
+	keys Down Down Down Down # vf3 0000:18:00.4, ib2
+	settle
+	keys F7
+	settle
+	keys C-u
+	keys -l "ib/"
+	settle
+	snap action-rename-illegal-char # '/' refused as typed
+	keys C-u
+	keys -l ib3
+	keys Enter
+	settle
+	snap action-rename-taken
+	keys C-u
+	keys -l ibfast3
+	keys Enter
+	settle
+	keys Enter
+	wait_for "result: ok" 10
+	settle
+	snap action-rename-result
+	keys x
+	settle 1
+	snap action-rename-tree
+	stop
+}
+
+scenario_action_pod() {
+	# llm-serve-0 holds vf5 of 0000:5e:00.0 (its netdev is in the pod): a
+	# rename is refused without --force; a forced GUID change previews with
+	# the focus on Cancel.
+	start 80 24
+	keys /
+	keys -l 5e:00.6
+	keys Enter
+	settle
+	keys End
+	keys :
+	keys -l "rename ibx"
+	keys Enter
+	settle
+	snap action-rename-pod-refused
+	keys Escape
+	keys :
+	keys -l "guid --port 02:00:00:00:00:5e:00:06 --force"
+	keys Enter
+	settle
+	snap action-guid-pod-forced
+	keys Escape
+	settle
+	stop
+}
+
+scenario_action_guid() {
+	start 80 24
+	keys Down Down Down Down
+	settle
+	keys F8
+	settle
+	keys -l "00:11:zz"
+	settle
+	snap action-guid-nonhex # 'z' refused as typed
+	keys C-u
+	keys -l "00:00:00:00:00:00:00:00"
+	keys Enter
+	settle
+	snap action-guid-zero
+	keys C-u
+	keys -l "02:00:00:00:00:18:00:03"
+	keys Enter
+	settle
+	snap action-guid-preview # unbind/bind, the focus on Cancel
+	keys Escape
+	settle
+	stop
+}
+
+scenario_action_journal() {
+	start 80 24
+	keys :
+	keys -l "create 4"
+	keys Enter
+	settle
+	keys Left Enter
+	wait_for "result: ok" 40
+	keys x
+	settle
+	keys Down Down Down Down # vf3 of the new VFs
+	keys :
+	keys -l "ren"
+	keys Tab
+	keys -l "ibfast3"
+	keys Enter
+	settle
+	keys Enter
+	wait_for "result: ok" 10
+	keys x
+	settle
+	keys 4
+	settle
+	snap action-journal-view
+	keys Enter
+	settle
+	snap action-journal-steps
+	keys u
+	settle
+	snap action-journal-undo-preview
+	keys Enter
+	wait_for "result: ok" 10
+	keys x
+	settle
+	snap action-journal-after-undo
+	stop
+}
+
+all=(startup expand_collapse filter help zero_guid pods ethernet_fallback theme resize live
+	action_create action_rename action_pod action_guid action_journal)
 for s in "${@:-${all[@]}}"; do
 	echo "# $s"
 	"scenario_$s"

@@ -12,7 +12,7 @@ bench_setup || {
 	vm_done
 }
 out=$VM_TMP/vs
-if /vm/bench/vs-perftest -r 3 -t write_bw >"$out" 2> >(tee "$out.err" >&2); then
+if /vm/bench/vs-perftest -r 5 -t write_bw >"$out" 2> >(tee "$out.err" >&2); then
 	pass "vs-perftest write_bw" "$(tail -n 1 "$out")"
 else
 	fail "vs-perftest write_bw" "$(cat "$out")"

@@ -12,7 +12,7 @@ bench_setup || {
 	vm_done
 }
 out=$VM_TMP/vs
-if /vm/bench/vs-perftest -r 3 -t read_bw >"$out" 2> >(tee "$out.err" >&2); then
+if /vm/bench/vs-perftest -r 5 -t read_bw >"$out" 2> >(tee "$out.err" >&2); then
 	pass "vs-perftest read_bw" "$(tail -n 1 "$out")"
 else
 	fail "vs-perftest read_bw" "$(cat "$out")"

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+/* `ibvf bench` as an operator meets it on a machine without RDMA: one clear
+ * line and exit status 2 for every bad argument, devices named by PCI
+ * address, netdev or ibdev placed through the node model, a VF in a pod
+ * refused unless forced, and a device that cannot be opened named. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static char *sim_arg(const char *dir)
+{
+	char *a;
+	ck_assert_int_gt(asprintf(&a, "--sim=%s", dir), 0);
+	return a;
+}
+
+static int lines(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+START_TEST(bad_arguments_give_one_line_and_status_2)
+{
+	static const struct {
+		const char *argv[8];
+		const char *want;
+	} cases[] = {
+		{{"bench", NULL}, "usage: ibvf bench server"},
+		{{"bench", "loopback", "x", "--test", "send_bw", NULL}, "unknown test 'send_bw'"},
+		{{"bench", "loopback", "x", "--iters", "5", "--duration", "2", NULL},
+		 "--iters and --duration cannot be used together"},
+		{{"bench", "loopback", "x", "--min-ratio", "1.5", NULL},
+		 "--min-ratio wants a number from 0 to 1, got '1.5'"},
+		{{"bench", "loopback", "x", "--qps", "65", NULL},
+		 "--qps wants a number up to 64, got '65'"},
+		{{"bench", "loopback", "x", "--size", "-1", NULL},
+		 "--size wants a number up to 8388608, got '-1'"},
+		{{"bench", "loopback", "x", "--unit", "GB/s", NULL},
+		 "--unit is Gb/s or MB/s, got 'GB/s'"},
+		{{"bench", "loopback", "x", "--test", "write_lat", "--bidir", NULL},
+		 "latency tests run on one QP, one way"},
+		{{"bench", "loopback", "x", "--frobnicate", NULL}, "unknown option '--frobnicate'"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out, *err;
+		int rc = tu_run(cases[i].argv, &out, &err);
+		ck_assert_msg(rc == 2, "case %zu: exit %d, stderr '%s'", i, rc, err);
+		ck_assert_msg(strstr(err, cases[i].want), "case %zu: stderr '%s'", i, err);
+		if (i > 0)
+			ck_assert_int_eq(lines(err), 1);
+		free(out);
+		free(err);
+	}
+}
+END_TEST
+
+START_TEST(unknown_device_and_mode_are_named)
+{
+	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir), *out, *err;
+	const char *a[] = {"bench", "loopback", "mlx5_99", sim, NULL};
+	ck_assert_int_eq(tu_run(a, &out, &err), 1);
+	ck_assert_str_eq(err, "ibvf: no device 'mlx5_99' on this node (name a VF by PCI address, "
+			      "netdev or RDMA device)\n");
+	free(out);
+	free(err);
+	const char *b[] = {"bench", "sideways", sim, NULL};
+	ck_assert_int_eq(tu_run(b, &out, &err), 2);
+	ck_assert_ptr_nonnull(strstr(err, "unknown bench mode 'sideways'"));
+	free(out);
+	free(err);
+	const char *c[] = {"bench", "pair", "mlx5_0", sim, NULL};
+	ck_assert_int_eq(tu_run(c, &out, &err), 2);
+	ck_assert_ptr_nonnull(strstr(err, "bench pair needs two devices"));
+	free(out);
+	free(err);
+	free(sim);
+	tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(a_vf_in_a_pod_is_refused_unless_forced)
+{
+	/* The fixture binds VF 0000:40:00.4 to ml-training/trainer-0. */
+	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir), *out, *err;
+	const char *a[] = {"bench", "loopback", "0000:40:00.4", sim, NULL};
+	ck_assert_int_eq(tu_run(a, &out, &err), 1);
+	ck_assert_msg(strstr(err, "VF 0000:40:00.4 is bound to pod 'ml-training/trainer-0'") &&
+			      strstr(err, "--force"),
+		      "stderr: %s", err);
+	free(out);
+	free(err);
+	/* Forced, it gets as far as opening the device, which this host lacks. */
+	const char *b[] = {"bench", "loopback", "0000:40:00.4", "--force", sim, NULL};
+	ck_assert_int_eq(tu_run(b, &out, &err), 1);
+	ck_assert_msg(strstr(err, "no RDMA device 'mlx5_"), "stderr: %s", err);
+	ck_assert_ptr_null(strstr(err, "bound to pod"));
+	free(out);
+	free(err);
+	free(sim);
+	tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(json_error_is_valid_json)
+{
+	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir), *out, *err;
+	const char *a[] = {"bench", "loopback", "mlx5_0", "--json", sim, NULL};
+	ck_assert_int_eq(tu_run(a, &out, &err), 1);
+	ck_assert_ptr_nonnull(strstr(out, "\"error\""));
+	ck_assert_ptr_nonnull(strstr(out, "\"device\": \"mlx5_0\""));
+	free(out);
+	free(err);
+	free(sim);
+	tu_rmtree(dir);
+}
+END_TEST
+
+static Suite *bench_cli_suite(void)
+{
+	Suite *s = suite_create("bench_cli");
+	TCase *tc = tcase_create("cli");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, bad_arguments_give_one_line_and_status_2);
+	tcase_add_test(tc, unknown_device_and_mode_are_named);
+	tcase_add_test(tc, a_vf_in_a_pod_is_refused_unless_forced);
+	tcase_add_test(tc, json_error_is_valid_json);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(bench_cli_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

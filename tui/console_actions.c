@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+/* From the console's selection and keys to the action dialog. */
+#include "console_actions.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "console_int.h"
+#include "console_journal.h"
+#include "core/actions.h"
+#include "dialog.h"
+
+/* The selected row when it is a present PF or VF; else a message and NULL. */
+static const struct tree_row *selected(struct console *c, const char *what)
+{
+	const struct tree_row *r = c->tree.n ? &c->tree.rows[c->sel_row] : NULL;
+	if (!r) {
+		console_message(c, TR_ERROR, "nothing selected to %s", what);
+		return NULL;
+	}
+	if (r->ghost) {
+		console_message(c, TR_ERROR, "cannot %s '%s': it is gone from the node", what,
+				r->bdf);
+		return NULL;
+	}
+	return r;
+}
+
+static int open_create(struct console *c, const char *count, bool force)
+{
+	const struct tree_row *r = selected(c, "create VFs");
+	if (!r)
+		return -ENODEV;
+	const struct pf *pf = r->pf;
+	if (!pf || !pf->sriov) {
+		console_message(c, TR_ERROR, "cannot create VFs on '%s': it is not an SR-IOV PF",
+				pf ? pf->fn.bdf : r->bdf);
+		return -EINVAL;
+	}
+	char now[16] = "";
+	if (!count && pf->numvfs.known)
+		snprintf(now, sizeof(now), "%lld", (long long)pf->numvfs.v);
+	dialog_open_create(c, pf->fn.bdf, count ? count : now, force, count != NULL);
+	return 0;
+}
+
+static const struct tree_row *selected_vf(struct console *c, const char *what)
+{
+	const struct tree_row *r = selected(c, what);
+	if (r && r->kind != ROW_VF) {
+		console_message(c, TR_ERROR, "select a VF to %s ('%s' is a PF)", what, r->bdf);
+		return NULL;
+	}
+	return r;
+}
+
+static int open_rename(struct console *c, const char *name, bool force)
+{
+	const struct tree_row *r = selected_vf(c, "rename");
+	if (!r)
+		return -EINVAL;
+	dialog_open_rename(c, r->bdf, name ? name : tree_row_netdev(r), force, name != NULL);
+	return 0;
+}
+
+static int open_guid(struct console *c, const char *node, const char *port, bool force)
+{
+	const struct tree_row *r = selected_vf(c, "set GUIDs");
+	if (!r)
+		return -EINVAL;
+	dialog_open_guid(c, r->bdf, node, port, force, node || port);
+	return 0;
+}
+
+bool console_actions_key(struct console *c, int k)
+{
+	if (dialog_active()) {
+		dialog_key(c, k);
+		return true;
+	}
+	if (c->mode != MODE_NORMAL)
+		return false;
+	switch (k) {
+	case KEY_F(6):
+		open_create(c, NULL, false);
+		return true;
+	case KEY_F(7):
+		open_rename(c, NULL, false);
+		return true;
+	case KEY_F(8):
+		open_guid(c, NULL, NULL, false);
+		return true;
+	}
+	return c->view == VIEW_JOURNAL && console_journal_key(c, k);
+}
+
+/* The command's words without a "--force", which it reports. */
+static bool strip_force(const char *arg, char *buf, size_t size)
+{
+	bool force = false;
+	char tmp[256], *save = NULL;
+	snprintf(tmp, sizeof(tmp), "%s", arg);
+	buf[0] = '\0';
+	for (char *t = strtok_r(tmp, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		if (!strcmp(t, "--force") || !strcmp(t, "-f")) {
+			force = true;
+			continue;
+		}
+		size_t len = strlen(buf);
+		snprintf(buf + len, size - len, "%s%s", len ? " " : "", t);
+	}
+	return force;
+}
+
+int console_cmd_create(struct console *c, const char *arg)
+{
+	char rest[256];
+	bool force = strip_force(arg, rest, sizeof(rest));
+	return open_create(c, *rest ? rest : NULL, force);
+}
+
+int console_cmd_rename(struct console *c, const char *arg)
+{
+	char rest[256];
+	bool force = strip_force(arg, rest, sizeof(rest));
+	return open_rename(c, *rest ? rest : NULL, force);
+}
+
+/* --node G and --port G, in any order. */
+int console_cmd_guid(struct console *c, const char *arg)
+{
+	char buf[256], node[32] = "", port[32] = "";
+	bool force = strip_force(arg, buf, sizeof(buf));
+	char *save = NULL;
+	for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		char *dst = !strcmp(t, "--node") ? node : !strcmp(t, "--port") ? port : NULL;
+		char *v = dst ? strtok_r(NULL, " ", &save) : NULL;
+		if (!v) {
+			console_message(
+				c, TR_ERROR,
+				"usage: guid [--node GUID] [--port GUID] [--force] (at '%s')", t);
+			return -EINVAL;
+		}
+		snprintf(dst, 32, "%s", v);
+	}
+	return open_guid(c, node[0] ? node : NULL, port[0] ? port : NULL, force);
+}
+
+int console_cmd_assign(struct console *c, const char *arg)
+{
+	struct action_req req = {.kind = ACTION_ASSIGN_ALL};
+	if (*arg) {
+		if (action_parse_prefix(arg, &req.prefix) < 0) {
+			console_message(c, TR_ERROR,
+					"invalid prefix '%s': give 5 bytes, as 00:11:22:33:44",
+					arg);
+			return -EINVAL;
+		}
+		req.has_prefix = true;
+	}
+	dialog_open_req(c, &req, "Assign unique GUIDs to every zero/duplicate-GUID VF");
+	return 0;
+}
+
+int console_cmd_journal(struct console *c, const char *arg)
+{
+	(void)arg;
+	c->view = VIEW_JOURNAL;
+	console_journal_reload(c);
+	c->dirty = true;
+	return 0;
+}

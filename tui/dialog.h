@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* The console's modal dialog for operator actions: entry fields that filter
+ * keystrokes and validate as they are typed, the plan's preview (each step
+ * with its shell command, from action_plan), Apply/Cancel, then the verified
+ * result. It goes through core/actions.h like `ibvf vf`, never around it. */
+#pragma once
+
+#include <stdbool.h>
+
+struct console;
+struct action_req;
+
+/* Whether a dialog is open; it then takes every key. */
+bool dialog_active(void);
+void dialog_key(struct console *c, int k);
+void dialog_draw(struct console *c);
+void dialog_close(void);
+
+/* The dialogs; an initial value may be NULL. A dialog whose fields are all
+ * given by a `:` command goes straight to the preview (or the refusal).
+ * force acts on VFs bound to pods (`:rename NAME --force`); the focus of
+ * such a plan starts on Cancel, as for destructive ones. */
+void dialog_open_create(struct console *c, const char *pf_bdf, const char *count, bool force,
+			bool submit);
+void dialog_open_rename(struct console *c, const char *vf_bdf, const char *name, bool force,
+			bool submit);
+void dialog_open_guid(struct console *c, const char *vf_bdf, const char *node, const char *port,
+		      bool force, bool submit);
+/* A request without fields (assign-guids, a journal undo): straight to the plan. */
+void dialog_open_req(struct console *c, const struct action_req *req, const char *title);
+
+/* Writes s in w columns at (y, x), padded with spaces (ASCII-safe). */
+void dialog_put(int y, int x, int w, const char *s, int attr);

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+/* Entry fields: keystroke filters and live validation, with the same checks
+ * the actions make (action_check_ifname, guid_parse). */
+#include "field.h"
+
+#include <ctype.h>
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/actions.h"
+#include "core/guid.h"
+
+bool field_accepts(const struct field *f, int k, char *why, size_t size)
+{
+	size_t len = strlen(f->text);
+	switch (f->kind) {
+	case FIELD_IFNAME:
+		if (k <= ' ' || k >= 127 || k == '/' || k == ':') {
+			snprintf(why, size, "'%c' cannot be in an interface name",
+				 k < ' ' ? '?' : k);
+			return false;
+		}
+		if (len >= SYS_IFNAMSIZ - 1) {
+			snprintf(why, size, "an interface name has at most %d characters",
+				 SYS_IFNAMSIZ - 1);
+			return false;
+		}
+		return true;
+	case FIELD_GUID:
+		if (!isxdigit(k) && k != ':' && k != 'x' && k != 'X') {
+			snprintf(why, size, "'%c' refused: a GUID is hex digits with ':' or 0x",
+				 k < ' ' ? '?' : k);
+			return false;
+		}
+		if (len >= GUID_STRLEN - 1) {
+			snprintf(why, size, "a GUID has at most %d characters", GUID_STRLEN - 1);
+			return false;
+		}
+		return true;
+	case FIELD_NUMBER:
+		if (!isdigit(k)) {
+			snprintf(why, size, "'%c' refused: the VF count is a number",
+				 k < ' ' ? '?' : k);
+			return false;
+		}
+		if (len >= 5) {
+			snprintf(why, size, "at most 5 digits");
+			return false;
+		}
+		return true;
+	}
+	return false;
+}
+
+bool field_check(const struct field *f, char *buf, size_t size)
+{
+	struct err e = {{0}};
+	uint64_t g;
+	if (!f->text[0] && f->optional) {
+		snprintf(buf, size, "unchanged");
+		return true;
+	}
+	if (!f->text[0]) {
+		snprintf(buf, size, "empty");
+		return false;
+	}
+	switch (f->kind) {
+	case FIELD_IFNAME:
+		if (action_check_ifname(f->text, &e) < 0) {
+			plan_fmt(buf, size, "%s", e.msg);
+			return false;
+		}
+		break;
+	case FIELD_GUID: {
+		if (guid_parse(f->text, &g) == 0)
+			break;
+		const char *t = f->text;
+		if (t[0] == '0' && (t[1] == 'x' || t[1] == 'X'))
+			t += 2;
+		int digits = 0;
+		for (; *t; t++)
+			digits += isxdigit((unsigned char)*t) != 0;
+		if (digits < 16)
+			snprintf(buf, size, "incomplete: %d of 16 hex digits", digits);
+		else
+			snprintf(buf, size, "not a GUID form (00:11:..:77, 0011:..:6677, 0x..)");
+		return false;
+	}
+	case FIELD_NUMBER: {
+		long long v = atoll(f->text);
+		if (f->max >= 0 && v > f->max) {
+			snprintf(buf, size, "more than %lld (%s)", f->max, f->max_why);
+			return false;
+		}
+		break;
+	}
+	}
+	snprintf(buf, size, "valid");
+	return true;
+}
+
+void field_init(struct field *f, enum field_kind kind, const char *label, const char *text,
+		bool optional)
+{
+	memset(f, 0, sizeof(*f));
+	f->kind = kind;
+	f->optional = optional;
+	f->max = -1;
+	snprintf(f->label, sizeof(f->label), "%s", label);
+	for (const char *p = text ? text : ""; *p; p++) {
+		char why[128];
+		size_t len = strlen(f->text);
+		if (field_accepts(f, (unsigned char)*p, why, sizeof(why))) {
+			f->text[len] = *p;
+			f->text[len + 1] = '\0';
+		}
+	}
+}
+
+int field_key(struct field *f, int k, char *why, size_t size)
+{
+	size_t len = strlen(f->text);
+	if ((k == KEY_BACKSPACE || k == 127 || k == 8) && len) {
+		f->text[len - 1] = '\0';
+		return 1;
+	}
+	if (k == 21) { /* Ctrl-U */
+		f->text[0] = '\0';
+		return 1;
+	}
+	if (k < ' ' || k >= 127)
+		return 0;
+	if (!field_accepts(f, k, why, size))
+		return -1;
+	f->text[len] = (char)k;
+	f->text[len + 1] = '\0';
+	return 1;
+}
