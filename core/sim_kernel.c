@@ -337,6 +337,10 @@ int sim_kernel_set_numvfs(const char *root, const char *pf_rel, const char *valu
 	sim_fmt(rel, sizeof(rel), "%s/sriov_numvfs", pf_rel);
 	if (r == 0)
 		r = sim_putf(root, e, rel, "%lu\n", n);
+	/* As the kernel does once sriov_numvfs is written: the PF changed. A
+	 * reader that saw the VFs come and go rereads the final count now. */
+	if (r == 0)
+		r = sim_event_add(root, "change", "pci", base_name(pf_rel), NULL, pf_rel, e);
 	return r;
 }
 
