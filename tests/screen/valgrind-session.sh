@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# A scripted console session under valgrind: move, collapse, filter, help, a
+# theme switch, a snapshot, a live rename by another process, a resize to
+# 60x20 and back, quit. Passes when valgrind reports no error and no leak.
+#   tests/screen/valgrind-session.sh IBVF_BIN
+set -uo pipefail
+ibvf=$(realpath "$1")
+tmp=$(mktemp -d /tmp/ibvf-vgsession.XXXXXX)
+sock=ibvf-vg-$$
+T() { tmux -L "$sock" -f /dev/null "$@"; }
+trap 'T kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+
+wait_for() { # wait_for TEXT SECONDS
+	local deadline=$(($(date +%s) + $2))
+	while (($(date +%s) < deadline)); do
+		T capture-pane -p -t s | grep -qF -- "$1" && return 0
+		sleep 0.2
+	done
+	echo "FAIL: '$1' not on screen after $2 s"
+	T capture-pane -p -t s
+	return 1
+}
+keys() {
+	T send-keys -t s "$@"
+	sleep 0.5
+}
+
+"$ibvf" mkfixture "$tmp/node" >/dev/null || exit 1
+mkdir -p "$tmp/work"
+T new-session -d -s s -x 160 -y 48 -c "$tmp/work" \
+	env -i PATH="$PATH" HOME="$tmp" LANG=C.UTF-8 TZ=UTC TERM=tmux-256color \
+	sh -c 'valgrind --quiet --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect --log-file="$0/valgrind.log" "$@"; echo "exit status $?"; sleep 600' \
+	"$tmp" "$ibvf" "--sim=$tmp/node" || exit 1
+wait_for "PFs 12" 60 || exit 1
+keys Down Down Down
+keys Up
+keys Enter
+keys Enter
+keys /
+keys -l trainer
+keys Enter
+keys /
+keys C-u
+keys Enter
+keys '?'
+keys x
+keys :
+keys -l 'theme mono'
+keys Enter
+keys s
+wait_for "snapshot written" 30 || exit 1
+keys Home
+"$ibvf" "--sim=$tmp/node" debug rename ib3 ibvg3 || exit 1
+wait_for "ibvg3" 30 || exit 1
+T resize-window -t s -x 60 -y 20
+sleep 1
+T resize-window -t s -x 160 -y 48
+sleep 1
+keys q
+wait_for "exit status" 60 || exit 1
+status=$(T capture-pane -p -t s | sed -n 's/.*exit status \([0-9]*\).*/\1/p' | tail -1)
+if [ "$status" != 0 ] || [ -s "$tmp/valgrind.log" ]; then
+	echo "FAIL: exit status $status; valgrind says:"
+	cat "$tmp/valgrind.log"
+	exit 1
+fi
+echo "valgrind: a scripted console session with no error and no leak"
