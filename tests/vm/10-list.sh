@@ -7,6 +7,17 @@
 . /vm/lib.sh
 vm_reset
 mapfile -t pfs < <(vm_pfs)
+# The PFs' links come up a few seconds after boot: compare a settled node,
+# not one caught mid-negotiation between ibvf's read and ip's.
+_pfs_up() {
+	local pf n s
+	for pf in "${pfs[@]}"; do
+		n=$(vm_netdev "$pf") || return 1
+		rd s "/sys/class/net/$n/operstate"
+		[ "$s" = up ] || return 1
+	done
+}
+wait_until 15 _pfs_up || note "PF links still not up after 15 s"
 list=$VM_TMP/list.json
 ipall=$VM_TMP/ip.json
 rdmaj=$VM_TMP/rdma.json

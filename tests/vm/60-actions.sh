@@ -33,7 +33,7 @@ for n in 3 5 0; do
 	expect_ok "the $n VFs have netdevs when ibvf returns" vf_netdevs "$n"
 done
 if grep -q 'echo 0 > /sys/bus/pci/devices/'"$pf"'/sriov_numvfs' "$VM_TMP/create-5"; then
-	pass "3 -> 5 went through 0" "$(grep -F '$ echo' "$VM_TMP/create-5" | _vm_flat)"
+	pass "3 -> 5 went through 0" "$(grep -F '$ echo' "$VM_TMP/create-5")"
 else
 	fail "3 -> 5 went through 0" "$(cat "$VM_TMP/create-5")"
 fi
@@ -50,7 +50,7 @@ ip link set dev "$old" up
 ip_name() { ip -j link show | jq -r --argjson i "$1" '.[] | select(.ifindex == $i) | .ifname'; }
 out=$VM_TMP/rename
 if run_ibvf "$out" vf rename "$vf1" vfname1 --yes; then
-	pass "ibvf vf rename $vf1 vfname1" "$(grep -F '$ ip' "$out" | _vm_flat)"
+	pass "ibvf vf rename $vf1 vfname1" "$(grep -F '$ ip' "$out")"
 else
 	fail "ibvf vf rename $vf1 vfname1" "$(cat "$out" "$out.err")"
 fi
@@ -73,7 +73,7 @@ expect_eq "ifindex $ifindex is $old again" "$(ip_name "$ifindex")" "$old" "ip -j
 out=$VM_TMP/state
 run_ibvf "$out" vf state "$vf1" disable --yes
 if grep -qi "not support\|Operation not supported" "$out.err"; then
-	pass "vf state on igb fails with a clear message" "$(_vm_flat <"$out.err")"
+	pass "vf state on igb fails with a clear message" "$(cat "$out.err")"
 else
 	fail "vf state on igb fails with a clear message" "$(cat "$out" "$out.err")"
 fi
