@@ -57,8 +57,8 @@ struct rdma {
 struct netdev {
 	char *name;
 	struct kval ifindex, type, mtu, dev_port, flags;
-	char *operstate; /* "up", "down", "lowerlayerup" */
-	char *address;	 /* as sysfs prints it */
+	char *operstate;	/* "up", "down", "lowerlayerup" */
+	char *address;		/* as sysfs prints it */
 	struct kguid addr_guid; /* IPoIB (type 32): bytes 12-19 of the address */
 	char **altnames;
 	size_t n_altnames;
@@ -81,7 +81,7 @@ struct vf_admin {
 	char *mac;
 	struct kval vlan, spoofchk, trust, link_state, max_tx_rate;
 	struct kguid node_guid, port_guid; /* administrative GUIDs */
-	bool mofed;	    /* sriov/<vf>/ files present */
+	bool mofed;			   /* sriov/<vf>/ files present */
 	struct kguid mofed_node, mofed_port;
 	char *mofed_policy; /* Down, Up, Follow */
 };
@@ -156,8 +156,8 @@ struct node {
 	struct pod_binding *pods_unplaced;
 	size_t n_pods_unplaced;
 	char **notes;
-		/* also names each pod-binding file skipped, and why */ /* what could not be read,
-									   one line each */
+	/* also names each pod-binding file skipped, and why */ /* what could not be read,
+								   one line each */
 	size_t n_notes;
 };
 

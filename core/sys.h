@@ -42,23 +42,23 @@ struct sys_vf_info {
 	uint64_t node_guid, port_guid;
 };
 
-#define SYS_IFNAMSIZ 16
-#define SYS_ALTIFNAMSIZ 128
+#define SYS_IFNAMSIZ	 16
+#define SYS_ALTIFNAMSIZ	 128
 #define SYS_ALTNAMES_MAX 4
 
 /* One network interface from an RTM_GETLINK dump. */
 struct sys_link {
 	int ifindex;
 	char name[SYS_IFNAMSIZ];
-	unsigned int flags;	/* IFF_* */
-	unsigned int type;	/* ARPHRD_* */
-	int operstate;		/* IF_OPER_*, -1 unknown */
+	unsigned int flags; /* IFF_* */
+	unsigned int type;  /* ARPHRD_* */
+	int operstate;	    /* IF_OPER_*, -1 unknown */
 	unsigned int mtu;
 	uint8_t addr[32];
 	size_t addr_len;
 	char altnames[SYS_ALTNAMES_MAX][SYS_ALTIFNAMSIZ];
 	size_t n_altnames;
-	int num_vf;		/* IFLA_NUM_VF, -1 when not sent */
+	int num_vf; /* IFLA_NUM_VF, -1 when not sent */
 	struct sys_vf_info *vfs;
 	size_t n_vfs;
 };

@@ -26,7 +26,7 @@ struct sys_ops {
 struct sys {
 	const struct sys_ops *ops;
 	bool sim;
-	int rootfd;		 /* O_PATH directory fd of the root prefix */
+	int rootfd; /* O_PATH directory fd of the root prefix */
 	char root[PATH_MAX];
 };
 

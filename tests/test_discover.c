@@ -71,8 +71,8 @@ START_TEST(dgx_fixture_has_twelve_functions_and_sixty_four_vfs)
 	ck_assert_uint_eq(vfs, 64);
 	ck_assert_uint_eq(unprobed, 1); /* "probe of 0000:18:00.2 failed" */
 	ck_assert_ptr_null(node_find_vf(n, "0000:18:00.0", 1)->fn.driver);
-	ck_assert_uint_eq(ib400, 7);	   /* eight compute HCAs, one fell back to Ethernet */
-	ck_assert_uint_eq(eth, 4 + 1);	   /* four storage ports and the fallen one */
+	ck_assert_uint_eq(ib400, 7);   /* eight compute HCAs, one fell back to Ethernet */
+	ck_assert_uint_eq(eth, 4 + 1); /* four storage ports and the fallen one */
 	ck_assert(mofed_pfs > 0 && mofed_pfs < 8); /* MOFED files on some PFs, not all */
 	ck_assert_str_eq(n->kernel, "6.8.0-55-generic");
 	ck_assert_ptr_nonnull(n->driver_version);
@@ -161,14 +161,14 @@ START_TEST(damaged_files_read_as_unknown_never_zero)
 	const char *ib = "sys/class/infiniband/mlx5_0";
 	char rel[256];
 #define AT(file) (snprintf(rel, sizeof(rel), "%s/%s", ib, file), rel)
-	put(dir, AT("ports/1/state"), "");			   /* empty */
-	put(dir, AT("ports/1/phys_state"), "5");		   /* number without its word */
-	put(dir, AT("ports/1/rate"), "fast");			   /* garbage */
-	put(dir, AT("node_guid"), "b859:9f03");			   /* truncated */
-	put(dir, AT("sys_image_guid"), "\x01\x02\xff\n");	   /* binary garbage */
+	put(dir, AT("ports/1/state"), "");			    /* empty */
+	put(dir, AT("ports/1/phys_state"), "5");		    /* number without its word */
+	put(dir, AT("ports/1/rate"), "fast");			    /* garbage */
+	put(dir, AT("node_guid"), "b859:9f03");			    /* truncated */
+	put(dir, AT("sys_image_guid"), "\x01\x02\xff\n");	    /* binary garbage */
 	put(dir, AT("ports/1/gids/0"), "fe80:0000:0000:0000:b859"); /* truncated GID */
-	drop(dir, AT("ports/1/lid"));				   /* missing */
-	put(dir, AT("fw_ver"), "\n");				   /* only a newline */
+	drop(dir, AT("ports/1/lid"));				    /* missing */
+	put(dir, AT("fw_ver"), "\n");				    /* only a newline */
 	char big[8192];
 	memset(big, '7', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';

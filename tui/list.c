@@ -214,7 +214,8 @@ static void print_strings(FILE *f, struct json_object *node, const char *key, co
 	struct json_object *a = get(node, key);
 	size_t n = a ? json_object_array_length(a) : 0;
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s: %s\n", label, json_object_get_string(json_object_array_get_idx(a, i)));
+		fprintf(f, "%s: %s\n", label,
+			json_object_get_string(json_object_array_get_idx(a, i)));
 }
 
 void list_print_text(FILE *f, struct json_object *node)

@@ -73,7 +73,8 @@ static const char usage_text[] =
 	"  watch [--json]       print node changes as they happen\n"
 	"  vf ACTION ...        create, destroy, rename VFs, set GUIDs and link state\n"
 	"  persist              write .link files and a boot unit for the VF layout\n"
-	"  journal [undo ID]    list the applied actions, undo a rename or GUID change\n"	"  mkfixture DIR        build a simulated DGX H200 node tree (see --help there)\n"
+	"  journal [undo ID]    list the applied actions, undo a rename or GUID change\n"
+	"  mkfixture DIR        build a simulated DGX H200 node tree (see --help there)\n"
 	"  debug ...            low-level probes of the kernel boundary\n"
 	"  help [COMMAND]       show help for a command\n"
 	"\n"
@@ -191,7 +192,8 @@ enum {
 	OPT_SIM = 256,
 	OPT_ROOT,
 	OPT_KERNEL,
-	OPT_JSON, OPT_THEME,
+	OPT_JSON,
+	OPT_THEME,
 	OPT_PODS
 };
 
