@@ -53,7 +53,18 @@ struct rdma;
 const char *bench_vf_pod_holder(const struct vf *vf, char *buf, size_t size);
 void bench_target_from_fn(const struct fn *f, const struct rdma *rd, struct bench_target *t);
 
-/* bench_run.c: each returns the exit status (0 PASS, 1 FAIL or error). */
+/* bench_run.c: one run of cfg on this node's device b (a client) against
+ * device a of this node (a server thread; a == b for loopback) or against a
+ * server at host. progress is called from the calling thread. Return 0 or a
+ * negative errno with the reason in e. */
+int bench_pair_run(const struct bench_config *cfg, const char *a, const char *b,
+		   bench_progress_fn progress, void *progress_arg, struct bench_result *ret,
+		   struct err *e);
+int bench_client_run(const struct bench_config *cfg, const char *host, const char *dev,
+		     bench_progress_fn progress, void *progress_arg, struct bench_result *ret,
+		     struct err *e);
+
+/* Each returns the exit status (0 PASS, 1 FAIL or error). */
 int bench_cli_run_one(const struct bench_opts *o, const struct bench_target *t, const char *host,
 		      const char *peer_dev);
 int bench_cli_all_vfs(const struct bench_opts *o, const struct node *n, const char *host,

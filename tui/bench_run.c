@@ -48,7 +48,8 @@ static void on_progress(const struct bench_progress *p, void *arg)
 struct side {
 	struct bench_config cfg;
 	struct bench_result res;
-	struct bar *bar;
+	bench_progress_fn progress;
+	void *progress_arg;
 	int rc;
 	atomic_bool *peer_cancel; /* the other thread's, set when this side fails */
 };
@@ -56,7 +57,7 @@ struct side {
 static void *side_main(void *arg)
 {
 	struct side *s = arg;
-	s->rc = bench_run(&s->cfg, s->bar ? on_progress : NULL, s->bar, &s->res);
+	s->rc = bench_run(&s->cfg, s->progress, s->progress_arg, &s->res);
 	if (s->rc < 0 && s->peer_cancel)
 		atomic_store(s->peer_cancel, true);
 	return NULL;
@@ -64,8 +65,9 @@ static void *side_main(void *arg)
 
 /* Two devices of this node, a server thread on a and this thread as the
  * client on b, over 127.0.0.1 on an ephemeral port. */
-static int run_pair(const struct bench_opts *o, const char *a, const char *b, struct bar *bar,
-		    struct bench_result *ret, struct err *e)
+int bench_pair_run(const struct bench_config *cfg, const char *a, const char *b,
+		   bench_progress_fn progress, void *progress_arg, struct bench_result *ret,
+		   struct err *e)
 {
 	int lfd;
 	uint16_t port;
@@ -80,18 +82,19 @@ static int run_pair(const struct bench_opts *o, const char *a, const char *b, st
 		close(lfd);
 		return err_setx(e, ENOMEM, "out of memory");
 	}
-	srv->cfg = o->cfg;
+	srv->cfg = *cfg;
 	srv->cfg.server = true;
 	srv->cfg.ibdev = a;
 	srv->cfg.listen_fd = lfd;
 	srv->cfg.tcp_port = port;
 	srv->cfg.pinned = 0;
 	srv->cfg.cancel = &server_cancel;
-	cli->cfg = o->cfg;
+	cli->cfg = *cfg;
 	cli->cfg.ibdev = b;
 	cli->cfg.host = "127.0.0.1";
 	cli->cfg.tcp_port = port;
-	cli->bar = bar;
+	cli->progress = progress;
+	cli->progress_arg = progress_arg;
 	cli->peer_cancel = &server_cancel;
 	pthread_t th;
 	if ((r = pthread_create(&th, NULL, side_main, srv))) {
@@ -117,13 +120,15 @@ static int run_pair(const struct bench_opts *o, const char *a, const char *b, st
 	return r;
 }
 
-static int run_client(const struct bench_opts *o, const char *host, const char *dev,
-		      struct bar *bar, struct bench_result *ret, struct err *e)
+/* This node's device dev against a server at host. */
+int bench_client_run(const struct bench_config *cfg0, const char *host, const char *dev,
+		     bench_progress_fn progress, void *progress_arg, struct bench_result *ret,
+		     struct err *e)
 {
-	struct bench_config cfg = o->cfg;
+	struct bench_config cfg = *cfg0;
 	cfg.host = host;
 	cfg.ibdev = dev;
-	int r = bench_run(&cfg, bar ? on_progress : NULL, bar, ret);
+	int r = bench_run(&cfg, progress, progress_arg, ret);
 	if (r < 0)
 		snprintf(e->msg, sizeof(e->msg), "%s", ret->err.msg);
 	return r;
@@ -146,8 +151,8 @@ int bench_cli_run_one(const struct bench_opts *o, const struct bench_target *t, 
 	struct err e = {{0}};
 	if (!res)
 		return 1;
-	int r = host ? run_client(o, host, t->ibdev, &bar, res, &e)
-		     : run_pair(o, peer_dev, t->ibdev, &bar, res, &e);
+	int r = host ? bench_client_run(&o->cfg, host, t->ibdev, on_progress, &bar, res, &e)
+		     : bench_pair_run(&o->cfg, peer_dev, t->ibdev, on_progress, &bar, res, &e);
 	bar_clear(&bar);
 	if (r < 0) {
 		cli_error("bench on '%s': %s", t->ibdev, e.msg);
@@ -209,8 +214,10 @@ int bench_cli_all_vfs(const struct bench_opts *o, const struct node *n, const ch
 			} else if (peer_dev && !strcmp(peer_dev, t.ibdev)) {
 				status = "SKIP", why = "the peer itself";
 			} else {
-				int r = host ? run_client(o, host, t.ibdev, &bar, res, &e)
-					     : run_pair(o, peer_dev, t.ibdev, &bar, res, &e);
+				int r = host ? bench_client_run(&o->cfg, host, t.ibdev, on_progress,
+								&bar, res, &e)
+					     : bench_pair_run(&o->cfg, peer_dev, t.ibdev,
+							      on_progress, &bar, res, &e);
 				if (r < 0) {
 					status = "FAIL", why = e.msg;
 				} else {

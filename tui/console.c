@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "console_actions.h"
+#include "console_benchview.h"
 #include "console_int.h"
 #include "console_journal.h"
 #include "core/sys.h"
@@ -374,6 +375,10 @@ static void key_mouse(struct console *c)
 static void view_switch(struct console *c, int view)
 {
 	static const char *const names[VIEW_N] = {"Tree", "Checks", "Bench", "Journal"};
+	if (view == VIEW_BENCH) {
+		console_benchview_enter(c);
+		return;
+	}
 	if (view == VIEW_TREE || view == VIEW_JOURNAL) {
 		if (view == VIEW_JOURNAL)
 			console_journal_reload(c);
@@ -498,6 +503,8 @@ static void console_key(struct console *c, int k)
 	}
 	if (console_actions_key(c, k)) /* the action dialog, F6-F8, the journal view */
 		return;
+	if (c->view == VIEW_BENCH && c->mode == MODE_NORMAL && console_benchview_key(c, k))
+		return;
 	switch (c->mode) {
 	case MODE_HELP:
 		c->mode = MODE_NORMAL;
@@ -565,10 +572,11 @@ static int console_loop(struct console *c)
 		if (c->dirty)
 			console_redraw(c);
 
-		struct pollfd p[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
-				      {.fd = efd, .events = POLLIN}};
+		struct pollfd p[3] = {{.fd = STDIN_FILENO, .events = POLLIN},
+				      {.fd = efd, .events = POLLIN},
+				      {.fd = console_benchview_fd(), .events = POLLIN}};
 		int timeout = (int)ceil((next - now) * 1000.0);
-		int r = poll(p, efd >= 0 ? 2 : 1, timeout < 0 ? 0 : timeout);
+		int r = poll(p, 3, timeout < 0 ? 0 : timeout); /* fd -1 is left out */
 		if (r < 0 && errno != EINTR) {
 			rc = -errno;
 			break;
@@ -586,6 +594,8 @@ static int console_loop(struct console *c)
 			while (!c->quit && (k = getch()) != ERR)
 				console_key(c, k);
 		}
+		if (p[2].revents & POLLIN) /* the bench view's worker */
+			console_benchview_read(c);
 		if (efd >= 0 && (p[1].revents & POLLIN) && pending_read(c, &pend) &&
 		    c->rebuild_due <= 0)
 			c->rebuild_due = console_now() + DEBOUNCE_SECS;
@@ -758,6 +768,7 @@ int console_main(const struct cli *cli, const char *theme, int argc, char **argv
 		if (console_loop(&c) < 0)
 			rc = 1;
 		endwin();
+		console_benchview_free();
 	}
 	console_free(&c);
 	sys_close(c.sys);

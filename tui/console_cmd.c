@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "console_actions.h"
+#include "console_benchview.h"
 #include "console_int.h"
 #include "core/json.h"
 
@@ -28,13 +29,13 @@ const char *const console_help[] = {
 	"s  F9             write a snapshot of the node (JSON)",
 	"F6 / F7 / F8      create VFs on the PF / rename the VF / set its GUIDs",
 	"                  (a preview of the steps first; Esc cancels)",
-	"Tab 1-4           views: 1 Tree, 4 Journal (Enter steps, u undo)",
+	"Tab 1-4           views: 1 Tree, 3 Bench, 4 Journal (Enter steps, u undo)",
 	"mouse             click selects, wheel scrolls",
 	"Ctrl-L            redraw the screen",
 	"?  F1             this help",
 	"q  F10            quit",
 	"",
-	"commands: quit, theme NAME, snapshot [FILE], filter TEXT, help,",
+	"commands: quit, theme NAME, snapshot [FILE], filter TEXT, help, bench,",
 	"  create N, rename NAME, guid [--node G] [--port G], assign-guids, journal",
 	"  (--force: act on a VF bound to a pod)",
 	NULL,
@@ -83,6 +84,7 @@ static int cmd_help(struct console *c, const char *arg)
 /* Later issues add their commands here. */
 static const struct command commands[] = {
 	{"assign-guids", console_cmd_assign, "assign-guids [PREFIX]"},
+	{"bench", console_cmd_bench, "bench [all|BDF|IBDEV]"},
 	{"create", console_cmd_create, "create N"},
 	{"filter", cmd_filter, "filter TEXT"},
 	{"guid", console_cmd_guid, "guid [--node G] [--port G]"},
@@ -112,8 +114,8 @@ int console_command(struct console *c, const char *line)
 			return commands[i].run(c, arg);
 	console_message(
 		c, TR_ERROR,
-		"unknown command '%.*s' (commands: assign-guids, create, filter, guid, help, "
-		"journal, quit, rename, snapshot, theme)",
+		"unknown command '%.*s' (commands: assign-guids, bench, create, filter, guid, "
+		"help, journal, quit, rename, snapshot, theme)",
 		(int)len, line);
 	return -EINVAL;
 }

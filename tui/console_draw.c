@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "console_benchview.h"
 #include "console_int.h"
 #include "console_journal.h"
 #include "core/guid.h"
@@ -180,7 +181,7 @@ static void draw_views(struct console *c)
 	int x = 1;
 	for (int i = 0; i < VIEW_N && x < v->w; i++) {
 		char label[48];
-		bool built = i == VIEW_TREE || i == VIEW_JOURNAL;
+		bool built = i != VIEW_CHECKS;
 		snprintf(label, sizeof(label), " %s%s ", names[i], built ? "" : " (not built)");
 		enum theme_role r = i == (int)c->view ? TR_VIEW_ACTIVE
 				    : built	      ? TR_VIEW_INACTIVE
@@ -462,6 +463,8 @@ void console_draw(struct console *c)
 	draw_views(c);
 	if (c->view == VIEW_JOURNAL) {
 		console_journal_draw(c);
+	} else if (c->view == VIEW_BENCH) {
+		console_benchview_draw(c);
 	} else if (c->zoom) {
 		struct rect d = l->tree;
 		d.h += l->details.h;

@@ -44,6 +44,8 @@ static const char *const role_names[TR_N] = {
 	[TR_STATUS] = "status",
 	[TR_PROMPT] = "prompt",
 	[TR_HELP] = "help",
+	[TR_BENCH_PASS] = "bench_pass",
+	[TR_BENCH_FAIL] = "bench_fail",
 };
 
 /* Keep in step with themes/default.theme (test_theme checks it). */
@@ -74,6 +76,8 @@ static const char *const default_specs[TR_N] = {
 	[TR_STATUS] = "250",
 	[TR_PROMPT] = "220 bold",
 	[TR_HELP] = "231 on 24",
+	[TR_BENCH_PASS] = "black on 76 bold",
+	[TR_BENCH_FAIL] = "231 on 160 bold",
 };
 
 const char *theme_role_name(enum theme_role r)

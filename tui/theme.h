@@ -34,6 +34,8 @@ enum theme_role {
 	TR_STATUS,
 	TR_PROMPT,
 	TR_HELP,
+	TR_BENCH_PASS,
+	TR_BENCH_FAIL,
 	TR_N,
 };
 

@@ -396,8 +396,66 @@ scenario_action_journal() {
 	stop
 }
 
+scenario_bench_view() {
+	# The simulated node's VFs have RDMA devices in sysfs but there is no
+	# verbs device: the run fails with bench_run's own error, shown in the
+	# view; Esc goes back to the tree.
+	start 80 24
+	keys 3
+	settle
+	snap bench-view-form
+	keys Down Down Right
+	settle
+	snap bench-view-picked
+	keys Enter
+	wait_for "no RDMA device" 15
+	settle
+	snap bench-view-no-verbs
+	snap bench-view-no-verbs-colour -e
+	keys Escape
+	settle
+	snap bench-view-back
+	stop
+	# llm-serve-0 holds vf5 of 0000:5e:00.0: `:bench` on it asks first.
+	start 80 24
+	keys /
+	keys -l 5e:00.6
+	keys Enter
+	settle
+	keys End
+	keys :
+	keys -l bench
+	keys Enter
+	settle
+	keys Enter
+	settle
+	snap bench-view-pod-confirm
+	keys Escape
+	settle
+	snap bench-view-pod-refused
+	keys Escape
+	keys /
+	keys C-u
+	keys Enter
+	settle
+	# Every VF, skipping those in pods: each fails cleanly, one line each.
+	keys :
+	keys -l "bench all"
+	keys Enter
+	settle
+	keys Enter
+	settle
+	keys n
+	wait_for "skipped" 30
+	settle
+	snap bench-view-all-vfs
+	keys Escape
+	settle
+	stop
+}
+
 all=(startup expand_collapse filter help zero_guid pods ethernet_fallback theme resize live
-	action_create action_rename action_pod action_guid action_journal)
+	action_create action_rename action_pod action_guid action_journal bench_view)
 for s in "${@:-${all[@]}}"; do
 	echo "# $s"
 	"scenario_$s"
