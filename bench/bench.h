@@ -58,6 +58,7 @@ struct bench_size_result {
 	uint64_t bytes, ns;
 	double bw_peak_gbps, bw_avg_gbps, msg_rate_mpps;
 	struct lat_stats lat; /* latency tests */
+	struct lat_hist hist; /* latency tests: of the same samples */
 };
 
 struct bench_result {

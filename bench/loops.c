@@ -260,7 +260,8 @@ static int finish_lat(struct bench_ctx *c, struct samples *s, uint64_t size,
 {
 	r->size = size;
 	r->msgs = s->n;
-	if (s->n && stats_latency(s->v, s->n, &r->lat) < 0)
+	if (s->n &&
+	    (stats_latency(s->v, s->n, &r->lat) < 0 || stats_histogram(s->v, s->n, &r->hist) < 0))
 		return err_setx(c->e, EINVAL, "no latency samples");
 	return 0;
 }

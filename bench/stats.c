@@ -52,6 +52,26 @@ int stats_latency(uint64_t *samples_ns, size_t n, struct lat_stats *ret)
 	return 0;
 }
 
+int stats_histogram(const uint64_t *sorted_ns, size_t n, struct lat_hist *ret)
+{
+	if (n == 0)
+		return -EINVAL;
+	/* ceil(r / k) as (r - 1) / k + 1 with r = max - min + 1, which cannot overflow. */
+	uint64_t min = sorted_ns[0], span = sorted_ns[n - 1] - min;
+	uint64_t width = span / LAT_HIST_BUCKETS + 1;
+	struct lat_hist h = {.n_buckets = (size_t)(span / width + 1)};
+	for (size_t i = 0; i < h.n_buckets; i++) {
+		h.b[i].lo_ns = min + i * width;
+		h.b[i].hi_ns = min + (i + 1) * width;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t k = (size_t)((sorted_ns[i] - min) / width);
+		h.b[k < h.n_buckets ? k : h.n_buckets - 1].count++;
+	}
+	*ret = h;
+	return 0;
+}
+
 double stats_gbps(uint64_t bytes, uint64_t ns)
 {
 	return ns ? (double)bytes * 8.0 / (double)ns : 0.0;

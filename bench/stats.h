@@ -16,6 +16,28 @@ struct lat_stats {
  * with at least p% of samples at or below it. Returns -EINVAL for n == 0. */
 int stats_latency(uint64_t *samples_ns, size_t n, struct lat_stats *ret);
 
+#define LAT_HIST_BUCKETS 24
+
+/* One bucket: the samples in [lo_ns, hi_ns). */
+struct lat_bucket {
+	uint64_t lo_ns, hi_ns;
+	uint64_t count;
+};
+
+struct lat_hist {
+	size_t n_buckets; /* 1 .. LAT_HIST_BUCKETS; 0: no samples */
+	struct lat_bucket b[LAT_HIST_BUCKETS];
+};
+
+/* Histogram of n ascending samples in nanoseconds, on a linear scale: the
+ * range [min, max] is cut into buckets of equal width, in whole ns,
+ * width = ceil((max - min + 1) / LAT_HIST_BUCKETS), the first starting at
+ * min. Fewer buckets than LAT_HIST_BUCKETS are used when fewer cover the
+ * range (all samples equal: one bucket [min, min + 1)). Linear rather than
+ * log2 so the bars read as the shape of the distribution; a far outlier
+ * shows as a lone bucket at the end. Returns -EINVAL for n == 0. */
+int stats_histogram(const uint64_t *sorted_ns, size_t n, struct lat_hist *ret);
+
 /* Payload bandwidth in Gb/s of `bytes` moved in `ns` nanoseconds. */
 double stats_gbps(uint64_t bytes, uint64_t ns);
 /* Message rate in millions of messages per second. */

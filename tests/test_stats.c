@@ -55,6 +55,89 @@ START_TEST(percentiles_use_nearest_rank)
 }
 END_TEST
 
+START_TEST(histogram_of_one_sample_is_one_bucket)
+{
+	uint64_t s[] = {5000};
+	struct lat_hist h;
+	ck_assert_int_eq(stats_histogram(s, 1, &h), 0);
+	ck_assert_uint_eq(h.n_buckets, 1);
+	ck_assert_uint_eq(h.b[0].lo_ns, 5000);
+	ck_assert_uint_eq(h.b[0].hi_ns, 5001);
+	ck_assert_uint_eq(h.b[0].count, 1);
+	ck_assert_int_eq(stats_histogram(NULL, 0, &h), -EINVAL);
+}
+END_TEST
+
+START_TEST(histogram_of_equal_samples_is_one_bucket)
+{
+	uint64_t s[] = {700, 700, 700, 700};
+	struct lat_hist h;
+	ck_assert_int_eq(stats_histogram(s, 4, &h), 0);
+	ck_assert_uint_eq(h.n_buckets, 1);
+	ck_assert_uint_eq(h.b[0].lo_ns, 700);
+	ck_assert_uint_eq(h.b[0].hi_ns, 701);
+	ck_assert_uint_eq(h.b[0].count, 4);
+}
+END_TEST
+
+START_TEST(histogram_narrower_than_the_buckets_uses_one_ns_each)
+{
+	/* Span 3 ns: width ceil(4 / 24) = 1, so 4 buckets, one empty. */
+	uint64_t s[] = {10, 11, 13};
+	struct lat_hist h;
+	ck_assert_int_eq(stats_histogram(s, 3, &h), 0);
+	ck_assert_uint_eq(h.n_buckets, 4);
+	const uint64_t lo[] = {10, 11, 12, 13}, count[] = {1, 1, 0, 1};
+	for (size_t i = 0; i < 4; i++) {
+		ck_assert_uint_eq(h.b[i].lo_ns, lo[i]);
+		ck_assert_uint_eq(h.b[i].hi_ns, lo[i] + 1);
+		ck_assert_uint_eq(h.b[i].count, count[i]);
+	}
+}
+END_TEST
+
+START_TEST(histogram_cuts_the_range_into_equal_buckets)
+{
+	/* 1000..1047 ns: 48 ns in 24 buckets of 2. 1023 is in [1022, 1024),
+	 * the 12th; 1046 and 1047 share the last, [1046, 1048). */
+	uint64_t s[] = {1000, 1001, 1002, 1023, 1046, 1047};
+	struct lat_hist h;
+	ck_assert_int_eq(stats_histogram(s, 6, &h), 0);
+	ck_assert_uint_eq(h.n_buckets, 24);
+	for (size_t i = 0; i < 24; i++) {
+		ck_assert_uint_eq(h.b[i].lo_ns, 1000 + 2 * i);
+		ck_assert_uint_eq(h.b[i].hi_ns, 1002 + 2 * i);
+	}
+	ck_assert_uint_eq(h.b[0].count, 2);
+	ck_assert_uint_eq(h.b[1].count, 1);
+	ck_assert_uint_eq(h.b[11].count, 1);
+	ck_assert_uint_eq(h.b[23].count, 2);
+	uint64_t total = 0;
+	for (size_t i = 0; i < 24; i++)
+		total += h.b[i].count;
+	ck_assert_uint_eq(total, 6);
+}
+END_TEST
+
+START_TEST(histogram_puts_an_outlier_in_the_last_bucket)
+{
+	/* Nine at 1 µs and one at 25 µs: span 24000 ns, width 24000 / 24 + 1
+	 * = 1001 (ceil(24001 / 24)), 24 buckets; the last is [24023, 25024). */
+	uint64_t s[] = {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 25000};
+	struct lat_hist h;
+	ck_assert_int_eq(stats_histogram(s, 10, &h), 0);
+	ck_assert_uint_eq(h.n_buckets, 24);
+	ck_assert_uint_eq(h.b[0].lo_ns, 1000);
+	ck_assert_uint_eq(h.b[0].hi_ns, 2001);
+	ck_assert_uint_eq(h.b[0].count, 9);
+	for (size_t i = 1; i < 23; i++)
+		ck_assert_uint_eq(h.b[i].count, 0);
+	ck_assert_uint_eq(h.b[23].lo_ns, 24023);
+	ck_assert_uint_eq(h.b[23].hi_ns, 25024);
+	ck_assert_uint_eq(h.b[23].count, 1);
+}
+END_TEST
+
 START_TEST(gbps_and_message_rate)
 {
 	/* 5000 x 64 KiB in 10 ms: 327680000 B * 8 / 1e7 ns = 262.144 Gb/s. */
@@ -97,6 +180,11 @@ int main(void)
 	tcase_add_test(tc, latency_of_ten_samples);
 	tcase_add_test(tc, latency_keeps_sub_microsecond_precision);
 	tcase_add_test(tc, percentiles_use_nearest_rank);
+	tcase_add_test(tc, histogram_of_one_sample_is_one_bucket);
+	tcase_add_test(tc, histogram_of_equal_samples_is_one_bucket);
+	tcase_add_test(tc, histogram_narrower_than_the_buckets_uses_one_ns_each);
+	tcase_add_test(tc, histogram_cuts_the_range_into_equal_buckets);
+	tcase_add_test(tc, histogram_puts_an_outlier_in_the_last_bucket);
 	tcase_add_test(tc, gbps_and_message_rate);
 	tcase_add_test(tc, peak_is_the_best_window);
 	tcase_add_test(tc, payload_ceiling_of_ndr);

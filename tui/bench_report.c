@@ -118,6 +118,20 @@ static void add_str(struct json_object *o, const char *k, const char *v)
 	json_object_object_add(o, k, v && *v ? json_object_new_string(v) : NULL);
 }
 
+/* "histogram": [{"lo_us", "hi_us", "count"}, ...], bucket bounds [lo, hi). */
+static void add_hist(struct json_object *o, const struct lat_hist *h)
+{
+	struct json_object *a = json_object_new_array();
+	for (size_t i = 0; i < h->n_buckets && i < LAT_HIST_BUCKETS; i++) {
+		struct json_object *b = json_object_new_object();
+		add_num(b, "lo_us", (double)h->b[i].lo_ns / 1000.0);
+		add_num(b, "hi_us", (double)h->b[i].hi_ns / 1000.0);
+		add_int(b, "count", (int64_t)h->b[i].count);
+		json_object_array_add(a, b);
+	}
+	json_object_object_add(o, "histogram", a);
+}
+
 struct json_object *bench_report_json(const struct bench_result *r, const struct bench_target *t,
 				      const struct bench_verdict *v)
 {
@@ -162,6 +176,7 @@ struct json_object *bench_report_json(const struct bench_result *r, const struct
 			add_num(so, "t_stdev_us", s->lat.stdev_us);
 			add_num(so, "p99_us", s->lat.p99_us);
 			add_num(so, "p99_9_us", s->lat.p999_us);
+			add_hist(so, &s->hist);
 		} else {
 			add_num(so, "bw_peak_gbps", s->bw_peak_gbps);
 			add_num(so, "bw_avg_gbps", s->bw_avg_gbps);

@@ -61,6 +61,7 @@ struct target {
 	struct bench_verdict v;
 	bool latency;
 	struct lat_stats lat;
+	struct lat_hist hist;
 	char why[512];
 };
 
@@ -232,8 +233,10 @@ static void *worker(void *arg)
 			t->state = t->v.pass ? T_PASS : T_FAIL;
 			snprintf(t->why, sizeof(t->why), "%s", t->v.reason);
 			t->latency = bench_is_latency(j->res.test);
-			if (t->latency && j->res.n_sizes)
+			if (t->latency && j->res.n_sizes) {
 				t->lat = j->res.sizes[0].lat;
+				t->hist = j->res.sizes[0].hist;
+			}
 		}
 		pthread_mutex_unlock(&j->mu);
 		send_msg(j, TARGET_WHOLE, 0, 0);
@@ -699,20 +702,50 @@ static void draw_spark(struct console *c, int y, int w)
 	put_utf8(y, 8, n, line, console_attr(c, TR_PORT_ACTIVE));
 }
 
-/* Latency as bars: the figures bench_run keeps of the samples. */
-static int draw_latency(struct console *c, const struct lat_stats *l, int y, int y_end, int w)
+/* Latency: a line of figures, then the histogram bench_run keeps of the
+ * samples, one row per non-empty bucket. When the rows do not fit, runs of
+ * adjacent buckets are merged, so the whole range is always shown. */
+static int draw_latency(struct console *c, const struct lat_stats *l, const struct lat_hist *h,
+			int y, int y_end, int w)
 {
-	const struct {
-		const char *name;
-		double us;
-	} rows[] = {{"min", l->min_us}, {"median", l->median_us}, {"mean", l->mean_us},
-		    {"p99", l->p99_us}, {"p99.9", l->p999_us},	  {"max", l->max_us}};
-	int bar_w = w - 24;
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]) && y < y_end && bar_w > 0; i++) {
-		char line[64];
-		snprintf(line, sizeof(line), " %-7s %9.2f us ", rows[i].name, rows[i].us);
-		dialog_put(y, 0, 21, line, console_attr(c, TR_NORMAL));
-		int n = l->max_us > 0 ? (int)(rows[i].us / l->max_us * bar_w + 0.5) : 0;
+	char line[256];
+	if (y >= y_end)
+		return y;
+	snprintf(line, sizeof(line),
+		 " min %.2f  median %.2f  mean %.2f  p99 %.2f  p99.9 %.2f  max %.2f us", l->min_us,
+		 l->median_us, l->mean_us, l->p99_us, l->p999_us, l->max_us);
+	dialog_put(y++, 0, w, line, console_attr(c, TR_NORMAL));
+	size_t nb = h->n_buckets < LAT_HIST_BUCKETS ? h->n_buckets : LAT_HIST_BUCKETS;
+	size_t used = 0;
+	for (size_t i = 0; i < nb; i++)
+		used += h->b[i].count > 0;
+	long rows = y_end - y;
+	if (!used || rows <= 0)
+		return y;
+	size_t group = used <= (size_t)rows ? 1 : (nb + (size_t)rows - 1) / (size_t)rows;
+	uint64_t top = 0;
+	for (size_t i = 0; i < nb; i += group) {
+		uint64_t sum = 0;
+		for (size_t k = i; k < i + group && k < nb; k++)
+			sum += h->b[k].count;
+		top = sum > top ? sum : top;
+	}
+	const int label_w = 36;
+	int bar_w = w - label_w - 1;
+	for (size_t i = 0; i < nb && y < y_end; i += group) {
+		size_t last = i + group < nb ? i + group - 1 : nb - 1;
+		uint64_t sum = 0;
+		for (size_t k = i; k <= last; k++)
+			sum += h->b[k].count;
+		if (!sum)
+			continue;
+		snprintf(line, sizeof(line), " %9.2f - %9.2f us %9llu ",
+			 (double)h->b[i].lo_ns / 1000.0, (double)h->b[last].hi_ns / 1000.0,
+			 (unsigned long long)sum);
+		dialog_put(y, 0, label_w, line, console_attr(c, TR_NORMAL));
+		int n = bar_w > 0 ? (int)((double)sum / (double)top * bar_w + 0.5) : 0;
+		if (n < 1 && bar_w > 0)
+			n = 1; /* a non-empty bucket is never blank */
 		char bar[1024] = "";
 		size_t len = 0;
 		for (int k = 0; k < n && len + 4 < sizeof(bar); k++) {
@@ -721,7 +754,9 @@ static int draw_latency(struct console *c, const struct lat_stats *l, int y, int
 			len += strlen(g);
 		}
 		bar[len] = '\0';
-		put_utf8(y++, 21, bar_w, bar, console_attr(c, TR_DETAILS_LABEL));
+		if (bar_w > 0)
+			put_utf8(y, label_w, bar_w, bar, console_attr(c, TR_DETAILS_LABEL));
+		y++;
 	}
 	return y;
 }
@@ -821,7 +856,7 @@ static void draw_run(struct console *c, int y, int y_end, int w)
 		if (t->state == T_ERROR)
 			y = draw_wrapped(t->why, y, y_end, 1, w - 1, console_attr(c, TR_ERROR));
 		if (t->latency && (t->state == T_PASS || t->state == T_FAIL))
-			y = draw_latency(c, &t->lat, y, y_end, w);
+			y = draw_latency(c, &t->lat, &t->hist, y, y_end, w);
 	} else {
 		/* While it runs the list follows it; PgUp/PgDn scroll. */
 		long rows = y_end - y, last = 0;
