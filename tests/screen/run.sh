@@ -164,6 +164,30 @@ scenario_zero_guid() {
 	stop
 }
 
+# mouse BUTTON COL ROW: one xterm (X10) mouse report, 1-based cell, as a
+# terminal sends it to the application under tmux.
+mouse() {
+	local seq
+	printf -v seq '\\e[M\\%03o\\%03o\\%03o' $((32 + $1)) $((32 + $2)) $((32 + $3))
+	# shellcheck disable=SC2059 # seq is the escape sequence to expand
+	keys -l "$(printf "$seq")"
+}
+
+scenario_mouse() {
+	# A click selects the row under it (vf2 of 18:00.0, screen row 8); the
+	# wheel moves the selection three rows a notch.
+	start 160 48
+	mouse 0 10 8
+	mouse 3 10 8
+	settle
+	snap mouse-click-selects
+	mouse 65 10 10
+	mouse 65 10 10
+	settle
+	snap mouse-wheel-scrolls
+	stop
+}
+
 scenario_pods() {
 	# The POD column, a pod's details, a stale checkpoint entry, and the
 	# filter matching a pod name (trainer-1 holds two VFs on two PFs).
@@ -454,7 +478,7 @@ scenario_bench_view() {
 	stop
 }
 
-all=(startup expand_collapse filter help zero_guid pods ethernet_fallback theme resize live
+all=(startup expand_collapse filter help zero_guid mouse pods ethernet_fallback theme resize live
 	action_create action_rename action_pod action_guid action_journal bench_view)
 for s in "${@:-${all[@]}}"; do
 	echo "# $s"
