@@ -7,8 +7,9 @@
 . /vm/lib.sh
 vm_reset
 mapfile -t pfs < <(vm_pfs)
-# The PFs' links come up a few seconds after boot: compare a settled node,
-# not one caught mid-negotiation between ibvf's read and ip's.
+# The PFs' links come up a few seconds after boot, and igb resets a PF (its
+# link goes down and up) when VFs are enabled: compare a settled node, not
+# one caught mid-negotiation between ibvf's read and ip's.
 _pfs_up() {
 	local pf n s
 	for pf in "${pfs[@]}"; do
@@ -17,7 +18,9 @@ _pfs_up() {
 		[ "$s" = up ] || return 1
 	done
 }
-wait_until 15 _pfs_up || note "PF links still not up after 15 s"
+# Up, and still up a second later (a reset's link drop can come after the write).
+_pfs_settled() { _pfs_up && sleep 1 && _pfs_up; }
+wait_until 20 _pfs_settled || note "PF links not settled up after 20 s"
 list=$VM_TMP/list.json
 ipall=$VM_TMP/ip.json
 rdmaj=$VM_TMP/rdma.json
@@ -132,5 +135,6 @@ list_once "no VFs" && check_all 0
 for pf in "${pfs[@]}"; do
 	expect_ok "echo 3 > $pf/sriov_numvfs" vm_sriov "$pf" 3
 done
+wait_until 20 _pfs_settled || note "PF links not settled up 20 s after enabling VFs"
 list_once "3 VFs per PF" && check_all 3
 vm_done
