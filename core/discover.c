@@ -328,12 +328,9 @@ static void read_vf_admin(struct discover *d, const struct pf *pf, struct vf *vf
 			if (vi->vf != vf->index)
 				continue;
 			a->netlink_known = true;
-			size_t maclen = l->type == ARPHRD_INFINIBAND ? 0 : 6;
-			if (maclen) {
-				char mac[18];
-				snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x",
-					 vi->mac[0], vi->mac[1], vi->mac[2], vi->mac[3], vi->mac[4],
-					 vi->mac[5]);
+			if (l->type != ARPHRD_INFINIBAND) {
+				char mac[HWADDR_STRLEN];
+				hwaddr_format(vi->mac, mac);
 				a->mac = strdup(mac);
 			}
 			a->vlan = (struct kval){vi->vlan >= 0, vi->vlan};

@@ -77,6 +77,12 @@ void guid_format_colon(uint64_t g, char buf[static GUID_STRLEN])
 		p += sprintf(p, i ? "%02x:" : "%02x", (unsigned)(g >> (i * 8)) & 0xff);
 }
 
+void hwaddr_format(const uint8_t mac[static 6], char buf[static HWADDR_STRLEN])
+{
+	snprintf(buf, HWADDR_STRLEN, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2],
+		 mac[3], mac[4], mac[5]);
+}
+
 int guid_from_gid(const char *gid, uint64_t *ret_prefix, uint64_t *ret_guid)
 {
 	/* Eight groups of four hex digits. */

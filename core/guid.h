@@ -17,6 +17,10 @@ void guid_format_sysfs(uint64_t g, char buf[static GUID_STRLEN]);
 /* "00:11:22:33:44:55:66:77", the ip-link and MOFED form. */
 void guid_format_colon(uint64_t g, char buf[static GUID_STRLEN]);
 
+/* "52:54:00:12:34:01": an Ethernet address as ip and sysfs print it. */
+#define HWADDR_STRLEN 18
+void hwaddr_format(const uint8_t mac[static 6], char buf[static HWADDR_STRLEN]);
+
 /* The low 64 bits of a GID written in full IPv6 form
  * ("fe80:0000:0000:0000:b859:9f03:00f9:8f86"); high gets the prefix. */
 int guid_from_gid(const char *gid, uint64_t *ret_prefix, uint64_t *ret_guid);

@@ -126,9 +126,8 @@ static int debug_vfinfo(struct sys *s, const char *pf)
 	for (size_t i = 0; i < l->n_vfs; i++) {
 		const struct sys_vf_info *v = &l->vfs[i];
 		struct json_object *o = json_object_new_object();
-		char mac[18];
-		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", v->mac[0], v->mac[1],
-			 v->mac[2], v->mac[3], v->mac[4], v->mac[5]);
+		char mac[HWADDR_STRLEN];
+		hwaddr_format(v->mac, mac);
 		json_object_object_add(o, "vf", json_object_new_int64(v->vf));
 		json_object_object_add(o, "mac", json_object_new_string(mac));
 		json_object_object_add(o, "vlan", opt_int(v->vlan));
