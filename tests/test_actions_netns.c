@@ -10,68 +10,24 @@
 #include <check.h>
 #include <errno.h>
 #include <net/if.h>
-#include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/actions.h"
 #include "core/journal.h"
 #include "core/sys.h"
+#include "nstest.h"
 
-static int report_fd = -1;
-
-static void child_fail(int line, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void child_fail(int line, const char *fmt, ...)
+/* The veth pair up, veth1 with an altname, a private /var/lib. */
+static void ns_setup(void)
 {
-	char msg[1024];
-	int n = snprintf(msg, sizeof(msg), "test_actions_netns.c:%d: ", line);
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
-	va_end(ap);
-	if (write(report_fd, msg, strlen(msg)) < 0)
-		_exit(2);
-	_exit(1);
-}
-
-#define NS_CHECK(cond, ...)                                                                        \
-	do {                                                                                       \
-		if (!(cond))                                                                       \
-			child_fail(__LINE__, __VA_ARGS__);                                         \
-	} while (0)
-
-static void ns_enter(void)
-{
-	NS_CHECK(unshare(CLONE_NEWNET | CLONE_NEWNS) == 0, "unshare: %s", strerror(errno));
-	NS_CHECK(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0, "private /: %s",
-		 strerror(errno));
-	NS_CHECK(mount("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0,
-		 "mount sysfs: %s", strerror(errno));
-	NS_CHECK(mount("tmpfs", "/var/lib", "tmpfs", 0, NULL) == 0, "tmpfs /var/lib: %s",
-		 strerror(errno));
-	NS_CHECK(system("ip link add veth0 type veth peer name veth1 && ip link set veth0 up && "
-			"ip link set veth1 up && ip link property add dev veth1 altname "
-			"fabric-alt") == 0,
-		 "cannot make the veth pair");
-}
-
-static bool link_up(const char *name)
-{
-	char path[128], buf[32] = "";
-	snprintf(path, sizeof(path), "/sys/class/net/%s/flags", name);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	return strtoul(buf, NULL, 0) & IFF_UP;
+	nst_enter(NST_SYSFS | NST_VAR_LIB);
+	nst_veth("veth0", "veth1");
+	nst_set_up("veth0");
+	nst_set_up("veth1");
+	nst_altname("veth1", "fabric-alt");
 }
 
 /* Plans and applies a rename of `from`; kernel "" plans for the running one. */
@@ -95,7 +51,7 @@ static void scenario_up_rename(struct sys *s)
 {
 	struct plan *p;
 	struct err e = {{0}};
-	NS_CHECK(link_up("veth0"), "veth0 is not up");
+	NS_CHECK(nst_link_up("veth0"), "veth0 is not up");
 	int r = rename_link(s, "veth0", "fabric0", "", &p, &e);
 	NS_CHECK(r == 0, "rename: %s", e.msg);
 	NS_CHECK(p->n_steps == 1 && p->steps[0].kind == STEP_RENAME,
@@ -103,7 +59,7 @@ static void scenario_up_rename(struct sys *s)
 	NS_CHECK(p->result == PLAN_OK && p->changes[0].verified, "not verified: %s",
 		 p->changes[0].verify);
 	NS_CHECK(if_nametoindex("fabric0") > 0 && if_nametoindex("veth0") == 0, "not renamed");
-	NS_CHECK(link_up("fabric0"), "fabric0 went down");
+	NS_CHECK(nst_link_up("fabric0"), "fabric0 went down");
 	NS_CHECK(p->journal_id == 1, "journal id %lld: %s", p->journal_id, p->journal_error);
 	plan_free(p);
 
@@ -115,7 +71,7 @@ static void scenario_up_rename(struct sys *s)
 		 "steps: %zu", p->n_steps);
 	NS_CHECK(!strcmp(p->steps[0].cmd, "ip link set dev fabric0 down"), "cmd '%s'",
 		 p->steps[0].cmd);
-	NS_CHECK(link_up("fabric1") && if_nametoindex("fabric1") > 0, "fabric1 not up");
+	NS_CHECK(nst_link_up("fabric1") && if_nametoindex("fabric1") > 0, "fabric1 not up");
 	plan_free(p);
 
 	/* Undo from the journal entry. */
@@ -140,47 +96,26 @@ static void scenario_collisions(struct sys *s)
 	NS_CHECK(r == -EEXIST && strstr(e.msg, "altname"), "altname: %d %s", r, e.msg);
 	r = rename_link(s, "veth0", "bad/name", "", &p, &e);
 	NS_CHECK(r == -EINVAL, "bad name: %d %s", r, e.msg);
-	NS_CHECK(if_nametoindex("veth0") > 0 && link_up("veth0"), "veth0 changed");
+	NS_CHECK(if_nametoindex("veth0") > 0 && nst_link_up("veth0"), "veth0 changed");
 	NS_CHECK(access("/var/lib/ibvf/journal.jsonl", F_OK) != 0, "a refusal was journaled");
 }
 
 typedef void (*scenario)(struct sys *s);
 
+static void ns_child(void *arg)
+{
+	scenario fn = *(scenario *)arg;
+	struct sys *s;
+	struct err e;
+	ns_setup();
+	NS_CHECK(sys_open_linux("/", &s, &e) == 0, "open: %s", e.msg);
+	fn(s);
+	sys_close(s);
+}
+
 static void ns_run(scenario fn)
 {
-	char msg[1024] = "";
-	size_t len = 0;
-	int p[2], status;
-
-	if (geteuid() != 0 || access("/usr/sbin/ip", X_OK) != 0) {
-		printf("SKIP: needs root and ip to make network namespaces\n");
-		return;
-	}
-	ck_assert_int_eq(pipe(p), 0);
-	fflush(NULL);
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		struct sys *s;
-		struct err e;
-		close(p[0]);
-		report_fd = p[1];
-		ns_enter();
-		NS_CHECK(sys_open_linux("/", &s, &e) == 0, "open: %s", e.msg);
-		fn(s);
-		sys_close(s);
-		exit(0);
-	}
-	close(p[1]);
-	for (ssize_t n;
-	     len < sizeof(msg) - 1 && (n = read(p[0], msg + len, sizeof(msg) - 1 - len)) > 0;)
-		len += (size_t)n;
-	msg[len] = '\0';
-	close(p[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: %s",
-		      *msg ? msg : "(no message; see stderr)");
+	nst_run(ns_child, &fn);
 }
 
 START_TEST(up_veth_is_renamed_through_the_action_code)

@@ -2,23 +2,15 @@
 /* sys_linux's netlink and event side against the running kernel: a veth pair
  * in a private network namespace.
  *
- * Each test forks a child that enters new network and mount namespaces
- * (with a fresh sysfs, so /sys shows the child's links), makes the veth
- * pair and runs one scenario. The child does not use Check's assertions: it
- * writes the first failure into a pipe and exits 1, and the test process
- * asserts on that, so the namespaces never leak into the runner, whatever
- * CK_FORK says. */
+ * Each test forks a child (nstest.h) that enters new network and mount
+ * namespaces (with a fresh sysfs, so /sys shows the child's links), makes the
+ * veth pair and runs one scenario. */
 #include <check.h>
 #include <errno.h>
-#include <poll.h>
-#include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,93 +18,17 @@
 #include <linux/if_arp.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
-#include <netlink/attr.h>
-#include <netlink/msg.h>
 #include <netlink/netlink.h>
 #include <netlink/route/link.h>
-#include <netlink/route/link/veth.h>
 
 #include "core/sys.h"
-
-/* The child's failure channel. */
-static int report_fd = -1;
-
-static void child_fail(int line, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void child_fail(int line, const char *fmt, ...)
-{
-	char msg[1024];
-	int n = snprintf(msg, sizeof(msg), "test_netns.c:%d: ", line);
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
-	va_end(ap);
-	if (write(report_fd, msg, strlen(msg)) < 0)
-		_exit(2);
-	_exit(1);
-}
-
-#define NS_CHECK(cond, ...)                                                                        \
-	do {                                                                                       \
-		if (!(cond))                                                                       \
-			child_fail(__LINE__, __VA_ARGS__);                                         \
-	} while (0)
-
-/* Private network namespace, and a private mount namespace whose /sys
- * shows it. */
-static void ns_enter(void)
-{
-	NS_CHECK(unshare(CLONE_NEWNET | CLONE_NEWNS) == 0, "unshare: %s", strerror(errno));
-	NS_CHECK(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0, "make / private: %s",
-		 strerror(errno));
-	NS_CHECK(mount("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0,
-		 "mount sysfs: %s", strerror(errno));
-}
-
-static struct nl_sock *ns_socket(void)
-{
-	struct nl_sock *sk = nl_socket_alloc();
-	NS_CHECK(sk != NULL, "nl_socket_alloc");
-	NS_CHECK(nl_connect(sk, NETLINK_ROUTE) == 0, "nl_connect");
-	return sk;
-}
+#include "nstest.h"
 
 /* veth0 <-> veth1; veth1 gets MTU 9000 so the two ends differ. */
 static void ns_make_veth(void)
 {
-	struct nl_sock *sk = ns_socket();
-	struct rtnl_link *orig = NULL, *change = rtnl_link_alloc();
-	int r;
-
-	r = rtnl_link_veth_add(sk, "veth0", "veth1", getpid());
-	NS_CHECK(r == 0, "rtnl_link_veth_add: %s", nl_geterror(r));
-	r = rtnl_link_get_kernel(sk, 0, "veth1", &orig);
-	NS_CHECK(r == 0, "rtnl_link_get_kernel veth1: %s", nl_geterror(r));
-	rtnl_link_set_mtu(change, 9000);
-	r = rtnl_link_change(sk, orig, change, 0);
-	NS_CHECK(r == 0, "set veth1 mtu: %s", nl_geterror(r));
-	rtnl_link_put(orig);
-	rtnl_link_put(change);
-	nl_socket_free(sk);
-}
-
-/* `ip link property add dev IF altname NAME`, which libnl 3.7 lacks. */
-static void ns_add_altname(const char *ifname, const char *altname)
-{
-	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC, .ifi_index = (int)if_nametoindex(ifname)};
-	struct nl_sock *sk = ns_socket();
-	struct nl_msg *m = nlmsg_alloc_simple(RTM_NEWLINKPROP, NLM_F_CREATE | NLM_F_APPEND);
-	struct nlattr *props;
-
-	NS_CHECK(ifi.ifi_index > 0, "no '%s'", ifname);
-	NS_CHECK(m && nlmsg_append(m, &ifi, sizeof(ifi), NLMSG_ALIGNTO) == 0, "nlmsg_append");
-	NS_CHECK((props = nla_nest_start(m, IFLA_PROP_LIST)) != NULL, "nest");
-	NS_CHECK(nla_put_string(m, IFLA_ALT_IFNAME, altname) == 0, "put altname");
-	nla_nest_end(m, props);
-	int r = nl_send_sync(sk, m);
-	NS_CHECK(r == 0, "add altname '%s' to '%s': %s", altname, ifname, nl_geterror(r));
-	nl_socket_free(sk);
+	nst_veth("veth0", "veth1");
+	nst_set_mtu("veth1", 9000);
 }
 
 /* Files are read through a second handle opened inside the namespaces: the
@@ -123,57 +39,24 @@ typedef void (*ns_scenario)(struct sys *s);
 
 /* The child: the handle under test is opened *before* entering the network
  * namespace, to show that netlink follows the caller's current namespace. */
-static void ns_child(ns_scenario fn)
+static void ns_child(void *arg)
 {
+	ns_scenario fn = *(ns_scenario *)arg;
 	struct sys *s = NULL;
 	struct err e = {{0}};
 
 	NS_CHECK(sys_open_linux("/", &s, &e) == 0, "sys_open_linux: %s", e.msg);
-	ns_enter();
+	nst_enter(NST_SYSFS);
 	NS_CHECK(sys_open_linux("/", &files, &e) == 0, "sys_open_linux: %s", e.msg);
 	ns_make_veth();
 	fn(s);
 	sys_close(files);
 	sys_close(s);
-	exit(0); /* exit, not _exit: LeakSanitizer runs at exit */
 }
 
 static void ns_run(ns_scenario fn)
 {
-	char msg[1024] = "";
-	size_t len = 0;
-	int p[2], status;
-	pid_t pid;
-
-	if (geteuid() != 0) {
-		printf("SKIP: test_netns needs root to create network namespaces\n");
-		return;
-	}
-	ck_assert_int_eq(pipe(p), 0);
-	fflush(NULL);
-	ck_assert_int_ge(pid = fork(), 0);
-	if (pid == 0) {
-		close(p[0]);
-		report_fd = p[1];
-		ns_child(fn);
-	}
-	close(p[1]);
-	for (ssize_t n;
-	     len < sizeof(msg) - 1 && (n = read(p[0], msg + len, sizeof(msg) - 1 - len)) != 0;) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		len += (size_t)n;
-	}
-	msg[len] = '\0';
-	close(p[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "netns child %s %d: %s",
-		      WIFEXITED(status) ? "exited with" : "killed by signal",
-		      WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
-		      *msg ? msg : "(no message; see stderr)");
+	nst_run(ns_child, &fn);
 }
 
 /* Helpers used inside the child. */
@@ -254,7 +137,7 @@ static void dump_lists_both_ends(struct sys *s)
 	size_t n = 0;
 	struct err e;
 
-	ns_add_altname("veth0", "ibvf-alt0");
+	nst_altname("veth0", "ibvf-alt0");
 	NS_CHECK(sys_link_dump(s, &links, &n, &e) == 0, "dump: %s", e.msg);
 	NS_CHECK(n == 3, "%zu links, want lo, veth0, veth1", n);
 	for (size_t i = 1; i < n; i++)
@@ -316,7 +199,7 @@ static void rename_to_taken_names(struct sys *s)
 	struct err e = {{0}};
 	int r;
 
-	ns_add_altname("veth0", "ibvf-alt0");
+	nst_altname("veth0", "ibvf-alt0");
 	r = sys_link_rename(s, "veth1", "veth0", &e);
 	NS_CHECK(r == -EEXIST, "rename to a taken name gave %d", r);
 	NS_CHECK(!strcmp(e.msg, "cannot rename 'veth1' to 'veth0': File exists (the name is "
@@ -359,7 +242,7 @@ static void set_up_and_down(struct sys *s)
 	NS_CHECK(dump_find(s, "veth1", &l) && !(l.flags & IFF_UP), "veth1 still up");
 	NS_CHECK(sys_link_set_up(s, "nosuch0", true, &e) == -ENODEV, "set up of a missing link");
 	/* A name longer than IFNAMSIZ can only be an altname: looked up as one. */
-	ns_add_altname("veth1", "ibvf-a-long-alternative-name");
+	nst_altname("veth1", "ibvf-a-long-alternative-name");
 	NS_CHECK(sys_link_set_up(s, "ibvf-a-long-alternative-name", true, &e) == 0,
 		 "set up by a long altname: %s", e.msg);
 	NS_CHECK(dump_find(s, "veth1", &l) && (l.flags & IFF_UP), "veth1 not up by its altname");
@@ -398,8 +281,8 @@ static void get_matches_the_dump(struct sys *s)
 	const char *diff;
 	int r;
 
-	ns_add_altname("veth0", "ibvf-alt0");
-	ns_add_altname("veth0", "ibvf-a-long-alternative-name");
+	nst_altname("veth0", "ibvf-alt0");
+	nst_altname("veth0", "ibvf-a-long-alternative-name");
 	NS_CHECK(sys_link_set_up(s, "veth1", true, &e) == 0, "set up: %s", e.msg);
 	NS_CHECK(sys_link_dump(s, &links, &n, &e) == 0, "dump: %s", e.msg);
 	for (size_t i = 0; i < n; i++) {

@@ -14,7 +14,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <net/if.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,39 +28,15 @@
 
 #include "core/pods.h"
 #include "core/sys.h"
+#include "nstest.h"
 #include "testutil.h"
 
 #define IP	    "/usr/sbin/ip"
 #define BDF	    "0000:99:00.1"
 #define BDF_MISSING "0000:99:00.2"
 
-static int report_fd = -1;
 static char ns_name[64]; /* cni-<uuid> */
 static char ns_path[128];
-
-static void ip_quiet(const char *a, ...);
-
-static void child_fail(int line, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void child_fail(int line, const char *fmt, ...)
-{
-	char msg[1024];
-	int n = snprintf(msg, sizeof(msg), "test_pods_netns.c:%d: ", line);
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
-	va_end(ap);
-	ip_quiet("netns", "del", ns_name, NULL);
-	if (write(report_fd, msg, strlen(msg)) < 0)
-		_exit(2);
-	_exit(1);
-}
-
-#define NS_CHECK(cond, ...)                                                                        \
-	do {                                                                                       \
-		if (!(cond))                                                                       \
-			child_fail(__LINE__, __VA_ARGS__);                                         \
-	} while (0)
 
 /* Runs argv; stdout to out_path when given, else /dev/null. Exit status or -1. */
 static int run(const char *const *argv, const char *out_path)
@@ -207,11 +182,15 @@ static struct pod_set read_until_state(const char *root, const char *state)
 }
 
 /* The child's namespaces, the named netns and the veth pair. */
+static void del_netns(void)
+{
+	ip_quiet("netns", "del", ns_name, NULL);
+}
+
 static void child_setup(void)
 {
-	NS_CHECK(unshare(CLONE_NEWNET | CLONE_NEWNS) == 0, "unshare: %s", strerror(errno));
-	NS_CHECK(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0, "make / private: %s",
-		 strerror(errno));
+	nst_on_fail(del_netns);
+	nst_enter(0);
 	IP_CHECK("netns", "add", ns_name);
 	IP_CHECK("link", "add", "vh-pod0", "type", "veth", "peer", "name", "net1", "netns",
 		 ns_name);
@@ -280,7 +259,6 @@ static void child_reads_the_vf_inside_the_pod(void)
 
 	tu_rmtree(strdup(root));
 	ip_quiet("netns", "del", ns_name, NULL);
-	_exit(0);
 }
 
 static struct json_object *jkey(struct json_object *o, const char *k)
@@ -330,7 +308,11 @@ static void child_cli_reports_the_pod_interface(void)
 	NS_CHECK(!strcmp(json_object_get_string(jkey(vf, "netns")), ns_path), "netns");
 	json_object_put(o);
 	ip_quiet("netns", "del", ns_name, NULL);
-	_exit(0);
+}
+
+static void child_main(void *fn)
+{
+	(*(void (**)(void))fn)();
 }
 
 static void run_child(void (*fn)(void))
@@ -339,33 +321,11 @@ static void run_child(void (*fn)(void))
 	make_uuid(uuid);
 	snprintf(ns_name, sizeof(ns_name), "cni-%s", uuid);
 	snprintf(ns_path, sizeof(ns_path), "/var/run/netns/%s", ns_name);
-
-	int p[2];
-	ck_assert_int_eq(pipe(p), 0);
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		close(p[0]);
-		report_fd = p[1];
-		fn();
-		_exit(3);
-	}
-	close(p[1]);
-	char msg[1024] = "";
-	ssize_t n, len = 0;
-	while ((n = read(p[0], msg + len, sizeof(msg) - 1 - (size_t)len)) > 0)
-		len += n;
-	msg[len] = '\0';
-	close(p[0]);
-	int status;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	nst_run(child_main, &fn);
 	/* The mount point `ip netns add` made on the real /run. */
 	char file[PATH_MAX];
 	snprintf(file, sizeof(file), "/run/netns/%s", ns_name);
 	unlink(file);
-	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s",
-		      msg[0] ? msg : "child died");
 }
 
 START_TEST(reads_the_vf_interface_inside_a_named_pod_netns)
