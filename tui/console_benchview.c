@@ -16,95 +16,16 @@
 #include <unistd.h>
 
 #include "bench_cli.h"
-#include "console_int.h"
+#include "console_benchview_int.h"
 #include "core/node.h"
 #include "dialog.h"
 
-#define MIN_RATIO    0.9 /* `ibvf bench`'s default --min-ratio */
-#define SPARK_MAX    512
+#define MIN_RATIO    0.9		/* `ibvf bench`'s default --min-ratio */
 #define TARGET_WHOLE ((unsigned int)-1) /* a wake-up, not a progress figure */
 
-enum field {
-	FLD_VF,
-	FLD_PEER,
-	FLD_PEER_VF,
-	FLD_HOST,
-	FLD_TEST,
-	FLD_SIZE,
-	FLD_N
-};
-enum peer_kind {
-	PEER_PAIR,
-	PEER_LOOPBACK,
-	PEER_REMOTE,
-	PEER_N
-};
-enum tstate {
-	T_WAIT,
-	T_RUN,
-	T_PASS,
-	T_FAIL,
-	T_ERROR,
-	T_SKIP,
-	T_CANCELLED
-};
-
-static const char *const state_names[] = {"wait", "run",  "PASS",     "FAIL",
-					  "FAIL", "SKIP", "cancelled"};
-static const uint64_t sizes[] = {0, 2, 8, 64, 512, 4096, 65536, 1 << 20, 8 << 20};
-#define N_SIZES (sizeof(sizes) / sizeof(sizes[0]))
-
-/* One VF of a run and what became of it. */
-struct target {
-	struct bench_target t;
-	enum tstate state;
-	struct bench_verdict v;
-	bool latency;
-	struct lat_stats lat;
-	struct lat_hist hist;
-	char why[512];
-};
-
-struct progress_msg {
-	unsigned int target;
-	double fraction, gbps;
-};
-
-struct job {
-	pthread_t th;
-	int rfd, wfd;
-	atomic_bool cancel;
-	struct bench_config cfg;
-	enum peer_kind peer;
-	char host[128];
-	char peer_ibdev[64];
-	pthread_mutex_t mu; /* guards the targets' state and finished */
-	struct target *t;
-	size_t n;
-	bool finished;
-	struct bench_result res; /* the worker's */
-};
-
-struct bench_view {
-	enum field focus;
-	char vf[16]; /* BDF; empty: every VF */
-	enum peer_kind peer;
-	char peer_vf[16];
-	char host[128];
-	enum bench_test test;
-	size_t size;
-	char confirm[256]; /* the force question, while asked */
-	struct job *job;
-	unsigned int cur;	/* the target the figures below are of */
-	double fraction, gbps;	/* its latest progress */
-	float spark[SPARK_MAX]; /* its Gb/s, oldest first */
-	size_t n_spark;
-	char error[600]; /* a run that could not start */
-	long list_top;	 /* every VF: the first line shown, -1 follows the run */
-	long shown_top;
-};
-
-static struct bench_view bv;
+const uint64_t bv_sizes[] = {0, 2, 8, 64, 512, 4096, 65536, 1 << 20, 8 << 20};
+const size_t bv_n_sizes = sizeof(bv_sizes) / sizeof(bv_sizes[0]);
+struct bench_view bv;
 
 /* --- the node's VFs -------------------------------------------------------- */
 
@@ -156,7 +77,7 @@ static void target_of(const struct pf *pf, const struct vf *vf, struct target *r
 	snprintf(ret->t.pf_bdf, sizeof(ret->t.pf_bdf), "%s", pf->fn.bdf);
 }
 
-static const char *vf_label(const struct console *c, const char *bdf, char *buf, size_t size)
+const char *bv_vf_label(const struct console *c, const char *bdf, char *buf, size_t size)
 {
 	const struct pf *pf;
 	const struct vf *vf = bdf[0] ? find_vf(c, bdf, &pf) : NULL;
@@ -261,7 +182,7 @@ static void job_free(struct job *j)
 	free(j);
 }
 
-static bool job_running(void)
+bool bv_job_running(void)
 {
 	if (!bv.job)
 		return false;
@@ -322,7 +243,7 @@ static void start(struct console *c, bool force)
 				       .listen_fd = -1,
 				       .tcp_port = BENCH_DEFAULT_PORT,
 				       .test = bv.test,
-				       .size = sizes[bv.size],
+				       .size = bv_sizes[bv.size],
 				       .cancel = &j->cancel};
 	j->peer = bv.peer;
 	const struct pf *pf;
@@ -455,7 +376,7 @@ void console_benchview_enter(struct console *c)
 	const struct pf *pf;
 	const char *sel = c->sel;
 	const struct vf *vf = sel[0] ? find_vf(c, sel, &pf) : NULL;
-	if (vf && vf->fn.n_rdmas && !job_running())
+	if (vf && vf->fn.n_rdmas && !bv_job_running())
 		snprintf(bv.vf, sizeof(bv.vf), "%s", vf->fn.bdf);
 	else if (!bv.vf[0] || !find_vf(c, bv.vf, &pf))
 		step_vf(c, bv.vf, 1, false);
@@ -484,14 +405,14 @@ int console_cmd_bench(struct console *c, const char *arg)
 		return -ENODEV;
 	}
 	console_benchview_enter(c);
-	if (!job_running() && arg[0])
+	if (!bv_job_running() && arg[0])
 		snprintf(bv.vf, sizeof(bv.vf), "%s", vf ? vf->fn.bdf : "");
 	return 0;
 }
 
 /* --- keys ------------------------------------------------------------------ */
 
-static bool field_shown(enum field f)
+bool bv_field_shown(enum field f)
 {
 	return (f != FLD_PEER_VF || bv.peer == PEER_PAIR) &&
 	       (f != FLD_HOST || bv.peer == PEER_REMOTE);
@@ -513,7 +434,7 @@ static void change(struct console *c, int dir)
 		bv.test = (enum bench_test)((bv.test + 4 + dir) % 4);
 		break;
 	case FLD_SIZE:
-		bv.size = (bv.size + (dir < 0 ? N_SIZES - 1 : 1)) % N_SIZES;
+		bv.size = (bv.size + (dir < 0 ? bv_n_sizes - 1 : 1)) % bv_n_sizes;
 		break;
 	default:
 		break;
@@ -534,7 +455,7 @@ bool console_benchview_key(struct console *c, int k)
 			console_message(c, TR_STATUS, "the run was not started");
 		return true;
 	}
-	if (job_running()) {
+	if (bv_job_running()) {
 		if (k == 27) {
 			atomic_store(&bv.job->cancel, true);
 			console_message(c, TR_WARNING, "cancelling the run (the peer is told)");
@@ -597,305 +518,6 @@ bool console_benchview_key(struct console *c, int k)
 	}
 	do
 		bv.focus = (enum field)((bv.focus + FLD_N + dir) % FLD_N);
-	while (!field_shown(bv.focus));
+	while (!bv_field_shown(bv.focus));
 	return true;
-}
-
-/* --- drawing --------------------------------------------------------------- */
-
-/* UTF-8 text in w columns at (y, x); the glyphs used here are one column. */
-static void put_utf8(int y, int x, int w, const char *s, int attr)
-{
-	int cols = 0;
-	const char *p = s;
-	while (*p && cols < w) {
-		p++;
-		while ((*p & 0xc0) == 0x80)
-			p++;
-		cols++;
-	}
-	attron(attr);
-	mvaddnstr(y, x, s, (int)(p - s));
-	attroff(attr);
-}
-
-static void size_label(uint64_t b, char *buf, size_t size)
-{
-	if (b >= 1 << 20)
-		snprintf(buf, size, "%llu MiB", (unsigned long long)(b >> 20));
-	else if (b >= 1024)
-		snprintf(buf, size, "%llu KiB", (unsigned long long)(b >> 10));
-	else
-		snprintf(buf, size, "%llu B", (unsigned long long)b);
-}
-
-static int draw_form(struct console *c, int y, int w)
-{
-	char line[512], val[400], sz[32];
-	bool busy = job_running();
-	for (int f = 0; f < FLD_N; f++) {
-		if (!field_shown((enum field)f))
-			continue;
-		static const char *const labels[FLD_N] = {"VF",	    "Peer", "Peer VF",
-							  "Server", "Test", "Size"};
-		switch (f) {
-		case FLD_VF:
-			snprintf(val, sizeof(val), "%s", vf_label(c, bv.vf, line, sizeof(line)));
-			break;
-		case FLD_PEER:
-			snprintf(val, sizeof(val), "%s",
-				 bv.peer == PEER_PAIR	    ? "pair: another VF of this node"
-				 : bv.peer == PEER_LOOPBACK ? "loopback: the VF against itself"
-							    : "remote: an `ibvf bench server`");
-			break;
-		case FLD_PEER_VF:
-			snprintf(val, sizeof(val), "%s",
-				 vf_label(c, bv.peer_vf, line, sizeof(line)));
-			break;
-		case FLD_HOST:
-			snprintf(val, sizeof(val), "%s%s", bv.host,
-				 bv.focus == FLD_HOST && !busy ? "_" : "");
-			if (!bv.host[0] && bv.focus != FLD_HOST)
-				snprintf(val, sizeof(val), "HOST[:PORT]");
-			break;
-		case FLD_TEST:
-			snprintf(val, sizeof(val), "%s", exchange_test_name(bv.test));
-			break;
-		case FLD_SIZE:
-			size_label(sizes[bv.size] ? sizes[bv.size] : bench_default_size(bv.test),
-				   sz, sizeof(sz));
-			snprintf(val, sizeof(val), "%s%s", sz, sizes[bv.size] ? "" : " (default)");
-			break;
-		}
-		bool arrows = f != FLD_HOST && !busy;
-		snprintf(line, sizeof(line), " %-8s %s%s%s", labels[f], arrows ? "< " : "", val,
-			 arrows ? " >" : "");
-		int a = console_attr(c, (int)bv.focus == f && !busy ? TR_SELECTION : TR_NORMAL);
-		dialog_put(y++, 0, w, line, a);
-	}
-	return y;
-}
-
-/* Gb/s over the run, scaled to its best: eight heights, or an ASCII ramp. */
-static void draw_spark(struct console *c, int y, int w)
-{
-	static const char *const blocks[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
-	static const char ramp[] = "_.-:=+*#";
-	char line[SPARK_MAX * 3 + 1] = "";
-	int n = w - 8 < SPARK_MAX ? w - 8 : SPARK_MAX;
-	if (n <= 0)
-		return;
-	size_t from = bv.n_spark > (size_t)n ? bv.n_spark - (size_t)n : 0;
-	float top = 0;
-	for (size_t i = from; i < bv.n_spark; i++)
-		top = bv.spark[i] > top ? bv.spark[i] : top;
-	size_t len = 0;
-	for (size_t i = from; i < bv.n_spark; i++) {
-		int h = top > 0 ? (int)(bv.spark[i] / top * 7.0f + 0.5f) : 0;
-		const char *g = c->utf8 ? blocks[h] : (const char[]){ramp[h], 0};
-		size_t gl = strlen(g);
-		memcpy(line + len, g, gl);
-		len += gl;
-	}
-	line[len] = '\0';
-	dialog_put(y, 0, 8, " Gb/s", console_attr(c, TR_DETAILS_LABEL));
-	put_utf8(y, 8, n, line, console_attr(c, TR_PORT_ACTIVE));
-}
-
-/* Latency: a line of figures, then the histogram bench_run keeps of the
- * samples, one row per non-empty bucket. When the rows do not fit, runs of
- * adjacent buckets are merged, so the whole range is always shown. */
-static int draw_latency(struct console *c, const struct lat_stats *l, const struct lat_hist *h,
-			int y, int y_end, int w)
-{
-	char line[256];
-	if (y >= y_end)
-		return y;
-	snprintf(line, sizeof(line),
-		 " min %.2f  median %.2f  mean %.2f  p99 %.2f  p99.9 %.2f  max %.2f us", l->min_us,
-		 l->median_us, l->mean_us, l->p99_us, l->p999_us, l->max_us);
-	dialog_put(y++, 0, w, line, console_attr(c, TR_NORMAL));
-	size_t nb = h->n_buckets < LAT_HIST_BUCKETS ? h->n_buckets : LAT_HIST_BUCKETS;
-	size_t used = 0;
-	for (size_t i = 0; i < nb; i++)
-		used += h->b[i].count > 0;
-	long rows = y_end - y;
-	if (!used || rows <= 0)
-		return y;
-	size_t group = used <= (size_t)rows ? 1 : (nb + (size_t)rows - 1) / (size_t)rows;
-	uint64_t top = 0;
-	for (size_t i = 0; i < nb; i += group) {
-		uint64_t sum = 0;
-		for (size_t k = i; k < i + group && k < nb; k++)
-			sum += h->b[k].count;
-		top = sum > top ? sum : top;
-	}
-	const int label_w = 36;
-	int bar_w = w - label_w - 1;
-	for (size_t i = 0; i < nb && y < y_end; i += group) {
-		size_t last = i + group < nb ? i + group - 1 : nb - 1;
-		uint64_t sum = 0;
-		for (size_t k = i; k <= last; k++)
-			sum += h->b[k].count;
-		if (!sum)
-			continue;
-		snprintf(line, sizeof(line), " %9.2f - %9.2f us %9llu ",
-			 (double)h->b[i].lo_ns / 1000.0, (double)h->b[last].hi_ns / 1000.0,
-			 (unsigned long long)sum);
-		dialog_put(y, 0, label_w, line, console_attr(c, TR_NORMAL));
-		int n = bar_w > 0 ? (int)((double)sum / (double)top * bar_w + 0.5) : 0;
-		if (n < 1 && bar_w > 0)
-			n = 1; /* a non-empty bucket is never blank */
-		char bar[1024] = "";
-		size_t len = 0;
-		for (int k = 0; k < n && len + 4 < sizeof(bar); k++) {
-			const char *g = c->utf8 ? "█" : "#";
-			memcpy(bar + len, g, strlen(g));
-			len += strlen(g);
-		}
-		bar[len] = '\0';
-		if (bar_w > 0)
-			put_utf8(y, label_w, bar_w, bar, console_attr(c, TR_DETAILS_LABEL));
-		y++;
-	}
-	return y;
-}
-
-/* A long message over several lines. */
-static int draw_wrapped(const char *s, int y, int y_end, int x, int w, int attr)
-{
-	while (*s && y < y_end && w > 0) {
-		int n = (int)strlen(s);
-		if (n > w) {
-			n = w;
-			while (n > w / 2 && s[n] != ' ')
-				n--;
-			if (s[n] != ' ')
-				n = w;
-		}
-		char line[512];
-		snprintf(line, sizeof(line), "%.*s", n, s);
-		dialog_put(y++, x, w, line, attr);
-		s += n;
-		while (*s == ' ')
-			s++;
-	}
-	return y;
-}
-
-static int state_attr(const struct console *c, enum tstate s)
-{
-	return console_attr(c, s == T_PASS			 ? TR_BENCH_PASS
-			       : s == T_FAIL || s == T_ERROR	 ? TR_BENCH_FAIL
-			       : s == T_CANCELLED || s == T_SKIP ? TR_WARNING
-								 : TR_NORMAL);
-}
-
-static void draw_run(struct console *c, int y, int y_end, int w)
-{
-	char line[640];
-	if (bv.error[0]) {
-		draw_wrapped(bv.error, y, y_end, 1, w - 1, console_attr(c, TR_ERROR));
-		return;
-	}
-	if (!bv.job) {
-		dialog_put(y, 1, w - 1,
-			   "Enter runs, Up/Down pick a field, Left/Right change it, Esc back",
-			   console_attr(c, TR_STATUS));
-		return;
-	}
-	struct job *j = bv.job;
-	pthread_mutex_lock(&j->mu);
-	bool finished = j->finished;
-	size_t n_pass = 0, n_fail = 0, n_skip = 0, n_cancel = 0;
-	for (size_t i = 0; i < j->n; i++) {
-		enum tstate s = j->t[i].state;
-		n_pass += s == T_PASS;
-		n_fail += s == T_FAIL || s == T_ERROR;
-		n_skip += s == T_SKIP;
-		n_cancel += s == T_CANCELLED;
-	}
-	const struct target *cur = bv.cur < j->n ? &j->t[bv.cur] : NULL;
-	uint64_t total = j->cfg.iters ? j->cfg.iters : bench_default_iters(j->cfg.test);
-	const char *peer = j->peer == PEER_REMOTE     ? j->host
-			   : j->peer == PEER_LOOPBACK ? "itself"
-						      : j->peer_ibdev;
-	if (!finished && cur) {
-		snprintf(line, sizeof(line),
-			 " running %s %s against %s: %llu/%llu iterations  %.2f Gb/s%s",
-			 exchange_test_name(j->cfg.test), cur->t.ibdev, peer,
-			 (unsigned long long)(bv.fraction * (double)total),
-			 (unsigned long long)total, bv.gbps,
-			 atomic_load(&j->cancel) ? "  cancelling..." : "  (Esc cancels)");
-		dialog_put(y++, 0, w, line, console_attr(c, TR_HEADER_VALUE));
-	} else if (j->n > 1) {
-		snprintf(line, sizeof(line), " %zu VFs: %zu passed, %zu failed, %zu skipped%s",
-			 j->n, n_pass, n_fail, n_skip, n_cancel ? ", cancelled" : "");
-		dialog_put(y++, 0, w, line,
-			   console_attr(c, n_fail || !n_pass ? TR_BENCH_FAIL : TR_BENCH_PASS));
-	}
-	if (y < y_end && bv.n_spark)
-		draw_spark(c, y++, w);
-	if (j->n == 1 && finished && y < y_end) {
-		const struct target *t = &j->t[0];
-		int a = state_attr(c, t->state);
-		snprintf(line, sizeof(line), " %s ", state_names[t->state]);
-		dialog_put(y, 1, (int)strlen(line), line, a);
-		int x = 2 + (int)strlen(line);
-		if (t->state == T_PASS || t->state == T_FAIL)
-			snprintf(line, sizeof(line), "%s on %s against %.128s: %.300s",
-				 exchange_test_name(j->cfg.test), t->t.ibdev, peer, t->why);
-		else if (t->state == T_CANCELLED)
-			snprintf(line, sizeof(line),
-				 "%s on %s: the QPs are torn down, the peer told",
-				 exchange_test_name(j->cfg.test), t->t.ibdev);
-		else
-			snprintf(line, sizeof(line), "%s on %s against %s",
-				 exchange_test_name(j->cfg.test), t->t.ibdev, peer);
-		y = draw_wrapped(line, y, y_end, x, w - x, console_attr(c, TR_NORMAL));
-		if (t->state == T_ERROR)
-			y = draw_wrapped(t->why, y, y_end, 1, w - 1, console_attr(c, TR_ERROR));
-		if (t->latency && (t->state == T_PASS || t->state == T_FAIL))
-			y = draw_latency(c, &t->lat, &t->hist, y, y_end, w);
-	} else {
-		/* While it runs the list follows it; PgUp/PgDn scroll. */
-		long rows = y_end - y, last = 0;
-		for (size_t i = 0; i < j->n; i++)
-			if (j->t[i].state != T_WAIT && j->t[i].state != T_SKIP)
-				last = (long)i;
-		long top = bv.list_top < 0 ? last - rows + 1 : bv.list_top;
-		if (top > (long)j->n - rows)
-			top = (long)j->n - rows;
-		if (top < 0)
-			top = 0;
-		bv.shown_top = top;
-		for (size_t i = (size_t)top; i < j->n && y < y_end; i++) {
-			const struct target *t = &j->t[i];
-			char fig[32] = "";
-			if (t->state == T_PASS || t->state == T_FAIL)
-				snprintf(fig, sizeof(fig), "%.2f Gb/s", t->v.figure_gbps);
-			snprintf(line, sizeof(line), "%-9s", state_names[t->state]);
-			dialog_put(y, 1, 9, line, state_attr(c, t->state));
-			snprintf(line, sizeof(line), "%-12s %-9s %12s  %s", t->t.bdf, t->t.ibdev,
-				 fig, t->why);
-			dialog_put(y++, 11, w - 11, line, console_attr(c, TR_NORMAL));
-		}
-	}
-	pthread_mutex_unlock(&j->mu);
-}
-
-void console_benchview_draw(struct console *c)
-{
-	const struct rect *t = &c->lay.tree;
-	int w = t->w, y_end = t->y + t->h + c->lay.details.h;
-	dialog_put(t->y, 0, w,
-		   " Bench: RDMA verbs between a VF and its peer, judged against the port rate",
-		   console_attr(c, TR_COLUMN_HEADER));
-	int y = draw_form(c, t->y + 1, w);
-	if (bv.confirm[0] && y < y_end) {
-		y = draw_wrapped(bv.confirm, y + 1, y_end, 1, w - 1, console_attr(c, TR_PROMPT));
-		return;
-	}
-	if (y + 1 < y_end)
-		draw_run(c, y + 1, y_end, w);
 }

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/* The bench view's state, shared by its logic (console_benchview.c) and its
+ * drawing (console_benchdraw.c). Private to those two files. */
+#pragma once
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench/bench.h"
+#include "bench_cli.h"
+#include "console_int.h"
+
+#define SPARK_MAX 512
+
+enum field {
+	FLD_VF,
+	FLD_PEER,
+	FLD_PEER_VF,
+	FLD_HOST,
+	FLD_TEST,
+	FLD_SIZE,
+	FLD_N
+};
+enum peer_kind {
+	PEER_PAIR,
+	PEER_LOOPBACK,
+	PEER_REMOTE,
+	PEER_N
+};
+enum tstate {
+	T_WAIT,
+	T_RUN,
+	T_PASS,
+	T_FAIL,
+	T_ERROR,
+	T_SKIP,
+	T_CANCELLED
+};
+
+/* The Size field's choices; 0 is the test's default. */
+extern const uint64_t bv_sizes[];
+extern const size_t bv_n_sizes;
+
+/* One VF of a run and what became of it. */
+struct target {
+	struct bench_target t;
+	enum tstate state;
+	struct bench_verdict v;
+	bool latency;
+	struct lat_stats lat;
+	struct lat_hist hist;
+	char why[512];
+};
+
+struct progress_msg {
+	unsigned int target;
+	double fraction, gbps;
+};
+
+struct job {
+	pthread_t th;
+	int rfd, wfd;
+	atomic_bool cancel;
+	struct bench_config cfg;
+	enum peer_kind peer;
+	char host[128];
+	char peer_ibdev[64];
+	pthread_mutex_t mu; /* guards the targets' state and finished */
+	struct target *t;
+	size_t n;
+	bool finished;
+	struct bench_result res; /* the worker's */
+};
+
+struct bench_view {
+	enum field focus;
+	char vf[16]; /* BDF; empty: every VF */
+	enum peer_kind peer;
+	char peer_vf[16];
+	char host[128];
+	enum bench_test test;
+	size_t size;
+	char confirm[256]; /* the force question, while asked */
+	struct job *job;
+	unsigned int cur;	/* the target the figures below are of */
+	double fraction, gbps;	/* its latest progress */
+	float spark[SPARK_MAX]; /* its Gb/s, oldest first */
+	size_t n_spark;
+	char error[600]; /* a run that could not start */
+	long list_top;	 /* every VF: the first line shown, -1 follows the run */
+	long shown_top;
+};
+
+/* The view's one state (the console has one bench view). */
+extern struct bench_view bv;
+
+/* console_benchview.c, for the drawing */
+bool bv_job_running(void);
+bool bv_field_shown(enum field f);
+const char *bv_vf_label(const struct console *c, const char *bdf, char *buf, size_t size);
