@@ -43,7 +43,7 @@ void console_message(struct console *c, enum theme_role role, const char *fmt, .
 	c->dirty = true;
 }
 
-static void *grow(void *p, size_t *cap, size_t n, size_t size)
+void *console_grow(void *p, size_t *cap, size_t n, size_t size)
 {
 	if (n < *cap)
 		return p;
@@ -90,7 +90,7 @@ void console_tree_update(struct console *c)
 
 static void ghost_add(struct console *c, const struct node *old, const struct snap_change *ch)
 {
-	struct ghost *g = grow(c->ghosts, &c->cap_ghosts, c->n_ghosts, sizeof(*g));
+	struct ghost *g = console_grow(c->ghosts, &c->cap_ghosts, c->n_ghosts, sizeof(*g));
 	if (!g)
 		return;
 	c->ghosts = g;
@@ -138,7 +138,7 @@ static void highlight_add(struct console *c, const char *bdf, enum snap_field f,
 			c->hl[i].until = until;
 			return;
 		}
-	struct highlight *h = grow(c->hl, &c->cap_hl, c->n_hl, sizeof(*h));
+	struct highlight *h = console_grow(c->hl, &c->cap_hl, c->n_hl, sizeof(*h));
 	if (!h)
 		return;
 	c->hl = h;
@@ -150,7 +150,7 @@ static void highlight_add(struct console *c, const char *bdf, enum snap_field f,
 
 static void name_add(struct console *c, const struct snap_change *ch)
 {
-	struct name_change *n = grow(c->names, &c->cap_names, c->n_names, sizeof(*n));
+	struct name_change *n = console_grow(c->names, &c->cap_names, c->n_names, sizeof(*n));
 	if (!n)
 		return;
 	c->names = n;
@@ -180,15 +180,8 @@ static void console_apply_diff(struct console *c, const struct node *old, const 
 	}
 }
 
-/* The change events read since the last rebuild, for node_refresh(). */
-struct pending {
-	struct sys_event *v;
-	size_t n;
-	bool lost; /* more than NODE_REFRESH_EVENTS_MAX, or the source lost some */
-};
-
 /* Reads every pending event; returns whether there was any. */
-static bool pending_read(struct console *c, struct pending *p)
+bool console_pending_read(struct console *c, struct console_pending *p)
 {
 	bool any = false;
 	for (;;) {
@@ -210,7 +203,7 @@ static bool pending_read(struct console *c, struct pending *p)
 
 /* A new snapshot, diffed against the current one: read again where the
  * events point (all of the node when p is NULL or lost events). */
-static int console_update(struct console *c, struct pending *p)
+int console_update(struct console *c, struct console_pending *p)
 {
 	struct node *n;
 	struct err e = {{0}};
@@ -283,250 +276,10 @@ static double console_expire(struct console *c, double now)
 	return next;
 }
 
-static long visible_rows(const struct console *c)
-{
-	long h = c->lay.tree.h - 1;
-	return h > 0 ? h : 1;
-}
-
-static void select_row(struct console *c, long row)
-{
-	if (!c->tree.n)
-		return;
-	if (row < 0)
-		row = 0;
-	if (row >= (long)c->tree.n)
-		row = (long)c->tree.n - 1;
-	c->sel_row = row;
-	snprintf(c->sel, sizeof(c->sel), "%s", c->tree.rows[row].bdf);
-	c->dirty = true;
-}
-
-static void set_collapsed(struct console *c, const char *bdf, bool collapse)
-{
-	for (size_t i = 0; i < c->n_collapsed; i++) {
-		if (strcmp(c->collapsed[i], bdf))
-			continue;
-		if (!collapse)
-			memmove(&c->collapsed[i], &c->collapsed[i + 1],
-				(--c->n_collapsed - i) * sizeof(c->collapsed[0]));
-		console_tree_update(c);
-		return;
-	}
-	if (!collapse)
-		return;
-	char(*nc)[16] = grow(c->collapsed, &c->cap_collapsed, c->n_collapsed, 16);
-	if (!nc)
-		return;
-	c->collapsed = nc;
-	snprintf(c->collapsed[c->n_collapsed++], 16, "%s", bdf);
-	console_tree_update(c);
-}
-
-static void set_all_collapsed(struct console *c, bool collapse)
-{
-	c->n_collapsed = 0;
-	for (size_t i = 0; collapse && c->node && i < c->node->n_pfs; i++)
-		set_collapsed(c, c->node->pfs[i].fn.bdf, true);
-	console_tree_update(c);
-}
-
-static void key_left_right(struct console *c, bool right)
-{
-	if (!c->tree.n)
-		return;
-	const struct tree_row *r = &c->tree.rows[c->sel_row];
-	if (r->kind == ROW_VF) {
-		if (!right) {
-			char pf[16];
-			snprintf(pf, sizeof(pf), "%s", r->pf ? r->pf->fn.bdf : r->ghost->pf_bdf);
-			select_row(c, tree_find(&c->tree, pf));
-		}
-		return;
-	}
-	if (right && !r->collapsed && r->n_children)
-		select_row(c, c->sel_row + 1);
-	else
-		set_collapsed(c, r->bdf, !right);
-}
-
-static void key_mouse(struct console *c)
-{
-	MEVENT ev;
-	if (getmouse(&ev) != OK)
-		return;
-	if (ev.bstate & BUTTON4_PRESSED) {
-		select_row(c, c->sel_row - 3);
-	} else if (ev.bstate & BUTTON5_PRESSED) {
-		select_row(c, c->sel_row + 3);
-	} else if (ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_RELEASED)) {
-		const struct rect *t = &c->lay.tree;
-		if (c->zoom || ev.y <= t->y || ev.y >= t->y + t->h)
-			return;
-		long row = c->top + (ev.y - t->y - 1);
-		if (row >= (long)c->tree.n)
-			return;
-		if (row == c->sel_row && c->tree.rows[row].kind == ROW_PF && ev.x < 2)
-			set_collapsed(c, c->tree.rows[row].bdf, !c->tree.rows[row].collapsed);
-		select_row(c, row);
-	}
-}
-
-static void view_switch(struct console *c, int view)
-{
-	static const char *const names[VIEW_N] = {"Tree", "Checks", "Bench", "Journal"};
-	if (view == VIEW_BENCH) {
-		console_benchview_enter(c);
-		return;
-	}
-	if (view == VIEW_TREE || view == VIEW_JOURNAL) {
-		if (view == VIEW_JOURNAL)
-			console_journal_reload(c);
-		c->view = view;
-		c->dirty = true;
-		return;
-	}
-	console_message(c, TR_WARNING, "the %s view is not built yet", names[view]);
-}
-
-static void key_normal(struct console *c, int k)
-{
-	const struct tree_row *r = c->tree.n ? &c->tree.rows[c->sel_row] : NULL;
-	switch (k) {
-	case 'q':
-	case KEY_F(10):
-		c->quit = true;
-		break;
-	case KEY_UP:
-	case 'k':
-		select_row(c, c->sel_row - 1);
-		break;
-	case KEY_DOWN:
-	case 'j':
-		select_row(c, c->sel_row + 1);
-		break;
-	case KEY_PPAGE:
-		select_row(c, c->sel_row - visible_rows(c));
-		break;
-	case KEY_NPAGE:
-		select_row(c, c->sel_row + visible_rows(c));
-		break;
-	case KEY_HOME:
-	case 'g':
-		select_row(c, 0);
-		break;
-	case KEY_END:
-	case 'G':
-		select_row(c, (long)c->tree.n - 1);
-		break;
-	case '\n':
-	case '\r':
-	case KEY_ENTER:
-	case ' ':
-		if (r && r->kind == ROW_PF)
-			set_collapsed(c, r->bdf, !r->collapsed);
-		break;
-	case KEY_LEFT:
-	case 'h':
-		key_left_right(c, false);
-		break;
-	case KEY_RIGHT:
-	case 'l':
-		key_left_right(c, true);
-		break;
-	case '+':
-		set_all_collapsed(c, false);
-		break;
-	case '-':
-		set_all_collapsed(c, true);
-		break;
-	case KEY_F(5):
-		set_all_collapsed(c, c->n_collapsed == 0);
-		break;
-	case '/':
-	case KEY_F(3):
-		snprintf(c->filter_saved, sizeof(c->filter_saved), "%s", c->filter);
-		c->mode = MODE_FILTER;
-		c->dirty = true;
-		break;
-	case ':':
-	case KEY_F(2):
-		c->cmd[0] = '\0';
-		c->mode = MODE_COMMAND;
-		c->dirty = true;
-		break;
-	case '?':
-	case KEY_F(1):
-		c->mode = MODE_HELP;
-		c->dirty = true;
-		break;
-	case 's':
-	case KEY_F(9):
-		console_snapshot(c, NULL);
-		break;
-	case 'd':
-		c->zoom = !c->zoom;
-		c->dirty = true;
-		break;
-	case 27: /* Esc */
-		if (c->zoom)
-			c->zoom = false;
-		c->dirty = true;
-		break;
-	case '\t':
-		view_switch(c, (c->view + 1) % VIEW_N);
-		break;
-	case '1':
-	case '2':
-	case '3':
-	case '4':
-		view_switch(c, k - '1');
-		break;
-	case 12: /* Ctrl-L */
-		clearok(curscr, TRUE);
-		c->dirty = true;
-		break;
-	case KEY_MOUSE:
-		key_mouse(c);
-		break;
-	default:
-		break;
-	}
-}
-
-static void console_key(struct console *c, int k)
-{
-	if (k == KEY_RESIZE) {
-		layout_compute(COLS, LINES, &c->lay);
-		c->dirty = true;
-		return;
-	}
-	if (console_actions_key(c, k)) /* the action dialog, F6-F8, the journal view */
-		return;
-	if (c->view == VIEW_BENCH && c->mode == MODE_NORMAL && console_benchview_key(c, k))
-		return;
-	switch (c->mode) {
-	case MODE_HELP:
-		c->mode = MODE_NORMAL;
-		c->dirty = true;
-		if (k == 'q' || k == KEY_F(10) || k == 27 || k == '?' || k == KEY_F(1))
-			return;
-		key_normal(c, k);
-		break;
-	case MODE_FILTER:
-	case MODE_COMMAND:
-		console_key_prompt(c, k);
-		break;
-	default:
-		key_normal(c, k);
-		break;
-	}
-}
-
 /* The selection stays on screen. */
 static void console_scroll(struct console *c)
 {
-	long vis = visible_rows(c);
+	long vis = console_visible_rows(c);
 	if (c->sel_row < c->top)
 		c->top = c->sel_row;
 	if (c->sel_row >= c->top + vis)
@@ -550,7 +303,7 @@ static int console_loop(struct console *c)
 {
 	int efd = sys_event_fd(c->sys);
 	time_t shown_sec = 0;
-	struct pending pend = {0};
+	struct console_pending pend = {0};
 	int rc = 0;
 	/* Polling for event-less changes costs at most 0.5% of a CPU. */
 	double full_every = fmax(REFRESH_MIN_SECS, 200 * c->rebuild_cost);
@@ -596,7 +349,7 @@ static int console_loop(struct console *c)
 		}
 		if (p[2].revents & POLLIN) /* the bench view's worker */
 			console_benchview_read(c);
-		if (efd >= 0 && (p[1].revents & POLLIN) && pending_read(c, &pend) &&
+		if (efd >= 0 && (p[1].revents & POLLIN) && console_pending_read(c, &pend) &&
 		    c->rebuild_due <= 0)
 			c->rebuild_due = console_now() + DEBOUNCE_SECS;
 		now = console_now();
@@ -612,84 +365,6 @@ static int console_loop(struct console *c)
 			console_update(c, &pend);
 		}
 	}
-	free(pend.v);
-	return rc;
-}
-
-/* One change of the bench: renames a VF's netdev and back, sets a VF's
- * port GUID (its PF's admin state), or unbinds and binds a VF. */
-static int bench_change(struct console *c, int kind, int run, struct err *e)
-{
-	const struct vf *vf = NULL;
-	const struct pf *pf = NULL;
-	for (size_t i = 0; c->node && !vf && i < c->node->n_pfs; i++)
-		for (size_t j = 0; !vf && j < c->node->pfs[i].n_vfs; j++)
-			if (c->node->pfs[i].vfs[j].fn.n_netdevs && c->node->pfs[i].fn.n_netdevs) {
-				pf = &c->node->pfs[i];
-				vf = &pf->vfs[j];
-			}
-	if (!vf)
-		return err_setx(e, ENODEV, "no VF with a netdev to change");
-	if (kind == 0) {
-		char name[SYS_IFNAMSIZ];
-		snprintf(name, sizeof(name), "ibbench%d", run % 2);
-		return sys_link_rename(c->sys, vf->fn.netdevs[0].name, name, e);
-	}
-	if (kind == 1)
-		return sys_vf_set_guid(c->sys, pf->fn.netdevs[0].name, vf->index, SYS_GUID_PORT,
-				       0x1000 + (uint64_t)run, e);
-	int r = sys_write(c->sys, "/sys/bus/pci/drivers/mlx5_core/unbind", vf->fn.bdf, e);
-	return r < 0 ? r : sys_write(c->sys, "/sys/bus/pci/drivers/mlx5_core/bind", vf->fn.bdf, e);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* `ibvf --sim=DIR console bench-refresh N` (hidden): the median of N
- * rebuild+diff after a change the events announce, for each kind of change. */
-static int console_bench_refresh(struct console *c, int runs)
-{
-	static const char *const kinds[] = {"netdev rename", "VF port GUID set", "VF unbind+bind"};
-	if (!sys_is_sim(c->sys)) {
-		cli_error("bench-refresh changes the node: it runs on a simulated one only");
-		return EXIT_USAGE;
-	}
-	struct pending pend = {0};
-	double *t = calloc((size_t)runs, sizeof(*t));
-	if (!t) {
-		cli_error("cannot set up the benchmark: %s", strerror(ENOMEM));
-		return 1;
-	}
-	pending_read(c, &pend); /* what happened before */
-	pend.n = 0;
-	pend.lost = false;
-	int rc = 0;
-	printf("rows %zu, median of %d runs\n", c->tree.n, runs);
-	for (size_t k = 0; k < sizeof(kinds) / sizeof(*kinds) && !rc; k++) {
-		size_t events = 0;
-		for (int i = 0; i < runs && !rc; i++) {
-			struct err e = {{0}};
-			if (bench_change(c, (int)k, i, &e) < 0) {
-				cli_error("%s", e.msg);
-				rc = 1;
-				break;
-			}
-			pending_read(c, &pend);
-			events = pend.n;
-			double t0 = console_now();
-			if (console_update(c, &pend) < 0)
-				rc = 1;
-			t[i] = console_now() - t0;
-		}
-		qsort(t, (size_t)runs, sizeof(*t), cmp_double);
-		if (!rc)
-			printf("  rebuild+diff after %-16s %9.3f ms  (%zu events, goal < 20)\n",
-			       kinds[k], t[runs / 2] * 1e3, events);
-	}
-	free(t);
 	free(pend.v);
 	return rc;
 }

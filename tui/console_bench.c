@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* `ibvf console bench N` (hidden): what scripts/bench/console measures. */
+/* `ibvf console bench N` and `bench-refresh N` (hidden): what
+ * scripts/bench/console measures. */
 #include <curses.h>
 #include <errno.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 
 #include "cli.h"
 #include "console_int.h"
+#include "core/sys.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -61,4 +63,76 @@ int console_bench(struct console *c, int runs)
 	       "  diff+rows alone (no discovery)%9.3f ms\n",
 	       c->tree.n, runs, med[0] * 1e3, med[1] * 1e3, med[2] * 1e3);
 	return 0;
+}
+
+/* One change of the bench: renames a VF's netdev and back, sets a VF's
+ * port GUID (its PF's admin state), or unbinds and binds a VF. */
+static int bench_change(struct console *c, int kind, int run, struct err *e)
+{
+	const struct vf *vf = NULL;
+	const struct pf *pf = NULL;
+	for (size_t i = 0; c->node && !vf && i < c->node->n_pfs; i++)
+		for (size_t j = 0; !vf && j < c->node->pfs[i].n_vfs; j++)
+			if (c->node->pfs[i].vfs[j].fn.n_netdevs && c->node->pfs[i].fn.n_netdevs) {
+				pf = &c->node->pfs[i];
+				vf = &pf->vfs[j];
+			}
+	if (!vf)
+		return err_setx(e, ENODEV, "no VF with a netdev to change");
+	if (kind == 0) {
+		char name[SYS_IFNAMSIZ];
+		snprintf(name, sizeof(name), "ibbench%d", run % 2);
+		return sys_link_rename(c->sys, vf->fn.netdevs[0].name, name, e);
+	}
+	if (kind == 1)
+		return sys_vf_set_guid(c->sys, pf->fn.netdevs[0].name, vf->index, SYS_GUID_PORT,
+				       0x1000 + (uint64_t)run, e);
+	int r = sys_write(c->sys, "/sys/bus/pci/drivers/mlx5_core/unbind", vf->fn.bdf, e);
+	return r < 0 ? r : sys_write(c->sys, "/sys/bus/pci/drivers/mlx5_core/bind", vf->fn.bdf, e);
+}
+
+/* `ibvf --sim=DIR console bench-refresh N` (hidden): the median of N
+ * rebuild+diff after a change the events announce, for each kind of change. */
+int console_bench_refresh(struct console *c, int runs)
+{
+	static const char *const kinds[] = {"netdev rename", "VF port GUID set", "VF unbind+bind"};
+	if (!sys_is_sim(c->sys)) {
+		cli_error("bench-refresh changes the node: it runs on a simulated one only");
+		return EXIT_USAGE;
+	}
+	struct console_pending pend = {0};
+	double *t = calloc((size_t)runs, sizeof(*t));
+	if (!t) {
+		cli_error("cannot set up the benchmark: %s", strerror(ENOMEM));
+		return 1;
+	}
+	console_pending_read(c, &pend); /* what happened before */
+	pend.n = 0;
+	pend.lost = false;
+	int rc = 0;
+	printf("rows %zu, median of %d runs\n", c->tree.n, runs);
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(*kinds) && !rc; k++) {
+		size_t events = 0;
+		for (int i = 0; i < runs && !rc; i++) {
+			struct err e = {{0}};
+			if (bench_change(c, (int)k, i, &e) < 0) {
+				cli_error("%s", e.msg);
+				rc = 1;
+				break;
+			}
+			console_pending_read(c, &pend);
+			events = pend.n;
+			double t0 = console_now();
+			if (console_update(c, &pend) < 0)
+				rc = 1;
+			t[i] = console_now() - t0;
+		}
+		qsort(t, (size_t)runs, sizeof(*t), cmp_double);
+		if (!rc)
+			printf("  rebuild+diff after %-16s %9.3f ms  (%zu events, goal < 20)\n",
+			       kinds[k], t[runs / 2] * 1e3, events);
+	}
+	free(t);
+	free(pend.v);
+	return rc;
 }

@@ -93,12 +93,33 @@ void console_tree_update(struct console *c);
 bool console_is_changed(const struct console *c, const char *bdf, enum snap_field f);
 /* Discovers the node again and diffs it against the current snapshot. */
 int console_rebuild(struct console *c);
+/* The change events read since the last rebuild, for node_refresh(). */
+struct console_pending {
+	struct sys_event *v;
+	size_t n;
+	bool lost; /* more than NODE_REFRESH_EVENTS_MAX, or the source lost some */
+};
+
+/* Reads every pending event into p; returns whether there was any. */
+bool console_pending_read(struct console *c, struct console_pending *p);
+/* A new snapshot, diffed against the current one: read again where the
+ * events point (all of the node when p is NULL or events were lost). */
+int console_update(struct console *c, struct console_pending *p);
+/* p, grown (doubled) when n items of size reach *cap; NULL when out of memory. */
+void *console_grow(void *p, size_t *cap, size_t n, size_t size);
+
+/* console_keys.c */
+void console_key(struct console *c, int k);
+/* Tree rows that fit on screen below the header row. */
+long console_visible_rows(const struct console *c);
 
 void console_curses_setup(struct console *c);
 /* Erases, draws and refreshes the whole screen. */
 void console_redraw(struct console *c);
-/* console_bench.c: medians of a full redraw and a rebuild+diff. */
+/* console_bench.c: medians of a full redraw and a rebuild+diff; of the
+ * rebuild+diff after each kind of change (simulated node only). */
 int console_bench(struct console *c, int runs);
+int console_bench_refresh(struct console *c, int runs);
 
 /* console_draw.c */
 void console_theme_apply(struct console *c);
