@@ -134,15 +134,19 @@ static void put(const char *root, const char *rel, const char *content)
 static void put_multus(const char *root, const char *bdf, const char *ifname, const char *netns)
 {
 	char rel[256], body[2048];
-	snprintf(rel, sizeof(rel), "var/lib/cni/multus/results/ib-sriov-network-%s-%s",
-		 "9f2e4c61b7a83d05e1c9f7a2b4d6e8013579bdf2468ace0f1e2d3c4b5a697887", ifname);
-	snprintf(body, sizeof(body),
-		 "{\"kind\":\"cniCacheV1\",\"containerId\":\"9f2e4c61b7a8\",\"ifName\":\"%s\","
-		 "\"networkName\":\"ib-sriov-network\",\"netns\":\"%s\",\"cniArgs\":["
-		 "[\"K8S_POD_NAMESPACE\",\"ml-training\"],[\"K8S_POD_NAME\",\"trainer-0\"],"
-		 "[\"K8S_POD_UID\",\"6f1c2a4e-8b3d-4c71-9e2a-1d5b7c9e0f11\"]],"
-		 "\"capabilityArgs\":{\"deviceID\":\"%s\"},\"result\":{\"cniVersion\":\"0.4.0\"}}",
-		 ifname, netns, bdf);
+	int n = snprintf(rel, sizeof(rel), "var/lib/cni/multus/results/ib-sriov-network-%s-%s",
+			 "9f2e4c61b7a83d05e1c9f7a2b4d6e8013579bdf2468ace0f1e2d3c4b5a697887",
+			 ifname);
+	NS_CHECK(n > 0 && (size_t)n < sizeof(rel), "Multus file name for '%s' too long", ifname);
+	n = snprintf(
+		body, sizeof(body),
+		"{\"kind\":\"cniCacheV1\",\"containerId\":\"9f2e4c61b7a8\",\"ifName\":\"%s\","
+		"\"networkName\":\"ib-sriov-network\",\"netns\":\"%s\",\"cniArgs\":["
+		"[\"K8S_POD_NAMESPACE\",\"ml-training\"],[\"K8S_POD_NAME\",\"trainer-0\"],"
+		"[\"K8S_POD_UID\",\"6f1c2a4e-8b3d-4c71-9e2a-1d5b7c9e0f11\"]],"
+		"\"capabilityArgs\":{\"deviceID\":\"%s\"},\"result\":{\"cniVersion\":\"0.4.0\"}}",
+		ifname, netns, bdf);
+	NS_CHECK(n > 0 && (size_t)n < sizeof(body), "Multus result for '%s' too long", netns);
 	put(root, rel, body);
 }
 
