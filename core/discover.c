@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attr.h"
 #include "guid.h"
 #include "pods.h"
 #include "refresh.h"
 #include "sys.h"
 
-#define ATTR_MAX	256
 #define KMSG_MAX	(1u << 20)
 #define KMSG_ERRORS_MAX 64
 #define NOTES_MAX	64
@@ -54,132 +54,21 @@ static void *grow(void *arr_ptr, size_t *n, size_t sz)
 	return na + (*n)++ * sz;
 }
 
-/* Builds dir/file; a path that does not fit reads as missing. */
-static const char *join(char buf[static PATH_MAX], const char *dir, const char *file)
-{
-	int n = snprintf(buf, PATH_MAX, "%s/%s", dir, file);
-	return n > 0 && n < PATH_MAX ? buf : "/nonexistent";
-}
-
-static int read_attr(struct sys *s, const char *dir, const char *file, char *buf, size_t size)
-{
-	char path[PATH_MAX];
-	return sys_read_attr(s, join(path, dir, file), buf, size);
-}
-
-static char *read_str(struct sys *s, const char *dir, const char *file)
-{
-	char buf[ATTR_MAX];
-	if (read_attr(s, dir, file, buf, sizeof(buf)) <= 0)
-		return NULL;
-	return strdup(buf);
-}
-
-/* Parses the leading integer of a value ("4: ACTIVE", "0x15b3", "16").
- * Anything else leaves the value unknown. */
-static struct kval parse_leading_int(const char *buf)
-{
-	struct kval k = {0};
-	const char *p = buf;
-	while (*p == ' ')
-		p++;
-	if (!isdigit((unsigned char)*p) && *p != '-')
-		return k;
-	char *end;
-	errno = 0;
-	long long v = strtoll(p, &end, 0);
-	if (errno || end == p)
-		return k;
-	if (*end && *end != ':' && *end != ' ')
-		return k;
-	k.known = true;
-	k.v = v;
-	return k;
-}
-
-static struct kval read_int(struct sys *s, const char *dir, const char *file)
-{
-	char buf[ATTR_MAX];
-	if (read_attr(s, dir, file, buf, sizeof(buf)) <= 0)
-		return (struct kval){0};
-	return parse_leading_int(buf);
-}
-
-/* "4: ACTIVE" -> "ACTIVE" */
-static char *word_after_colon(const char *buf)
-{
-	const char *c = strchr(buf, ':');
-	if (!c)
-		return NULL;
-	c++;
-	while (*c == ' ')
-		c++;
-	return *c ? strdup(c) : NULL;
-}
-
-static struct kval read_state(struct sys *s, const char *dir, const char *file, char **ret_name)
-{
-	char buf[ATTR_MAX];
-	*ret_name = NULL;
-	if (read_attr(s, dir, file, buf, sizeof(buf)) <= 0)
-		return (struct kval){0};
-	struct kval k = parse_leading_int(buf);
-	if (k.known)
-		*ret_name = word_after_colon(buf);
-	return k;
-}
-
-/* "400 Gb/sec (4X NDR)" or "2.5 Gb/sec (1X SDR)" -> Mb/s */
-static struct kval parse_rate_mbps(const char *rate)
-{
-	struct kval k = {0};
-	const char *p = rate;
-	if (!isdigit((unsigned char)*p))
-		return k;
-	int64_t whole = 0, frac = 0, scale = 1000;
-	while (isdigit((unsigned char)*p) && whole < 100000000)
-		whole = whole * 10 + (*p++ - '0');
-	if (*p == '.') {
-		p++;
-		while (isdigit((unsigned char)*p)) {
-			if (scale > 1) {
-				scale /= 10;
-				frac += (*p - '0') * scale;
-			}
-			p++;
-		}
-	}
-	if (strncmp(p, " Gb/sec", 7) != 0)
-		return k;
-	k.known = true;
-	k.v = whole * 1000 + frac;
-	return k;
-}
-
-static struct kguid read_guid(struct sys *s, const char *dir, const char *file)
-{
-	char buf[ATTR_MAX];
-	uint64_t g;
-	if (read_attr(s, dir, file, buf, sizeof(buf)) <= 0 || guid_parse(buf, &g) < 0)
-		return (struct kguid){0};
-	return (struct kguid){.known = true, .v = g};
-}
-
 static void read_port(struct sys *s, const char *dir, struct port *p)
 {
 	char buf[ATTR_MAX];
 
-	p->state = read_state(s, dir, "state", &p->state_name);
-	p->phys_state = read_state(s, dir, "phys_state", &p->phys_state_name);
-	p->rate = read_str(s, dir, "rate");
+	p->state = attr_read_state(s, dir, "state", &p->state_name);
+	p->phys_state = attr_read_state(s, dir, "phys_state", &p->phys_state_name);
+	p->rate = attr_read_str(s, dir, "rate");
 	if (p->rate)
-		p->rate_mbps = parse_rate_mbps(p->rate);
-	p->link_layer = read_str(s, dir, "link_layer");
-	p->lid = read_int(s, dir, "lid");
-	p->sm_lid = read_int(s, dir, "sm_lid");
-	p->pkey0 = read_int(s, dir, "pkeys/0");
+		p->rate_mbps = attr_parse_rate_mbps(p->rate);
+	p->link_layer = attr_read_str(s, dir, "link_layer");
+	p->lid = attr_read_int(s, dir, "lid");
+	p->sm_lid = attr_read_int(s, dir, "sm_lid");
+	p->pkey0 = attr_read_int(s, dir, "pkeys/0");
 	uint64_t prefix, guid;
-	if (read_attr(s, dir, "gids/0", buf, sizeof(buf)) > 0 &&
+	if (attr_read(s, dir, "gids/0", buf, sizeof(buf)) > 0 &&
 	    guid_from_gid(buf, &prefix, &guid) == 0) {
 		p->gid_prefix = (struct kguid){.known = true, .v = prefix};
 		p->port_guid = (struct kguid){.known = true, .v = guid};
@@ -194,17 +83,17 @@ static int read_rdma(struct discover *d, const char *name, struct rdma *r)
 
 	if (!(r->name = strdup(name)))
 		return -ENOMEM;
-	r->node_type = read_int(s, dir, "node_type");
-	r->node_guid = read_guid(s, dir, "node_guid");
-	r->sys_image_guid = read_guid(s, dir, "sys_image_guid");
-	r->fw_ver = read_str(s, dir, "fw_ver");
-	r->hca_type = read_str(s, dir, "hca_type");
-	r->board_id = read_str(s, dir, "board_id");
-	r->parent = read_str(s, dir, "parent");
+	r->node_type = attr_read_int(s, dir, "node_type");
+	r->node_guid = attr_read_guid(s, dir, "node_guid");
+	r->sys_image_guid = attr_read_guid(s, dir, "sys_image_guid");
+	r->fw_ver = attr_read_str(s, dir, "fw_ver");
+	r->hca_type = attr_read_str(s, dir, "hca_type");
+	r->board_id = attr_read_str(s, dir, "board_id");
+	r->parent = attr_read_str(s, dir, "parent");
 
 	char **ports;
 	size_t n_ports;
-	if (sys_list(s, join(path, dir, "ports"), &ports, &n_ports) < 0)
+	if (sys_list(s, attr_join(path, dir, "ports"), &ports, &n_ports) < 0)
 		return 0;
 	for (size_t i = 0; i < n_ports; i++) {
 		char *end;
@@ -261,13 +150,13 @@ static int read_netdev(struct discover *d, const char *fndir, const char *name, 
 
 	if (!(nd->name = strdup(name)))
 		return -ENOMEM;
-	nd->ifindex = read_int(s, dir, "ifindex");
-	nd->type = read_int(s, dir, "type");
-	nd->mtu = read_int(s, dir, "mtu");
-	nd->dev_port = read_int(s, dir, "dev_port");
-	nd->flags = read_int(s, dir, "flags");
-	nd->operstate = read_str(s, dir, "operstate");
-	nd->address = read_str(s, dir, "address");
+	nd->ifindex = attr_read_int(s, dir, "ifindex");
+	nd->type = attr_read_int(s, dir, "type");
+	nd->mtu = attr_read_int(s, dir, "mtu");
+	nd->dev_port = attr_read_int(s, dir, "dev_port");
+	nd->flags = attr_read_int(s, dir, "flags");
+	nd->operstate = attr_read_str(s, dir, "operstate");
+	nd->address = attr_read_str(s, dir, "address");
 	if (nd->address && nd->type.known && nd->type.v == ARPHRD_INFINIBAND)
 		nd->addr_guid = ipoib_addr_guid(nd->address);
 
@@ -289,15 +178,15 @@ static int read_fn(struct discover *d, const char *bdf, struct fn *f)
 	snprintf(f->bdf, sizeof(f->bdf), "%s", bdf);
 	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s", bdf);
 
-	f->vendor = read_int(s, dir, "vendor");
-	f->device = read_int(s, dir, "device");
+	f->vendor = attr_read_int(s, dir, "vendor");
+	f->device = attr_read_int(s, dir, "device");
 	char drv[128];
-	if (sys_readlink_name(s, join(path, dir, "driver"), drv, sizeof(drv)) > 0)
+	if (sys_readlink_name(s, attr_join(path, dir, "driver"), drv, sizeof(drv)) > 0)
 		f->driver = strdup(drv);
 
 	char **names;
 	size_t n;
-	if (sys_list(s, join(path, dir, "net"), &names, &n) == 0) {
+	if (sys_list(s, attr_join(path, dir, "net"), &names, &n) == 0) {
 		for (size_t i = 0; i < n; i++) {
 			struct netdev *nd = grow(&f->netdevs, &f->n_netdevs, sizeof(*nd));
 			if (!nd || read_netdev(d, dir, names[i], nd) < 0)
@@ -305,7 +194,7 @@ static int read_fn(struct discover *d, const char *bdf, struct fn *f)
 		}
 		sys_list_free(names, n);
 	}
-	if (sys_list(s, join(path, dir, "infiniband"), &names, &n) == 0) {
+	if (sys_list(s, attr_join(path, dir, "infiniband"), &names, &n) == 0) {
 		for (size_t i = 0; i < n; i++) {
 			struct rdma *r = grow(&f->rdmas, &f->n_rdmas, sizeof(*r));
 			if (!r || read_rdma(d, names[i], r) < 0)
@@ -349,9 +238,9 @@ static void read_vf_admin(struct discover *d, const struct pf *pf, struct vf *vf
 	if (sys_exists(d->s, path) < 0)
 		return;
 	a->mofed = true;
-	a->mofed_node = read_guid(d->s, path, "node");
-	a->mofed_port = read_guid(d->s, path, "port");
-	a->mofed_policy = read_str(d->s, path, "policy");
+	a->mofed_node = attr_read_guid(d->s, path, "node");
+	a->mofed_port = attr_read_guid(d->s, path, "port");
+	a->mofed_policy = attr_read_str(d->s, path, "policy");
 }
 
 /* The GUIDs in effect, from the most direct source available. */
@@ -570,9 +459,9 @@ int node_discover(struct sys *s, struct node **ret, struct err *e)
 void discover_header(struct discover *d)
 {
 	struct node *n = d->n;
-	n->hostname = read_str(d->s, "/proc/sys/kernel", "hostname");
-	n->kernel = read_str(d->s, "/proc/sys/kernel", "osrelease");
-	n->driver_version = read_str(d->s, "/sys/module/mlx5_core", "version");
+	n->hostname = attr_read_str(d->s, "/proc/sys/kernel", "hostname");
+	n->kernel = attr_read_str(d->s, "/proc/sys/kernel", "osrelease");
+	n->driver_version = attr_read_str(d->s, "/sys/module/mlx5_core", "version");
 	read_kmsg(d);
 }
 
@@ -612,9 +501,9 @@ void discover_pf_sriov(struct discover *d, struct pf *pf)
 {
 	char dir[128];
 	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s", pf->fn.bdf);
-	pf->numvfs = read_int(d->s, dir, "sriov_numvfs");
-	pf->totalvfs = read_int(d->s, dir, "sriov_totalvfs");
-	pf->autoprobe = read_int(d->s, dir, "sriov_drivers_autoprobe");
+	pf->numvfs = attr_read_int(d->s, dir, "sriov_numvfs");
+	pf->totalvfs = attr_read_int(d->s, dir, "sriov_totalvfs");
+	pf->autoprobe = attr_read_int(d->s, dir, "sriov_drivers_autoprobe");
 }
 
 int discover_virtfn(struct discover *d, const struct pf *pf, const char *entry, char *bdf,

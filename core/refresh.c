@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "node.h"
+#include "node_copy.h"
 #include "pods.h"
 #include "refresh.h"
 #include "sys.h"
@@ -57,112 +58,6 @@ struct refresh {
 	bool full_links; /* take the link dump; else d.links holds the links looked up */
 	bool lookups_ok; /* the old snapshot's dump did not fail */
 };
-
-/* ---- copying ---- */
-
-static char *dup_str(const char *s, bool *fail)
-{
-	if (!s)
-		return NULL;
-	char *c = strdup(s);
-	if (!c)
-		*fail = true;
-	return c;
-}
-
-/* A zeroed array of n elements, or NULL (n is 0, or out of memory: *fail). */
-static void *dup_array(size_t n, size_t size, bool *fail)
-{
-	if (!n)
-		return NULL;
-	void *p = calloc(n, size);
-	if (!p)
-		*fail = true;
-	return p;
-}
-
-/* Each copy starts from the source and then replaces every pointer with one
- * of its own (NULL when out of memory), so node_free() can free a partial
- * copy and never touches the source. */
-static void port_copy(struct port *dst, const struct port *src, bool *fail)
-{
-	*dst = *src;
-	dst->state_name = dup_str(src->state_name, fail);
-	dst->phys_state_name = dup_str(src->phys_state_name, fail);
-	dst->rate = dup_str(src->rate, fail);
-	dst->link_layer = dup_str(src->link_layer, fail);
-}
-
-static void rdma_copy(struct rdma *dst, const struct rdma *src, bool *fail)
-{
-	*dst = *src;
-	dst->name = dup_str(src->name, fail);
-	dst->fw_ver = dup_str(src->fw_ver, fail);
-	dst->hca_type = dup_str(src->hca_type, fail);
-	dst->board_id = dup_str(src->board_id, fail);
-	dst->parent = dup_str(src->parent, fail);
-	dst->n_ports = 0;
-	dst->ports = dup_array(src->n_ports, sizeof(*dst->ports), fail);
-	for (size_t i = 0; dst->ports && i < src->n_ports; i++)
-		port_copy(&dst->ports[dst->n_ports++], &src->ports[i], fail);
-}
-
-static char **strv_copy(char *const *v, size_t n, size_t *ret_n, bool *fail)
-{
-	char **c = dup_array(n, sizeof(*c), fail);
-	*ret_n = 0;
-	for (size_t i = 0; c && i < n; i++)
-		c[(*ret_n)++] = dup_str(v[i], fail);
-	return c;
-}
-
-static void netdev_copy(struct netdev *dst, const struct netdev *src, bool *fail)
-{
-	*dst = *src;
-	dst->name = dup_str(src->name, fail);
-	dst->operstate = dup_str(src->operstate, fail);
-	dst->address = dup_str(src->address, fail);
-	dst->altnames = strv_copy(src->altnames, src->n_altnames, &dst->n_altnames, fail);
-}
-
-static void fn_copy(struct fn *dst, const struct fn *src, bool *fail)
-{
-	*dst = *src;
-	dst->driver = dup_str(src->driver, fail);
-	dst->n_netdevs = 0;
-	dst->netdevs = dup_array(src->n_netdevs, sizeof(*dst->netdevs), fail);
-	for (size_t i = 0; dst->netdevs && i < src->n_netdevs; i++)
-		netdev_copy(&dst->netdevs[dst->n_netdevs++], &src->netdevs[i], fail);
-	dst->n_rdmas = 0;
-	dst->rdmas = dup_array(src->n_rdmas, sizeof(*dst->rdmas), fail);
-	for (size_t i = 0; dst->rdmas && i < src->n_rdmas; i++)
-		rdma_copy(&dst->rdmas[dst->n_rdmas++], &src->rdmas[i], fail);
-}
-
-/* What the PF's netlink dump says of a VF (the MOFED part is left as is). */
-static void admin_netlink_copy(struct vf_admin *dst, const struct vf_admin *src, bool *fail)
-{
-	free(dst->mac);
-	dst->netlink_known = src->netlink_known;
-	dst->mac = dup_str(src->mac, fail);
-	dst->vlan = src->vlan;
-	dst->spoofchk = src->spoofchk;
-	dst->trust = src->trust;
-	dst->link_state = src->link_state;
-	dst->max_tx_rate = src->max_tx_rate;
-	dst->node_guid = src->node_guid;
-	dst->port_guid = src->port_guid;
-}
-
-/* A VF without its pod binding: pods_attach() binds the new snapshot afresh. */
-static void vf_copy(struct vf *dst, const struct vf *src, bool *fail)
-{
-	*dst = *src;
-	dst->pod = NULL;
-	fn_copy(&dst->fn, &src->fn, fail);
-	dst->admin.mac = dup_str(src->admin.mac, fail);
-	dst->admin.mofed_policy = dup_str(src->admin.mofed_policy, fail);
-}
 
 /* ---- placing events ---- */
 
@@ -407,9 +302,9 @@ static int link_fetch(struct refresh *rf, const struct netdev *nd, const struct 
 static int altnames_from_link(struct netdev *nd, const struct sys_link *l)
 {
 	bool fail = false;
-	nd->altnames = dup_array(l->n_altnames, sizeof(*nd->altnames), &fail);
+	nd->altnames = node_copy_array(l->n_altnames, sizeof(*nd->altnames), &fail);
 	for (size_t i = 0; nd->altnames && i < l->n_altnames; i++)
-		nd->altnames[nd->n_altnames++] = dup_str(l->altnames[i], &fail);
+		nd->altnames[nd->n_altnames++] = node_copy_str(l->altnames[i], &fail);
 	return fail ? -ENOMEM : 0;
 }
 
@@ -430,8 +325,8 @@ static int fn_read(struct refresh *rf, const char *bdf, const struct fn *old, st
 			continue; /* discover_fn() took its altnames */
 		if (was && !fetch) {
 			bool fail = false;
-			nd->altnames =
-				strv_copy(was->altnames, was->n_altnames, &nd->n_altnames, &fail);
+			nd->altnames = node_copy_strv(was->altnames, was->n_altnames,
+						      &nd->n_altnames, &fail);
 			r = fail ? -ENOMEM : 0;
 		} else if ((r = link_fetch(rf, nd, &l)) == 0) {
 			r = altnames_from_link(nd, l);
@@ -460,7 +355,7 @@ static int vf_admin_read(struct refresh *rf, const struct pf *pf, const struct v
 	if (!keep)
 		return 0;
 	bool fail = false;
-	admin_netlink_copy(&vf->admin, &old->admin, &fail);
+	node_copy_vf_admin_netlink(&vf->admin, &old->admin, &fail);
 	return fail ? -ENOMEM : 0;
 }
 
@@ -500,7 +395,7 @@ static int vfs_reread(struct refresh *rf, size_t i, struct pf *pf, char **entrie
 		int r = 0;
 		if (was && !touched) {
 			bool fail = false;
-			fn_copy(&vf->fn, &was->fn, &fail);
+			node_copy_fn(&vf->fn, &was->fn, &fail);
 			r = fail ? -ENOMEM : 0;
 		} else {
 			r = fn_read(rf, bdf, was ? &was->fn : NULL, &vf->fn, false);
@@ -519,7 +414,7 @@ static int vfs_reread(struct refresh *rf, size_t i, struct pf *pf, char **entrie
 static int vfs_update(struct refresh *rf, size_t i, struct pf *pf)
 {
 	const struct pf *opf = &rf->old->pfs[i];
-	pf->vfs = dup_array(opf->n_vfs, sizeof(*pf->vfs), &(bool){false});
+	pf->vfs = node_copy_array(opf->n_vfs, sizeof(*pf->vfs), &(bool){false});
 	if (opf->n_vfs && !pf->vfs)
 		return -ENOMEM;
 	for (size_t j = 0; j < opf->n_vfs; j++) {
@@ -527,7 +422,7 @@ static int vfs_update(struct refresh *rf, size_t i, struct pf *pf)
 		struct vf *vf = &pf->vfs[pf->n_vfs++];
 		bool fail = false;
 		if (!rf->vf_touch[rf->vf_base[i] + j]) {
-			vf_copy(vf, was, &fail);
+			node_copy_vf(vf, was, &fail);
 			if (fail)
 				return -ENOMEM;
 			continue;
@@ -565,7 +460,7 @@ static int pf_build(struct refresh *rf, size_t i)
 	int r = 0;
 	if (t == TOUCH_NONE) {
 		bool fail = false;
-		fn_copy(&pf->fn, &opf->fn, &fail);
+		node_copy_fn(&pf->fn, &opf->fn, &fail);
 		pf->numvfs = opf->numvfs;
 		pf->totalvfs = opf->totalvfs;
 		pf->autoprobe = opf->autoprobe;
