@@ -75,16 +75,14 @@ void nst_veth(const char *a, const char *b)
 	nl_socket_free(sk);
 }
 
-/* Applies what set() puts into a change to the link NAME. */
-static void change(const char *name, void (*set)(struct rtnl_link *, unsigned int),
-		   unsigned int value, const char *what)
+/* Applies the attributes set in ch (freed here) to the link NAME. */
+static void change(const char *name, struct rtnl_link *ch, const char *what)
 {
 	struct nl_sock *sk = nst_socket();
-	struct rtnl_link *orig = NULL, *ch = rtnl_link_alloc();
+	struct rtnl_link *orig = NULL;
+	NS_CHECK(ch != NULL, "rtnl_link_alloc");
 	int r = rtnl_link_get_kernel(sk, 0, name, &orig);
 	NS_CHECK(r == 0, "no link '%s': %s", name, nl_geterror(r));
-	NS_CHECK(ch != NULL, "rtnl_link_alloc");
-	set(ch, value);
 	r = rtnl_link_change(sk, orig, ch, 0);
 	NS_CHECK(r == 0, "%s on '%s': %s", what, name, nl_geterror(r));
 	rtnl_link_put(orig);
@@ -92,20 +90,20 @@ static void change(const char *name, void (*set)(struct rtnl_link *, unsigned in
 	nl_socket_free(sk);
 }
 
-static void set_up(struct rtnl_link *l, unsigned int unused)
-{
-	(void)unused;
-	rtnl_link_set_flags(l, IFF_UP);
-}
-
 void nst_set_up(const char *name)
 {
-	change(name, set_up, 0, "set up");
+	struct rtnl_link *ch = rtnl_link_alloc();
+	if (ch)
+		rtnl_link_set_flags(ch, IFF_UP);
+	change(name, ch, "set up");
 }
 
 void nst_set_mtu(const char *name, unsigned int mtu)
 {
-	change(name, rtnl_link_set_mtu, mtu, "set MTU");
+	struct rtnl_link *ch = rtnl_link_alloc();
+	if (ch)
+		rtnl_link_set_mtu(ch, mtu);
+	change(name, ch, "set MTU");
 }
 
 void nst_altname(const char *ifname, const char *altname)

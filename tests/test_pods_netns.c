@@ -202,7 +202,7 @@ static void child_setup(void)
 	IP_CHECK("-n", ns_name, "link", "set", "net1", "up");
 }
 
-static void child_reads_the_vf_inside_the_pod(void)
+static void child_reads_the_vf_inside_the_pod(void *unused)
 {
 	child_setup();
 	char root[] = "/tmp/ibvf-podsns-XXXXXX";
@@ -274,7 +274,7 @@ static struct json_object *jkey(struct json_object *o, const char *k)
 /* The whole product on the running node: `ibvf list --pods --json` with root
  * "/" reads the Multus file (a tmpfs over /var/lib in the child's mount
  * namespace) and enters the netns itself. */
-static void child_cli_reports_the_pod_interface(void)
+static void child_cli_reports_the_pod_interface(void *unused)
 {
 	child_setup();
 	NS_CHECK(mount("tmpfs", "/var/lib", "tmpfs", 0, "size=4m") == 0, "mount tmpfs: %s",
@@ -314,18 +314,13 @@ static void child_cli_reports_the_pod_interface(void)
 	ip_quiet("netns", "del", ns_name, NULL);
 }
 
-static void child_main(void *fn)
-{
-	(*(void (**)(void))fn)();
-}
-
-static void run_child(void (*fn)(void))
+static void run_child(void (*fn)(void *))
 {
 	char uuid[37];
 	make_uuid(uuid);
 	snprintf(ns_name, sizeof(ns_name), "cni-%s", uuid);
 	snprintf(ns_path, sizeof(ns_path), "/var/run/netns/%s", ns_name);
-	nst_run(child_main, &fn);
+	nst_run(fn, NULL);
 	/* The mount point `ip netns add` made on the real /run. */
 	char file[PATH_MAX];
 	snprintf(file, sizeof(file), "/run/netns/%s", ns_name);

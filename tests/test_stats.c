@@ -55,15 +55,22 @@ START_TEST(percentiles_use_nearest_rank)
 }
 END_TEST
 
+/* n samples all equal to v: one bucket [v, v + 1) holding them all. */
+static void assert_one_bucket(uint64_t *s, size_t n, uint64_t v)
+{
+	struct lat_hist h;
+	ck_assert_int_eq(stats_histogram(s, n, &h), 0);
+	ck_assert_uint_eq(h.n_buckets, 1);
+	ck_assert_uint_eq(h.b[0].lo_ns, v);
+	ck_assert_uint_eq(h.b[0].hi_ns, v + 1);
+	ck_assert_uint_eq(h.b[0].count, n);
+}
+
 START_TEST(histogram_of_one_sample_is_one_bucket)
 {
 	uint64_t s[] = {5000};
 	struct lat_hist h;
-	ck_assert_int_eq(stats_histogram(s, 1, &h), 0);
-	ck_assert_uint_eq(h.n_buckets, 1);
-	ck_assert_uint_eq(h.b[0].lo_ns, 5000);
-	ck_assert_uint_eq(h.b[0].hi_ns, 5001);
-	ck_assert_uint_eq(h.b[0].count, 1);
+	assert_one_bucket(s, 1, 5000);
 	ck_assert_int_eq(stats_histogram(NULL, 0, &h), -EINVAL);
 }
 END_TEST
@@ -71,12 +78,7 @@ END_TEST
 START_TEST(histogram_of_equal_samples_is_one_bucket)
 {
 	uint64_t s[] = {700, 700, 700, 700};
-	struct lat_hist h;
-	ck_assert_int_eq(stats_histogram(s, 4, &h), 0);
-	ck_assert_uint_eq(h.n_buckets, 1);
-	ck_assert_uint_eq(h.b[0].lo_ns, 700);
-	ck_assert_uint_eq(h.b[0].hi_ns, 701);
-	ck_assert_uint_eq(h.b[0].count, 4);
+	assert_one_bucket(s, 4, 700);
 }
 END_TEST
 

@@ -102,6 +102,12 @@ stop() { # quits with q and checks the exit status and stderr
 }
 
 keys() { T send-keys -t s "$@"; }
+filter() { # filter TEXT: type TEXT into / and apply it
+	keys /
+	keys -l "$1"
+	keys Enter
+	settle
+}
 
 scenario_startup() {
 	start 80 24
@@ -192,10 +198,7 @@ scenario_pods() {
 	# The POD column, a pod's details, a stale checkpoint entry, and the
 	# filter matching a pod name (trainer-1 holds two VFs on two PFs).
 	start 160 48
-	keys /
-	keys -l trainer-1
-	keys Enter
-	settle
+	filter trainer-1
 	keys Down
 	settle
 	snap pods-filter-trainer-1
@@ -211,10 +214,7 @@ scenario_pods() {
 
 scenario_ethernet_fallback() {
 	start 160 48
-	keys /
-	keys -l 9a:00.0
-	keys Enter
-	settle
+	filter 9a:00.0
 	snap ethernet-fallback
 	snap ethernet-fallback-colour -e
 	stop
@@ -337,10 +337,7 @@ scenario_action_pod() {
 	# rename is refused without --force; a forced GUID change previews with
 	# the focus on Cancel.
 	start 80 24
-	keys /
-	keys -l 5e:00.6
-	keys Enter
-	settle
+	filter 5e:00.6
 	keys End
 	keys :
 	keys -l "rename ibx"
@@ -442,10 +439,7 @@ scenario_bench_view() {
 	stop
 	# llm-serve-0 holds vf5 of 0000:5e:00.0: `:bench` on it asks first.
 	start 80 24
-	keys /
-	keys -l 5e:00.6
-	keys Enter
-	settle
+	filter 5e:00.6
 	keys End
 	keys :
 	keys -l bench
