@@ -53,6 +53,18 @@ struct watch {
 	uint64_t size, start, last_progress, last_event, last_check, turns;
 };
 
+static struct watch watch_start(struct bench_ctx *c, unsigned int step, uint64_t size,
+				uint64_t start)
+{
+	return (struct watch){.c = c,
+			      .step = step,
+			      .size = size,
+			      .start = start,
+			      .last_progress = start,
+			      .last_event = start,
+			      .last_check = start};
+}
+
 static void report(struct watch *w, double fraction, uint64_t bytes, uint64_t now)
 {
 	if (!w->c->progress || now - w->last_progress < PROGRESS_NS)
@@ -183,7 +195,7 @@ int loop_bw(struct bench_ctx *c, unsigned int step, uint64_t size, struct bench_
 	const uint64_t end = c->params.duration_s
 				     ? start + (uint64_t)c->params.duration_s * 1000000000ull
 				     : UINT64_MAX;
-	struct watch w = {c, step, size, start, start, start, start, 0};
+	struct watch w = watch_start(c, step, size, start);
 	bool stopping = false;
 	for (;;) {
 		bool active = false;
@@ -332,7 +344,7 @@ int loop_write_lat(struct bench_ctx *c, unsigned int step, uint64_t size,
 	const uint64_t end = c->params.duration_s
 				     ? start + (uint64_t)c->params.duration_s * 1000000000ull
 				     : UINT64_MAX;
-	struct watch w = {c, step, size, start, start, start, start, 0};
+	struct watch w = watch_start(c, step, size, start);
 	int ret = 0;
 	for (uint64_t i = 0; !c->params.iters || i < c->params.iters; i++) {
 		uint8_t v = (uint8_t)(i % 255 + 1); /* never 0, the cleared buffer */
@@ -397,7 +409,7 @@ int loop_read_lat(struct bench_ctx *c, unsigned int step, uint64_t size,
 	const uint64_t end = c->params.duration_s
 				     ? start + (uint64_t)c->params.duration_s * 1000000000ull
 				     : UINT64_MAX;
-	struct watch w = {c, step, size, start, start, start, start, 0};
+	struct watch w = watch_start(c, step, size, start);
 	int ret = 0;
 	for (uint64_t i = 0; !c->params.iters || i < c->params.iters; i++) {
 		uint64_t t0 = bench_now_ns();
