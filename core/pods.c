@@ -3,7 +3,7 @@
  * (bounded JSON files, the merge by the VF's PCI address), the kubelet
  * checkpoint and pod logs, the cross-check that flags stale entries, and the
  * hand-over to the node model. The CNI caches are read in pods_cni.c, the
- * pods' network namespaces in pods_netns.c. */
+ * pods' network namespaces in linux/pods_netns.c. */
 #include "pods.h"
 
 #include <ctype.h>

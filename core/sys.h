@@ -2,9 +2,9 @@
 /* The kernel boundary: everything that touches the node goes through here.
  *
  * Two implementations share this interface:
- *   sys_linux.c  the real node: files under a root prefix (default "/"),
+ *   linux/sys_linux.c  the real node: files under a root prefix (default "/"),
  *                netlink through libnl, change events from a udev monitor;
- *   sys_sim.c    a simulated kernel over a fixture tree (scripts/mkfixture),
+ *   sim/sys_sim.c    a simulated kernel over a fixture tree (scripts/mkfixture),
  *                applying what the kernel would do on writes.
  * Everything above (discovery, checks, actions, console) is the same code in
  * both modes.
@@ -75,7 +75,7 @@ struct sys_event {
 /* Simulation parameters; all optional (NULL/0 keeps the fixture's own). */
 struct sys_sim_params {
 	const char *kernel; /* kernel release the simulated node reports */
-	const char *faults; /* fault injection spec, see sys_sim.c */
+	const char *faults; /* fault injection spec, see sim/sys_sim.c */
 };
 
 int sys_open_linux(const char *root, struct sys **ret, struct err *e);

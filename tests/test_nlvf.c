@@ -13,7 +13,7 @@
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 
-#include "core/nlvf.h"
+#include "core/linux/nlvf.h"
 
 #define PUT(x) ck_assert_int_ge((x), 0)
 

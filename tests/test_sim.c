@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The simulated DGX H200: the fixture's exact formats and seeded faults, and
- * the simulated kernel's side effects (core/sim_*.c, core/sys_sim.c). */
+ * the simulated kernel's side effects (core/sim/). */
 #include <check.h>
 #include <errno.h>
 #include <json-c/json.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "core/guid.h"
-#include "core/sim_tree.h"
+#include "core/sim/sim_tree.h"
 #include "core/sys.h"
 #include "testutil.h"
 

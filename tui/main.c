@@ -16,7 +16,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "console.h"
-#include "core/sim_tree.h"
+#include "core/sim/sim_tree.h"
 #include "core/sys.h"
 #include "vf_cli.h"
 

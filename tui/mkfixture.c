@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sim_tree.h"
+#include "core/sim/sim_tree.h"
 #include "tui/cmds.h"
 
 static const char usage[] =

@@ -7,7 +7,7 @@
  * a setns() would stay in the old one). With a root prefix other than "/",
  * files come from the captured tree while netlink still talks to the
  * running kernel. */
-#include "sys_impl.h"
+#include "core/sys_impl.h"
 
 #include <errno.h>
 #include <net/if.h>
@@ -26,8 +26,8 @@
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 
-#include "guid.h"
-#include "nlvf.h"
+#include "core/guid.h"
+#include "core/linux/nlvf.h"
 
 /* A node with more links than this is not one ibvf can show anyway. */
 #define LINKS_MAX 65536

@@ -2,7 +2,7 @@
 /* The Kubernetes side of the simulated node (REFERENCE.md §3): Multus and
  * ib-sriov-cni caches, the kubelet device checkpoint, pod log directories
  * and netns files, for pods holding VFs. */
-#include "sim_tree.h"
+#include "core/sim/sim_tree.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "guid.h"
+#include "core/guid.h"
 
 #define RESOURCE "nvidia.com/ibvf"
 #define NETWORK	 "ib-sriov-network"

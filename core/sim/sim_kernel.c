@@ -3,7 +3,7 @@
  * enable/disable, mlx5_core bind/unbind of VFs, MLNX_OFED sriov/<vf>/ writes,
  * and a function vanishing. Errors carry a short reason in e; sys_sim.c
  * wraps it into the full message. The caller holds .sim/lock. */
-#include "sim_tree.h"
+#include "core/sim/sim_tree.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "guid.h"
-#include "sys.h"
+#include "core/guid.h"
+#include "core/sys.h"
 
 static const char *base_name(const char *rel)
 {

@@ -3,7 +3,7 @@
  * events, and the writers of one PCI function, ibdev, netdev or VF state in
  * the kernel's exact formats (REFERENCE.md §1). Shared by the fixture writer
  * (sim_node.c) and the simulated kernel (sim_kernel.c, sys_sim.c). */
-#include "sim_tree.h"
+#include "core/sim/sim_tree.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "guid.h"
+#include "core/guid.h"
 
 int sim_fmt(char *buf, size_t size, const char *fmt, ...)
 {

@@ -2,7 +2,7 @@
 /* The simulated DGX H200 (docs/fixture.md): 8 ConnectX-7 compute HCAs in
  * InfiniBand mode with their VFs, two dual-port ConnectX-7 for storage in
  * Ethernet mode, and the faults of the field report unless healthy. */
-#include "sim_tree.h"
+#include "core/sim/sim_tree.h"
 
 #include <dirent.h>
 #include <errno.h>

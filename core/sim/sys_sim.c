@@ -25,7 +25,7 @@
  * kernel's uevents the simulator adds "change net IFNAME" on link up/down and
  * "change pci PF_BDF" when a VF's administrative state changes, so a console
  * watching the fd sees every change. */
-#include "sys_impl.h"
+#include "core/sys_impl.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -38,8 +38,8 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-#include "guid.h"
-#include "sim_tree.h"
+#include "core/guid.h"
+#include "core/sim/sim_tree.h"
 
 struct sim {
 	struct sys base;

@@ -5,7 +5,7 @@
  * VF, so the IFLA_VFINFO_LIST nest is parsed here. Payloads are copied out
  * with memcpy: attributes are only 4-byte aligned and struct ifla_vf_guid
  * holds a 64-bit field. */
-#include "nlvf.h"
+#include "core/linux/nlvf.h"
 
 #include <errno.h>
 #include <limits.h>
