@@ -8,28 +8,9 @@
 #include <stdio.h>
 
 #include "bench/bench.h"
+#include "bench/report.h"
+#include "bench/verdict.h"
 #include "cli.h"
-
-/* A device as the operator named it, placed in the node model. */
-struct bench_target {
-	char ibdev[64];
-	char netdev[32];  /* empty when unknown */
-	char bdf[16];	  /* the PCI function, empty for an unplaced device */
-	char pf_bdf[16];  /* for a VF: its PF */
-	int vf_index;	  /* -1 unless a VF */
-	double rate_gbps; /* port rate from sysfs `rate`; < 0 when unknown */
-	char rate[48];	  /* the kernel's words: "400 Gb/sec (4X NDR)" */
-};
-
-struct bench_verdict {
-	bool pass;
-	bool judged;	      /* false for latency tests: no rate threshold */
-	double figure_gbps;   /* the best average over the sizes run */
-	double expected_gbps; /* min_ratio x payload ceiling (x2 bidirectional) */
-	double ceiling_gbps;
-	double min_ratio;
-	char reason[160];
-};
 
 /* `ibvf bench ...`: argv[0] is "bench". */
 int cmd_bench(const struct cli *c, int argc, char **argv);
@@ -70,12 +51,3 @@ int bench_cli_run_one(const struct bench_opts *o, const struct bench_target *t, 
 int bench_cli_all_vfs(const struct bench_opts *o, const struct node *n, const char *host,
 		      const char *peer_dev);
 int bench_cli_server(const struct bench_opts *o, const char *dev);
-
-/* bench_report.c */
-void bench_judge(const struct bench_result *r, const struct bench_target *t, double min_ratio,
-		 struct bench_verdict *ret);
-void bench_report_text(FILE *f, const struct bench_result *r, const struct bench_target *t,
-		       bool mbps);
-void bench_report_verdict(FILE *f, const struct bench_target *t, const struct bench_verdict *v);
-struct json_object *bench_report_json(const struct bench_result *r, const struct bench_target *t,
-				      const struct bench_verdict *v);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "bench_cli.h"
+#include "bench_text.h"
 #include "core/node.h"
 
 /* --- progress -------------------------------------------------------------- */
@@ -141,6 +142,18 @@ static void print_json(struct json_object *o)
 	json_object_put(o);
 }
 
+/* The text report of a result's JSON (and its verdict line); frees o. */
+static void print_text(struct json_object *o, bool mbps, bool verdict)
+{
+	struct text t = {0};
+	bench_text_report(&t, o, mbps);
+	if (verdict)
+		bench_text_verdict(&t, o);
+	text_print(stdout, &t);
+	text_clear(&t);
+	json_object_put(o);
+}
+
 /* One device against its peer (a server, or a device of this node). */
 int bench_cli_run_one(const struct bench_opts *o, const struct bench_target *t, const char *host,
 		      const char *peer_dev)
@@ -167,12 +180,10 @@ int bench_cli_run_one(const struct bench_opts *o, const struct bench_target *t, 
 	}
 	struct bench_verdict v;
 	bench_judge(res, t, o->min_ratio, &v);
-	if (o->json) {
-		print_json(bench_report_json(res, t, &v));
-	} else {
-		bench_report_text(stdout, res, t, o->mbps);
-		bench_report_verdict(stdout, t, &v);
-	}
+	if (o->json)
+		print_json(bench_result_to_json(res, t, &v));
+	else
+		print_text(bench_result_to_json(res, t, &v), o->mbps, true);
 	free(res);
 	return v.pass ? 0 : 1;
 }
@@ -224,7 +235,7 @@ int bench_cli_all_vfs(const struct bench_opts *o, const struct node *n, const ch
 					bench_judge(res, &t, o->min_ratio, &v);
 					status = v.pass ? "PASS" : "FAIL";
 					why = v.reason;
-					jo = bench_report_json(res, &t, &v);
+					jo = bench_result_to_json(res, &t, &v);
 				}
 			}
 			bar.done++;
@@ -304,9 +315,9 @@ int bench_cli_server(const struct bench_opts *o, const char *dev)
 			struct bench_target t = {.vf_index = -1, .rate_gbps = -1};
 			snprintf(t.ibdev, sizeof(t.ibdev), "%s", dev);
 			if (o->json)
-				print_json(bench_report_json(res, &t, NULL));
+				print_json(bench_result_to_json(res, &t, NULL));
 			else if (!bench_is_latency(res->test))
-				bench_report_text(stdout, res, &t, o->mbps);
+				print_text(bench_result_to_json(res, &t, NULL), o->mbps, false);
 			else
 				printf("%s session done (the client reports latency)\n",
 				       exchange_test_name(res->test));

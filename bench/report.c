@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+/* A benchmark result as JSON (report.h). */
+#include "report.h"
+
+#include <stdint.h>
+
+static void add_num(struct json_object *o, const char *k, double v)
+{
+	json_object_object_add(o, k, json_object_new_double(v));
+}
+
+static void add_int(struct json_object *o, const char *k, int64_t v)
+{
+	json_object_object_add(o, k, json_object_new_int64(v));
+}
+
+static void add_str(struct json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, v && *v ? json_object_new_string(v) : NULL);
+}
+
+/* "histogram": [{"lo_us", "hi_us", "count"}, ...], bucket bounds [lo, hi). */
+static void add_hist(struct json_object *o, const struct lat_hist *h)
+{
+	struct json_object *a = json_object_new_array();
+	for (size_t i = 0; i < h->n_buckets && i < LAT_HIST_BUCKETS; i++) {
+		struct json_object *b = json_object_new_object();
+		add_num(b, "lo_us", (double)h->b[i].lo_ns / 1000.0);
+		add_num(b, "hi_us", (double)h->b[i].hi_ns / 1000.0);
+		add_int(b, "count", (int64_t)h->b[i].count);
+		json_object_array_add(a, b);
+	}
+	json_object_object_add(o, "histogram", a);
+}
+
+struct json_object *bench_result_to_json(const struct bench_result *r, const struct bench_target *t,
+					 const struct bench_verdict *v)
+{
+	struct json_object *o = json_object_new_object();
+	add_str(o, "test", exchange_test_name(r->test));
+	struct json_object *dev = json_object_new_object();
+	add_str(dev, "ibdev", r->ibdev[0] ? r->ibdev : t ? t->ibdev : NULL);
+	if (t) {
+		add_str(dev, "bdf", t->bdf);
+		add_str(dev, "pf", t->pf_bdf);
+		json_object_object_add(dev, "vf",
+				       t->vf_index >= 0 ? json_object_new_int(t->vf_index) : NULL);
+		add_str(dev, "netdev", t->netdev);
+		add_str(dev, "rate", t->rate);
+	}
+	add_int(dev, "port", r->port);
+	add_int(dev, "gid_index", r->gid_index);
+	add_str(dev, "link_layer", r->ethernet ? "Ethernet" : "InfiniBand");
+	add_int(dev, "mtu", r->mtu);
+	json_object_object_add(o, "device", dev);
+	struct json_object *p = json_object_new_object();
+	add_str(p, "connection", r->cm ? "rdma_cm" : "exchange");
+	add_int(p, "qps", r->qps);
+	add_int(p, "tx_depth", r->tx_depth);
+	add_int(p, "cq_moderation", r->cq_mod);
+	add_int(p, "outstanding_reads", r->rd_atomic);
+	add_int(p, "max_inline", r->max_inline);
+	json_object_object_add(p, "bidirectional", json_object_new_boolean(r->bidir));
+	add_str(p, "mode", r->duration_mode ? "duration" : "iterations");
+	json_object_object_add(o, "params", p);
+	struct json_object *sizes = json_object_new_array();
+	for (unsigned int i = 0; i < r->n_sizes; i++) {
+		const struct bench_size_result *s = &r->sizes[i];
+		struct json_object *so = json_object_new_object();
+		add_int(so, "bytes", (int64_t)s->size);
+		add_int(so, "iterations", (int64_t)s->msgs);
+		if (bench_is_latency(r->test)) {
+			add_num(so, "t_min_us", s->lat.min_us);
+			add_num(so, "t_max_us", s->lat.max_us);
+			add_num(so, "t_typical_us", s->lat.median_us);
+			add_num(so, "t_avg_us", s->lat.mean_us);
+			add_num(so, "t_stdev_us", s->lat.stdev_us);
+			add_num(so, "p99_us", s->lat.p99_us);
+			add_num(so, "p99_9_us", s->lat.p999_us);
+			add_hist(so, &s->hist);
+		} else {
+			add_num(so, "bw_peak_gbps", s->bw_peak_gbps);
+			add_num(so, "bw_avg_gbps", s->bw_avg_gbps);
+			add_num(so, "msg_rate_mpps", s->msg_rate_mpps);
+			add_int(so, "elapsed_ns", (int64_t)s->ns);
+		}
+		json_object_array_add(sizes, so);
+	}
+	json_object_object_add(o, "sizes", sizes);
+	if (v) {
+		struct json_object *vo = json_object_new_object();
+		add_str(vo, "status", v->pass ? "PASS" : "FAIL");
+		json_object_object_add(vo, "judged", json_object_new_boolean(v->judged));
+		add_num(vo, "figure_gbps", v->figure_gbps);
+		add_num(vo, "expected_gbps", v->expected_gbps);
+		add_num(vo, "ceiling_gbps", v->ceiling_gbps);
+		add_num(vo, "min_ratio", v->min_ratio);
+		add_str(vo, "reason", v->reason);
+		json_object_object_add(o, "verdict", vo);
+	}
+	return o;
+}

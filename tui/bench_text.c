@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+/* A benchmark result rendered from its JSON (bench_text.h). */
+#include "bench_text.h"
+
+#include <string.h>
+
+#include "bench/bench.h"
+
+#define HIST_WIDTH 40
+
+static const char rule[] = "-----------------------------------------------------------"
+			   "----------------------------";
+
+/* perftest's MB/sec is 2^20 bytes per second. */
+static double unit(double gbps, bool mbps)
+{
+	return mbps ? gbps * 1e9 / 8 / 1048576.0 : gbps;
+}
+
+static const char *title(int test)
+{
+	static const char *const titles[] = {"RDMA_Write BW Test", "RDMA_Read BW Test",
+					     "RDMA_Write Latency Test", "RDMA_Read Latency Test"};
+	return test >= 0 && test < 4 ? titles[test] : "unknown test";
+}
+
+static void header(struct text *out, struct json_object *dev, struct json_object *par, int test)
+{
+	char place[160] = "";
+	if (text_jstr(dev, "bdf"))
+		snprintf(place, sizeof(place), " (%s%s%s%s)", text_jstr(dev, "vf") ? "VF " : "",
+			 text_jstr(dev, "bdf"), text_jstr(dev, "netdev") ? ", " : "",
+			 text_jstr(dev, "netdev") ?: "");
+	text_add(out, TEXT_NORMAL, "%s", rule);
+	text_add(out, TEXT_HEADING, "                    %s%s", title(test),
+		 text_jbool(par, "bidirectional") ? " (bidirectional)" : "");
+	text_add(out, TEXT_NORMAL, " Device         : %s%s", text_jstr(dev, "ibdev") ?: "", place);
+	text_add(out, TEXT_NORMAL, " Port           : %lld  %s  GID index %lld  MTU %lld",
+		 (long long)text_jint(dev, "port"), text_jstr(dev, "link_layer") ?: "?",
+		 (long long)text_jint(dev, "gid_index"), (long long)text_jint(dev, "mtu"));
+	text_add(out, TEXT_NORMAL,
+		 " Connection     : %s  QPs %lld  TX depth %lld  CQ moderation %lld",
+		 text_jstr(par, "connection") ?: "?", (long long)text_jint(par, "qps"),
+		 (long long)text_jint(par, "tx_depth"), (long long)text_jint(par, "cq_moderation"));
+	text_add(out, TEXT_NORMAL, " Outstand reads : %lld  Max inline %lld B  Mode %s",
+		 (long long)text_jint(par, "outstanding_reads"),
+		 (long long)text_jint(par, "max_inline"), text_jstr(par, "mode") ?: "?");
+	text_add(out, TEXT_NORMAL, "%s", rule);
+}
+
+static void latency_rows(struct text *out, struct json_object *sizes)
+{
+	text_add(out, TEXT_HEADING,
+		 " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    "
+		 "t_avg[usec]    t_stdev[usec]   99%% percentile[usec]   99.9%% "
+		 "percentile[usec] ");
+	for (size_t i = 0; sizes && i < json_object_array_length(sizes); i++) {
+		struct json_object *s = json_object_array_get_idx(sizes, i);
+		text_add(out, TEXT_NORMAL,
+			 " %-7llu %-10llu %-7.3f        %-7.3f      %-7.3f          %-7.3f  "
+			 "      %-7.3f         %-7.3f                %-7.3f",
+			 (unsigned long long)text_jint(s, "bytes"),
+			 (unsigned long long)text_jint(s, "iterations"), text_jnum(s, "t_min_us"),
+			 text_jnum(s, "t_max_us"), text_jnum(s, "t_typical_us"),
+			 text_jnum(s, "t_avg_us"), text_jnum(s, "t_stdev_us"),
+			 text_jnum(s, "p99_us"), text_jnum(s, "p99_9_us"));
+	}
+}
+
+static void bandwidth_rows(struct text *out, struct json_object *sizes, bool mbps)
+{
+	const char *u = mbps ? "MB/sec" : "Gb/sec";
+	text_add(out, TEXT_HEADING,
+		 " #bytes     #iterations    BW peak[%s]    BW average[%s]   MsgRate[Mpps]", u, u);
+	for (size_t i = 0; sizes && i < json_object_array_length(sizes); i++) {
+		struct json_object *s = json_object_array_get_idx(sizes, i);
+		text_add(out, TEXT_NORMAL, " %-10llu %-14llu %-18.2f %-20.2f %-.6f",
+			 (unsigned long long)text_jint(s, "bytes"),
+			 (unsigned long long)text_jint(s, "iterations"),
+			 unit(text_jnum(s, "bw_peak_gbps"), mbps),
+			 unit(text_jnum(s, "bw_avg_gbps"), mbps), text_jnum(s, "msg_rate_mpps"));
+	}
+}
+
+void bench_text_histogram(struct text *out, struct json_object *size, int width)
+{
+	struct json_object *h = text_jarr(size, "histogram");
+	size_t n = h ? json_object_array_length(h) : 0;
+	int64_t top = 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t c = text_jint(json_object_array_get_idx(h, i), "count");
+		top = c > top ? c : top;
+	}
+	for (size_t i = 0; i < n && top > 0; i++) {
+		struct json_object *b = json_object_array_get_idx(h, i);
+		int64_t c = text_jint(b, "count");
+		if (c <= 0)
+			continue;
+		int len = (int)((double)c / (double)top * width + 0.5);
+		len = len < 1 ? 1 : len; /* a non-empty bucket is never blank */
+		text_add(out, TEXT_NORMAL, " %9.2f - %9.2f us %9lld %.*s", text_jnum(b, "lo_us"),
+			 text_jnum(b, "hi_us"), (long long)c, len,
+			 "################################################################"
+			 "################################################################");
+	}
+}
+
+void bench_text_report(struct text *out, struct json_object *res, bool mbps)
+{
+	struct json_object *dev = NULL, *par = NULL, *sizes = text_jarr(res, "sizes");
+	json_object_object_get_ex(res, "device", &dev);
+	json_object_object_get_ex(res, "params", &par);
+	int test = exchange_test_parse(text_jstr(res, "test") ?: "");
+	header(out, dev, par, test);
+	if (test >= 0 && bench_is_latency((enum bench_test)test))
+		latency_rows(out, sizes);
+	else
+		bandwidth_rows(out, sizes, mbps);
+	text_add(out, TEXT_NORMAL, "%s", rule);
+	if (test < 0 || !bench_is_latency((enum bench_test)test))
+		return;
+	for (size_t i = 0; sizes && i < json_object_array_length(sizes); i++) {
+		struct json_object *s = json_object_array_get_idx(sizes, i);
+		if (!text_jarr(s, "histogram") ||
+		    !json_object_array_length(text_jarr(s, "histogram")))
+			continue;
+		text_add(out, TEXT_HEADING,
+			 " Latency histogram, %lld bytes:", (long long)text_jint(s, "bytes"));
+		bench_text_histogram(out, s, HIST_WIDTH);
+	}
+}
+
+void bench_text_verdict(struct text *out, struct json_object *res)
+{
+	struct json_object *v, *dev = NULL;
+	if (!json_object_object_get_ex(res, "verdict", &v) || !v)
+		return;
+	json_object_object_get_ex(res, "device", &dev);
+	const char *status = text_jstr(v, "status") ?: "?";
+	text_add(out, strcmp(status, "PASS") ? TEXT_ERROR : TEXT_OK, "%s %s: %s", status,
+		 text_jstr(dev, "bdf") ?: text_jstr(dev, "ibdev") ?: "?",
+		 text_jstr(v, "reason") ?: "");
+}

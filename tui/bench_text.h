@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* A benchmark result as text, from bench_result_to_json() (bench/report.h):
+ * the perftest-style report (same headers and columns, Gb/s or MB/s), the
+ * latency histogram under it, and the verdict line. */
+#pragma once
+
+#include <stdbool.h>
+
+#include <json-c/json.h>
+
+#include "text.h"
+
+/* The header block, the table of sizes and, for latency, the histogram. */
+void bench_text_report(struct text *out, struct json_object *result, bool mbps);
+/* "PASS 0000:18:00.1: <reason>"; nothing when the result has no verdict. */
+void bench_text_verdict(struct text *out, struct json_object *result);
+/* The histogram of one size's latency samples, bars at most width wide. */
+void bench_text_histogram(struct text *out, struct json_object *size, int width);

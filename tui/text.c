@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+/* Lines of rendered text with their roles (text.h). */
+#include "text.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A copy of s with C0 controls, DEL and the C1 controls' UTF-8 forms
+ * (0xc2 0x80..0x9f) written as \xNN, so nothing read from the node or a
+ * file can move the cursor or retitle a terminal. */
+static char *escape(const char *s)
+{
+	size_t len = strlen(s);
+	char *out = malloc(len * 4 + 1), *p = out;
+	if (!out)
+		return NULL;
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		bool c1 = c[0] == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f;
+		if (*c < 0x20 || *c == 0x7f || c1) {
+			p += sprintf(p, "\\x%02x", c1 ? c[1] : *c);
+			c += c1;
+		} else {
+			*p++ = (char)*c;
+		}
+	}
+	*p = '\0';
+	return out;
+}
+
+void text_add(struct text *t, enum text_role role, const char *fmt, ...)
+{
+	char *raw = NULL, *s;
+	va_list ap;
+	if (t->n >= TEXT_LINES_MAX) {
+		t->truncated = true;
+		return;
+	}
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 32;
+		struct text_line *l = realloc(t->lines, cap * sizeof(*l));
+		if (!l) {
+			t->truncated = true;
+			return;
+		}
+		t->lines = l;
+		t->cap = cap;
+	}
+	va_start(ap, fmt);
+	int r = vasprintf(&raw, fmt, ap);
+	va_end(ap);
+	if (r < 0 || !(s = escape(raw))) {
+		free(r < 0 ? NULL : raw);
+		t->truncated = true;
+		return;
+	}
+	free(raw);
+	t->lines[t->n++] = (struct text_line){.role = role, .s = s};
+}
+
+void text_clear(struct text *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->lines[i].s);
+	free(t->lines);
+	memset(t, 0, sizeof(*t));
+}
+
+void text_indent(struct text *t, size_t from, int n)
+{
+	for (size_t i = from; i < t->n; i++) {
+		char *s;
+		if (asprintf(&s, "%*s%s", n, "", t->lines[i].s) < 0) {
+			t->truncated = true;
+			return;
+		}
+		free(t->lines[i].s);
+		t->lines[i].s = s;
+	}
+}
+
+void text_print(FILE *f, const struct text *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		fprintf(f, "%s\n", t->lines[i].s);
+}
+
+const struct text_line *text_find(const struct text *t, const char *needle)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (strstr(t->lines[i].s, needle))
+			return &t->lines[i];
+	return NULL;
+}
+
+static struct json_object *get(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+const char *text_jstr(struct json_object *o, const char *key)
+{
+	struct json_object *v = get(o, key);
+	return v ? json_object_get_string(v) : NULL;
+}
+
+struct json_object *text_jarr(struct json_object *o, const char *key)
+{
+	struct json_object *v = get(o, key);
+	return json_object_is_type(v, json_type_array) ? v : NULL;
+}
+
+int64_t text_jint(struct json_object *o, const char *key)
+{
+	return json_object_get_int64(get(o, key));
+}
+
+double text_jnum(struct json_object *o, const char *key)
+{
+	return json_object_get_double(get(o, key));
+}
+
+bool text_jbool(struct json_object *o, const char *key)
+{
+	return json_object_get_boolean(get(o, key));
+}
