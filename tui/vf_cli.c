@@ -19,71 +19,20 @@
 #include "core/journal.h"
 #include "core/persist.h"
 #include "core/sys.h"
+#include "journal_text.h"
+#include "plan_text.h"
 
 struct act_opts {
 	bool dry_run, yes;
 };
 
-static const char *jstr(struct json_object *o, const char *k)
+/* A result's text, rendered from its JSON. */
+static void print_text(struct json_object *o, void (*render)(struct text *, struct json_object *))
 {
-	struct json_object *v;
-	return json_object_object_get_ex(o, k, &v) && v ? json_object_get_string(v) : NULL;
-}
-
-static struct json_object *jarr(struct json_object *o, const char *k)
-{
-	struct json_object *v;
-	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_array)
-		       ? v
-		       : NULL;
-}
-
-void plan_print_text(FILE *f, struct json_object *plan)
-{
-	const char *result = jstr(plan, "result") ?: "not-run";
-	bool ran = strcmp(result, "not-run") && strcmp(result, "nothing-to-do");
-	struct json_object *a;
-	fprintf(f, "%s: %s\n", jstr(plan, "action"), jstr(plan, "summary") ?: "");
-	a = jarr(plan, "notes");
-	for (size_t i = 0; a && i < json_object_array_length(a); i++)
-		fprintf(f, "  note: %s\n", json_object_get_string(json_object_array_get_idx(a, i)));
-	a = jarr(plan, "steps");
-	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
-		struct json_object *s = json_object_array_get_idx(a, i);
-		const char *st = jstr(s, "status");
-		if (ran)
-			fprintf(f, "  %2zu. %-7s %s\n", i + 1, st, jstr(s, "desc"));
-		else
-			fprintf(f, "  %2zu. %s\n", i + 1, jstr(s, "desc"));
-		fprintf(f, "      $ %s\n", jstr(s, "command"));
-		if (jstr(s, "detail"))
-			fprintf(f, "      %s\n", jstr(s, "detail"));
-		if (jstr(s, "error"))
-			fprintf(f, "      error: %s\n", jstr(s, "error"));
-	}
-	a = jarr(plan, "changes");
-	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
-		struct json_object *c = json_object_array_get_idx(a, i);
-		const char *who = jstr(c, "bdf") ?: "link";
-		const char *before = jstr(c, "before") ?: "?";
-		if (!ran)
-			fprintf(f, "  change: %s %s: %s -> %s\n", who, jstr(c, "kind"), before,
-				jstr(c, "after"));
-		else if (jstr(c, "verify_error") ||
-			 !json_object_get_boolean(json_object_object_get(c, "verified")))
-			fprintf(f, "  NOT verified: %s %s should be %s: %s\n", who, jstr(c, "kind"),
-				jstr(c, "after"), jstr(c, "verify_error") ?: "not checked");
-		else
-			fprintf(f, "  verified: %s %s is %s (was %s)\n", who, jstr(c, "kind"),
-				jstr(c, "after"), before);
-	}
-	if (ran) {
-		fprintf(f, "result: %s", result);
-		struct json_object *id;
-		if (json_object_object_get_ex(plan, "journal_id", &id))
-			fprintf(f, " (journal entry %lld)", (long long)json_object_get_int64(id));
-		fputc('\n', f);
-	}
+	struct text t = {0};
+	render(&t, o);
+	text_print(stdout, &t);
+	text_clear(&t);
 }
 
 static void print_plan(const struct cli *c, const struct plan *p)
@@ -94,7 +43,7 @@ static void print_plan(const struct cli *c, const struct plan *p)
 		       json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 								 JSON_C_TO_STRING_NOSLASHESCAPE));
 	else
-		plan_print_text(stdout, o);
+		print_text(o, plan_text);
 	json_object_put(o);
 }
 
@@ -394,33 +343,6 @@ int cmd_vf(const struct cli *c, int argc, char **argv)
 	return vf_sub(c, argv[1], argc - 1, argv + 1);
 }
 
-static void journal_print_text(struct json_object *entries)
-{
-	size_t n = json_object_array_length(entries);
-	if (!n) {
-		printf("the journal is empty\n");
-		return;
-	}
-	printf("%-4s %-20s %-8s %-16s %-13s %s\n", "ID", "TIME", "USER", "ACTION", "RESULT",
-	       "SUMMARY");
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *o = json_object_array_get_idx(entries, i);
-		printf("%-4s %-20s %-8s %-16s %-13s %s\n", jstr(o, "id") ?: "?",
-		       jstr(o, "time") ?: "?", jstr(o, "user") ?: "?", jstr(o, "action") ?: "?",
-		       jstr(o, "result") ?: "?", jstr(o, "summary") ?: "");
-		if (jstr(o, "undo_of"))
-			printf("%-4s   undoes entry %s\n", "", jstr(o, "undo_of"));
-		struct json_object *a = jarr(o, "changes");
-		for (size_t j = 0; a && j < json_object_array_length(a); j++) {
-			struct json_object *ch = json_object_array_get_idx(a, j);
-			printf("%-4s   %s %s: %s -> %s\n", "", jstr(ch, "bdf") ?: "link",
-			       jstr(ch, "kind"), jstr(ch, "before") ?: "?", jstr(ch, "after"));
-		}
-		if (jstr(o, "error"))
-			printf("%-4s   error: %s\n", "", jstr(o, "error"));
-	}
-}
-
 int cmd_journal(const struct cli *gc, int argc, char **argv)
 {
 	struct parsed p;
@@ -474,7 +396,7 @@ int cmd_journal(const struct cli *gc, int argc, char **argv)
 		       json_object_to_json_string_ext(
 			       entries, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 	} else {
-		journal_print_text(entries);
+		print_text(entries, journal_text);
 	}
 	json_object_put(entries);
 	return rc;
@@ -512,7 +434,7 @@ int cmd_persist(const struct cli *gc, int argc, char **argv)
 		goto out;
 	}
 	struct json_object *o = persist_to_json(ps, sys_root(s), p.output),
-			   *files = jarr(o, "files");
+			   *files = text_jarr(o, "files");
 	json_object_object_add(o, "written", json_object_new_boolean(!p.o.dry_run));
 	rc = 0;
 	if (!p.o.dry_run && persist_write(ps, sys_root(s), p.output, &e) < 0) {
@@ -527,9 +449,9 @@ int cmd_persist(const struct cli *gc, int argc, char **argv)
 		for (size_t i = 0; i < json_object_array_length(files); i++) {
 			struct json_object *f = json_object_array_get_idx(files, i);
 			if (p.o.dry_run)
-				printf("# ---- %s\n%s\n", jstr(f, "path"), jstr(f, "content"));
+				printf("# ---- %s\n%s\n", text_jstr(f, "path"), text_jstr(f, "content"));
 			else
-				printf("wrote %s\n", jstr(f, "path"));
+				printf("wrote %s\n", text_jstr(f, "path"));
 		}
 		for (size_t i = 0; i < ps->n_notes; i++)
 			printf("note: %s\n", ps->notes[i]);

@@ -19,10 +19,6 @@ int cmd_vf(const struct cli *c, int argc, char **argv);
 int cmd_persist(const struct cli *c, int argc, char **argv);
 int cmd_journal(const struct cli *c, int argc, char **argv);
 
-/* A plan (plan_to_json) as text: the steps with their shell commands and,
- * once applied, their status and the verification. */
-void plan_print_text(FILE *f, struct json_object *plan);
-
 #define VF_CLI_USAGE                                                                               \
 	"vf create PF N | vf destroy PF | vf rename VF NAME |\n"                                   \
 	"       vf guid VF [--node G] [--port G] | vf guid --assign-all [--prefix P] |\n"          \
