@@ -12,6 +12,7 @@
 #include "console_int.h"
 #include "core/journal.h"
 #include "dialog.h"
+#include "journal_text.h"
 
 struct journal_view {
 	struct json_object *entries; /* oldest first, as journal_read gives them */
@@ -44,20 +45,6 @@ void console_journal_reload(struct console *c)
 	if (jv.sel >= (long)jv.n)
 		jv.sel = jv.n ? (long)jv.n - 1 : 0;
 	c->dirty = true;
-}
-
-static const char *jstr(struct json_object *o, const char *k)
-{
-	struct json_object *v;
-	return json_object_object_get_ex(o, k, &v) && v ? json_object_get_string(v) : NULL;
-}
-
-static struct json_object *jarr(struct json_object *o, const char *k)
-{
-	struct json_object *v;
-	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_array)
-		       ? v
-		       : NULL;
 }
 
 /* The row'th entry on screen: newest first. */
@@ -137,13 +124,21 @@ bool console_journal_key(struct console *c, int k)
 	return true;
 }
 
+/* One rendered line at row y of r, in its role's colour unless sel. */
+static void put_line(struct console *c, const struct text *t, int y, int x, int w, bool sel)
+{
+	for (size_t i = 0; i < t->n; i++)
+		dialog_put(y + (int)i, x, w, t->lines[i].s,
+			   console_attr(c, sel ? TR_SELECTION
+					       : text_theme_role(t->lines[i].role, TR_NORMAL)));
+}
+
 static void draw_list(struct console *c, const struct rect *t)
 {
-	int ch = console_attr(c, TR_COLUMN_HEADER), n = console_attr(c, TR_NORMAL);
-	char line[400];
-	snprintf(line, sizeof(line), "%-4s %-8s %-15s %-8s %s", "ID", "UTC", "ACTION", "RESULT",
-		 "SUMMARY");
-	dialog_put(t->y, 0, t->w, line, ch);
+	struct text head = {0};
+	journal_text_header(&head, JOURNAL_TEXT_COMPACT);
+	dialog_put(t->y, 0, t->w, head.n ? head.lines[0].s : "", console_attr(c, TR_COLUMN_HEADER));
+	text_clear(&head);
 	if (jv.error[0] || !jv.n) {
 		dialog_put(t->y + 1, 1, t->w - 1,
 			   jv.error[0] ? jv.error
@@ -157,69 +152,38 @@ static void draw_list(struct console *c, const struct rect *t)
 	if (jv.sel >= jv.top + vis)
 		jv.top = jv.sel - vis + 1;
 	for (long y = 0; y < vis && jv.top + y < (long)jv.n; y++) {
-		struct json_object *o = entry(jv.top + y);
-		const char *res = jstr(o, "result") ?: "?";
-		const char *when = jstr(o, "time") ?: "?";
-		/* "2025-11-30T03:28:00Z": the day is in the details */
-		snprintf(line, sizeof(line), "%-4s %-8.8s %-15s %-8s %s", jstr(o, "id") ?: "?",
-			 strlen(when) >= 19 ? when + 11 : when, jstr(o, "action") ?: "?", res,
-			 jstr(o, "summary") ?: "");
-		enum theme_role r = strcmp(res, "ok") ? TR_ERROR : TR_NORMAL;
-		dialog_put(t->y + 1 + (int)y, 0, t->w, line,
-			   jv.top + y == jv.sel ? console_attr(c, TR_SELECTION)
-						: console_attr(c, r));
+		struct text row = {0};
+		journal_text_row(&row, entry(jv.top + y), JOURNAL_TEXT_COMPACT);
+		put_line(c, &row, t->y + 1 + (int)y, 0, t->w, jv.top + y == jv.sel);
+		text_clear(&row);
 	}
-	(void)n;
 }
 
 static void draw_entry(struct console *c, const struct rect *d)
 {
 	struct json_object *o = entry(jv.sel);
-	char line[700];
-	int y = d->y, a = console_attr(c, TR_NORMAL);
+	const char *f[3] = {"id", "user", "time"};
+	struct text body = {0};
 	if (d->h < 2)
 		return;
-	snprintf(line, sizeof(line), " entry %s by %s at %s: %s  (Enter: %s, u: undo)",
-		 o ? jstr(o, "id") ?: "?" : "-", o ? jstr(o, "user") ?: "?" : "-",
-		 o ? jstr(o, "time") ?: "?" : "-", jv.steps ? "steps" : "changes",
-		 jv.steps ? "changes" : "steps");
-	dialog_put(y++, 0, d->w, line, console_attr(c, TR_DETAILS_TITLE));
+	for (int i = 0; i < 3; i++) {
+		struct json_object *v;
+		f[i] = !o					     ? "-"
+		       : json_object_object_get_ex(o, f[i], &v) && v ? json_object_get_string(v)
+								     : "?";
+	}
+	/* text_add escapes what the journal file holds */
+	text_add(&body, TEXT_HEADING, " entry %s by %s at %s: %s  (Enter: %s, u: undo)", f[0], f[1],
+		 f[2], jv.steps ? "steps" : "changes", jv.steps ? "changes" : "steps");
+	dialog_put(d->y, 0, d->w, body.n ? body.lines[0].s : "", console_attr(c, TR_DETAILS_TITLE));
+	text_clear(&body);
 	if (!o)
 		return;
-	dialog_put(y++, 1, d->w - 1, jstr(o, "summary") ?: "", a);
-	struct json_object *arr = jarr(o, jv.steps ? "steps" : "changes");
-	if (!jv.steps && jstr(o, "undo_of") && y < d->y + d->h) {
-		snprintf(line, sizeof(line), "undoes entry %s", jstr(o, "undo_of"));
-		dialog_put(y++, 1, d->w - 1, line, a);
-	}
-	for (size_t i = 0; arr && i < json_object_array_length(arr) && y < d->y + d->h; i++) {
-		struct json_object *s = json_object_array_get_idx(arr, i);
-		if (jv.steps) {
-			snprintf(line, sizeof(line), "%2zu. %-7s %s", i + 1,
-				 jstr(s, "status") ?: "?", jstr(s, "desc") ?: "");
-			dialog_put(y++, 1, d->w - 1, line, a);
-			if (y < d->y + d->h) {
-				snprintf(line, sizeof(line), "      $ %s",
-					 jstr(s, "command") ?: "");
-				dialog_put(y++, 1, d->w - 1, line, a);
-			}
-			if (jstr(s, "error") && y < d->y + d->h) {
-				snprintf(line, sizeof(line), "      error: %s", jstr(s, "error"));
-				dialog_put(y++, 1, d->w - 1, line, console_attr(c, TR_ERROR));
-			}
-		} else {
-			bool ok = json_object_get_boolean(json_object_object_get(s, "verified"));
-			snprintf(line, sizeof(line), "%s %s: %s -> %s%s", jstr(s, "bdf") ?: "link",
-				 jstr(s, "kind") ?: "?", jstr(s, "before") ?: "?",
-				 jstr(s, "after") ?: "?", ok ? "  verified" : "  NOT verified");
-			dialog_put(y++, 1, d->w - 1, line,
-				   console_attr(c, ok ? TR_NORMAL : TR_ERROR));
-		}
-	}
-	if (jstr(o, "error") && y < d->y + d->h) {
-		snprintf(line, sizeof(line), "error: %s", jstr(o, "error"));
-		dialog_put(y++, 1, d->w - 1, line, console_attr(c, TR_ERROR));
-	}
+	journal_text_entry(&body, o, JOURNAL_TEXT_SUMMARY | (jv.steps ? JOURNAL_TEXT_STEPS : 0));
+	struct text shown = body;
+	shown.n = body.n < (size_t)d->h - 1 ? body.n : (size_t)d->h - 1;
+	put_line(c, &shown, d->y + 1, 1, d->w - 1, false);
+	text_clear(&body);
 }
 
 void console_journal_draw(struct console *c)

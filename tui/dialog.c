@@ -15,6 +15,7 @@
 #include "core/actions.h"
 #include "core/guid.h"
 #include "field.h"
+#include "plan_text.h"
 
 enum stage {
 	STAGE_CLOSED,
@@ -26,7 +27,7 @@ enum stage {
 };
 
 #define FIELDS_MAX 2
-#define LINES_MAX  1024 /* 64 VFs of assign-guids, 6 steps each, 2 lines a step */
+#define LINES_MAX  2048 /* 64 VFs of assign-guids: 6 steps of 2-3 lines, 2 changes each */
 
 struct dialog {
 	enum stage stage;
@@ -37,8 +38,9 @@ struct dialog {
 	char flash[128];   /* why the last keystroke was refused */
 	char refusal[512]; /* why the plan was refused (nothing was done) */
 	struct plan *plan;
-	bool on_cancel;	  /* the preview's focus */
-	int scroll, page; /* page: the body lines shown at the last draw */
+	struct text lines; /* the plan's preview or result, from plan_text() */
+	bool on_cancel;	   /* the preview's focus */
+	int scroll, page;  /* page: the body lines shown at the last draw */
 	int apply_rc;
 	char apply_error[512];
 };
@@ -53,6 +55,7 @@ bool dialog_active(void)
 void dialog_close(void)
 {
 	plan_free(dlg.plan);
+	text_clear(&dlg.lines);
 	memset(&dlg, 0, sizeof(dlg));
 }
 
@@ -79,12 +82,22 @@ static struct field *field_add(enum field_kind kind, const char *label, const ch
 
 /* ---- plan and apply ---- */
 
+/* The plan's lines, as `ibvf vf` prints them: rendered from its JSON. */
+static void render_plan(void)
+{
+	struct json_object *o = plan_to_json(dlg.plan);
+	text_clear(&dlg.lines);
+	plan_text(&dlg.lines, o);
+	json_object_put(o);
+}
+
 static void plan_made(struct console *c)
 {
 	/* A forced plan acts on a pod's VF: as dangerous as a destructive one. */
 	dlg.on_cancel = dlg.plan->destructive || dlg.req.force;
 	dlg.scroll = 0;
 	dlg.stage = STAGE_PREVIEW;
+	render_plan();
 	c->dirty = true;
 }
 
@@ -159,6 +172,7 @@ static void apply(struct console *c)
 			 dlg.plan->error[0] ? dlg.plan->error : e.msg);
 	dlg.stage = STAGE_DONE;
 	dlg.scroll = 0;
+	render_plan();
 	console_rebuild(c); /* the events would get there too, a moment later */
 	console_journal_reload(c);
 	c->dirty = true;
@@ -347,33 +361,12 @@ static void add(struct body *b, enum theme_role role, const char *fmt, ...)
 	b->role[b->n++] = role;
 }
 
-static void body_plan(struct body *b, const struct plan *p, bool ran)
+static void body_lines(struct body *b, const struct text *t)
 {
-	add(b, TR_HELP, "%s", p->summary);
-	for (size_t i = 0; i < p->n_notes && !ran; i++)
-		add(b, TR_HELP, "note: %s", p->notes[i]);
-	for (size_t i = 0; i < p->n_steps; i++) {
-		const struct step *st = &p->steps[i];
-		if (ran)
-			add(b, st->status == STEP_FAILED ? TR_ERROR : TR_HELP, "%2zu. %-7s %s",
-			    i + 1, step_status_name(st->status), st->desc);
-		else
-			add(b, TR_HELP, "%2zu. %s", i + 1, st->desc);
-		add(b, TR_HELP, "      $ %s", st->cmd);
-		if (ran && st->status == STEP_FAILED)
-			add(b, TR_ERROR, "      error: %s", st->error);
-	}
-	for (size_t i = 0; i < p->n_changes && ran; i++) {
-		const struct change *ch = &p->changes[i];
-		if (ch->verified)
-			add(b, TR_HELP, "verified: %s %s is %s (was %s)",
-			    ch->bdf[0] ? ch->bdf : "link", change_kind_name(ch->kind), ch->after,
-			    ch->before[0] ? ch->before : "?");
-		else
-			add(b, TR_ERROR, "NOT verified: %s %s should be %s: %s",
-			    ch->bdf[0] ? ch->bdf : "link", change_kind_name(ch->kind), ch->after,
-			    ch->verify[0] ? ch->verify : "not checked");
-	}
+	for (size_t i = 0; i < t->n; i++)
+		add(b, text_theme_role(t->lines[i].role, TR_HELP), "%s", t->lines[i].s);
+	if (t->truncated)
+		add(b, TR_ERROR, "%s", "(out of memory: lines are missing)");
 }
 
 static void body_fields(const struct console *c, struct body *b)
@@ -406,7 +399,7 @@ void dialog_draw(struct console *c)
 			 dlg.n_fields > 1 ? "Tab next field  " : "");
 		break;
 	case STAGE_PREVIEW:
-		body_plan(&b, dlg.plan, false);
+		body_lines(&b, &dlg.lines);
 		snprintf(hint, sizeof(hint), "%s[ Apply ]%s  %s[ Cancel ]%s   %s",
 			 dlg.on_cancel ? " " : ">", dlg.on_cancel ? " " : "<",
 			 dlg.on_cancel ? ">" : " ", dlg.on_cancel ? "<" : " ",
@@ -418,16 +411,9 @@ void dialog_draw(struct console *c)
 		snprintf(hint, sizeof(hint), "please wait");
 		break;
 	case STAGE_DONE:
-		body_plan(&b, dlg.plan, true);
-		if (dlg.apply_rc < 0)
-			add(&b, TR_ERROR, "%s: %s", plan_result_name(dlg.plan->result),
-			    dlg.apply_error);
-		else
-			add(&b, TR_HELP, "result: ok, every change verified (journal entry %lld)",
-			    dlg.plan->journal_id);
-		if (dlg.plan->journal_error[0])
-			add(&b, TR_ERROR, "the journal was not written: %s",
-			    dlg.plan->journal_error);
+		body_lines(&b, &dlg.lines);
+		if (dlg.apply_rc < 0 && !dlg.plan->error[0]) /* else a line of the plan's */
+			add(&b, TR_ERROR, "error: %s", dlg.apply_error);
 		snprintf(hint, sizeof(hint), "any key closes");
 		break;
 	case STAGE_REFUSED:

@@ -13,7 +13,7 @@ void plan_text_steps(struct text *out, struct json_object *steps, bool ran)
 		if (ran)
 			text_add(out,
 				 failed		     ? TEXT_ERROR
-				 : !strcmp(st, "ok") ? TEXT_OK
+				 : !strcmp(st, "ok") ? TEXT_NORMAL
 						     : TEXT_WARNING,
 				 "  %2zu. %-7s %s", i + 1, st, text_jstr(s, "desc") ?: "");
 		else

@@ -93,6 +93,22 @@ const struct text_line *text_find(const struct text *t, const char *needle)
 	return NULL;
 }
 
+enum theme_role text_theme_role(enum text_role role, enum theme_role base)
+{
+	switch (role) {
+	case TEXT_OK:
+		return TR_BENCH_PASS;
+	case TEXT_CHANGED:
+		return TR_CHANGED;
+	case TEXT_WARNING:
+		return TR_WARNING;
+	case TEXT_ERROR:
+		return TR_ERROR;
+	default:
+		return base;
+	}
+}
+
 static struct json_object *get(struct json_object *o, const char *key)
 {
 	struct json_object *v;

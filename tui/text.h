@@ -13,6 +13,8 @@
 
 #include <json-c/json.h>
 
+#include "theme.h"
+
 enum text_role {
 	TEXT_NORMAL,
 	TEXT_HEADING, /* a title or a table's header */
@@ -46,6 +48,9 @@ void text_indent(struct text *t, size_t from, int n);
 void text_print(FILE *f, const struct text *t);
 /* The first line containing needle, or NULL (for tests and searches). */
 const struct text_line *text_find(const struct text *t, const char *needle);
+
+/* The console's colour for a line of this role, on a background of base. */
+enum theme_role text_theme_role(enum text_role role, enum theme_role base);
 
 /* Reading the JSON results: NULL, 0 or false when the key is absent or null. */
 const char *text_jstr(struct json_object *o, const char *key);

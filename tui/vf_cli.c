@@ -449,7 +449,8 @@ int cmd_persist(const struct cli *gc, int argc, char **argv)
 		for (size_t i = 0; i < json_object_array_length(files); i++) {
 			struct json_object *f = json_object_array_get_idx(files, i);
 			if (p.o.dry_run)
-				printf("# ---- %s\n%s\n", text_jstr(f, "path"), text_jstr(f, "content"));
+				printf("# ---- %s\n%s\n", text_jstr(f, "path"),
+				       text_jstr(f, "content"));
 			else
 				printf("wrote %s\n", text_jstr(f, "path"));
 		}
