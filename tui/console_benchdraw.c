@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* The bench view's drawing: the form, the live figures of the target being
  * run (progress, Gb/s sparkline, latency histogram), the list of targets
- * with their verdicts, and the question before a pod's VF is disturbed. */
+ * with their verdicts, and the question before a pod's VF is disturbed. The
+ * figures of a finished run come from its JSON (bench/report.h). */
 #include <curses.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "console_benchview.h"
 #include "console_benchview_int.h"
 #include "dialog.h"
+#include "text.h"
 
 static const char *const state_names[] = {"wait", "run",  "PASS",     "FAIL",
 					  "FAIL", "SKIP", "cancelled"};
@@ -114,46 +116,54 @@ static void draw_spark(struct console *c, int y, int w)
 	put_utf8(y, 8, n, line, console_attr(c, TR_PORT_ACTIVE));
 }
 
-/* Latency: a line of figures, then the histogram bench_run keeps of the
- * samples, one row per non-empty bucket. When the rows do not fit, runs of
- * adjacent buckets are merged, so the whole range is always shown. */
-static int draw_latency(struct console *c, const struct lat_stats *l, const struct lat_hist *h,
-			int y, int y_end, int w)
+/* One bucket of a size's histogram (bench/report.h): its count, or bounds. */
+static int64_t bucket_count(struct json_object *h, size_t i)
+{
+	return text_jint(json_object_array_get_idx(h, i), "count");
+}
+
+/* Latency: a line of figures, then the histogram of the samples, one row per
+ * non-empty bucket, both from the result's JSON. When the rows do not fit,
+ * runs of adjacent buckets are merged, so the whole range is always shown. */
+static int draw_latency(struct console *c, struct json_object *s, int y, int y_end, int w)
 {
 	char line[256];
 	if (y >= y_end)
 		return y;
 	snprintf(line, sizeof(line),
-		 " min %.2f  median %.2f  mean %.2f  p99 %.2f  p99.9 %.2f  max %.2f us", l->min_us,
-		 l->median_us, l->mean_us, l->p99_us, l->p999_us, l->max_us);
+		 " min %.2f  median %.2f  mean %.2f  p99 %.2f  p99.9 %.2f  max %.2f us",
+		 text_jnum(s, "t_min_us"), text_jnum(s, "t_typical_us"), text_jnum(s, "t_avg_us"),
+		 text_jnum(s, "p99_us"), text_jnum(s, "p99_9_us"), text_jnum(s, "t_max_us"));
 	dialog_put(y++, 0, w, line, console_attr(c, TR_NORMAL));
-	size_t nb = h->n_buckets < LAT_HIST_BUCKETS ? h->n_buckets : LAT_HIST_BUCKETS;
+	struct json_object *h = text_jarr(s, "histogram");
+	size_t nb = h ? json_object_array_length(h) : 0;
+	nb = nb < LAT_HIST_BUCKETS ? nb : LAT_HIST_BUCKETS;
 	size_t used = 0;
 	for (size_t i = 0; i < nb; i++)
-		used += h->b[i].count > 0;
+		used += bucket_count(h, i) > 0;
 	long rows = y_end - y;
 	if (!used || rows <= 0)
 		return y;
 	size_t group = used <= (size_t)rows ? 1 : (nb + (size_t)rows - 1) / (size_t)rows;
-	uint64_t top = 0;
+	int64_t top = 0;
 	for (size_t i = 0; i < nb; i += group) {
-		uint64_t sum = 0;
+		int64_t sum = 0;
 		for (size_t k = i; k < i + group && k < nb; k++)
-			sum += h->b[k].count;
+			sum += bucket_count(h, k);
 		top = sum > top ? sum : top;
 	}
 	const int label_w = 36;
 	int bar_w = w - label_w - 1;
 	for (size_t i = 0; i < nb && y < y_end; i += group) {
 		size_t last = i + group < nb ? i + group - 1 : nb - 1;
-		uint64_t sum = 0;
+		int64_t sum = 0;
 		for (size_t k = i; k <= last; k++)
-			sum += h->b[k].count;
-		if (!sum)
+			sum += bucket_count(h, k);
+		if (sum <= 0)
 			continue;
-		snprintf(line, sizeof(line), " %9.2f - %9.2f us %9llu ",
-			 (double)h->b[i].lo_ns / 1000.0, (double)h->b[last].hi_ns / 1000.0,
-			 (unsigned long long)sum);
+		snprintf(line, sizeof(line), " %9.2f - %9.2f us %9lld ",
+			 text_jnum(json_object_array_get_idx(h, i), "lo_us"),
+			 text_jnum(json_object_array_get_idx(h, last), "hi_us"), (long long)sum);
 		dialog_put(y, 0, label_w, line, console_attr(c, TR_NORMAL));
 		int n = bar_w > 0 ? (int)((double)sum / (double)top * bar_w + 0.5) : 0;
 		if (n < 1 && bar_w > 0)
@@ -171,6 +181,17 @@ static int draw_latency(struct console *c, const struct lat_stats *l, const stru
 		y++;
 	}
 	return y;
+}
+
+/* The first size of a latency result, or NULL. */
+static struct json_object *latency_size(struct json_object *result)
+{
+	struct json_object *sizes = text_jarr(result, "sizes");
+	int test = exchange_test_parse(text_jstr(result, "test") ?: "");
+	if (!sizes || !json_object_array_length(sizes) || test < 0 ||
+	    !bench_is_latency((enum bench_test)test))
+		return NULL;
+	return json_object_array_get_idx(sizes, 0);
 }
 
 /* A long message over several lines. */
@@ -267,8 +288,9 @@ static void draw_run(struct console *c, int y, int y_end, int w)
 		y = draw_wrapped(line, y, y_end, x, w - x, console_attr(c, TR_NORMAL));
 		if (t->state == T_ERROR)
 			y = draw_wrapped(t->why, y, y_end, 1, w - 1, console_attr(c, TR_ERROR));
-		if (t->latency && (t->state == T_PASS || t->state == T_FAIL))
-			y = draw_latency(c, &t->lat, &t->hist, y, y_end, w);
+		struct json_object *lat = latency_size(t->result);
+		if (lat && (t->state == T_PASS || t->state == T_FAIL))
+			y = draw_latency(c, lat, y, y_end, w);
 	} else {
 		/* While it runs the list follows it; PgUp/PgDn scroll. */
 		long rows = y_end - y, last = 0;
@@ -285,7 +307,9 @@ static void draw_run(struct console *c, int y, int y_end, int w)
 			const struct target *t = &j->t[i];
 			char fig[32] = "";
 			if (t->state == T_PASS || t->state == T_FAIL)
-				snprintf(fig, sizeof(fig), "%.2f Gb/s", t->v.figure_gbps);
+				snprintf(fig, sizeof(fig), "%.2f Gb/s",
+					 text_jnum(json_object_object_get(t->result, "verdict"),
+						   "figure_gbps"));
 			snprintf(line, sizeof(line), "%-9s", state_names[t->state]);
 			dialog_put(y, 1, 9, line, state_attr(c, t->state));
 			snprintf(line, sizeof(line), "%-12s %-9s %12s  %s", t->t.bdf, t->t.ibdev,

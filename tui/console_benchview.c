@@ -143,6 +143,12 @@ static void *worker(void *arg)
 								  on_progress, &x, &j->res, &e)
 					       : bench_pair_run(&j->cfg, peer, t->t.ibdev,
 								on_progress, &x, &j->res, &e);
+		struct bench_verdict v = {0};
+		struct json_object *o = NULL;
+		if (r == 0) {
+			bench_judge(&j->res, &t->t, MIN_RATIO, &v);
+			o = bench_result_to_json(&j->res, &t->t, &v);
+		}
 		pthread_mutex_lock(&j->mu);
 		if (r == -ECANCELED && atomic_load(&j->cancel)) {
 			t->state = T_CANCELLED;
@@ -150,14 +156,9 @@ static void *worker(void *arg)
 			t->state = T_ERROR;
 			snprintf(t->why, sizeof(t->why), "%s", e.msg);
 		} else {
-			bench_judge(&j->res, &t->t, MIN_RATIO, &t->v);
-			t->state = t->v.pass ? T_PASS : T_FAIL;
-			snprintf(t->why, sizeof(t->why), "%s", t->v.reason);
-			t->latency = bench_is_latency(j->res.test);
-			if (t->latency && j->res.n_sizes) {
-				t->lat = j->res.sizes[0].lat;
-				t->hist = j->res.sizes[0].hist;
-			}
+			t->result = o;
+			t->state = v.pass ? T_PASS : T_FAIL;
+			snprintf(t->why, sizeof(t->why), "%s", v.reason);
 		}
 		pthread_mutex_unlock(&j->mu);
 		send_msg(j, TARGET_WHOLE, 0, 0);
@@ -178,6 +179,8 @@ static void job_free(struct job *j)
 	close(j->rfd);
 	close(j->wfd);
 	pthread_mutex_destroy(&j->mu);
+	for (size_t i = 0; i < j->n; i++)
+		json_object_put(j->t[i].result);
 	free(j->t);
 	free(j);
 }

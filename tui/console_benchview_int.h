@@ -48,10 +48,7 @@ extern const size_t bv_n_sizes;
 struct target {
 	struct bench_target t;
 	enum tstate state;
-	struct bench_verdict v;
-	bool latency;
-	struct lat_stats lat;
-	struct lat_hist hist;
+	struct json_object *result; /* bench_result_to_json() of the run, verdict included */
 	char why[512];
 };
 
