@@ -334,6 +334,42 @@ START_TEST(a_server_result_has_no_verdict_line)
 }
 END_TEST
 
+START_TEST(all_vfs_rows_and_summary_come_from_the_json)
+{
+	struct bench_result *r = result_of(BENCH_WRITE_BW);
+	struct bench_target tg = ndr_vf();
+	struct bench_verdict v;
+	r->n_sizes = 1;
+	r->sizes[0] = (struct bench_size_result){.size = 65536, .msgs = 5000, .bw_avg_gbps = 300};
+	bench_judge(r, &tg, 0.9, &v);
+	struct json_object *run = bench_result_to_json(r, &tg, &v);
+	json_object_object_add(run, "vf_bdf", json_object_new_string("0000:18:00.4"));
+	json_object_object_add(run, "status", json_object_new_string("FAIL"));
+	json_object_object_add(run, "why", json_object_new_string(v.reason));
+	struct json_object *skip = parse("{\"device\":\"mlx5_16\",\"vf_bdf\":\"0000:18:00.5\","
+					 "\"status\":\"SKIP\",\"why\":\"the peer itself\"}");
+	struct json_object *sum = parse("{\"pass\":0,\"fail\":1,\"skip\":1,\"total\":8}");
+	struct text t = {0};
+	bench_text_vf_row(&t, run);
+	bench_text_vf_row(&t, skip);
+	bench_text_vfs_summary(&t, sum);
+	ck_assert_uint_eq(t.n, 3);
+	ck_assert_str_eq(t.lines[0].s,
+			 "FAIL VF 0000:18:00.4   mlx5_15     300.00 Gb/s  300.00 Gb/s is "
+			 "75% of the 397.48 Gb/s payload ceiling of 400 Gb/sec (4X "
+			 "NDR) (threshold 90%)");
+	ck_assert_int_eq(t.lines[0].role, TEXT_ERROR);
+	ck_assert_str_eq(t.lines[1].s,
+			 "SKIP VF 0000:18:00.5   mlx5_16       0.00 Gb/s  the peer itself");
+	ck_assert_str_eq(t.lines[2].s, "FAIL: 8 VFs, 0 passed, 1 failed, 1 skipped");
+	text_clear(&t);
+	json_object_put(run);
+	json_object_put(skip);
+	json_object_put(sum);
+	free(r);
+}
+END_TEST
+
 /* --- journal entries ------------------------------------------------------------ */
 
 static const char journal_json[] =
@@ -436,6 +472,7 @@ int main(void)
 	tcase_add_test(tc, bandwidth_text_has_the_figures_of_the_json);
 	tcase_add_test(tc, latency_text_has_the_figures_and_the_histogram_of_the_json);
 	tcase_add_test(tc, a_server_result_has_no_verdict_line);
+	tcase_add_test(tc, all_vfs_rows_and_summary_come_from_the_json);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("journal");
 	tcase_add_test(tc, journal_text_lists_entries_with_their_changes);

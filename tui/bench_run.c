@@ -142,6 +142,15 @@ static void print_json(struct json_object *o)
 	json_object_put(o);
 }
 
+/* The lines render makes of o. */
+static void print_lines(struct json_object *o, void (*render)(struct text *, struct json_object *))
+{
+	struct text t = {0};
+	render(&t, o);
+	text_print(stdout, &t);
+	text_clear(&t);
+}
+
 /* The text report of a result's JSON (and its verdict line); frees o. */
 static void print_text(struct json_object *o, bool mbps, bool verdict)
 {
@@ -246,10 +255,6 @@ int bench_cli_all_vfs(const struct bench_opts *o, const struct node *n, const ch
 				fail++;
 			else
 				skip++;
-			if (!o->json)
-				printf("%s VF %-14s %-8s %9.2f Gb/s  %s\n", status, vf->fn.bdf,
-				       t.ibdev[0] ? t.ibdev : "-", v.figure_gbps, why);
-			fflush(stdout);
 			if (!jo) {
 				jo = json_object_new_object();
 				json_object_object_add(jo, "device",
@@ -261,25 +266,28 @@ int bench_cli_all_vfs(const struct bench_opts *o, const struct node *n, const ch
 			if (strcmp(status, "PASS"))
 				json_object_object_add(jo, "why", json_object_new_string(why));
 			json_object_array_add(arr, jo);
+			if (!o->json)
+				print_lines(jo, bench_text_vf_row);
+			fflush(stdout);
 		}
 	}
 	free(res);
+	struct json_object *doc = json_object_new_object();
+	json_object_object_add(doc, "test",
+			       json_object_new_string(exchange_test_name(o->cfg.test)));
+	json_object_object_add(doc, "peer", json_object_new_string(host ? host : peer_dev));
+	json_object_object_add(doc, "vfs", arr);
+	struct json_object *sum = json_object_new_object();
+	json_object_object_add(sum, "pass", json_object_new_int((int)pass));
+	json_object_object_add(sum, "fail", json_object_new_int((int)fail));
+	json_object_object_add(sum, "skip", json_object_new_int((int)skip));
+	json_object_object_add(sum, "total", json_object_new_int((int)total));
+	json_object_object_add(doc, "summary", sum);
 	if (o->json) {
-		struct json_object *doc = json_object_new_object();
-		json_object_object_add(doc, "test",
-				       json_object_new_string(exchange_test_name(o->cfg.test)));
-		json_object_object_add(doc, "peer", json_object_new_string(host ? host : peer_dev));
-		json_object_object_add(doc, "vfs", arr);
-		struct json_object *sum = json_object_new_object();
-		json_object_object_add(sum, "pass", json_object_new_int((int)pass));
-		json_object_object_add(sum, "fail", json_object_new_int((int)fail));
-		json_object_object_add(sum, "skip", json_object_new_int((int)skip));
-		json_object_object_add(doc, "summary", sum);
 		print_json(doc);
 	} else {
-		json_object_put(arr);
-		printf("%s: %u VFs, %u passed, %u failed, %u skipped\n",
-		       fail || !pass ? "FAIL" : "PASS", total, pass, fail, skip);
+		print_lines(sum, bench_text_vfs_summary);
+		json_object_put(doc);
 	}
 	return fail || !pass ? 1 : 0;
 }

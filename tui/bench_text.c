@@ -141,3 +141,31 @@ void bench_text_verdict(struct text *out, struct json_object *res)
 		 text_jstr(dev, "bdf") ?: text_jstr(dev, "ibdev") ?: "?",
 		 text_jstr(v, "reason") ?: "");
 }
+
+void bench_text_vf_row(struct text *out, struct json_object *vf)
+{
+	struct json_object *dev = json_object_object_get(vf, "device"),
+			   *v = json_object_object_get(vf, "verdict");
+	/* A run's entry holds its device object; a skipped VF's only the name. */
+	const char *ibdev = json_object_is_type(dev, json_type_object) ? text_jstr(dev, "ibdev")
+			    : dev				       ? json_object_get_string(dev)
+								       : NULL;
+	const char *status = text_jstr(vf, "status") ?: "?";
+	text_add(out,
+		 !strcmp(status, "PASS")   ? TEXT_OK
+		 : !strcmp(status, "FAIL") ? TEXT_ERROR
+					   : TEXT_WARNING,
+		 "%s VF %-14s %-8s %9.2f Gb/s  %s", status, text_jstr(vf, "vf_bdf") ?: "?",
+		 ibdev ?: "-", text_jnum(v, "figure_gbps"),
+		 text_jstr(vf, "why") ?: text_jstr(v, "reason") ?: "");
+}
+
+void bench_text_vfs_summary(struct text *out, struct json_object *sum)
+{
+	int64_t pass = text_jint(sum, "pass"), fail = text_jint(sum, "fail");
+	bool ok = !fail && pass;
+	text_add(out, ok ? TEXT_OK : TEXT_ERROR,
+		 "%s: %lld VFs, %lld passed, %lld failed, %lld skipped", ok ? "PASS" : "FAIL",
+		 (long long)text_jint(sum, "total"), (long long)pass, (long long)fail,
+		 (long long)text_jint(sum, "skip"));
+}

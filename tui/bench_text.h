@@ -14,5 +14,10 @@
 void bench_text_report(struct text *out, struct json_object *result, bool mbps);
 /* "PASS 0000:18:00.1: <reason>"; nothing when the result has no verdict. */
 void bench_text_verdict(struct text *out, struct json_object *result);
+/* `bench --all-vfs`: one VF's line ("PASS VF 0000:18:00.4 mlx5_15 390.00 Gb/s
+ * <reason>") from its entry of the "vfs" array, and the summary line from
+ * the document's "summary" ({"pass", "fail", "skip", "total"}). */
+void bench_text_vf_row(struct text *out, struct json_object *vf);
+void bench_text_vfs_summary(struct text *out, struct json_object *summary);
 /* The histogram of one size's latency samples, bars at most width wide. */
 void bench_text_histogram(struct text *out, struct json_object *size, int width);
