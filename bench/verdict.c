@@ -7,14 +7,12 @@
 
 #include "stats.h"
 
-/* The payload ceiling (bench/stats.c), as docs/ works it out for 400G NDR:
- * 4 lanes of NDR carry 400 Gb/s of data. Each RDMA WRITE packet at the path
- * MTU of 4096 bytes carries 26 bytes of headers besides its payload: LRH 8,
- * BTH 12, ICRC 4, VCRC 2. So 4096 of every 4122 bytes on the wire are
- * payload, 400 x 4096 / 4122 = 397.48 Gb/s: the figure a run is held to.
- * With a 40-byte GRH (4096 / 4162) it would be 393.66 Gb/s; the GRH is only
- * counted on Ethernet (RoCE) ports here, as before (issue 13 revisits it).
- * PCIe Gen5 x16 (~504 Gb/s raw) is not the limit; the link is. */
+/* The payload ceiling (docs/bench-verdict.md): rate x MTU / (MTU + headers).
+ * 4X NDR carries 400 Gb/s; an RDMA packet at the path MTU of 4096 bytes has
+ * 26 bytes of headers besides its payload (LRH 8, BTH 12, ICRC 4, VCRC 2),
+ * so 400 x 4096 / 4122 = 397.48 Gb/s is the figure a run is held to. With a
+ * 40-byte GRH it would be 400 x 4096 / 4162 = 393.66 Gb/s; the GRH is only
+ * counted on Ethernet (RoCE) ports here, as before (issue 13 revisits it). */
 static double ceiling_of(const struct bench_result *r, const struct bench_target *t)
 {
 	return stats_payload_ceiling_gbps(t->rate_gbps, r->mtu ? r->mtu : 4096, r->ethernet);
