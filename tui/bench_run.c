@@ -142,15 +142,6 @@ static void print_json(struct json_object *o)
 	json_object_put(o);
 }
 
-/* The lines render makes of o. */
-static void print_lines(struct json_object *o, void (*render)(struct text *, struct json_object *))
-{
-	struct text t = {0};
-	render(&t, o);
-	text_print(stdout, &t);
-	text_clear(&t);
-}
-
 /* The text report of a result's JSON (and its verdict line); frees o. */
 static void print_text(struct json_object *o, bool mbps, bool verdict)
 {
@@ -267,7 +258,7 @@ int bench_cli_all_vfs(const struct bench_opts *o, const struct node *n, const ch
 				json_object_object_add(jo, "why", json_object_new_string(why));
 			json_object_array_add(arr, jo);
 			if (!o->json)
-				print_lines(jo, bench_text_vf_row);
+				text_render_print(stdout, jo, bench_text_vf_row);
 			fflush(stdout);
 		}
 	}
@@ -286,7 +277,7 @@ int bench_cli_all_vfs(const struct bench_opts *o, const struct node *n, const ch
 	if (o->json) {
 		print_json(doc);
 	} else {
-		print_lines(sum, bench_text_vfs_summary);
+		text_render_print(stdout, sum, bench_text_vfs_summary);
 		json_object_put(doc);
 	}
 	return fail || !pass ? 1 : 0;

@@ -85,6 +85,15 @@ void text_print(FILE *f, const struct text *t)
 		fprintf(f, "%s\n", t->lines[i].s);
 }
 
+void text_render_print(FILE *f, struct json_object *o,
+		       void (*render)(struct text *, struct json_object *))
+{
+	struct text t = {0};
+	render(&t, o);
+	text_print(f, &t);
+	text_clear(&t);
+}
+
 const struct text_line *text_find(const struct text *t, const char *needle)
 {
 	for (size_t i = 0; i < t->n; i++)

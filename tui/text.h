@@ -46,6 +46,9 @@ void text_clear(struct text *t);
 void text_indent(struct text *t, size_t from, int n);
 /* The lines, one per line of f, without their roles. */
 void text_print(FILE *f, const struct text *t);
+/* Renders o with render and prints the lines on f (the CLI's way). */
+void text_render_print(FILE *f, struct json_object *o,
+		       void (*render)(struct text *, struct json_object *));
 /* The first line containing needle, or NULL (for tests and searches). */
 const struct text_line *text_find(const struct text *t, const char *needle);
 

@@ -26,15 +26,6 @@ struct act_opts {
 	bool dry_run, yes;
 };
 
-/* A result's text, rendered from its JSON. */
-static void print_text(struct json_object *o, void (*render)(struct text *, struct json_object *))
-{
-	struct text t = {0};
-	render(&t, o);
-	text_print(stdout, &t);
-	text_clear(&t);
-}
-
 static void print_plan(const struct cli *c, const struct plan *p)
 {
 	struct json_object *o = plan_to_json(p);
@@ -43,7 +34,7 @@ static void print_plan(const struct cli *c, const struct plan *p)
 		       json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 								 JSON_C_TO_STRING_NOSLASHESCAPE));
 	else
-		print_text(o, plan_text);
+		text_render_print(stdout, o, plan_text);
 	json_object_put(o);
 }
 
@@ -396,7 +387,7 @@ int cmd_journal(const struct cli *gc, int argc, char **argv)
 		       json_object_to_json_string_ext(
 			       entries, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 	} else {
-		print_text(entries, journal_text);
+		text_render_print(stdout, entries, journal_text);
 	}
 	json_object_put(entries);
 	return rc;
