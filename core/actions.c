@@ -13,6 +13,9 @@
 
 #include <linux/if_link.h>
 
+#include "pods.h"
+#include "resolve.h"
+
 bool action_kernel_older(const char *release, int major, int minor)
 {
 	int ma, mi;
@@ -21,74 +24,27 @@ bool action_kernel_older(const char *release, int major, int minor)
 	return ma < major || (ma == major && mi < minor);
 }
 
-const struct pod_binding *action_vf_pod(const struct vf *vf)
-{
-	if (!vf || !vf->pod || vf->pod->stale)
-		return NULL;
-	return vf->pod;
-}
-
-/* "pod 'ns/name'" for messages. */
-static void pod_label(const struct pod_binding *b, char *buf, size_t size)
-{
-	if (b->ns && b->name)
-		snprintf(buf, size, "pod '%s/%s'", b->ns, b->name);
-	else if (b->uid)
-		snprintf(buf, size, "the pod with UID '%s'", b->uid);
-	else
-		snprintf(buf, size, "a pod");
-}
-
 int action_refuse_pod(const struct vf *vf, const char *what, struct err *e)
 {
 	char who[160];
-	pod_label(action_vf_pod(vf), who, sizeof(who));
-	return err_setx(e, EBUSY, "cannot %s: VF %u (%s) is bound to %s; --force to do it anyway",
-			what, vf->index, vf->fn.bdf, who);
-}
-
-static bool fn_has_name(const struct fn *f, const char *name)
-{
-	if (!strcmp(f->bdf, name))
-		return true;
-	for (size_t i = 0; i < f->n_netdevs; i++) {
-		const struct netdev *nd = &f->netdevs[i];
-		if (nd->name && !strcmp(nd->name, name))
-			return true;
-		for (size_t j = 0; j < nd->n_altnames; j++)
-			if (!strcmp(nd->altnames[j], name))
-				return true;
-	}
-	for (size_t i = 0; i < f->n_rdmas; i++)
-		if (f->rdmas[i].name && !strcmp(f->rdmas[i].name, name))
-			return true;
-	return false;
+	pods_label(pods_holder(vf), who, sizeof(who));
+	return err_setx(e, EBUSY,
+			"cannot %s: VF %u (%s) is bound to pod '%s'; --force to do it anyway", what,
+			vf->index, vf->fn.bdf, who);
 }
 
 int action_resolve(const struct node *n, const char *name, const struct pf **ret_pf,
-		   const struct vf **ret_vf)
+		   const struct vf **ret_vf, struct err *e)
 {
-	char full[32];
-	/* "18:00.1" is "0000:18:00.1": the domain is almost always 0. */
-	if (strlen(name) == 7 && name[2] == ':' && name[5] == '.')
-		snprintf(full, sizeof(full), "0000:%s", name);
-	else
-		snprintf(full, sizeof(full), "%s", name);
-	for (size_t i = 0; i < n->n_pfs; i++) {
-		const struct pf *pf = &n->pfs[i];
-		if (fn_has_name(&pf->fn, full)) {
-			*ret_pf = pf;
-			*ret_vf = NULL;
-			return 0;
-		}
-		for (size_t j = 0; j < pf->n_vfs; j++)
-			if (fn_has_name(&pf->vfs[j].fn, full)) {
-				*ret_pf = pf;
-				*ret_vf = &pf->vfs[j];
-				return 0;
-			}
-	}
-	return -ENODEV;
+	struct node_ref ref;
+	int r = node_resolve(n, name, &ref, e);
+	if (r < 0)
+		return r;
+	if (!ref.pf)
+		return err_setx(e, ENODEV, "'%s' is an RDMA device on no PCI function", name);
+	*ret_pf = ref.pf;
+	*ret_vf = ref.vf;
+	return 0;
 }
 
 int action_check_ifname(const char *name, struct err *e)
@@ -186,8 +142,8 @@ static int plan_create(struct sys *s, const struct node *n, const struct action_
 	char path[128];
 	int r;
 
-	if (action_resolve(n, req->target, &pf, &vf) < 0)
-		return err_setx(e, ENODEV, "no PF '%s' on this node", req->target);
+	if ((r = action_resolve(n, req->target, &pf, &vf, e)) < 0)
+		return r;
 	if (vf)
 		return err_setx(e, EINVAL, "'%s' is VF %u of %s, not a PF", req->target, vf->index,
 				pf->fn.bdf);
@@ -204,7 +160,7 @@ static int plan_create(struct sys *s, const struct node *n, const struct action_
 	if (cur == req->count)
 		return 0;
 	for (size_t i = 0; cur && i < pf->n_vfs; i++)
-		if (action_vf_pod(&pf->vfs[i])) {
+		if (pods_holder(&pf->vfs[i])) {
 			if (!req->force)
 				return action_refuse_pod(&pf->vfs[i], "remove the VFs", e);
 			plan_note(p, "VF %u (%s) is bound to a pod: forced", pf->vfs[i].index,
@@ -276,13 +232,13 @@ static int plan_vf_rename(struct sys *s, const struct node *n, const struct acti
 
 	if ((r = action_check_ifname(req->name, e)) < 0)
 		return r;
-	if (action_resolve(n, req->target, &pf, &vf) < 0)
-		return err_setx(e, ENODEV, "no VF '%s' on this node", req->target);
+	if ((r = action_resolve(n, req->target, &pf, &vf, e)) < 0)
+		return r;
 	if (!vf)
 		return err_setx(e, EINVAL, "'%s' is a PF; ibvf vf rename renames VF netdevs",
 				req->target);
 	snprintf(p->subject, sizeof(p->subject), "%s", vf->fn.bdf);
-	if (action_vf_pod(vf) && !req->force)
+	if (pods_holder(vf) && !req->force)
 		return action_refuse_pod(vf, "rename it", e);
 	if (!vf->fn.n_netdevs)
 		return err_setx(e, ENODEV,
@@ -351,18 +307,19 @@ static int plan_state(struct sys *s, const struct node *n, const struct action_r
 	const struct pf *pf;
 	const struct vf *vf;
 	const char *name = plan_link_state_name(req->state);
+	int r;
 
 	if (!name)
 		return err_setx(e, EINVAL, "the link state is auto, enable or disable");
-	if (action_resolve(n, req->target, &pf, &vf) < 0)
-		return err_setx(e, ENODEV, "no VF '%s' on this node", req->target);
+	if ((r = action_resolve(n, req->target, &pf, &vf, e)) < 0)
+		return r;
 	if (!vf)
 		return err_setx(e, EINVAL, "'%s' is a PF; the link state is set per VF",
 				req->target);
 	snprintf(p->subject, sizeof(p->subject), "%s", vf->fn.bdf);
 	snprintf(p->summary, sizeof(p->summary), "set the link state of VF %u of %s (%s) to %s",
 		 vf->index, pf->fn.bdf, vf->fn.bdf, name);
-	if (action_vf_pod(vf) && !req->force)
+	if (pods_holder(vf) && !req->force)
 		return action_refuse_pod(vf, "change its link state", e);
 	const struct kval *cur = &vf->admin.link_state;
 	const char *before = cur->known ? plan_link_state_name((int)cur->v) : NULL;

@@ -81,14 +81,10 @@ int action_apply(struct sys *s, struct plan *p, const struct action_req *req,
 /* Privilege for the plan's steps: 0, or -EPERM with the reason in e. */
 int action_check_privilege(const struct plan *p, struct err *e);
 
-/* The VF's pod binding as the refusal sees it: NULL when the VF is free (no
- * binding, or only a stale checkpoint entry). */
-const struct pod_binding *action_vf_pod(const struct vf *vf);
-
-/* Finds a PF or VF by BDF ("0000:18:00.1" or "18:00.1"), netdev or altname,
- * or ibdev. *ret_vf is NULL when the name is a PF. */
+/* The PF or VF an action's target names, through node_resolve() (resolve.h);
+ * *ret_vf is NULL when the name is a PF. 0 or a negative errno with e. */
 int action_resolve(const struct node *n, const char *name, const struct pf **ret_pf,
-		   const struct vf **ret_vf);
+		   const struct vf **ret_vf, struct err *e);
 
 /* Whether name can be an interface name (IFNAMSIZ, no '/', ':', spaces, not
  * "." or ".."): 0 or -EINVAL with the reason in e. */

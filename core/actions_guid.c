@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "guid.h"
+#include "pods.h"
 
 /* A GUID in use on the node and who uses it. */
 struct used {
@@ -184,8 +185,8 @@ int actions_plan_guid(struct sys *s, const struct node *n, const struct action_r
 
 	if (!req->set_node && !req->set_port)
 		return err_setx(e, EINVAL, "give --node GUID, --port GUID or both");
-	if (action_resolve(n, req->target, &pf, &vf) < 0)
-		return err_setx(e, ENODEV, "no VF '%s' on this node", req->target);
+	if ((r = action_resolve(n, req->target, &pf, &vf, e)) < 0)
+		return r;
 	if (!vf)
 		return err_setx(e, EINVAL, "'%s' is a PF; GUIDs are set per VF", req->target);
 	snprintf(p->subject, sizeof(p->subject), "%s", vf->fn.bdf);
@@ -197,7 +198,7 @@ int actions_plan_guid(struct sys *s, const struct node *n, const struct action_r
 		return r;
 	}
 	free(u.v);
-	if (action_vf_pod(vf) && !req->force)
+	if (pods_holder(vf) && !req->force)
 		return action_refuse_pod(vf, "change its GUIDs (the rebind cuts the pod's link)",
 					 e);
 	char ng[GUID_STRLEN] = "-", pg[GUID_STRLEN] = "-";
@@ -214,7 +215,7 @@ int actions_plan_guid(struct sys *s, const struct node *n, const struct action_r
 		!req->set_port || (vf->port_guid.known && vf->port_guid.v == req->port_guid);
 	if (node_same && port_same)
 		return 0;
-	if (action_vf_pod(vf))
+	if (pods_holder(vf))
 		plan_note(p,
 			  "VF %u is bound to a pod: forced; its link goes down during the rebind",
 			  vf->index);
@@ -328,7 +329,7 @@ int actions_plan_assign_all(struct sys *s, const struct node *n, const struct ac
 				need = false;
 			}
 			if (!ib || !need) {
-			} else if (action_vf_pod(vf) && !req->force) {
+			} else if (pods_holder(vf) && !req->force) {
 				plan_note(p,
 					  "skipped VF %u (%s): bound to a pod (--force to include "
 					  "it)",

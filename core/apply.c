@@ -205,21 +205,6 @@ static int run_step(struct sys *s, struct step *st, struct err *e)
 	return err_setx(e, EINVAL, "unknown step kind %d", (int)st->kind);
 }
 
-static const struct fn *find_fn(const struct node *n, const char *bdf, const struct vf **ret_vf)
-{
-	*ret_vf = NULL;
-	for (size_t i = 0; i < n->n_pfs; i++) {
-		if (!strcmp(n->pfs[i].fn.bdf, bdf))
-			return &n->pfs[i].fn;
-		for (size_t j = 0; j < n->pfs[i].n_vfs; j++)
-			if (!strcmp(n->pfs[i].vfs[j].fn.bdf, bdf)) {
-				*ret_vf = &n->pfs[i].vfs[j];
-				return &n->pfs[i].vfs[j].fn;
-			}
-	}
-	return NULL;
-}
-
 static void verify_guid(struct change *c, struct kguid eff, struct kguid admin)
 {
 	char t[GUID_STRLEN];
@@ -239,7 +224,7 @@ static void verify_guid(struct change *c, struct kguid eff, struct kguid admin)
 static void verify_change(struct sys *s, const struct node *n, struct change *c)
 {
 	const struct vf *vf = NULL;
-	const struct fn *f = c->bdf[0] ? find_fn(n, c->bdf, &vf) : NULL;
+	const struct fn *f = c->bdf[0] ? node_find_fn(n, c->bdf, NULL, &vf) : NULL;
 	if (c->bdf[0] && !f && !(c->kind == CHANGE_NUMVFS)) {
 		snprintf(c->verify, sizeof(c->verify), "%s is gone from the node", c->bdf);
 		return;

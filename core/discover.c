@@ -18,6 +18,7 @@
 #include "guid.h"
 #include "pods.h"
 #include "refresh.h"
+#include "resolve.h"
 #include "sys.h"
 
 #define KMSG_MAX	(1u << 20)
@@ -310,38 +311,6 @@ out:
 	return r;
 }
 
-static bool fn_has_rdma(const struct fn *f, const char *name)
-{
-	for (size_t i = 0; i < f->n_rdmas; i++)
-		if (!strcmp(f->rdmas[i].name, name))
-			return true;
-	return false;
-}
-
-static struct fn *find_fn(struct node *n, const char *bdf)
-{
-	for (size_t i = 0; i < n->n_pfs; i++) {
-		if (!strcmp(n->pfs[i].fn.bdf, bdf))
-			return &n->pfs[i].fn;
-		for (size_t j = 0; j < n->pfs[i].n_vfs; j++)
-			if (!strcmp(n->pfs[i].vfs[j].fn.bdf, bdf))
-				return &n->pfs[i].vfs[j].fn;
-	}
-	return NULL;
-}
-
-static bool rdma_known(struct node *n, const char *name)
-{
-	for (size_t i = 0; i < n->n_pfs; i++) {
-		if (fn_has_rdma(&n->pfs[i].fn, name))
-			return true;
-		for (size_t j = 0; j < n->pfs[i].n_vfs; j++)
-			if (fn_has_rdma(&n->pfs[i].vfs[j].fn, name))
-				return true;
-	}
-	return false;
-}
-
 /* RDMA devices not under a PCI function (Soft-RoCE): place them through the
  * netdev named in `parent`, else keep them as orphans. */
 static void place_rdma_orphans(struct discover *d)
@@ -351,7 +320,8 @@ static void place_rdma_orphans(struct discover *d)
 	if (sys_list(d->s, "/sys/class/infiniband", &names, &n) < 0)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		if (rdma_known(d->n, names[i]))
+		struct node_ref known;
+		if (!node_lookup(d->n, names[i], NODE_NAME_RDMA, &known) && known.fn)
 			continue;
 		struct rdma r = {0};
 		if (read_rdma(d, names[i], &r) < 0)
@@ -361,7 +331,7 @@ static void place_rdma_orphans(struct discover *d)
 			char path[256], bdf[64];
 			snprintf(path, sizeof(path), "/sys/class/net/%s/device", r.parent);
 			if (sys_readlink_name(d->s, path, bdf, sizeof(bdf)) > 0)
-				f = find_fn(d->n, bdf);
+				f = (struct fn *)node_find_fn(d->n, bdf, NULL, NULL);
 		}
 		struct rdma *slot = f ? grow(&f->rdmas, &f->n_rdmas, sizeof(r))
 				      : grow(&d->n->orphans, &d->n->n_orphans, sizeof(r));

@@ -151,11 +151,22 @@ static struct json_object *netif_json(const struct pod_netif *nif)
 	return o;
 }
 
+/* How the pod is shown everywhere (pods_label), for the renderers. */
+static struct json_object *pod_label_json(const struct pod_binding *b, bool stale)
+{
+	char label[320];
+	struct pod_binding shown = *b;
+	shown.stale = stale;
+	pods_label(&shown, label, sizeof(label));
+	return json_object_new_string(label);
+}
+
 /* The binding's facts; identity (namespace, name, uid) unless the caller
  * groups by pod already. */
 static void pod_fields(struct json_object *o, const struct pod_binding *b, bool identity)
 {
 	if (identity) {
+		add(o, "label", pod_label_json(b, b->stale));
 		add(o, "namespace", jstr(b->ns));
 		add(o, "name", jstr(b->name));
 		add(o, "uid", jstr(b->uid));
@@ -286,6 +297,13 @@ static bool same_pod(const struct pod_binding *a, const struct pod_binding *b)
 	       !strcmp(a->name, b->name);
 }
 
+/* A pod of the pods view is stale when every binding of it is. */
+static void pod_group_close(struct json_object *pod, const struct pod_binding *b, bool stale)
+{
+	add(pod, "stale", json_object_new_boolean(stale));
+	add(pod, "label", pod_label_json(b, stale));
+}
+
 struct json_object *node_pods_to_json(const struct node *n)
 {
 	size_t cap = n->n_pods_unplaced, k = 0;
@@ -314,7 +332,7 @@ struct json_object *node_pods_to_json(const struct node *n)
 		const struct pod_binding *b = refs[i].b;
 		if (!i || !same_pod(refs[i - 1].b, b)) {
 			if (pod)
-				add(pod, "stale", json_object_new_boolean(stale));
+				pod_group_close(pod, refs[i - 1].b, stale);
 			pod = json_object_new_object();
 			add(pod, "namespace", jstr(b->ns));
 			add(pod, "name", jstr(b->name));
@@ -333,7 +351,7 @@ struct json_object *node_pods_to_json(const struct node *n)
 		json_object_array_add(vfs, v);
 	}
 	if (pod)
-		add(pod, "stale", json_object_new_boolean(stale));
+		pod_group_close(pod, refs[k - 1].b, stale);
 	free(refs);
 	add(o, "pods", pods);
 	add(o, "notes", strv_json(n->notes, n->n_notes));

@@ -114,3 +114,23 @@ const struct vf *node_find_vf(const struct node *n, const char *pf_bdf, unsigned
 			return &pf->vfs[i];
 	return NULL;
 }
+
+const struct fn *node_find_fn(const struct node *n, const char *bdf, const struct pf **ret_pf,
+			      const struct vf **ret_vf)
+{
+	for (size_t i = 0; i < n->n_pfs; i++) {
+		const struct pf *pf = &n->pfs[i];
+		const struct vf *vf = NULL;
+		for (size_t j = 0; j < pf->n_vfs && !vf; j++)
+			if (!strcmp(pf->vfs[j].fn.bdf, bdf))
+				vf = &pf->vfs[j];
+		if (!vf && strcmp(pf->fn.bdf, bdf))
+			continue;
+		if (ret_pf)
+			*ret_pf = pf;
+		if (ret_vf)
+			*ret_vf = vf;
+		return vf ? &vf->fn : &pf->fn;
+	}
+	return NULL;
+}

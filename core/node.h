@@ -179,3 +179,8 @@ void pod_binding_fini(struct pod_binding *b);
 
 const struct pf *node_find_pf(const struct node *n, const char *bdf);
 const struct vf *node_find_vf(const struct node *n, const char *pf_bdf, unsigned int index);
+/* The PF or VF at that PCI address (as the kernel writes it); *ret_vf NULL
+ * for a PF. Either ret_ may be NULL. What a user types goes through
+ * node_resolve() (resolve.h) instead. */
+const struct fn *node_find_fn(const struct node *n, const char *bdf, const struct pf **ret_pf,
+			      const struct vf **ret_vf);

@@ -45,6 +45,22 @@ void pods_note(struct pods_ctx *c, const char *fmt, ...)
 	va_end(ap);
 }
 
+const struct pod_binding *pods_holder(const struct vf *vf)
+{
+	if (!vf || !vf->pod || vf->pod->stale)
+		return NULL;
+	return vf->pod;
+}
+
+const char *pods_holder_label(const struct vf *vf, char *buf, size_t size)
+{
+	const struct pod_binding *b = pods_holder(vf);
+	if (!b)
+		return NULL;
+	pods_label(b, buf, size);
+	return buf;
+}
+
 void pods_label(const struct pod_binding *b, char *buf, size_t size)
 {
 	const char *stale = b->stale ? " (stale)" : "";
@@ -69,21 +85,6 @@ const char *pods_source_name(unsigned int bit)
 		return "podlog";
 	}
 	return NULL;
-}
-
-/* "0000:18:00.3" (any case) into its lowercase form; false for anything else. */
-bool pods_bdf_normalize(const char *in, char out[static 16])
-{
-	static const char shape[] = "xxxx:xx:xx.x";
-	if (!in || strlen(in) != sizeof(shape) - 1)
-		return false;
-	for (size_t i = 0; shape[i]; i++) {
-		if (shape[i] == 'x' ? !isxdigit((unsigned char)in[i]) : in[i] != shape[i])
-			return false;
-		out[i] = (char)tolower((unsigned char)in[i]);
-	}
-	out[sizeof(shape) - 1] = '\0';
-	return (unsigned char)out[11] <= '7'; /* PCI function 0-7 */
 }
 
 /* A printable string of sane length, else NULL. */
@@ -233,7 +234,7 @@ static void checkpoint_devices(struct json_object *ids, char (*ret)[16], size_t 
 		for (size_t i = 0; i < json_object_array_length(ids) && *ret_n < max; i++) {
 			struct json_object *v = json_object_array_get_idx(ids, i);
 			if (json_object_is_type(v, json_type_string) &&
-			    pods_bdf_normalize(json_object_get_string(v), ret[*ret_n]))
+			    node_bdf_normalize(json_object_get_string(v), false, ret[*ret_n]))
 				(*ret_n)++;
 		}
 		return;
@@ -431,15 +432,6 @@ const struct pod_binding *pods_find(const struct pod_set *set, const char *bdf)
 	return NULL;
 }
 
-static struct vf *node_vf(struct node *n, const char *bdf)
-{
-	for (size_t i = 0; i < n->n_pfs; i++)
-		for (size_t j = 0; j < n->pfs[i].n_vfs; j++)
-			if (!strcmp(n->pfs[i].vfs[j].fn.bdf, bdf))
-				return &n->pfs[i].vfs[j];
-	return NULL;
-}
-
 int pods_attach(struct sys *s, const struct pods_opts *opts, struct node *n)
 {
 	struct pod_set set;
@@ -449,7 +441,9 @@ int pods_attach(struct sys *s, const struct pods_opts *opts, struct node *n)
 	/* Each binding moves to its VF, or stays in the array as unplaced. */
 	size_t kept = 0;
 	for (size_t i = 0; i < set.n; i++) {
-		struct vf *vf = node_vf(n, set.v[i].bdf);
+		const struct vf *found = NULL;
+		node_find_fn(n, set.v[i].bdf, NULL, &found);
+		struct vf *vf = (struct vf *)found;
 		if (vf && (vf->pod = malloc(sizeof(*vf->pod)))) {
 			*vf->pod = set.v[i];
 			continue;

@@ -58,9 +58,15 @@ int pods_attach(struct sys *s, const struct pods_opts *opts, struct node *n);
 
 /* "multus", "ib-sriov", "sriov", "checkpoint", "podlog" for one POD_SRC_* bit. */
 const char *pods_source_name(unsigned int bit);
+/* The one rule for "is this VF held by a pod": its binding, or NULL when
+ * none or only a stale one (a kubelet checkpoint entry no pod confirms: that
+ * pod is gone). Every refusal, the benchmark and the console ask this. */
+const struct pod_binding *pods_holder(const struct vf *vf);
 /* "namespace/name", or "uid <uid>" when no source names the pod, with
  * " (stale)" appended for a stale binding: how the pod is shown everywhere. */
 void pods_label(const struct pod_binding *b, char *buf, size_t size);
+/* The label of the pod holding vf (pods_holder) in buf, or NULL when none. */
+const char *pods_holder_label(const struct vf *vf, char *buf, size_t size);
 
 /* Enters the network namespace at netns (a path on this machine) in a helper
  * thread and reads, with the link dump of the kernel boundary (sys_link_dump

@@ -67,11 +67,11 @@ static bool config_device(struct json_object *cache, char bdf[static 16])
 	char *text = b64 ? b64_decode(b64) : NULL;
 	struct json_object *conf = text ? json_tokener_parse(text) : NULL;
 	free(text);
-	bool ok = pods_bdf_normalize(pods_jstr(conf, "deviceID"), bdf);
+	bool ok = node_bdf_normalize(pods_jstr(conf, "deviceID"), false, bdf);
 	struct json_object *plugins = pods_jget(conf, "plugins", json_type_array);
 	for (size_t i = 0; !ok && plugins && i < json_object_array_length(plugins); i++)
-		ok = pods_bdf_normalize(
-			pods_jstr(json_object_array_get_idx(plugins, i), "deviceID"), bdf);
+		ok = node_bdf_normalize(
+			pods_jstr(json_object_array_get_idx(plugins, i), "deviceID"), false, bdf);
 	json_object_put(conf);
 	return ok;
 }
@@ -80,13 +80,15 @@ static bool config_device(struct json_object *cache, char bdf[static 16])
  * result's interface pciID (CNI 1.1), else the cached network config. */
 static bool multus_device(struct json_object *o, char bdf[static 16])
 {
-	if (pods_bdf_normalize(
-		    pods_jstr(pods_jget(o, "capabilityArgs", json_type_object), "deviceID"), bdf))
+	if (node_bdf_normalize(
+		    pods_jstr(pods_jget(o, "capabilityArgs", json_type_object), "deviceID"), false,
+		    bdf))
 		return true;
 	struct json_object *ifs =
 		pods_jget(pods_jget(o, "result", json_type_object), "interfaces", json_type_array);
 	for (size_t i = 0; ifs && i < json_object_array_length(ifs); i++)
-		if (pods_bdf_normalize(pods_jstr(json_object_array_get_idx(ifs, i), "pciID"), bdf))
+		if (node_bdf_normalize(pods_jstr(json_object_array_get_idx(ifs, i), "pciID"), false,
+				       bdf))
 			return true;
 	return config_device(o, bdf);
 }
@@ -170,7 +172,7 @@ static void read_cni_cache(struct pods_ctx *c, const char *path, const char *nam
 	char bdf[16];
 	if (!o)
 		return;
-	if (!pods_bdf_normalize(pods_jstr(o, "deviceID"), bdf)) {
+	if (!node_bdf_normalize(pods_jstr(o, "deviceID"), false, bdf)) {
 		pods_note(c, "skipped '%s': no PCI address in 'deviceID'", path);
 		goto out;
 	}
@@ -201,7 +203,7 @@ static void read_sriov_file(struct pods_ctx *c, const char *path, const char *na
 static void read_sriov_pci_file(struct pods_ctx *c, const char *path, const char *name)
 {
 	char bdf[16], buf[PATH_MAX];
-	if (!pods_bdf_normalize(name, bdf))
+	if (!node_bdf_normalize(name, false, bdf))
 		return;
 	int r = sys_read_attr(c->s, path, buf, sizeof(buf));
 	if (r == -ENOENT)

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "pods.h"
+#include "resolve.h"
 
 #define FILES_MAX 4096 /* entries read per directory */
 #define VALUE_MAX 255  /* longest string value taken from a file */
@@ -26,8 +27,6 @@ struct pods_ctx {
 
 /* Adds a line to the set's notes (bounded). */
 void pods_note(struct pods_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* "0000:18:00.3" (any case) into its lowercase form; false for anything else. */
-bool pods_bdf_normalize(const char *in, char out[static 16]);
 /* v when it is a printable string of sane length, else NULL. */
 const char *pods_value_ok(const char *v);
 /* o[key] as a string passing pods_value_ok(), else NULL. */

@@ -32,6 +32,7 @@
 #include "node_copy.h"
 #include "pods.h"
 #include "refresh.h"
+#include "resolve.h"
 #include "sys.h"
 
 enum touch {
@@ -137,17 +138,10 @@ static bool devpath_bdf(const char *devpath, char bdf[static 16])
 /* The function holding a netdev or ibdev of that name in the old snapshot. */
 static const char *old_owner(const struct node *o, const char *name, bool ib)
 {
-	for (size_t i = 0; i < o->n_pfs; i++)
-		for (size_t j = 0; j <= o->pfs[i].n_vfs; j++) {
-			const struct fn *f = j ? &o->pfs[i].vfs[j - 1].fn : &o->pfs[i].fn;
-			for (size_t k = 0; !ib && k < f->n_netdevs; k++)
-				if (!strcmp(f->netdevs[k].name, name))
-					return f->bdf;
-			for (size_t k = 0; ib && k < f->n_rdmas; k++)
-				if (!strcmp(f->rdmas[k].name, name))
-					return f->bdf;
-		}
-	return NULL;
+	struct node_ref ref;
+	if (node_lookup(o, name, ib ? NODE_NAME_RDMA : NODE_NAME_NETDEV, &ref) < 0 || !ref.fn)
+		return NULL;
+	return ref.fn->bdf;
 }
 
 /* Soft-RoCE: devices placed through a netdev named in `parent`. */

@@ -226,7 +226,8 @@ START_TEST(bad_input_is_one_line_exit_2_and_the_node_untouched)
 		       NULL);
 	assert_refused(dir, "1 to 15", "vf", "rename", "18:00.4", "ibp24s0v3-toolong", "--yes",
 		       NULL);
-	assert_refused(dir, "no VF 'nosuch0'", "vf", "rename", "nosuch0", "x", "--yes", NULL);
+	assert_refused(dir, "no PF or VF named 'nosuch0'", "vf", "rename", "nosuch0", "x", "--yes",
+		       NULL);
 	assert_refused(dir, "invalid node GUID", "vf", "guid", "ib3", "--node", "00:11:22", NULL);
 	assert_refused(dir, "all-zero", "vf", "guid", "ib3", "--port", "0000:0000:0000:0000", NULL);
 	assert_refused(dir, "all-ones", "vf", "guid", "ib3", "--port", "0xffffffffffffffff", NULL);

@@ -64,9 +64,9 @@ START_TEST(unknown_device_and_mode_are_named)
 {
 	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir), *out, *err;
 	const char *a[] = {"bench", "loopback", "mlx5_99", sim, NULL};
-	ck_assert_int_eq(tu_run(a, &out, &err), 1);
-	ck_assert_str_eq(err, "ibvf: no device 'mlx5_99' on this node (name a VF by PCI address, "
-			      "netdev or RDMA device)\n");
+	ck_assert_int_eq(tu_run(a, &out, &err), 2);
+	ck_assert_str_eq(err, "ibvf: no PF or VF named 'mlx5_99' on this node (tried PCI address, "
+			      "netdev, altname, RDMA device, pod)\n");
 	free(out);
 	free(err);
 	const char *b[] = {"bench", "sideways", sim, NULL};

@@ -14,6 +14,8 @@
 
 #include "bench_cli.h"
 #include "core/node.h"
+#include "core/pods.h"
+#include "core/resolve.h"
 #include "core/sys.h"
 
 /* SIGINT/SIGTERM: stop the run cleanly (the peer is told). */
@@ -24,34 +26,6 @@ static void on_signal(int sig)
 	(void)sig;
 	atomic_store(&bench_interrupted, true);
 }
-
-static const char usage[] =
-	"usage: ibvf bench server [--port P] [-d DEV] [--once] [TEST OPTIONS]\n"
-	"       ibvf bench client HOST [-d DEV | --all-vfs] [TEST OPTIONS]\n"
-	"       ibvf bench pair DEV_A DEV_B [TEST OPTIONS]\n"
-	"       ibvf bench pair --all-vfs PEER_DEV [TEST OPTIONS]\n"
-	"       ibvf bench loopback DEV [TEST OPTIONS]\n"
-	"\n"
-	"Devices are named by VF PCI address, netdev or RDMA device.\n"
-	"  --test T          write_bw (default), read_bw, write_lat, read_lat\n"
-	"  --size BYTES      message size (64 KiB for bandwidth, 2 for latency)\n"
-	"  --all-sizes       every power of two from 2 B to 8 MiB, on the same QPs\n"
-	"  --iters N         iterations (5000 write_bw, else 1000)\n"
-	"  --duration S      run S seconds instead; warm-up and cool-down excluded\n"
-	"  --qps N           QPs (bandwidth), --tx-depth N  WRs in flight per QP (128)\n"
-	"  --bidir           both directions at once (bandwidth)\n"
-	"  --outstanding N   cap on outstanding READs (default: device max, peer-clamped)\n"
-	"  --gid-index N     override the GID (default: RoCE v2 IPv4 on Ethernet, LID on IB)\n"
-	"  --cm              connect the QPs with rdma_cm (needs an IP on the netdev)\n"
-	"  --port P          control TCP port (18515)\n"
-	"  --timeout MS      control replies and stalled completions (10000)\n"
-	"  --unit U          Gb/s (default) or MB/s in the table\n"
-	"  --min-ratio R     PASS at R x the port's payload ceiling (0.9)\n"
-	"  --json            JSON on stdout: every size, every VF\n"
-	"  --force           run on a VF bound to a pod\n"
-	"  --once            server: serve one client and exit with its status\n"
-	"A server takes the client's parameters, except those given to it, which must\n"
-	"match (else both sides name the parameter that differs).\n";
 
 enum {
 	O_TEST = 256,
@@ -66,185 +40,205 @@ enum {
 	O_CM,
 	O_UNIT,
 	O_MIN_RATIO,
-	O_JSON,
 	O_FORCE,
 	O_PORT,
 	O_ALL_VFS,
 	O_ONCE,
 	O_OUTSTANDING,
 	O_TIMEOUT,
-	O_SIM,
-	O_ROOT,
 };
 
-static int parse_u64(const char *opt, const char *s, uint64_t max, uint64_t *ret)
+static const struct option bench_options[] = {
+	{"test", required_argument, NULL, O_TEST},
+	{"size", required_argument, NULL, O_SIZE},
+	{"all-sizes", no_argument, NULL, O_ALL_SIZES},
+	{"iters", required_argument, NULL, O_ITERS},
+	{"duration", required_argument, NULL, O_DURATION},
+	{"qps", required_argument, NULL, O_QPS},
+	{"tx-depth", required_argument, NULL, O_TX_DEPTH},
+	{"bidir", no_argument, NULL, O_BIDIR},
+	{"gid-index", required_argument, NULL, O_GID},
+	{"cm", no_argument, NULL, O_CM},
+	{"unit", required_argument, NULL, O_UNIT},
+	{"min-ratio", required_argument, NULL, O_MIN_RATIO},
+	{"force", no_argument, NULL, O_FORCE},
+	{"port", required_argument, NULL, O_PORT},
+	{"all-vfs", no_argument, NULL, O_ALL_VFS},
+	{"once", no_argument, NULL, O_ONCE},
+	{"outstanding", required_argument, NULL, O_OUTSTANDING},
+	{"timeout", required_argument, NULL, O_TIMEOUT},
+	{"dev", required_argument, NULL, 'd'},
+	{0},
+};
+
+/* The numeric options: their bound and the parameter they pin on a server. */
+static const struct {
+	int code;
+	uint64_t max;
+	int pin; /* EXCHANGE_P_*, 0: none */
+} num_options[] = {
+	{O_SIZE, EXCHANGE_MAX_SIZE, EXCHANGE_P_SIZE},
+	{O_ITERS, EXCHANGE_MAX_ITERS, EXCHANGE_P_ITERS},
+	{O_DURATION, EXCHANGE_MAX_SECONDS, EXCHANGE_P_DURATION},
+	{O_QPS, EXCHANGE_MAX_QPS, EXCHANGE_P_QPS},
+	{O_TX_DEPTH, EXCHANGE_MAX_DEPTH, EXCHANGE_P_TX_DEPTH},
+	{O_OUTSTANDING, 255, 0},
+	{O_PORT, 65535, 0},
+	{O_TIMEOUT, 3600000, 0},
+	{O_GID, 255, 0},
+};
+
+static void set_number(struct bench_config *cfg, int code, uint64_t v)
 {
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || s[0] == '-' || v > max) {
-		cli_error("%s wants a number up to %llu, got '%s'", opt, (unsigned long long)max,
-			  s);
-		return -EINVAL;
+	switch (code) {
+	case O_SIZE:
+		cfg->size = v;
+		break;
+	case O_ITERS:
+		cfg->iters = v;
+		break;
+	case O_DURATION:
+		cfg->duration_s = (unsigned int)v;
+		break;
+	case O_QPS:
+		cfg->qps = (unsigned int)v;
+		break;
+	case O_TX_DEPTH:
+		cfg->tx_depth = (unsigned int)v;
+		break;
+	case O_OUTSTANDING:
+		cfg->rd_atomic = (unsigned int)v;
+		break;
+	case O_PORT:
+		cfg->tcp_port = (uint16_t)v;
+		break;
+	case O_TIMEOUT:
+		cfg->timeout_ms = (int)v;
+		break;
+	case O_GID:
+		cfg->gid_index = (int)v;
+		break;
 	}
-	*ret = v;
+}
+
+/* A numeric option: 1 when code is one (0 or -EINVAL in *r), else 0. */
+static int parse_number(struct bench_config *cfg, int code, const char *name, const char *s, int *r)
+{
+	for (size_t i = 0; i < sizeof(num_options) / sizeof(num_options[0]); i++) {
+		if (num_options[i].code != code)
+			continue;
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(s, &end, 0);
+		*r = 0;
+		if (errno || end == s || *end || s[0] == '-' || v > num_options[i].max) {
+			cli_error("%s wants a number up to %llu, got '%s'", name,
+				  (unsigned long long)num_options[i].max, s);
+			*r = -EINVAL;
+			return 1;
+		}
+		set_number(cfg, code, v);
+		cfg->pinned |= num_options[i].pin ? EXCHANGE_PIN(num_options[i].pin) : 0;
+		return 1;
+	}
 	return 0;
 }
 
-static int parse_opts(int argc, char **argv, struct bench_opts *o, struct cli *c)
+/* The other options: 0 or -EINVAL, said. */
+static int parse_other(struct bench_opts *o, int code, const char *arg)
 {
-	static const struct option lo[] = {
-		{"test", required_argument, NULL, O_TEST},
-		{"size", required_argument, NULL, O_SIZE},
-		{"all-sizes", no_argument, NULL, O_ALL_SIZES},
-		{"iters", required_argument, NULL, O_ITERS},
-		{"duration", required_argument, NULL, O_DURATION},
-		{"qps", required_argument, NULL, O_QPS},
-		{"tx-depth", required_argument, NULL, O_TX_DEPTH},
-		{"bidir", no_argument, NULL, O_BIDIR},
-		{"gid-index", required_argument, NULL, O_GID},
-		{"cm", no_argument, NULL, O_CM},
-		{"unit", required_argument, NULL, O_UNIT},
-		{"min-ratio", required_argument, NULL, O_MIN_RATIO},
-		{"json", no_argument, NULL, O_JSON},
-		{"force", no_argument, NULL, O_FORCE},
-		{"port", required_argument, NULL, O_PORT},
-		{"all-vfs", no_argument, NULL, O_ALL_VFS},
-		{"once", no_argument, NULL, O_ONCE},
-		{"outstanding", required_argument, NULL, O_OUTSTANDING},
-		{"timeout", required_argument, NULL, O_TIMEOUT},
-		{"dev", required_argument, NULL, 'd'},
-		{"sim", optional_argument, NULL, O_SIM},
-		{"root", required_argument, NULL, O_ROOT},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	struct bench_config *cfg = &o->cfg;
-	uint64_t v;
-	int opt, r = 0;
-	optind = 1;
+	int r;
+	char *end;
+	switch (code) {
+	case O_TEST:
+		if ((r = exchange_test_parse(arg)) < 0) {
+			cli_error("unknown test '%s' (write_bw, read_bw, write_lat, read_lat)",
+				  arg);
+			return -EINVAL;
+		}
+		cfg->test = (enum bench_test)r;
+		cfg->pinned |= EXCHANGE_PIN(EXCHANGE_P_TEST);
+		break;
+	case O_ALL_SIZES:
+		cfg->all_sizes = true;
+		cfg->pinned |= EXCHANGE_PIN(EXCHANGE_P_ALL_SIZES);
+		break;
+	case O_BIDIR:
+		cfg->bidir = true;
+		cfg->pinned |= EXCHANGE_PIN(EXCHANGE_P_BIDIR);
+		break;
+	case O_CM:
+		cfg->cm = true;
+		break;
+	case O_UNIT:
+		if (strcmp(arg, "Gb/s") && strcmp(arg, "MB/s")) {
+			cli_error("--unit is Gb/s or MB/s, got '%s'", arg);
+			return -EINVAL;
+		}
+		o->mbps = !strcmp(arg, "MB/s");
+		break;
+	case O_MIN_RATIO:
+		o->min_ratio = strtod(arg, &end);
+		if (end == arg || *end || o->min_ratio < 0 || o->min_ratio > 1) {
+			cli_error("--min-ratio wants a number from 0 to 1, got '%s'", arg);
+			return -EINVAL;
+		}
+		break;
+	case O_FORCE:
+		o->force = true;
+		break;
+	case O_ALL_VFS:
+		o->all_vfs = true;
+		break;
+	case O_ONCE:
+		o->once = true;
+		break;
+	case 'd':
+		o->dev = arg;
+		break;
+	}
+	return 0;
+}
+
+/* Options anywhere in argv (argv[0] "bench"); *ret_pos the first positional. */
+static int parse_opts(int argc, char **argv, struct bench_opts *o, int *ret_pos)
+{
+	int opt, idx = -1, r = 0;
+	optind = 0;
 	opterr = 0;
-	int idx = -1;
-	while ((opt = getopt_long(argc, argv, ":d:h", lo, &idx)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":d:", bench_options, &idx)) != -1) {
 		/* The option as typed, for messages: argv[optind - 1] may be its value. */
 		char name[32];
 		if (opt >= O_TEST && idx >= 0)
-			snprintf(name, sizeof(name), "--%s", lo[idx].name);
+			snprintf(name, sizeof(name), "--%s", bench_options[idx].name);
 		else
 			snprintf(name, sizeof(name), "%s", argv[optind - 1]);
 		idx = -1;
-		switch (opt) {
-		case O_TEST:
-			if ((r = exchange_test_parse(optarg)) < 0) {
-				cli_error("unknown test '%s' (write_bw, read_bw, write_lat, "
-					  "read_lat)",
-					  optarg);
-				return EXIT_USAGE;
-			}
-			cfg->test = (enum bench_test)r;
-			cfg->pinned |= EXCHANGE_PIN(EXCHANGE_P_TEST);
-			break;
-#define NUM(code, field, max, pin)                                                                 \
-	case code:                                                                                 \
-		if (parse_u64(name, optarg, max, &v) < 0)                                          \
-			return EXIT_USAGE;                                                         \
-		cfg->field = (__typeof__(cfg->field))v;                                            \
-		cfg->pinned |= (pin) ? EXCHANGE_PIN(pin) : 0;                                      \
-		break;
-			NUM(O_SIZE, size, EXCHANGE_MAX_SIZE, EXCHANGE_P_SIZE)
-			NUM(O_ITERS, iters, EXCHANGE_MAX_ITERS, EXCHANGE_P_ITERS)
-			NUM(O_DURATION, duration_s, EXCHANGE_MAX_SECONDS, EXCHANGE_P_DURATION)
-			NUM(O_QPS, qps, EXCHANGE_MAX_QPS, EXCHANGE_P_QPS)
-			NUM(O_TX_DEPTH, tx_depth, EXCHANGE_MAX_DEPTH, EXCHANGE_P_TX_DEPTH)
-			NUM(O_OUTSTANDING, rd_atomic, 255, 0)
-			NUM(O_PORT, tcp_port, 65535, 0)
-			NUM(O_TIMEOUT, timeout_ms, 3600000, 0)
-			NUM(O_GID, gid_index, 255, 0)
-#undef NUM
-		case O_ALL_SIZES:
-			cfg->all_sizes = true;
-			cfg->pinned |= EXCHANGE_PIN(EXCHANGE_P_ALL_SIZES);
-			break;
-		case O_BIDIR:
-			cfg->bidir = true;
-			cfg->pinned |= EXCHANGE_PIN(EXCHANGE_P_BIDIR);
-			break;
-		case O_CM:
-			cfg->cm = true;
-			break;
-		case O_UNIT:
-			if (strcmp(optarg, "Gb/s") && strcmp(optarg, "MB/s")) {
-				cli_error("--unit is Gb/s or MB/s, got '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			o->mbps = !strcmp(optarg, "MB/s");
-			break;
-		case O_MIN_RATIO: {
-			char *end;
-			o->min_ratio = strtod(optarg, &end);
-			if (end == optarg || *end || o->min_ratio < 0 || o->min_ratio > 1) {
-				cli_error("--min-ratio wants a number from 0 to 1, got '%s'",
-					  optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		}
-		case O_JSON:
-			o->json = true;
-			break;
-		case O_FORCE:
-			o->force = true;
-			break;
-		case O_ALL_VFS:
-			o->all_vfs = true;
-			break;
-		case O_ONCE:
-			o->once = true;
-			break;
-		case 'd':
-			o->dev = optarg;
-			break;
-		case O_SIM:
-			c->sim = true;
-			c->sim_dir = optarg;
-			break;
-		case O_ROOT:
-			c->root = optarg;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			exit(0);
-		case ':':
-			cli_error("option '%s' needs a value", name);
-			return EXIT_USAGE;
-		default:
-			cli_error("unknown option '%s' (see 'ibvf bench --help')", name);
+		if (opt == ':' || opt == '?') {
+			cli_error(opt == ':' ? "option '%s' needs a value"
+					     : "unknown option '%s' (see 'ibvf bench --help')",
+				  name);
 			return EXIT_USAGE;
 		}
+		if (!parse_number(&o->cfg, opt, name, optarg, &r))
+			r = parse_other(o, opt, optarg);
+		if (r < 0)
+			return EXIT_USAGE;
 	}
-	if (cfg->iters && cfg->duration_s) {
+	if (o->cfg.iters && o->cfg.duration_s) {
 		cli_error("--iters and --duration cannot be used together");
 		return EXIT_USAGE;
 	}
-	if (bench_is_latency(cfg->test) && (cfg->bidir || cfg->qps > 1)) {
+	if (bench_is_latency(o->cfg.test) && (o->cfg.bidir || o->cfg.qps > 1)) {
 		cli_error("latency tests run on one QP, one way (no --bidir, --qps)");
 		return EXIT_USAGE;
 	}
+	*ret_pos = optind;
 	return 0;
 }
 
 /* --- devices ----------------------------------------------------------------- */
-
-/* The pod holding a VF ("ns/name"), or NULL. A stale binding (a kubelet
- * checkpoint entry no pod log confirms) does not count: that pod is gone. */
-const char *bench_vf_pod_holder(const struct vf *vf, char *buf, size_t size)
-{
-	const struct pod_binding *b = vf->pod;
-	if (!b || b->stale)
-		return NULL;
-	snprintf(buf, size, "%s/%s", b->ns ? b->ns : "?", b->name ? b->name : "?");
-	return buf;
-}
 
 void bench_target_from_fn(const struct fn *f, const struct rdma *rd, struct bench_target *t)
 {
@@ -263,69 +257,46 @@ void bench_target_from_fn(const struct fn *f, const struct rdma *rd, struct benc
 	}
 }
 
-static bool fn_matches(const struct fn *f, const char *name, const struct rdma **ret_rd)
+void bench_target_from_ref(const struct node_ref *ref, struct bench_target *t)
 {
-	*ret_rd = f->n_rdmas ? &f->rdmas[0] : NULL;
-	if (!strcmp(f->bdf, name))
-		return true;
-	for (size_t i = 0; i < f->n_netdevs; i++)
-		if (!strcmp(f->netdevs[i].name, name))
-			return true;
-	for (size_t i = 0; i < f->n_rdmas; i++) {
-		if (!strcmp(f->rdmas[i].name, name) ||
-		    (f->rdmas[i].parent && !strcmp(f->rdmas[i].parent, name))) {
-			*ret_rd = &f->rdmas[i];
-			return true;
-		}
-	}
-	return false;
-}
-
-/* Places a device named by BDF, netdev or ibdev; refuses a VF in a pod. */
-static int resolve(const struct node *n, const char *name, bool force, struct bench_target *t)
-{
+	static const struct fn none;
 	memset(t, 0, sizeof(*t));
 	t->vf_index = -1;
 	t->rate_gbps = -1;
-	const struct rdma *rd;
-	for (size_t i = 0; i < n->n_pfs; i++) {
-		const struct pf *pf = &n->pfs[i];
-		for (size_t j = 0; j < pf->n_vfs; j++) {
-			const struct vf *vf = &pf->vfs[j];
-			if (!fn_matches(&vf->fn, name, &rd))
-				continue;
-			char pbuf[160];
-			const char *pod = bench_vf_pod_holder(vf, pbuf, sizeof(pbuf));
-			if (pod && !force) {
-				cli_error(
-					"VF %s is bound to pod '%s': benchmarking it would disturb "
-					"the pod (--force to run anyway)",
-					vf->fn.bdf, pod);
-				return -EBUSY;
-			}
-			bench_target_from_fn(&vf->fn, rd, t);
-			snprintf(t->pf_bdf, sizeof(t->pf_bdf), "%s", pf->fn.bdf);
-			t->vf_index = (int)vf->index;
-			goto found;
-		}
-		if (fn_matches(&pf->fn, name, &rd)) {
-			bench_target_from_fn(&pf->fn, rd, t);
-			goto found;
-		}
+	bench_target_from_fn(ref->fn ? ref->fn : &none, ref->rdma, t);
+	if (ref->vf) {
+		snprintf(t->pf_bdf, sizeof(t->pf_bdf), "%s", ref->pf->fn.bdf);
+		t->vf_index = (int)ref->vf->index;
 	}
-	for (size_t i = 0; i < n->n_orphans; i++)
-		if (!strcmp(n->orphans[i].name, name)) {
-			struct fn none = {0};
-			bench_target_from_fn(&none, &n->orphans[i], t);
-			goto found;
-		}
-	cli_error("no device '%s' on this node (name a VF by PCI address, netdev or RDMA "
-		  "device)",
-		  name);
-	return -ENODEV;
-found:
+}
+
+/* resolve()'s failure as an exit status: a name that names nothing is bad
+ * input (2); a VF in a pod is refused as a run that cannot go (1). */
+static int resolve_status(int r)
+{
+	return r == -EBUSY ? 1 : EXIT_USAGE;
+}
+
+/* Places a device named as node_resolve() takes names; refuses a VF in a pod. */
+static int resolve(const struct node *n, const char *name, bool force, struct bench_target *t)
+{
+	struct node_ref ref;
+	struct err e = {{0}};
+	char pod[320];
+	int r = node_resolve(n, name, &ref, &e);
+	if (r < 0) {
+		cli_error("%s", e.msg);
+		return r;
+	}
+	if (ref.vf && pods_holder_label(ref.vf, pod, sizeof(pod)) && !force) {
+		cli_error("VF %s is bound to pod '%s': benchmarking it would disturb the pod "
+			  "(--force to run anyway)",
+			  ref.vf->fn.bdf, pod);
+		return -EBUSY;
+	}
+	bench_target_from_ref(&ref, t);
 	if (!t->ibdev[0]) {
-		cli_error("'%s' has no RDMA device", name);
+		cli_error("'%s' (%s) has no RDMA device", name, ref.fn ? ref.fn->bdf : "-");
 		return -ENODEV;
 	}
 	return 0;
@@ -356,84 +327,113 @@ static const char *first_ibdev(const struct node *n)
 	return n->n_orphans ? n->orphans[0].name : NULL;
 }
 
-int cmd_bench(const struct cli *c0, int argc, char **argv)
+/* One mode's run on this node: pos are its arguments; the exit status. */
+typedef int bench_mode_fn(const struct bench_opts *o, const struct node *n, char **pos, int npos);
+
+static int mode_server(const struct bench_opts *o, const struct node *n, char **pos, int npos)
 {
-	struct cli c = c0 ? *c0 : (struct cli){0};
+	struct bench_target t;
+	if (npos) {
+		cli_error("bench server takes no device argument; use -d DEV");
+		return EXIT_USAGE;
+	}
+	if (!o->dev && !first_ibdev(n)) {
+		cli_error("no RDMA device on this node");
+		return 1;
+	}
+	int r = resolve(n, o->dev ? o->dev : first_ibdev(n), o->force, &t);
+	return r < 0 ? resolve_status(r) : bench_cli_server(o, t.ibdev);
+}
+
+static int mode_client(const struct bench_opts *o, const struct node *n, char **pos, int npos)
+{
+	struct bench_target t;
+	const char *dev = o->dev ? o->dev : first_ibdev(n);
+	if (npos != 1) {
+		cli_error("bench client needs the server's address: bench client HOST");
+		return EXIT_USAGE;
+	}
+	if (o->all_vfs)
+		return bench_cli_all_vfs(o, n, pos[0], NULL);
+	if (!dev) {
+		cli_error("no RDMA device on this node");
+		return 1;
+	}
+	int r = resolve(n, dev, o->force, &t);
+	return r < 0 ? resolve_status(r) : bench_cli_run_one(o, &t, pos[0], NULL);
+}
+
+static int mode_pair(const struct bench_opts *o, const struct node *n, char **pos, int npos)
+{
+	struct bench_target t, peer;
+	int r;
+	if (o->all_vfs && npos == 1) {
+		r = resolve(n, pos[0], true, &peer);
+		return r < 0 ? resolve_status(r) : bench_cli_all_vfs(o, n, NULL, peer.ibdev);
+	}
+	if (npos != 2 || o->all_vfs) {
+		cli_error("bench pair needs two devices (or --all-vfs and one peer)");
+		return EXIT_USAGE;
+	}
+	if ((r = resolve(n, pos[0], o->force, &peer)) < 0 ||
+	    (r = resolve(n, pos[1], o->force, &t)) < 0)
+		return resolve_status(r);
+	return bench_cli_run_one(o, &t, NULL, peer.ibdev);
+}
+
+static int mode_loopback(const struct bench_opts *o, const struct node *n, char **pos, int npos)
+{
+	struct bench_target t;
+	if (npos != 1) {
+		cli_error("bench loopback needs one device");
+		return EXIT_USAGE;
+	}
+	int r = resolve(n, pos[0], o->force, &t);
+	return r < 0 ? resolve_status(r) : bench_cli_run_one(o, &t, NULL, t.ibdev);
+}
+
+static const struct {
+	const char *name;
+	bench_mode_fn *run;
+} bench_modes[] = {
+	{"server", mode_server},
+	{"client", mode_client},
+	{"pair", mode_pair},
+	{"loopback", mode_loopback},
+};
+
+int cmd_bench(const struct cli *c, int argc, char **argv)
+{
 	struct bench_opts o = {.min_ratio = 0.9,
+			       .json = c->json,
 			       .cfg = {.gid_index = -1,
 				       .listen_fd = -1,
 				       .tcp_port = BENCH_DEFAULT_PORT,
 				       .cancel = &bench_interrupted}};
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(usage, argc < 2 ? stderr : stdout);
-		return argc < 2 ? EXIT_USAGE : 0;
+	int first;
+	bench_mode_fn *mode = NULL;
+	if (parse_opts(argc, argv, &o, &first))
+		return EXIT_USAGE;
+	if (first >= argc) {
+		cmd_print_usage(stderr, cmd_find("bench"));
+		return EXIT_USAGE;
 	}
-	const char *mode = argv[1];
-	int r = parse_opts(argc - 1, argv + 1, &o, &c);
-	if (r)
-		return r;
-	char **pos = argv + 1 + optind;
-	int npos = argc - 1 - optind;
-	if (c.json)
-		o.json = true;
+	for (size_t i = 0; i < sizeof(bench_modes) / sizeof(bench_modes[0]) && !mode; i++)
+		if (!strcmp(argv[first], bench_modes[i].name))
+			mode = bench_modes[i].run;
+	if (!mode) {
+		cli_error("unknown bench mode '%s' (server, client, pair, loopback)", argv[first]);
+		return EXIT_USAGE;
+	}
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	struct node *n = NULL;
-	if (discover(&c, &n) < 0)
+	if (discover(c, &n) < 0)
 		return 1;
-	int rc = EXIT_USAGE;
-	struct bench_target t, peer;
-	if (!strcmp(mode, "server")) {
-		if (npos) {
-			cli_error("bench server takes no device argument; use -d DEV");
-		} else if (!o.dev && !first_ibdev(n)) {
-			cli_error("no RDMA device on this node");
-			rc = 1;
-		} else if (resolve(n, o.dev ? o.dev : first_ibdev(n), o.force, &t) < 0) {
-			rc = 1;
-		} else {
-			rc = bench_cli_server(&o, t.ibdev);
-		}
-	} else if (!strcmp(mode, "client")) {
-		const char *dev = o.dev ? o.dev : first_ibdev(n);
-		if (npos != 1) {
-			cli_error("bench client needs the server's address: bench client HOST");
-		} else if (o.all_vfs) {
-			rc = bench_cli_all_vfs(&o, n, pos[0], NULL);
-		} else if (!dev) {
-			cli_error("no RDMA device on this node");
-			rc = 1;
-		} else {
-			rc = resolve(n, dev, o.force, &t) < 0
-				     ? 1
-				     : bench_cli_run_one(&o, &t, pos[0], NULL);
-		}
-	} else if (!strcmp(mode, "pair")) {
-		if (o.all_vfs && npos == 1) {
-			rc = resolve(n, pos[0], true, &peer) < 0
-				     ? 1
-				     : bench_cli_all_vfs(&o, n, NULL, peer.ibdev);
-		} else if (npos != 2 || o.all_vfs) {
-			cli_error("bench pair needs two devices (or --all-vfs and one peer)");
-		} else if (resolve(n, pos[0], o.force, &peer) < 0 ||
-			   resolve(n, pos[1], o.force, &t) < 0) {
-			rc = 1;
-		} else {
-			rc = bench_cli_run_one(&o, &t, NULL, peer.ibdev);
-		}
-	} else if (!strcmp(mode, "loopback")) {
-		if (npos != 1)
-			cli_error("bench loopback needs one device");
-		else if (resolve(n, pos[0], o.force, &t) < 0)
-			rc = 1;
-		else
-			rc = bench_cli_run_one(&o, &t, NULL, t.ibdev);
-	} else {
-		cli_error("unknown bench mode '%s' (server, client, pair, loopback)", mode);
-	}
+	int rc = mode(&o, n, argv + first + 1, argc - first - 1);
 	node_free(n);
 	return rc;
 }

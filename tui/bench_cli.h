@@ -27,12 +27,12 @@ struct bench_opts {
 extern atomic_bool bench_interrupted;
 
 struct node;
-struct vf;
+struct node_ref;
 struct fn;
 struct rdma;
-/* The pod holding a VF ("ns/name" in buf), or NULL. */
-const char *bench_vf_pod_holder(const struct vf *vf, char *buf, size_t size);
 void bench_target_from_fn(const struct fn *f, const struct rdma *rd, struct bench_target *t);
+/* The whole target of a resolved name (node_resolve()): names, rate, PF, index. */
+void bench_target_from_ref(const struct node_ref *ref, struct bench_target *t);
 
 /* bench_run.c: one run of cfg on this node's device b (a client) against
  * device a of this node (a server thread; a == b for loopback) or against a

@@ -12,6 +12,8 @@
 #include "bench_cli.h"
 #include "bench_text.h"
 #include "core/node.h"
+#include "core/pods.h"
+#include "core/resolve.h"
 
 /* --- progress -------------------------------------------------------------- */
 
@@ -210,14 +212,12 @@ int bench_cli_all_vfs(const struct bench_opts *o, const struct node *n, const ch
 			struct err e = {{0}};
 			struct bench_verdict v = {0};
 			const struct rdma *rd = vf->fn.n_rdmas ? &vf->fn.rdmas[0] : NULL;
-			memset(&t, 0, sizeof(t));
-			t.rate_gbps = -1;
-			bench_target_from_fn(&vf->fn, rd, &t);
-			snprintf(t.pf_bdf, sizeof(t.pf_bdf), "%s", n->pfs[i].fn.bdf);
-			t.vf_index = (int)vf->index;
+			struct node_ref ref = {
+				.pf = &n->pfs[i], .vf = vf, .fn = &vf->fn, .rdma = rd};
+			bench_target_from_ref(&ref, &t);
 			snprintf(bar.label, sizeof(bar.label), "%.15s %.63s", vf->fn.bdf, t.ibdev);
-			char pbuf[160];
-			const char *pod = bench_vf_pod_holder(vf, pbuf, sizeof(pbuf));
+			char pbuf[320];
+			const char *pod = pods_holder_label(vf, pbuf, sizeof(pbuf));
 			if (!rd) {
 				status = "SKIP", why = "no RDMA device";
 			} else if (pod && !o->force) {

@@ -18,6 +18,8 @@
 #include "bench_cli.h"
 #include "console_benchview_int.h"
 #include "core/node.h"
+#include "core/pods.h"
+#include "core/resolve.h"
 #include "dialog.h"
 
 #define MIN_RATIO    0.9		/* `ibvf bench`'s default --min-ratio */
@@ -31,13 +33,9 @@ struct bench_view bv;
 
 static const struct vf *find_vf(const struct console *c, const char *bdf, const struct pf **ret_pf)
 {
-	for (size_t i = 0; c->node && i < c->node->n_pfs; i++)
-		for (size_t j = 0; j < c->node->pfs[i].n_vfs; j++)
-			if (!strcmp(c->node->pfs[i].vfs[j].fn.bdf, bdf)) {
-				if (ret_pf)
-					*ret_pf = &c->node->pfs[i];
-				return &c->node->pfs[i].vfs[j];
-			}
+	const struct vf *vf = NULL;
+	if (c->node && node_find_fn(c->node, bdf, ret_pf, &vf) && vf)
+		return vf;
 	return NULL;
 }
 
@@ -86,7 +84,7 @@ const char *bv_vf_label(const struct console *c, const char *bdf, char *buf, siz
 	if (!vf)
 		return "(none: no VF has an RDMA device)";
 	char pod[160];
-	const char *holder = bench_vf_pod_holder(vf, pod, sizeof(pod));
+	const char *holder = pods_holder_label(vf, pod, sizeof(pod));
 	snprintf(buf, size, "%s %s (vf%u of %s)%s%s", vf->fn.bdf,
 		 vf->fn.n_rdmas ? vf->fn.rdmas[0].name : "-", vf->index, pf->fn.bdf,
 		 holder ? "  pod " : "", holder ? holder : "");
@@ -271,7 +269,7 @@ static void start(struct console *c, bool force)
 			struct target *t = &j->t[j->n++];
 			char pod[160];
 			target_of(&c->node->pfs[i], vf, t);
-			if (bench_vf_pod_holder(vf, pod, sizeof(pod)) && !force) {
+			if (pods_holder_label(vf, pod, sizeof(pod)) && !force) {
 				t->state = T_SKIP;
 				snprintf(t->why, sizeof(t->why), "bound to pod '%s'", pod);
 			} else if (bv.peer == PEER_PAIR && !strcmp(vf->fn.bdf, bv.peer_vf)) {
@@ -319,13 +317,13 @@ static void run(struct console *c)
 	for (size_t i = 0; !bv.vf[0] && c->node && i < c->node->n_pfs; i++)
 		for (size_t k = 0; k < c->node->pfs[i].n_vfs; k++)
 			if (c->node->pfs[i].vfs[k].fn.n_rdmas &&
-			    bench_vf_pod_holder(&c->node->pfs[i].vfs[k], pod, sizeof(pod)))
+			    pods_holder_label(&c->node->pfs[i].vfs[k], pod, sizeof(pod)))
 				n_pod++;
-	if (vf && bench_vf_pod_holder(vf, pod, sizeof(pod)))
+	if (vf && pods_holder_label(vf, pod, sizeof(pod)))
 		snprintf(bv.confirm, sizeof(bv.confirm),
 			 "VF %s is bound to pod '%s': a run disturbs it. Run anyway? y/N", bv.vf,
 			 pod);
-	else if (pv && bench_vf_pod_holder(pv, pod, sizeof(pod)))
+	else if (pv && pods_holder_label(pv, pod, sizeof(pod)))
 		snprintf(bv.confirm, sizeof(bv.confirm),
 			 "the peer VF %s is bound to pod '%s': a run disturbs it. Run anyway? y/N",
 			 bv.peer_vf, pod);
@@ -394,15 +392,15 @@ void console_benchview_enter(struct console *c)
 /* `:bench [all|BDF|IBDEV]`: the view on the selected VF, every VF or the one named. */
 int console_cmd_bench(struct console *c, const char *arg)
 {
-	const struct vf *vf = NULL;
-	for (size_t i = 0; arg[0] && strcmp(arg, "all") && c->node && i < c->node->n_pfs; i++)
-		for (size_t j = 0; !vf && j < c->node->pfs[i].n_vfs; j++) {
-			const struct vf *v = &c->node->pfs[i].vfs[j];
-			if (v->fn.n_rdmas &&
-			    (!strcmp(v->fn.bdf, arg) || !strcmp(v->fn.rdmas[0].name, arg)))
-				vf = v;
-		}
-	if (arg[0] && strcmp(arg, "all") && !vf) {
+	struct node_ref ref = {0};
+	struct err e = {{0}};
+	bool one = arg[0] && strcmp(arg, "all");
+	if (one && c->node && node_resolve(c->node, arg, &ref, &e) < 0) {
+		console_message(c, TR_ERROR, "%s", e.msg);
+		return -ENODEV;
+	}
+	const struct vf *vf = ref.vf && ref.vf->fn.n_rdmas ? ref.vf : NULL;
+	if (one && !vf) {
 		console_message(c, TR_ERROR, "no VF '%s' with an RDMA device (bench all|BDF|IBDEV)",
 				arg);
 		return -ENODEV;

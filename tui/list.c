@@ -120,19 +120,10 @@ static const char *str_or(struct json_object *o, const char *key, const char *df
 	return v ? json_object_get_string(v) : dflt;
 }
 
-/* "namespace/name", "(stale)" marked; when no source named the pod, its UID
- * (or "?" where a UID column shows it anyway). */
-static char *pod_label(struct json_object *pod, bool uid_shown)
+/* The pod as core labels it (pods_label: "namespace/name", "(stale)" marked). */
+static char *pod_label(struct json_object *pod)
 {
-	if (!pod)
-		return strdup("-");
-	const char *ns = str_or(pod, "namespace", "?"), *name = str_or(pod, "name", NULL);
-	const char *mark = json_object_get_boolean(get(pod, "stale")) ? " (stale)" : "";
-	char *s = NULL;
-	int r = name	    ? asprintf(&s, "%s/%s%s", ns, name, mark)
-		: uid_shown ? asprintf(&s, "?%s", mark)
-			    : asprintf(&s, "uid %s%s", str_or(pod, "uid", "?"), mark);
-	return r < 0 ? NULL : s;
+	return strdup(pod ? str_or(pod, "label", "?") : "-");
 }
 
 static void add_pf_rows(struct table *t, struct json_object *pf)
@@ -167,7 +158,7 @@ static void add_pf_rows(struct table *t, struct json_object *pf)
 		row[COL_VFS] = strdup("");
 		row[COL_NODE_GUID] = cell(vf, "node_guid");
 		row[COL_PORT_GUID] = cell(vf, "port_guid");
-		row[COL_POD] = pod_label(get(vf, "pod"), false);
+		row[COL_POD] = pod_label(get(vf, "pod"));
 	}
 }
 
@@ -300,7 +291,7 @@ static void add_pod_rows(struct table *t, struct json_object *pod)
 		if (!row)
 			return;
 		if (i == 0) {
-			row[PCOL_POD] = pod_label(pod, true);
+			row[PCOL_POD] = pod_label(pod);
 			row[PCOL_UID] = strdup(str_or(pod, "uid", "?"));
 		}
 		row[PCOL_VF] = strdup(str_or(v, "bdf", "?"));
@@ -336,9 +327,11 @@ void list_print_pods_text(FILE *f, struct json_object *pods)
 
 int cmd_list(const struct cli *c, int argc, char **argv)
 {
-	if (argc > 1) {
-		cli_error("list takes no arguments, got '%s'", argv[1]);
-		return EXIT_USAGE;
+	bool pods = false;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--pods"))
+			return cli_bad_arg("list", argv[i]);
+		pods = true;
 	}
 	struct sys *s;
 	if (cli_open(c, &s) < 0)
@@ -350,7 +343,7 @@ int cmd_list(const struct cli *c, int argc, char **argv)
 		sys_close(s);
 		return 1;
 	}
-	struct json_object *o = c->pods ? node_pods_to_json(n) : node_to_json(n);
+	struct json_object *o = pods ? node_pods_to_json(n) : node_to_json(n);
 	if (!o) {
 		cli_error("cannot render the node: out of memory");
 		node_free(n);
@@ -361,7 +354,7 @@ int cmd_list(const struct cli *c, int argc, char **argv)
 		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 							       JSON_C_TO_STRING_SPACED |
 							       JSON_C_TO_STRING_NOSLASHESCAPE));
-	else if (c->pods)
+	else if (pods)
 		list_print_pods_text(stdout, o);
 	else
 		list_print_text(stdout, o);

@@ -6,14 +6,7 @@
 #include <string.h>
 
 #include "core/sim/sim_tree.h"
-#include "tui/cmds.h"
-
-static const char usage[] =
-	"usage: ibvf mkfixture DIR [--healthy] [--pfs N] [--vfs N] [--kernel REL]\n"
-	"  --healthy     no seeded faults\n"
-	"  --pfs N       compute PFs in InfiniBand mode (1..64, default 8)\n"
-	"  --vfs N       VFs per compute PF (0..255, default 8)\n"
-	"  --kernel REL  kernel release the node reports (default 6.8.0-55-generic)\n";
+#include "tui/cli.h"
 
 static int bad(const char *fmt, const char *arg)
 {
@@ -38,17 +31,17 @@ static int parse_count(const char *opt, const char *s, unsigned int lo, unsigned
 	return 0;
 }
 
-int cmd_mkfixture(int argc, char **argv)
+int cmd_mkfixture(const struct cli *c, int argc, char **argv)
 {
 	struct sim_fixture_opts o = {0};
+	const char *kernel = c->kernel;
+	if (kernel && (!*kernel || strlen(kernel) > 64 || strchr(kernel, '/')))
+		return bad("--kernel takes a release like 6.8.0-55-generic, not '%s'", kernel);
+	o.kernel = kernel;
 	const char *dir = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = NULL;
 		char name[32];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(usage, stdout);
-			return 0;
-		}
 		if (strncmp(a, "--", 2) || !a[2]) {
 			if (a[0] == '-' && a[1])
 				return bad("unknown option '%s' (see ibvf mkfixture --help)", a);
@@ -59,8 +52,7 @@ int cmd_mkfixture(int argc, char **argv)
 		}
 		const char *eq = strchr(a, '=');
 		snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
-		bool takes = !strcmp(name, "--pfs") || !strcmp(name, "--vfs") ||
-			     !strcmp(name, "--kernel");
+		bool takes = !strcmp(name, "--pfs") || !strcmp(name, "--vfs");
 		if (!takes && strcmp(name, "--healthy"))
 			return bad("unknown option '%s' (see ibvf mkfixture --help)", a);
 		if (takes)
@@ -72,14 +64,10 @@ int cmd_mkfixture(int argc, char **argv)
 			o.healthy = true;
 		else if (!strcmp(name, "--pfs"))
 			r = parse_count("--pfs", val, 1, SIM_PFS_MAX, &o.pfs);
-		else if (!strcmp(name, "--vfs")) {
+		else {
 			r = parse_count("--vfs", val, 0, SIM_VFS_MAX, &o.vfs);
 			o.vfs_set = true;
-		} else if (!val || !*val || strlen(val) > 64 || strchr(val, '/'))
-			return bad("--kernel takes a release like 6.8.0-55-generic, not '%s'",
-				   val ? val : "");
-		else
-			o.kernel = val;
+		}
 		if (r)
 			return r;
 	}

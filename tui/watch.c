@@ -50,10 +50,8 @@ static void print_event(const struct cli *c, const struct sys_event *ev)
 
 int cmd_watch(const struct cli *c, int argc, char **argv)
 {
-	if (argc > 1) {
-		cli_error("watch takes no arguments, got '%s'", argv[1]);
-		return EXIT_USAGE;
-	}
+	if (argc > 1)
+		return cli_bad_arg("watch", argv[1]);
 	struct sys *s;
 	if (cli_open(c, &s) < 0)
 		return 1;
@@ -85,87 +83,6 @@ int cmd_watch(const struct cli *c, int argc, char **argv)
 			rc = 1;
 			break;
 		}
-	}
-	sys_close(s);
-	return rc;
-}
-
-static struct json_object *opt_int(int64_t v)
-{
-	return v < 0 ? NULL : json_object_new_int64(v);
-}
-
-static struct json_object *opt_guid(bool known, uint64_t g)
-{
-	char buf[GUID_STRLEN];
-	if (!known)
-		return NULL;
-	guid_format_sysfs(g, buf);
-	return json_object_new_string(buf);
-}
-
-static int debug_vfinfo(struct sys *s, const char *pf)
-{
-	struct sys_link *links;
-	size_t n;
-	struct err e = {{0}};
-	if (sys_link_dump(s, &links, &n, &e) < 0) {
-		cli_error("%s", e.msg);
-		return 1;
-	}
-	const struct sys_link *l = NULL;
-	for (size_t i = 0; i < n && !l; i++)
-		if (!strcmp(links[i].name, pf))
-			l = &links[i];
-	if (!l) {
-		cli_error("no network interface '%s'", pf);
-		sys_links_free(links, n);
-		return 1;
-	}
-	struct json_object *a = json_object_new_array();
-	for (size_t i = 0; i < l->n_vfs; i++) {
-		const struct sys_vf_info *v = &l->vfs[i];
-		struct json_object *o = json_object_new_object();
-		char mac[HWADDR_STRLEN];
-		hwaddr_format(v->mac, mac);
-		json_object_object_add(o, "vf", json_object_new_int64(v->vf));
-		json_object_object_add(o, "mac", json_object_new_string(mac));
-		json_object_object_add(o, "vlan", opt_int(v->vlan));
-		json_object_object_add(o, "qos", opt_int(v->qos));
-		json_object_object_add(o, "spoofchk", opt_int(v->spoofchk));
-		json_object_object_add(o, "trust", opt_int(v->trust));
-		json_object_object_add(o, "link_state", opt_int(v->link_state));
-		json_object_object_add(o, "max_tx_rate", opt_int(v->max_tx_rate));
-		json_object_object_add(o, "node_guid", opt_guid(v->node_guid_known, v->node_guid));
-		json_object_object_add(o, "port_guid", opt_guid(v->port_guid_known, v->port_guid));
-		json_object_array_add(a, o);
-	}
-	puts(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-						       JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(a);
-	sys_links_free(links, n);
-	return 0;
-}
-
-int cmd_debug(const struct cli *c, int argc, char **argv)
-{
-	bool rename = argc == 4 && !strcmp(argv[1], "rename");
-	bool vfinfo = argc == 3 && !strcmp(argv[1], "vfinfo");
-	if (!rename && !vfinfo) {
-		cli_error("usage: ibvf debug rename IFNAME NEWNAME | ibvf debug vfinfo PF_IFNAME");
-		return EXIT_USAGE;
-	}
-	struct sys *s;
-	if (cli_open(c, &s) < 0)
-		return 1;
-	int rc;
-	if (rename) {
-		struct err e = {{0}};
-		rc = sys_link_rename(s, argv[2], argv[3], &e) < 0 ? 1 : 0;
-		if (rc)
-			cli_error("%s", e.msg);
-	} else {
-		rc = debug_vfinfo(s, argv[2]);
 	}
 	sys_close(s);
 	return rc;

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/* What the commands share: messages, opening the node the global options
+ * name, stray arguments, JSON on stdout. */
+#include "cli.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "core/sim/sim_tree.h"
+#include "core/sys.h"
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("ibvf: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* The simulated node's default home: made on first use. */
+static int default_sim_dir(char *buf, size_t size)
+{
+	const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	int n;
+	if (cache && *cache)
+		n = snprintf(buf, size, "%s/ibvf/sim", cache);
+	else if (home && *home)
+		n = snprintf(buf, size, "%s/.cache/ibvf/sim", home);
+	else
+		n = snprintf(buf, size, "/tmp/ibvf-sim-%u", (unsigned)getuid());
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+static int mkdir_parents(const char *dir)
+{
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof(tmp), "%s", dir);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return 0;
+}
+
+int cli_open(const struct cli *c, struct sys **ret)
+{
+	struct err e = {{0}};
+	int r;
+	if (!c->sim) {
+		r = sys_open_linux(c->root, ret, &e);
+	} else {
+		char dir[PATH_MAX];
+		const char *d = c->sim_dir;
+		if (!d) {
+			if (default_sim_dir(dir, sizeof(dir)) < 0) {
+				cli_error("cannot place the simulated node: path too long");
+				return -ENAMETOOLONG;
+			}
+			d = dir;
+			struct stat st;
+			if (stat(d, &st) < 0) {
+				struct sim_fixture_opts o = {0};
+				r = mkdir_parents(d);
+				if (r < 0 || (r = sim_fixture_create(d, &o, &e)) < 0) {
+					cli_error("cannot create the simulated node in '%s': %s", d,
+						  r == -ENOMEM || !e.msg[0] ? strerror(-r) : e.msg);
+					return r;
+				}
+			}
+		}
+		struct sys_sim_params p = {.kernel = c->kernel};
+		r = sys_open_sim(d, &p, ret, &e);
+	}
+	if (r < 0)
+		cli_error("%s", e.msg);
+	return r;
+}
+
+int cli_bad_arg(const char *cmd, const char *arg)
+{
+	if (arg[0] == '-' && arg[1])
+		cli_error("unknown option '%s' (see 'ibvf %s --help')", arg, cmd);
+	else
+		cli_error("%s takes no arguments, got '%s'", cmd, arg);
+	return EXIT_USAGE;
+}
+
+void cli_print_json(struct json_object *o)
+{
+	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+								 JSON_C_TO_STRING_NOSLASHESCAPE));
+}

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+/* What `vf` and `journal undo` share: their options, and running a request
+ * the one way (read the node, make the plan, a refusal is one line and exit
+ * 2, show it, ask, apply, show what happened). Text is rendered from the
+ * plan's JSON, so the two outputs cannot drift apart. */
+#include "cli_action.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "core/sys.h"
+#include "plan_text.h"
+
+static void print_plan(const struct cli *c, const struct plan *p)
+{
+	struct json_object *o = plan_to_json(p);
+	if (c->json)
+		cli_print_json(o);
+	else
+		text_render_print(stdout, o, plan_text);
+	json_object_put(o);
+}
+
+/* Asks on the terminal; only "y" or "yes" goes on. */
+static bool confirm(const struct plan *p)
+{
+	char line[32];
+	fprintf(stderr, "Apply these %zu steps%s? [y/N] ", p->n_steps,
+		p->destructive ? " (VF traffic is interrupted)" : "");
+	fflush(stderr);
+	if (!fgets(line, sizeof(line), stdin))
+		return false;
+	line[strcspn(line, "\n")] = '\0';
+	return !strcasecmp(line, "y") || !strcasecmp(line, "yes");
+}
+
+int cli_action_run(const struct cli *c, const struct act_opts *o, const struct action_req *req)
+{
+	struct sys *s;
+	struct node *n = NULL;
+	struct plan *p = NULL;
+	struct err e = {{0}};
+	int r, rc = 1;
+
+	if (cli_open(c, &s) < 0)
+		return 1;
+	if ((r = node_discover(s, &n, &e)) < 0) {
+		cli_error("%s", e.msg);
+		goto out;
+	}
+	if ((r = action_plan(s, n, req, &p, &e)) < 0) {
+		cli_error("%s", e.msg);
+		rc = r == -ENOMEM || r == -EIO ? 1 : EXIT_USAGE;
+		goto out;
+	}
+	if (!p->n_steps || o->dry_run) {
+		if (!p->n_steps && !c->json)
+			printf("nothing to do: %s\n", p->summary);
+		else
+			print_plan(c, p);
+		rc = 0;
+		goto out;
+	}
+	if (!o->yes) {
+		if (!isatty(STDIN_FILENO)) {
+			cli_error(
+				"refusing to change the node without confirmation: standard input "
+				"is not a terminal (pass --yes, or --dry-run to see the plan)");
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if (!c->json)
+			print_plan(c, p);
+		if (!confirm(p)) {
+			fprintf(stderr, "nothing was changed\n");
+			rc = 1;
+			goto out;
+		}
+	}
+	r = action_apply(s, p, req, NULL, &e);
+	if (p->result != PLAN_REFUSED)
+		print_plan(c, p);
+	if (p->journal_error[0])
+		cli_error("the journal was not written: %s", p->journal_error);
+	if (r < 0) {
+		cli_error("%s", p->error[0] ? p->error : e.msg);
+		rc = p->result == PLAN_REFUSED ? EXIT_USAGE : 1;
+	} else {
+		rc = 0;
+	}
+out:
+	plan_free(p);
+	node_free(n);
+	sys_close(s);
+	return rc;
+}
+
+enum {
+	OPT_DRY = 256,
+	OPT_NODE,
+	OPT_PORT,
+	OPT_ALL,
+	OPT_PREFIX,
+	OPT_TIMEOUT,
+	OPT_OUTPUT,
+	OPT_IBVF,
+};
+
+static const struct option act_options[] = {
+	{"dry-run", no_argument, NULL, OPT_DRY},
+	{"yes", no_argument, NULL, 'y'},
+	{"force", no_argument, NULL, 'f'},
+	{"node", required_argument, NULL, OPT_NODE},
+	{"port", required_argument, NULL, OPT_PORT},
+	{"assign-all", no_argument, NULL, OPT_ALL},
+	{"prefix", required_argument, NULL, OPT_PREFIX},
+	{"timeout", required_argument, NULL, OPT_TIMEOUT},
+	{"output", required_argument, NULL, OPT_OUTPUT},
+	{"ibvf", required_argument, NULL, OPT_IBVF},
+	{0},
+};
+
+/* One option's value into p: 0 or -EINVAL, said. */
+static int act_set(struct act_args *p, int opt, const char *arg)
+{
+	char *end;
+	switch (opt) {
+	case OPT_DRY:
+		p->o.dry_run = true;
+		break;
+	case 'y':
+		p->o.yes = true;
+		break;
+	case 'f':
+		p->req.force = true;
+		break;
+	case OPT_NODE:
+		p->node = arg;
+		break;
+	case OPT_PORT:
+		p->port = arg;
+		break;
+	case OPT_ALL:
+		p->all = true;
+		break;
+	case OPT_PREFIX:
+		if (action_parse_prefix(arg, &p->req.prefix) < 0) {
+			cli_error("invalid --prefix '%s': give 5 bytes, as 00:11:22:33:44 or "
+				  "0x0011223344",
+				  arg);
+			return -EINVAL;
+		}
+		p->req.has_prefix = true;
+		break;
+	case OPT_TIMEOUT:
+		p->req.timeout_s = (unsigned int)strtoul(arg, &end, 10);
+		if (*end || !*arg || p->req.timeout_s == 0 || p->req.timeout_s > 3600) {
+			cli_error("invalid --timeout '%s': seconds, 1 to 3600", arg);
+			return -EINVAL;
+		}
+		break;
+	case OPT_OUTPUT:
+		p->output = arg;
+		break;
+	case OPT_IBVF:
+		p->ibvf = arg;
+		break;
+	}
+	return 0;
+}
+
+int cli_action_parse(int argc, char **argv, const char *allowed, struct act_args *ret)
+{
+	struct act_args p = {0};
+	int opt;
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":yf", act_options, NULL)) != -1) {
+		const char *name = NULL;
+		for (const struct option *o = act_options; o->name && !name; o++)
+			if (o->val == opt)
+				name = o->name;
+		if (opt == '?' || opt == ':') {
+			cli_error(opt == ':' ? "option '%s' needs a value"
+					     : "unknown option '%s' (see 'ibvf %s --help')",
+				  argv[optind - 1], argv[0]);
+			return -EINVAL;
+		}
+		if (name && !strstr(allowed, name)) {
+			cli_error("'%s' takes no --%s", argv[0], name);
+			return -EINVAL;
+		}
+		if (act_set(&p, opt, optarg) < 0)
+			return -EINVAL;
+	}
+	p.args = argv + optind;
+	p.n_args = argc - optind;
+	*ret = p;
+	return 0;
+}
+
+int cli_want_args(const struct act_args *p, int n, const char *usage)
+{
+	if (p->n_args == n)
+		return 0;
+	cli_error("%s: %s (usage: ibvf %s)",
+		  p->n_args < n ? "missing arguments" : "too many arguments",
+		  p->n_args > n ? p->args[n] : "", usage);
+	return -EINVAL;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* The options and the run of the commands that act (`vf`, `journal undo`,
+ * and `persist`'s options). */
+#pragma once
+
+#include "cli.h"
+#include "core/actions.h"
+
+struct act_opts {
+	bool dry_run, yes;
+};
+
+/* A command's options and its positional arguments. */
+struct act_args {
+	struct act_opts o;
+	struct action_req req;
+	bool all;
+	const char *node, *port, *output, *ibvf;
+	char **args;
+	int n_args;
+};
+
+/* Parses argv (argv[0] the command's name) with the options named in
+ * allowed ("dry-run yes force node port assign-all prefix timeout output
+ * ibvf"); options may come before, between or after the arguments. 0, or
+ * -EINVAL said in one line. */
+int cli_action_parse(int argc, char **argv, const char *allowed, struct act_args *ret);
+/* Exactly n positional arguments, else one line naming usage: -EINVAL. */
+int cli_want_args(const struct act_args *p, int n, const char *usage);
+/* Reads the node, plans req, shows it, asks (unless --yes), applies it and
+ * shows the result. Returns the exit status. */
+int cli_action_run(const struct cli *c, const struct act_opts *o, const struct action_req *req);

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+/* `ibvf journal [undo ID]`: the applied plans, and undoing one. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "cli_action.h"
+#include "core/journal.h"
+#include "core/sys.h"
+#include "journal_text.h"
+
+int cmd_journal(const struct cli *c, int argc, char **argv)
+{
+	struct act_args p;
+	struct sys *s;
+	struct json_object *entries = NULL;
+	struct err e = {{0}};
+	size_t skipped;
+	int rc = 0;
+
+	if (cli_action_parse(argc, argv, "dry-run yes force timeout", &p) < 0)
+		return EXIT_USAGE;
+	bool undo = p.n_args && !strcmp(p.args[0], "undo");
+	if (undo ? p.n_args != 2 : p.n_args != 0) {
+		cli_error("usage: ibvf journal | ibvf journal undo ID");
+		return EXIT_USAGE;
+	}
+	if (!undo && (p.o.dry_run || p.o.yes || p.req.force)) {
+		cli_error("--dry-run, --yes and --force go with 'journal undo ID'");
+		return EXIT_USAGE;
+	}
+	char *end;
+	long long id = undo ? strtoll(p.args[1], &end, 10) : 0;
+	if (undo && (*end || id <= 0)) {
+		cli_error("invalid journal entry '%s': a number from 'ibvf journal'", p.args[1]);
+		return EXIT_USAGE;
+	}
+	if (cli_open(c, &s) < 0)
+		return 1;
+	if (journal_read(s, &entries, &skipped, &e) < 0) {
+		cli_error("%s", e.msg);
+		sys_close(s);
+		return 1;
+	}
+	sys_close(s);
+	if (skipped)
+		cli_error("%zu journal lines do not parse and were skipped", skipped);
+	if (undo) {
+		struct action_req req = {0};
+		if (journal_undo_req(entries, id, &req, &e) < 0) {
+			cli_error("%s", e.msg);
+			rc = EXIT_USAGE;
+		} else {
+			req.force = p.req.force;
+			req.timeout_s = p.req.timeout_s;
+			rc = cli_action_run(c, &p.o, &req);
+		}
+	} else if (c->json) {
+		cli_print_json(entries);
+	} else {
+		text_render_print(stdout, entries, journal_text);
+	}
+	json_object_put(entries);
+	return rc;
+}

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+/* The command table, as git.c has it: every command's name, handler, the
+ * global options it takes, and its help. main.c dispatches from it; `ibvf
+ * help`, `ibvf help CMD` and `CMD --help` are rendered from it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "console.h"
+
+int cmd_console(const struct cli *c, int argc, char **argv)
+{
+	return console_main(c, c->theme, argc, argv);
+}
+
+#define BENCH_USAGE                                                                                \
+	"bench server [--port P] [-d DEV] [--once] [TEST OPTIONS]\n"                               \
+	"       ibvf bench client HOST [-d DEV | --all-vfs] [TEST OPTIONS]\n"                      \
+	"       ibvf bench pair DEV_A DEV_B [TEST OPTIONS]\n"                                      \
+	"       ibvf bench pair --all-vfs PEER_DEV [TEST OPTIONS]\n"                               \
+	"       ibvf bench loopback DEV [TEST OPTIONS]"
+#define BENCH_HELP                                                                                 \
+	"RDMA WRITE/READ bandwidth and latency per VF, judged against the port's rate.\n"          \
+	"Devices are named by PCI address (full or short), netdev, altname, RDMA device\n"         \
+	"or the pod holding the VF (namespace/name).\n"                                            \
+	"  --test T          write_bw (default), read_bw, write_lat, read_lat\n"                   \
+	"  --size BYTES      message size (64 KiB for bandwidth, 2 for latency)\n"                 \
+	"  --all-sizes       every power of two from 2 B to 8 MiB, on the same QPs\n"              \
+	"  --iters N         iterations (5000 write_bw, else 1000)\n"                              \
+	"  --duration S      run S seconds instead; warm-up and cool-down excluded\n"              \
+	"  --qps N           QPs (bandwidth), --tx-depth N  WRs in flight per QP (128)\n"          \
+	"  --bidir           both directions at once (bandwidth)\n"                                \
+	"  --outstanding N   cap on outstanding READs (default: device max, peer-clamped)\n"       \
+	"  --gid-index N     override the GID (default: RoCE v2 IPv4 on Ethernet, LID on IB)\n"    \
+	"  --cm              connect the QPs with rdma_cm (needs an IP on the netdev)\n"           \
+	"  --port P          control TCP port (18515)\n"                                           \
+	"  --timeout MS      control replies and stalled completions (10000)\n"                    \
+	"  --unit U          Gb/s (default) or MB/s in the table\n"                                \
+	"  --min-ratio R     PASS at R x the port's payload ceiling (0.9)\n"                       \
+	"  --json            JSON on stdout: every size, every VF\n"                               \
+	"  --force           run on a VF bound to a pod\n"                                         \
+	"  --once            server: serve one client and exit with its status\n"                  \
+	"A server takes the client's parameters, except those given to it, which must\n"           \
+	"match (else both sides name the parameter that differs)."
+
+#define VF_USAGE                                                                                   \
+	"vf create PF N | vf destroy PF | vf rename VF NAME |\n"                                   \
+	"       vf guid VF [--node G] [--port G] | vf guid --assign-all [--prefix P] |\n"          \
+	"       vf state VF auto|enable|disable\n"                                                 \
+	"       [--dry-run] [--yes] [--force] [--json] [--timeout S]"
+#define VF_HELP                                                                                    \
+	"Change VFs, safely: each action is a plan of steps, each with its shell\n"                \
+	"equivalent, checked before it runs, verified after, and journaled.\n"                     \
+	"PF and VF are named by PCI address (0000:18:00.1 or 18:00.1), netdev, altname,\n"         \
+	"RDMA device, or the pod holding the VF (namespace/name).\n"                               \
+	"  create PF N     set the number of VFs (through 0; waits for their devices)\n"           \
+	"  destroy PF      remove the VFs (create PF 0)\n"                                         \
+	"  rename VF NAME  rename the VF's netdev (down/up around it before Linux 6.2)\n"          \
+	"  guid VF         set the node and/or port GUID (00:11:22:33:44:55:66:77,\n"              \
+	"                  0011:2233:4455:6677 or 0x0011223344556677); the VF is rebound\n"        \
+	"                  for it to take effect and keeps its name\n"                             \
+	"  guid --assign-all [--prefix 00:11:22:33:44]\n"                                          \
+	"                  unique GUIDs for every VF with zero or duplicate GUIDs\n"               \
+	"                  (scheme: README, core/actions.h)\n"                                     \
+	"  state VF auto|enable|disable   the VF's link-state policy\n"                            \
+	"--dry-run prints the plan; without --yes ibvf asks (and refuses when stdin is\n"          \
+	"not a terminal); --force acts on VFs bound to pods; --json prints the plan and\n"         \
+	"its result as JSON. Exit 2: refused, nothing changed; 1: a step or the\n"                 \
+	"verification failed (see 'ibvf journal')."
+
+static const struct cmd commands[] = {
+	{"console", cmd_console, CMD_NODE | CMD_THEME,
+	 "the live console (the default on a terminal)", "console",
+	 "The live PF -> VF tree, its details, and the node's changes as they happen\n"
+	 "(the default when standard output is a terminal). Keys: ? for help.\n"
+	 "--theme NAME|PATH picks a colour theme (default, light, mono, high-contrast,\n"
+	 "or $XDG_CONFIG_HOME/ibvf/themes/NAME.theme); NO_COLOR turns colours off."},
+	{"list", cmd_list, CMD_NODE | CMD_JSON,
+	 "show the PF -> VF tree (the default otherwise), or --pods", "list [--json] [--pods]",
+	 "Show every PF -> VF tree: PCI address, driver, netdev and RDMA device names,\n"
+	 "port state, physical state, rate, link layer, firmware, VF counts, GUIDs and\n"
+	 "the pod holding each VF.\n"
+	 "--json prints the whole model (every field, unknown values as null).\n"
+	 "--pods shows the pods instead: each pod with the VFs it holds, the interface\n"
+	 "and its state inside the pod, and where the binding was found."},
+	{"watch", cmd_watch, CMD_NODE | CMD_JSON, "print node changes as they happen",
+	 "watch [--json]",
+	 "Print each change of the node (PCI functions, netdevs, RDMA devices added,\n"
+	 "removed, renamed, bound) as it happens, one line each; --json for JSON lines.\n"
+	 "Runs until interrupted."},
+	{"vf", cmd_vf, CMD_NODE | CMD_JSON, "create, destroy, rename VFs, set GUIDs and link state",
+	 VF_USAGE, VF_HELP},
+	{"persist", cmd_persist, CMD_NODE | CMD_JSON,
+	 "write .link files and a boot unit for the VF layout",
+	 "persist [--output DIR] [--dry-run] [--ibvf PATH] [--json]",
+	 "Write what makes the current VF layout survive a reboot: a systemd .link file\n"
+	 "per named VF (matched by PCI path) and ibvf-sriov.service, a oneshot unit that\n"
+	 "loads the driver, creates the VFs, sets their GUIDs and settles udev before\n"
+	 "the kubelet. Into /etc/systemd/{network,system} (under --root/--sim), or flat\n"
+	 "into --output DIR; --dry-run prints the files."},
+	{"journal", cmd_journal, CMD_NODE | CMD_JSON,
+	 "list the applied actions, undo a rename or GUID change",
+	 "journal [--json] | journal undo ID [--dry-run] [--yes]",
+	 "List the applied plans (/var/lib/ibvf/journal.jsonl): time, user, action,\n"
+	 "result and what changed. 'undo ID' reverts a rename or a GUID change."},
+	{"bench", cmd_bench, CMD_NODE | CMD_JSON, "RDMA WRITE/READ bandwidth and latency per VF",
+	 BENCH_USAGE, BENCH_HELP},
+	{"mkfixture", cmd_mkfixture, CMD_KERNEL, "build a simulated DGX H200 node tree",
+	 "mkfixture DIR [--healthy] [--pfs N] [--vfs N] [--kernel REL]",
+	 "Write a simulated DGX H200 node into DIR (docs/fixture.md), for --sim=DIR.\n"
+	 "  --healthy     no seeded faults\n"
+	 "  --pfs N       compute PFs in InfiniBand mode (1..64, default 8)\n"
+	 "  --vfs N       VFs per compute PF (0..255, default 8)\n"
+	 "  --kernel REL  kernel release the node reports (default 6.8.0-55-generic)"},
+	{"debug", cmd_debug, CMD_NODE, "low-level probes of the kernel boundary",
+	 "debug rename IFNAME NEWNAME | debug vfinfo PF_IFNAME",
+	 "Low-level probes of the kernel boundary: rename a netdev through ibvf's\n"
+	 "netlink code, or print a PF's netlink VF information as JSON."},
+	{"help", cmd_help, CMD_ANY, "show help for a command", "help [COMMAND]",
+	 "Show every command, or one command's usage and options."},
+};
+
+static const char options_text[] =
+	"options (before or after the command):\n"
+	"  --sim[=DIR]          run on the simulated DGX H200 node (made in DIR, or in\n"
+	"                       $XDG_CACHE_HOME/ibvf/sim on first use)\n"
+	"  --root DIR           read a captured node tree under DIR instead of /\n"
+	"  --kernel REL         kernel release the simulated node behaves as\n"
+	"  --theme NAME|PATH    the console's colour theme\n"
+	"  --json               JSON output\n"
+	"  -h, --help           show this help, or a command's\n"
+	"  -V, --version        show the version\n";
+
+const struct cmd *cmd_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+void cmd_print_overview(FILE *f)
+{
+	fputs("usage: ibvf [--sim[=DIR] | --root DIR] [--kernel REL] <command> [<args>]\n\n"
+	      "commands:\n",
+	      f);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n%s", options_text);
+}
+
+void cmd_print_usage(FILE *f, const struct cmd *cmd)
+{
+	fprintf(f, "usage: ibvf %s\n", cmd->usage);
+}
+
+/* The global options a command takes, from its flags. */
+static void print_globals(FILE *f, unsigned int flags)
+{
+	if (flags & CMD_ANY)
+		return;
+	fputs("\nglobal options it takes:", f);
+	if (flags & CMD_NODE)
+		fputs(" --sim[=DIR], --root DIR, --kernel REL (with --sim),", f);
+	if (flags & CMD_KERNEL)
+		fputs(" --kernel REL,", f);
+	if (flags & CMD_JSON)
+		fputs(" --json,", f);
+	if (flags & CMD_THEME)
+		fputs(" --theme NAME|PATH,", f);
+	fputs(" -h/--help\n", f);
+}
+
+void cmd_print_help(FILE *f, const struct cmd *cmd)
+{
+	cmd_print_usage(f, cmd);
+	fprintf(f, "\n%s\n", cmd->help);
+	print_globals(f, cmd->flags);
+}
+
+int cmd_help(const struct cli *c, int argc, char **argv)
+{
+	(void)c;
+	if (argc > 2)
+		return cli_bad_arg("help", argv[2]);
+	if (argc < 2) {
+		cmd_print_overview(stdout);
+		return 0;
+	}
+	const struct cmd *cmd = cmd_find(argv[1]);
+	if (!cmd) {
+		cli_error("no help for '%s': not an ibvf command (see 'ibvf help')", argv[1]);
+		return EXIT_USAGE;
+	}
+	cmd_print_help(stdout, cmd);
+	return 0;
+}
