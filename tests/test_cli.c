@@ -3,6 +3,7 @@
  * one clear line with exit status 2 for every bad argument. */
 #include <check.h>
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,7 +120,7 @@ START_TEST(version_and_help_behave_as_users_expect)
 }
 END_TEST
 
-static const char *const bad_args[][5] = {
+static const char *const bad_args[][8] = {
 	{"frobnicate", NULL},
 	{"list", "--jsn", NULL},
 	{"list", "extra", NULL},
@@ -130,6 +131,13 @@ static const char *const bad_args[][5] = {
 	{"debug", "rename", "only-one", NULL},
 	{"mkfixture", NULL},
 	{"mkfixture", "/tmp/x", "--pfs", "abc", NULL},
+	{"--theme", NULL},
+	{"list", "--theme", "mono", NULL},
+	{"--sim=/tmp", "mkfixture", "/tmp/x", NULL},
+	{"debug", "vfinfo", "ib0", "--json", NULL},
+	{"--frobnicate", "frobnicate", NULL},
+	{"vf", NULL},
+	{"vf", "state", "--node", "1", "x", "auto", NULL},
 };
 
 START_TEST(bad_arguments_give_one_line_and_exit_2)
@@ -157,6 +165,202 @@ START_TEST(missing_root_is_a_clear_error)
 }
 END_TEST
 
+/* Every command of the table, as `ibvf help` must list it. */
+static const char *const commands[] = {"console", "list",  "watch",	"vf",	 "persist",
+				       "journal", "bench", "mkfixture", "debug", "help"};
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static char *run_ok(const char *const *argv, int want)
+{
+	char *out, *err;
+	int rc = tu_run(argv, &out, &err);
+	ck_assert_msg(rc == want, "%s %s: exit %d, stderr %s", argv[0], argv[1] ? argv[1] : "", rc,
+		      err);
+	free(err);
+	return out;
+}
+
+START_TEST(help_lists_every_command_and_each_has_its_help)
+{
+	const char *h[] = {"help", NULL};
+	char *all = run_ok(h, 0);
+	for (size_t i = 0; i < N_COMMANDS; i++) {
+		char row[32];
+		snprintf(row, sizeof(row), "\n  %-12s ", commands[i]);
+		ck_assert_msg(strstr(all, row), "'ibvf help' does not list %s:\n%s", commands[i],
+			      all);
+		/* help CMD, CMD --help, CMD -h, -h CMD: the same text, from the table. */
+		const char *a[] = {"help", commands[i], NULL}, *b[] = {commands[i], "--help", NULL},
+			   *c[] = {commands[i], "-h", NULL}, *d[] = {"--help", commands[i], NULL};
+		char *ha = run_ok(a, 0), *hb = run_ok(b, 0), *hc = run_ok(c, 0), *hd = run_ok(d, 0);
+		char usage[64];
+		snprintf(usage, sizeof(usage), "usage: ibvf %s", commands[i]);
+		ck_assert_msg(!strncmp(ha, usage, strlen(usage)), "%s", ha);
+		ck_assert_str_eq(ha, hb);
+		ck_assert_str_eq(ha, hc);
+		ck_assert_str_eq(ha, hd);
+		free(ha);
+		free(hb);
+		free(hc);
+		free(hd);
+	}
+	free(all);
+}
+END_TEST
+
+/* One command line with the global option first, then last, then right
+ * after the command's name: same status, same stdout, same stderr. */
+static void same_anywhere(const char *global, const char *const *cmd, int want)
+{
+	const char *argv[3][16];
+	size_t n = 0;
+	while (cmd[n])
+		n++;
+	ck_assert_uint_lt(n, 14);
+	argv[0][0] = global;
+	for (size_t i = 0; i < n; i++) {
+		argv[0][i + 1] = cmd[i];
+		argv[1][i] = cmd[i];
+		argv[2][i + (i > 0)] = cmd[i];
+	}
+	argv[1][n] = global;
+	argv[2][1] = global;
+	argv[0][n + 1] = argv[1][n + 1] = argv[2][n + 1] = NULL;
+	char *out[3], *err[3];
+	for (int k = 0; k < 3; k++) {
+		int rc = tu_run(argv[k], &out[k], &err[k]);
+		ck_assert_msg(rc == want, "%s with %s at %d: exit %d, stderr %s", cmd[0], global, k,
+			      rc, err[k]);
+	}
+	for (int k = 1; k < 3; k++) {
+		ck_assert_str_eq(out[0], out[k]);
+		ck_assert_str_eq(err[0], err[k]);
+	}
+	for (int k = 0; k < 3; k++) {
+		free(out[k]);
+		free(err[k]);
+	}
+}
+
+START_TEST(global_options_before_or_after_every_command)
+{
+	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir);
+	char fx[512], fx2[600], root[] = "--root=/nonexistent/ibvf";
+	const char *list[] = {"list", "--json", NULL}, *pods[] = {"list", "--pods", NULL},
+		   *vf[] = {"vf", "state", "18:00.1", "auto", "--dry-run", "--json", NULL},
+		   *persist[] = {"persist", "--dry-run", NULL}, *journal[] = {"journal", NULL},
+		   *bench[] = {"bench", "loopback", "40:00.4", "--test", "read_lat", NULL},
+		   *watch[] = {"watch", NULL}, *debug[] = {"debug", "vfinfo", "ib0", NULL},
+		   *console[] = {"console", NULL}, *help[] = {"help", "vf", NULL};
+	same_anywhere(sim, list, 0);
+	same_anywhere(sim, pods, 0);
+	same_anywhere("--json", (const char *[]){"list", sim, NULL}, 0);
+	same_anywhere(sim, vf, 0);
+	same_anywhere(sim, persist, 0);
+	same_anywhere(sim, journal, 0);
+	same_anywhere("--json", (const char *[]){"journal", sim, NULL}, 0);
+	same_anywhere(sim, bench, 1);
+	same_anywhere("--json", (const char *[]){"bench", "loopback", "40:00.4", sim, NULL}, 1);
+	same_anywhere(root, watch, 1);
+	same_anywhere(root, debug, 1);
+	same_anywhere(sim, console, 2); /* it needs a terminal: said, after the options */
+	same_anywhere("--theme=mono", console, 2);
+	same_anywhere(sim, help, 0);
+	same_anywhere("--kernel=6.1.0", (const char *[]){"mkfixture", dir, "--pfs", "0", NULL}, 2);
+	/* mkfixture takes --kernel before its name and after. */
+	for (int k = 0; k < 2; k++) {
+		snprintf(fx, sizeof(fx), "%s/fx%d", dir, k);
+		const char *before[] = {"--kernel", "6.1.0", "mkfixture", fx, "--healthy", NULL};
+		const char *after[] = {"mkfixture", fx, "--healthy", "--kernel", "6.1.0", NULL};
+		free(run_ok(k ? after : before, 0));
+		snprintf(fx2, sizeof(fx2), "--sim=%s", fx);
+		const char *l[] = {fx2, "list", "--json", NULL};
+		char *out = run_ok(l, 0);
+		ck_assert_ptr_nonnull(strstr(out, "\"kernel\": \"6.1.0\""));
+		free(out);
+	}
+	char *out;
+	/* The commands saw the options: a missing --root tree is named. */
+	char *err;
+	const char *w[] = {root, "watch", NULL};
+	ck_assert_int_eq(tu_run(w, &out, &err), 1);
+	ck_assert_ptr_nonnull(strstr(err, "'/nonexistent/ibvf'"));
+	free(out);
+	free(err);
+	free(sim);
+	tu_rmtree(dir);
+}
+END_TEST
+
+/* The JSON plan of `vf state NAME auto --dry-run` (the subject is the BDF). */
+static char *plan_for(const char *sim, const char *name, bool force)
+{
+	const char *a[] = {sim,	   "vf",	"state",  name,
+			   "auto", "--dry-run", "--json", force ? "--force" : NULL,
+			   NULL};
+	return run_ok(a, 0);
+}
+
+START_TEST(every_name_form_resolves_the_same_in_vf_and_bench)
+{
+	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir);
+	/* VF 0 of 0000:18:00.0: netdev ib0, RDMA device mlx5_12, no pod. */
+	static const char *const vf0[] = {"0000:18:00.1", "18:00.1", "ib0", "mlx5_12"};
+	char *want = plan_for(sim, vf0[0], false);
+	ck_assert_ptr_nonnull(strstr(want, "\"subject\":\"0000:18:00.1\""));
+	for (size_t i = 1; i < 4; i++) {
+		char *got = plan_for(sim, vf0[i], false);
+		ck_assert_str_eq(got, want);
+		free(got);
+	}
+	free(want);
+	/* VF 0000:40:00.4 is held by ml-training/trainer-0 (its RDMA device
+	 * mlx5_22; its netdev moved into the pod). */
+	static const char *const held[] = {"0000:40:00.4", "40:00.4", "mlx5_22",
+					   "ml-training/trainer-0"};
+	want = plan_for(sim, held[0], true);
+	ck_assert_ptr_nonnull(strstr(want, "\"subject\":\"0000:40:00.4\""));
+	for (size_t i = 0; i < 4; i++) {
+		char *got = plan_for(sim, held[i], true), *out, *err;
+		ck_assert_str_eq(got, want);
+		free(got);
+		/* bench resolves it the same way, and refuses the pod's VF by its address. */
+		const char *b[] = {sim, "bench", "loopback", held[i], NULL};
+		ck_assert_int_eq(tu_run(b, &out, &err), 1);
+		ck_assert_str_eq(err,
+				 "ibvf: VF 0000:40:00.4 is bound to pod 'ml-training/trainer-0': "
+				 "benchmarking it would disturb the pod (--force to run anyway)\n");
+		free(out);
+		free(err);
+	}
+	free(want);
+	/* bench on the free VF gets as far as opening the RDMA device it resolved to. */
+	for (size_t i = 0; i < 4; i++) {
+		char *out, *err;
+		const char *b[] = {sim, "bench", "loopback", vf0[i], NULL};
+		ck_assert_int_eq(tu_run(b, &out, &err), 1);
+		ck_assert_msg(strstr(err, "'mlx5_12'"), "%s: %s", vf0[i], err);
+		free(out);
+		free(err);
+	}
+	/* A pod holding two VFs is ambiguous, in both. */
+	char *out, *err;
+	const char *v[] = {sim, "vf", "state", "ml-training/trainer-1", "auto", "--dry-run", NULL};
+	ck_assert_int_eq(tu_run(v, &out, &err), 2);
+	ck_assert_str_eq(err, "ibvf: pod 'ml-training/trainer-1' holds 2 VFs (0000:c0:00.1, "
+			      "0000:dc:00.1): name one by PCI address\n");
+	free(out);
+	free(err);
+	const char *b[] = {sim, "bench", "loopback", "ml-training/trainer-1", NULL};
+	ck_assert_int_eq(tu_run(b, &out, &err), 2);
+	ck_assert_ptr_nonnull(strstr(err, "holds 2 VFs"));
+	free(out);
+	free(err);
+	free(sim);
+	tu_rmtree(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -168,6 +372,9 @@ int main(void)
 	tcase_add_loop_test(tc, bad_arguments_give_one_line_and_exit_2, 0,
 			    sizeof(bad_args) / sizeof(bad_args[0]));
 	tcase_add_test(tc, missing_root_is_a_clear_error);
+	tcase_add_test(tc, help_lists_every_command_and_each_has_its_help);
+	tcase_add_test(tc, global_options_before_or_after_every_command);
+	tcase_add_test(tc, every_name_form_resolves_the_same_in_vf_and_bench);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
