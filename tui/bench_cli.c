@@ -240,7 +240,7 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, int *ret_pos)
 
 /* --- devices ----------------------------------------------------------------- */
 
-void bench_target_from_fn(const struct fn *f, const struct rdma *rd, struct bench_target *t)
+static void target_from_fn(const struct fn *f, const struct rdma *rd, struct bench_target *t)
 {
 	snprintf(t->bdf, sizeof(t->bdf), "%s", f->bdf);
 	snprintf(t->ibdev, sizeof(t->ibdev), "%s", rd ? rd->name : "");
@@ -260,10 +260,11 @@ void bench_target_from_fn(const struct fn *f, const struct rdma *rd, struct benc
 void bench_target_from_ref(const struct node_ref *ref, struct bench_target *t)
 {
 	static const struct fn none;
+	const struct fn *f = ref->fn ? ref->fn : &none;
 	memset(t, 0, sizeof(*t));
 	t->vf_index = -1;
 	t->rate_gbps = -1;
-	bench_target_from_fn(ref->fn ? ref->fn : &none, ref->rdma, t);
+	target_from_fn(f, ref->rdma ? ref->rdma : f->n_rdmas ? &f->rdmas[0] : NULL, t);
 	if (ref->vf) {
 		snprintf(t->pf_bdf, sizeof(t->pf_bdf), "%s", ref->pf->fn.bdf);
 		t->vf_index = (int)ref->vf->index;

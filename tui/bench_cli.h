@@ -28,10 +28,8 @@ extern atomic_bool bench_interrupted;
 
 struct node;
 struct node_ref;
-struct fn;
-struct rdma;
-void bench_target_from_fn(const struct fn *f, const struct rdma *rd, struct bench_target *t);
-/* The whole target of a resolved name (node_resolve()): names, rate, PF, index. */
+/* The whole target of a resolved name (node_resolve()): names, rate, PF, index;
+ * the function's first RDMA device when ref names none. */
 void bench_target_from_ref(const struct node_ref *ref, struct bench_target *t);
 
 /* bench_run.c: one run of cfg on this node's device b (a client) against

@@ -68,11 +68,9 @@ static void step_vf(const struct console *c, char *bdf, int dir, bool allow_all)
 
 static void target_of(const struct pf *pf, const struct vf *vf, struct target *ret)
 {
+	struct node_ref ref = {.pf = pf, .vf = vf, .fn = &vf->fn};
 	memset(ret, 0, sizeof(*ret));
-	ret->t.vf_index = (int)vf->index;
-	ret->t.rate_gbps = -1;
-	bench_target_from_fn(&vf->fn, vf->fn.n_rdmas ? &vf->fn.rdmas[0] : NULL, &ret->t);
-	snprintf(ret->t.pf_bdf, sizeof(ret->t.pf_bdf), "%s", pf->fn.bdf);
+	bench_target_from_ref(&ref, &ret->t);
 }
 
 const char *bv_vf_label(const struct console *c, const char *bdf, char *buf, size_t size)
