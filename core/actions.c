@@ -99,23 +99,11 @@ static int name_check_free(struct sys *s, const struct node *n, const char *name
 	snprintf(path, sizeof(path), "/sys/class/net/%s/ifindex", name);
 	if (sys_read_attr(s, path, idx, sizeof(idx)) > 0 && atoi(idx) != self)
 		return err_setx(e, EEXIST, "cannot use the name '%s': it is taken", name);
-	for (size_t i = 0; i < n->n_pfs; i++)
-		for (size_t j = 0; j <= n->pfs[i].n_vfs; j++) {
-			const struct fn *f = j ? &n->pfs[i].vfs[j - 1].fn : &n->pfs[i].fn;
-			for (size_t k = 0; k < f->n_netdevs; k++) {
-				const struct netdev *nd = &f->netdevs[k];
-				if (nd->ifindex.known && nd->ifindex.v == self)
-					continue;
-				bool hit = nd->name && !strcmp(nd->name, name);
-				for (size_t a = 0; !hit && a < nd->n_altnames; a++)
-					hit = !strcmp(nd->altnames[a], name);
-				if (hit)
-					return err_setx(
-						e, EEXIST,
-						"cannot use the name '%s': it is taken by %s", name,
-						f->bdf);
-			}
-		}
+	struct node_ref ref;
+	if (!node_lookup(n, name, NODE_NAME_NETDEV | NODE_NAME_ALTNAME, &ref) &&
+	    !(ref.netdev->ifindex.known && ref.netdev->ifindex.v == self))
+		return err_setx(e, EEXIST, "cannot use the name '%s': it is taken by %s", name,
+				ref.fn->bdf);
 	return 0;
 }
 

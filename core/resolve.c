@@ -41,44 +41,43 @@ static void ref_set(struct node_ref *ret, const struct pf *pf, const struct vf *
 		ret->rdma = &f->rdmas[0];
 }
 
-/* Whether one of f's names of that kind is name; *ret_rd the RDMA device named. */
+/* Whether one of f's names of that kind is name; ret the netdev or RDMA
+ * device that bears it. */
 static bool fn_named(const struct fn *f, const char *name, enum node_name_kind kind,
-		     const struct rdma **ret_rd)
+		     struct node_ref *ret)
 {
-	*ret_rd = NULL;
 	for (size_t i = 0; kind != NODE_NAME_RDMA && i < f->n_netdevs; i++) {
 		const struct netdev *nd = &f->netdevs[i];
-		if (kind == NODE_NAME_NETDEV && nd->name && !strcmp(nd->name, name))
-			return true;
-		for (size_t j = 0; kind == NODE_NAME_ALTNAME && j < nd->n_altnames; j++)
-			if (!strcmp(nd->altnames[j], name))
-				return true;
-	}
-	for (size_t i = 0; kind == NODE_NAME_RDMA && i < f->n_rdmas; i++) {
-		const struct rdma *rd = &f->rdmas[i];
-		if (rd->name && !strcmp(rd->name, name)) {
-			*ret_rd = rd;
+		bool hit = kind == NODE_NAME_NETDEV && nd->name && !strcmp(nd->name, name);
+		for (size_t j = 0; kind == NODE_NAME_ALTNAME && !hit && j < nd->n_altnames; j++)
+			hit = !strcmp(nd->altnames[j], name);
+		if (hit) {
+			ret->netdev = nd;
 			return true;
 		}
 	}
+	for (size_t i = 0; kind == NODE_NAME_RDMA && i < f->n_rdmas; i++)
+		if (f->rdmas[i].name && !strcmp(f->rdmas[i].name, name)) {
+			ret->rdma = &f->rdmas[i];
+			return true;
+		}
 	return false;
 }
 
 static bool find_named(const struct node *n, const char *name, enum node_name_kind kind,
 		       struct node_ref *ret)
 {
-	const struct rdma *rd;
+	struct node_ref hit = {0};
 	for (size_t i = 0; i < n->n_pfs; i++) {
 		const struct pf *pf = &n->pfs[i];
-		if (fn_named(&pf->fn, name, kind, &rd)) {
-			ref_set(ret, pf, NULL, rd, kind);
+		for (size_t j = 0; j <= pf->n_vfs; j++) {
+			const struct vf *vf = j ? &pf->vfs[j - 1] : NULL;
+			if (!fn_named(vf ? &vf->fn : &pf->fn, name, kind, &hit))
+				continue;
+			ref_set(ret, pf, vf, hit.rdma, kind);
+			ret->netdev = hit.netdev;
 			return true;
 		}
-		for (size_t j = 0; j < pf->n_vfs; j++)
-			if (fn_named(&pf->vfs[j].fn, name, kind, &rd)) {
-				ref_set(ret, pf, &pf->vfs[j], rd, kind);
-				return true;
-			}
 	}
 	for (size_t i = 0; kind == NODE_NAME_RDMA && i < n->n_orphans; i++) {
 		const struct rdma *o = &n->orphans[i];

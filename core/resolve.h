@@ -21,7 +21,8 @@ struct node_ref {
 	const struct vf *vf;	 /* NULL: the PF itself (or no function) */
 	const struct fn *fn;	 /* &vf->fn or &pf->fn; NULL with pf */
 	const struct rdma *rdma; /* the RDMA device named, else the function's first, else NULL */
-	enum node_name_kind how; /* the form that matched */
+	const struct netdev *netdev; /* the netdev named (by its name or an altname), else NULL */
+	enum node_name_kind how;     /* the form that matched */
 };
 
 /* Finds the PF or VF (or unplaced RDMA device) that name designates, trying

@@ -73,6 +73,9 @@ START_TEST(every_form_of_a_vf_names_the_same_vf)
 		ck_assert_ptr_eq(ref.fn, &vfs[0].fn);
 		ck_assert_ptr_eq(ref.rdma, &vf_rd);
 		ck_assert_int_eq(ref.how, forms[i].how);
+		bool by_netdev =
+			forms[i].how == NODE_NAME_NETDEV || forms[i].how == NODE_NAME_ALTNAME;
+		ck_assert_ptr_eq(ref.netdev, by_netdev ? &vf_nd : NULL);
 	}
 }
 END_TEST

@@ -112,8 +112,8 @@ static size_t count_pods(const struct node *n)
 	size_t k = 0;
 	for (size_t i = 0; i < n->n_pfs; i++)
 		for (size_t j = 0; j < n->pfs[i].n_vfs; j++) {
-			const struct pod_binding *b = n->pfs[i].vfs[j].pod;
-			if (!b || b->stale || !b->uid)
+			const struct pod_binding *b = pods_holder(&n->pfs[i].vfs[j]);
+			if (!b || !b->uid)
 				continue;
 			size_t m = 0;
 			while (m < k && strcmp(seen[m], b->uid))
