@@ -180,7 +180,7 @@ static char *run_ok(const char *const *argv, int want)
 	return out;
 }
 
-START_TEST(help_lists_every_command_and_each_has_its_help)
+START_TEST(help_lists_every_command)
 {
 	const char *h[] = {"help", NULL};
 	char *all = run_ok(h, 0);
@@ -189,39 +189,92 @@ START_TEST(help_lists_every_command_and_each_has_its_help)
 		snprintf(row, sizeof(row), "\n  %-12s ", commands[i]);
 		ck_assert_msg(strstr(all, row), "'ibvf help' does not list %s:\n%s", commands[i],
 			      all);
-		/* help CMD, CMD --help, CMD -h, -h CMD: the same text, from the table. */
-		const char *a[] = {"help", commands[i], NULL}, *b[] = {commands[i], "--help", NULL},
-			   *c[] = {commands[i], "-h", NULL}, *d[] = {"--help", commands[i], NULL};
-		char *ha = run_ok(a, 0), *hb = run_ok(b, 0), *hc = run_ok(c, 0), *hd = run_ok(d, 0);
-		char usage[64];
-		snprintf(usage, sizeof(usage), "usage: ibvf %s", commands[i]);
-		ck_assert_msg(!strncmp(ha, usage, strlen(usage)), "%s", ha);
-		ck_assert_str_eq(ha, hb);
-		ck_assert_str_eq(ha, hc);
-		ck_assert_str_eq(ha, hd);
-		free(ha);
-		free(hb);
-		free(hc);
-		free(hd);
 	}
 	free(all);
 }
 END_TEST
 
-/* One command line with the global option first, then last, then right
- * after the command's name: same status, same stdout, same stderr. */
-static void same_anywhere(const char *global, const char *const *cmd, int want)
+/* help CMD, CMD --help, CMD -h, -h CMD: the same text, from the table. */
+START_TEST(each_command_has_its_help)
 {
-	const char *argv[3][16];
+	const char *cmd = commands[_i];
+	const char *a[] = {"help", cmd, NULL}, *b[] = {cmd, "--help", NULL},
+		   *c[] = {cmd, "-h", NULL}, *d[] = {"--help", cmd, NULL};
+	char *ha = run_ok(a, 0), *hb = run_ok(b, 0), *hc = run_ok(c, 0), *hd = run_ok(d, 0);
+	char usage[64];
+	snprintf(usage, sizeof(usage), "usage: ibvf %s", cmd);
+	ck_assert_msg(!strncmp(ha, usage, strlen(usage)), "%s", ha);
+	ck_assert_str_eq(ha, hb);
+	ck_assert_str_eq(ha, hc);
+	ck_assert_str_eq(ha, hd);
+	free(ha);
+	free(hb);
+	free(hc);
+	free(hd);
+}
+END_TEST
+
+/* One simulated node for the tests below, which only read it (dry runs,
+ * refusals): made once, before the tests fork. */
+static char *shared_dir, *shared_sim;
+
+static void shared_setup(void)
+{
+	shared_dir = tu_mkfixture(NULL);
+	shared_sim = sim_arg(shared_dir);
+}
+
+static void shared_teardown(void)
+{
+	free(shared_sim);
+	tu_rmtree(shared_dir);
+}
+
+#define SIM "@sim" /* stands for --sim=<the shared node> */
+
+/* A command line, its global option, and its exit status. */
+static const struct {
+	const char *global;
+	const char *argv[8];
+	int want;
+} anywhere[] = {
+	{SIM, {"list", "--json"}, 0},
+	{SIM, {"list", "--pods"}, 0},
+	{"--json", {"list", SIM}, 0},
+	{SIM, {"vf", "state", "18:00.1", "auto", "--dry-run", "--json"}, 0},
+	{SIM, {"persist", "--dry-run"}, 0},
+	{SIM, {"journal"}, 0},
+	{"--json", {"journal", SIM}, 0},
+	{SIM, {"bench", "loopback", "40:00.4", "--test", "read_lat"}, 1},
+	{"--json", {"bench", "loopback", "40:00.4", SIM}, 1},
+	{"--root=/nonexistent/ibvf", {"watch"}, 1},
+	{"--root=/nonexistent/ibvf", {"debug", "vfinfo", "ib0"}, 1},
+	{SIM, {"console"}, 2}, /* it needs a terminal: said, after the options */
+	{"--theme=mono", {"console"}, 2},
+	{SIM, {"help", "vf"}, 0},
+	{"--kernel=6.1.0", {"mkfixture", "/nonexistent/ibvf", "--pfs", "0"}, 2},
+	{"-V", {"list", "extra"}, 0},
+};
+
+static const char *subst(const char *a)
+{
+	return a && !strcmp(a, SIM) ? shared_sim : a;
+}
+
+/* The global option first, then last, then right after the command's name:
+ * same status, same stdout, same stderr. */
+START_TEST(global_options_before_or_after_every_command)
+{
+	const char *global = subst(anywhere[_i].global), *const *cmd = anywhere[_i].argv;
+	const char *argv[3][12];
 	size_t n = 0;
 	while (cmd[n])
 		n++;
-	ck_assert_uint_lt(n, 14);
 	argv[0][0] = global;
 	for (size_t i = 0; i < n; i++) {
-		argv[0][i + 1] = cmd[i];
-		argv[1][i] = cmd[i];
-		argv[2][i + (i > 0)] = cmd[i];
+		argv[0][i + 1] = subst(cmd[i]);
+		argv[1][i] = subst(cmd[i]);
+		argv[2][i + (i > 0)] = subst(cmd[i]);
 	}
 	argv[1][n] = global;
 	argv[2][1] = global;
@@ -229,8 +282,11 @@ static void same_anywhere(const char *global, const char *const *cmd, int want)
 	char *out[3], *err[3];
 	for (int k = 0; k < 3; k++) {
 		int rc = tu_run(argv[k], &out[k], &err[k]);
-		ck_assert_msg(rc == want, "%s with %s at %d: exit %d, stderr %s", cmd[0], global, k,
-			      rc, err[k]);
+		ck_assert_msg(rc == anywhere[_i].want, "%s with %s at %d: exit %d, stderr %s",
+			      cmd[0], global, k, rc, err[k]);
+		/* Options reached the command: a missing --root tree is named. */
+		if (!strncmp(global, "--root=", 7))
+			ck_assert_ptr_nonnull(strstr(err[k], "'/nonexistent/ibvf'"));
 	}
 	for (int k = 1; k < 3; k++) {
 		ck_assert_str_eq(out[0], out[k]);
@@ -241,123 +297,92 @@ static void same_anywhere(const char *global, const char *const *cmd, int want)
 		free(err[k]);
 	}
 }
+END_TEST
 
-START_TEST(global_options_before_or_after_every_command)
+/* mkfixture takes --kernel before its name and after. */
+START_TEST(mkfixture_takes_kernel_anywhere)
 {
-	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir);
-	char fx[512], fx2[600], root[] = "--root=/nonexistent/ibvf";
-	const char *list[] = {"list", "--json", NULL}, *pods[] = {"list", "--pods", NULL},
-		   *vf[] = {"vf", "state", "18:00.1", "auto", "--dry-run", "--json", NULL},
-		   *persist[] = {"persist", "--dry-run", NULL}, *journal[] = {"journal", NULL},
-		   *bench[] = {"bench", "loopback", "40:00.4", "--test", "read_lat", NULL},
-		   *watch[] = {"watch", NULL}, *debug[] = {"debug", "vfinfo", "ib0", NULL},
-		   *console[] = {"console", NULL}, *help[] = {"help", "vf", NULL};
-	same_anywhere(sim, list, 0);
-	same_anywhere(sim, pods, 0);
-	same_anywhere("--json", (const char *[]){"list", sim, NULL}, 0);
-	same_anywhere(sim, vf, 0);
-	same_anywhere(sim, persist, 0);
-	same_anywhere(sim, journal, 0);
-	same_anywhere("--json", (const char *[]){"journal", sim, NULL}, 0);
-	same_anywhere(sim, bench, 1);
-	same_anywhere("--json", (const char *[]){"bench", "loopback", "40:00.4", sim, NULL}, 1);
-	same_anywhere(root, watch, 1);
-	same_anywhere(root, debug, 1);
-	same_anywhere(sim, console, 2); /* it needs a terminal: said, after the options */
-	same_anywhere("--theme=mono", console, 2);
-	same_anywhere(sim, help, 0);
-	same_anywhere("--kernel=6.1.0", (const char *[]){"mkfixture", dir, "--pfs", "0", NULL}, 2);
-	/* mkfixture takes --kernel before its name and after. */
-	for (int k = 0; k < 2; k++) {
-		snprintf(fx, sizeof(fx), "%s/fx%d", dir, k);
-		const char *before[] = {"--kernel", "6.1.0", "mkfixture", fx, "--healthy", NULL};
-		const char *after[] = {"mkfixture", fx, "--healthy", "--kernel", "6.1.0", NULL};
-		free(run_ok(k ? after : before, 0));
-		snprintf(fx2, sizeof(fx2), "--sim=%s", fx);
-		const char *l[] = {fx2, "list", "--json", NULL};
-		char *out = run_ok(l, 0);
-		ck_assert_ptr_nonnull(strstr(out, "\"kernel\": \"6.1.0\""));
-		free(out);
-	}
-	char *out;
-	/* The commands saw the options: a missing --root tree is named. */
-	char *err;
-	const char *w[] = {root, "watch", NULL};
-	ck_assert_int_eq(tu_run(w, &out, &err), 1);
-	ck_assert_ptr_nonnull(strstr(err, "'/nonexistent/ibvf'"));
+	char *dir =
+		tu_mkfixture((const char *const[]){"--healthy", "--pfs", "1", "--vfs", "0", NULL});
+	char fx[512], sim[600];
+	snprintf(fx, sizeof(fx), "%s/fx", dir);
+	const char *before[] = {"--kernel", "6.1.0", "mkfixture", fx, "--healthy", NULL};
+	const char *after[] = {"mkfixture", fx, "--healthy", "--kernel", "6.1.0", NULL};
+	free(run_ok(_i ? after : before, 0));
+	snprintf(sim, sizeof(sim), "--sim=%s", fx);
+	const char *l[] = {sim, "list", "--json", NULL};
+	char *out = run_ok(l, 0);
+	ck_assert_ptr_nonnull(strstr(out, "\"kernel\": \"6.1.0\""));
 	free(out);
-	free(err);
-	free(sim);
 	tu_rmtree(dir);
 }
 END_TEST
 
-/* The JSON plan of `vf state NAME auto --dry-run` (the subject is the BDF). */
-static char *plan_for(const char *sim, const char *name, bool force)
+/* The JSON plan of `vf state NAME auto --dry-run` (its subject is the BDF). */
+static char *plan_for(const char *name, bool force)
 {
-	const char *a[] = {sim,	   "vf",	"state",  name,
-			   "auto", "--dry-run", "--json", force ? "--force" : NULL,
+	const char *a[] = {shared_sim, "vf",	    "state",  name,
+			   "auto",     "--dry-run", "--json", force ? "--force" : NULL,
 			   NULL};
 	return run_ok(a, 0);
 }
 
-START_TEST(every_name_form_resolves_the_same_in_vf_and_bench)
+/* VF 0 of 0000:18:00.0: netdev ib0, RDMA device mlx5_12, no pod. */
+static const char *const vf0[] = {"0000:18:00.1", "18:00.1", "ib0", "mlx5_12"};
+/* VF 0000:40:00.4, held by ml-training/trainer-0: RDMA device mlx5_22 (its
+ * netdev moved into the pod). */
+static const char *const held[] = {"0000:40:00.4", "40:00.4", "mlx5_22", "ml-training/trainer-0"};
+
+START_TEST(every_name_form_resolves_the_same_in_vf)
 {
-	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir);
-	/* VF 0 of 0000:18:00.0: netdev ib0, RDMA device mlx5_12, no pod. */
-	static const char *const vf0[] = {"0000:18:00.1", "18:00.1", "ib0", "mlx5_12"};
-	char *want = plan_for(sim, vf0[0], false);
+	char *want = plan_for(vf0[0], false), *got = plan_for(vf0[_i], false);
 	ck_assert_ptr_nonnull(strstr(want, "\"subject\":\"0000:18:00.1\""));
-	for (size_t i = 1; i < 4; i++) {
-		char *got = plan_for(sim, vf0[i], false);
-		ck_assert_str_eq(got, want);
-		free(got);
-	}
+	ck_assert_str_eq(got, want);
 	free(want);
-	/* VF 0000:40:00.4 is held by ml-training/trainer-0 (its RDMA device
-	 * mlx5_22; its netdev moved into the pod). */
-	static const char *const held[] = {"0000:40:00.4", "40:00.4", "mlx5_22",
-					   "ml-training/trainer-0"};
-	want = plan_for(sim, held[0], true);
+	free(got);
+	want = plan_for(held[0], true);
+	got = plan_for(held[_i], true);
 	ck_assert_ptr_nonnull(strstr(want, "\"subject\":\"0000:40:00.4\""));
-	for (size_t i = 0; i < 4; i++) {
-		char *got = plan_for(sim, held[i], true), *out, *err;
-		ck_assert_str_eq(got, want);
-		free(got);
-		/* bench resolves it the same way, and refuses the pod's VF by its address. */
-		const char *b[] = {sim, "bench", "loopback", held[i], NULL};
-		ck_assert_int_eq(tu_run(b, &out, &err), 1);
-		ck_assert_str_eq(err,
-				 "ibvf: VF 0000:40:00.4 is bound to pod 'ml-training/trainer-0': "
-				 "benchmarking it would disturb the pod (--force to run anyway)\n");
-		free(out);
-		free(err);
-	}
+	ck_assert_str_eq(got, want);
 	free(want);
-	/* bench on the free VF gets as far as opening the RDMA device it resolved to. */
-	for (size_t i = 0; i < 4; i++) {
-		char *out, *err;
-		const char *b[] = {sim, "bench", "loopback", vf0[i], NULL};
-		ck_assert_int_eq(tu_run(b, &out, &err), 1);
-		ck_assert_msg(strstr(err, "'mlx5_12'"), "%s: %s", vf0[i], err);
-		free(out);
-		free(err);
-	}
-	/* A pod holding two VFs is ambiguous, in both. */
+	free(got);
+}
+END_TEST
+
+START_TEST(every_name_form_resolves_the_same_in_bench)
+{
 	char *out, *err;
-	const char *v[] = {sim, "vf", "state", "ml-training/trainer-1", "auto", "--dry-run", NULL};
+	/* The pod's VF is refused by its address, whatever name it was given. */
+	const char *a[] = {shared_sim, "bench", "loopback", held[_i], NULL};
+	ck_assert_int_eq(tu_run(a, &out, &err), 1);
+	ck_assert_str_eq(err, "ibvf: VF 0000:40:00.4 is bound to pod 'ml-training/trainer-0': "
+			      "benchmarking it would disturb the pod (--force to run anyway)\n");
+	free(out);
+	free(err);
+	/* The free VF gets as far as opening the RDMA device it resolved to. */
+	const char *b[] = {shared_sim, "bench", "loopback", vf0[_i], NULL};
+	ck_assert_int_eq(tu_run(b, &out, &err), 1);
+	ck_assert_msg(strstr(err, "'mlx5_12'"), "%s: %s", vf0[_i], err);
+	free(out);
+	free(err);
+}
+END_TEST
+
+START_TEST(a_pod_with_two_vfs_is_ambiguous_in_vf_and_bench)
+{
+	char *out, *err;
+	const char *v[] = {shared_sim, "vf",	    "state", "ml-training/trainer-1",
+			   "auto",     "--dry-run", NULL};
 	ck_assert_int_eq(tu_run(v, &out, &err), 2);
 	ck_assert_str_eq(err, "ibvf: pod 'ml-training/trainer-1' holds 2 VFs (0000:c0:00.1, "
 			      "0000:dc:00.1): name one by PCI address\n");
 	free(out);
 	free(err);
-	const char *b[] = {sim, "bench", "loopback", "ml-training/trainer-1", NULL};
+	const char *b[] = {shared_sim, "bench", "loopback", "ml-training/trainer-1", NULL};
 	ck_assert_int_eq(tu_run(b, &out, &err), 2);
 	ck_assert_ptr_nonnull(strstr(err, "holds 2 VFs"));
 	free(out);
 	free(err);
-	free(sim);
-	tu_rmtree(dir);
 }
 END_TEST
 
@@ -372,10 +397,19 @@ int main(void)
 	tcase_add_loop_test(tc, bad_arguments_give_one_line_and_exit_2, 0,
 			    sizeof(bad_args) / sizeof(bad_args[0]));
 	tcase_add_test(tc, missing_root_is_a_clear_error);
-	tcase_add_test(tc, help_lists_every_command_and_each_has_its_help);
-	tcase_add_test(tc, global_options_before_or_after_every_command);
-	tcase_add_test(tc, every_name_form_resolves_the_same_in_vf_and_bench);
+	tcase_add_test(tc, help_lists_every_command);
+	tcase_add_loop_test(tc, each_command_has_its_help, 0, N_COMMANDS);
+	tcase_add_loop_test(tc, mkfixture_takes_kernel_anywhere, 0, 2);
 	suite_add_tcase(s, tc);
+	TCase *shared = tcase_create("shared node");
+	tcase_set_timeout(shared, 60);
+	tcase_add_unchecked_fixture(shared, shared_setup, shared_teardown);
+	tcase_add_loop_test(shared, global_options_before_or_after_every_command, 0,
+			    sizeof(anywhere) / sizeof(anywhere[0]));
+	tcase_add_loop_test(shared, every_name_form_resolves_the_same_in_vf, 0, 4);
+	tcase_add_loop_test(shared, every_name_form_resolves_the_same_in_bench, 0, 4);
+	tcase_add_test(shared, a_pod_with_two_vfs_is_ambiguous_in_vf_and_bench);
+	suite_add_tcase(s, shared);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
