@@ -40,21 +40,6 @@ static int default_sim_dir(char *buf, size_t size)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-static int mkdir_parents(const char *dir)
-{
-	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof(tmp), "%s", dir);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return 0;
-}
-
 int cli_open(const struct cli *c, struct sys **ret)
 {
 	struct err e = {{0}};
@@ -73,8 +58,8 @@ int cli_open(const struct cli *c, struct sys **ret)
 			struct stat st;
 			if (stat(d, &st) < 0) {
 				struct sim_fixture_opts o = {0};
-				r = mkdir_parents(d);
-				if (r < 0 || (r = sim_fixture_create(d, &o, &e)) < 0) {
+				/* It makes the directory and its parents. */
+				if ((r = sim_fixture_create(d, &o, &e)) < 0) {
 					cli_error("cannot create the simulated node in '%s': %s", d,
 						  r == -ENOMEM || !e.msg[0] ? strerror(-r) : e.msg);
 					return r;
