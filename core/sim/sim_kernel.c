@@ -376,7 +376,20 @@ int sim_kernel_mofed_write(const char *root, const char *pf_rel, unsigned int vf
 	}
 	if (r == 0)
 		r = sim_vf_admin_write(root, pf, vf, &a, e);
-	return r == 0 ? sim_event_add(root, "change", "pci", pf, NULL, pf_rel, e) : r;
+	return r == 0 ? sim_kernel_vf_admin_event(root, pf_rel, e) : r;
+}
+
+/* As the kernel's RTM_NEWLINK after a VF setting: on the PF's netdev, saying
+ * only that its VFs' admin state changed. A PF without a netdev has no link
+ * to announce it on: a change of the PCI function then. */
+int sim_kernel_vf_admin_event(const char *root, const char *pf_rel, struct err *e)
+{
+	char dir[PATH_MAX], name[SYS_IFNAMSIZ];
+	sim_fmt(dir, sizeof(dir), "%s/net", pf_rel);
+	if (first_entry(root, dir, name, sizeof(name)) < 0)
+		return sim_event_add(root, "change", "pci", base_name(pf_rel), NULL, pf_rel, e);
+	sim_fmt(dir, sizeof(dir), "%s/net/%s", pf_rel, name);
+	return sim_event_add(root, SYS_EVENT_VF_ADMIN, "net", name, NULL, dir, e);
 }
 
 int sim_netdev_dir(const char *root, const char *ifname, char *buf, size_t size)

@@ -152,6 +152,8 @@ int sim_kernel_vanish(const char *root, const char *bdf, struct err *e);
 /* A write to <pf>/sriov/<vf>/{node,port,policy}. */
 int sim_kernel_mofed_write(const char *root, const char *pf_rel, unsigned int vf, const char *file,
 			   const char *value, struct err *e);
+/* Announces that the VFs' admin state of the PF at pf_rel changed. */
+int sim_kernel_vf_admin_event(const char *root, const char *pf_rel, struct err *e);
 /* The canonical directory of a netdev named in sys/class/net; -ENODEV. */
 int sim_netdev_dir(const char *root, const char *ifname, char *buf, size_t size);
 /* One netdev as RTM_GETLINK would report it; a PF's VFs from .sim/vf/. */
