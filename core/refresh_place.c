@@ -122,9 +122,11 @@ static bool old_has_soft_roce(const struct node *o)
 	return false;
 }
 
-/* Marks the function at bdf; vf_list: the VF list of its PF changed. Returns
- * -EXDEV when the event cannot be placed. */
-static int touch_bdf(struct refresh *rf, const char *bdf, bool vf_list)
+/* Marks the function at bdf; vf_list: the VF list of its PF changed;
+ * may_be_new: the event may make a function outside the model a PF of it
+ * (a netdev's change or rename cannot: a NIC ibvf does not show stays out).
+ * Returns -EXDEV when the event cannot be placed. */
+static int touch_bdf(struct refresh *rf, const char *bdf, bool vf_list, bool may_be_new)
 {
 	const struct old_fn *f = index_find(rf, bdf);
 	if (f && f->vf < 0) {
@@ -150,7 +152,7 @@ static int touch_bdf(struct refresh *rf, const char *bdf, bool vf_list)
 	/* Gone again and never in the model: nothing to read. A new PF is rare
 	 * enough to read the whole node for. */
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", bdf);
-	return sys_exists(rf->d.s, path) < 0 ? 0 : -EXDEV;
+	return !may_be_new || sys_exists(rf->d.s, path) < 0 ? 0 : -EXDEV;
 }
 
 /* The PF's VFs' admin state changed (rtnetlink, or the simulated kernel's
@@ -164,7 +166,7 @@ static int place_vf_admin(struct refresh *rf, const struct sys_event *ev)
 	const struct old_fn *f = owner ? index_find(rf, owner) : NULL;
 
 	if (!f || f->vf >= 0)
-		return owner ? touch_bdf(rf, owner, false) : -EXDEV;
+		return owner ? touch_bdf(rf, owner, false, false) : -EXDEV;
 	touch_pf(rf, f->pf, discover_uses_netlink(rf->d.s) ? TOUCH_ADMIN : TOUCH_FN | TOUCH_VFS);
 	return 0;
 }
@@ -186,21 +188,21 @@ static int place_event(struct refresh *rf, const struct sys_event *ev)
 		}
 		const struct old_fn *f = index_find(rf, name);
 		/* Any event on a PF may change its VFs (sriov_numvfs, admin state). */
-		return touch_bdf(rf, name, added || removed || (f && f->vf < 0));
+		return touch_bdf(rf, name, added || removed || (f && f->vf < 0), true);
 	}
 	if (!net && !ib)
 		return -EXDEV;
 	if (net && !strcmp(ev->action, SYS_EVENT_VF_ADMIN))
 		return place_vf_admin(rf, ev);
 	if (devpath_bdf(ev->devpath, bdf))
-		return touch_bdf(rf, bdf, false);
+		return touch_bdf(rf, bdf, false, ib || added || removed);
 	if (!strncmp(ev->devpath, "/devices/virtual/", 17))
 		/* veth, bridges: in the model only as a Soft-RoCE parent */
 		return net && !old_has_soft_roce(rf->old) ? 0 : -EXDEV;
 	const char *owner = old_owner(rf->old, ev->name, ib);
 	if (!owner && ev->old_name[0])
 		owner = old_owner(rf->old, ev->old_name, ib);
-	return owner ? touch_bdf(rf, owner, false) : -EXDEV;
+	return owner ? touch_bdf(rf, owner, false, true) : -EXDEV;
 }
 
 int refresh_place_events(struct refresh *rf, const struct sys_event *events, size_t n)

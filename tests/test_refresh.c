@@ -298,6 +298,32 @@ START_TEST(a_vf_guid_or_link_state_set_rereads_only_that_vfs_admin_state)
 }
 END_TEST
 
+/* Link notifications come for every NIC: a change of one outside the model
+ * (not SR-IOV, no RDMA) cannot bring it in, so nothing is read for it. */
+START_TEST(a_link_change_on_a_nic_outside_the_model_reads_nothing_of_it)
+{
+	struct rig g;
+	struct trace t = {0};
+	struct node *inc;
+	struct err e = {{0}};
+	struct sys_event ev = {.action = "change", .subsystem = "net", .name = "eno1"};
+	char path[512];
+	rig_open(&g, NULL);
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0000:00:01.0", g.dir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	snprintf(ev.devpath, sizeof(ev.devpath), "/devices/pci0000:00/0000:00:01.0/net/eno1");
+	sys_set_trace(g.s, trace_add, &t);
+	ck_assert_msg(node_refresh(g.s, g.n, &ev, 1, &inc, &e) == 0, "%s", e.msg);
+	sys_set_trace(g.s, NULL, NULL);
+	node_free(inc);
+	ck_assert_uint_eq(trace_count(&t, "netlink:"), 0); /* no dump: no discovery */
+	ck_assert_uint_eq(trace_count(&t, "/sys/bus/pci/devices/"), 0);
+	trace_free(&t);
+	check_refresh(&g, &ev, 1);
+	rig_close(&g);
+}
+END_TEST
+
 START_TEST(a_chain_of_refreshes_on_a_large_node_stays_equal)
 {
 	static const char *const args[] = {"--pfs", "2", "--vfs", "32", "--healthy", NULL};
@@ -469,6 +495,7 @@ int main(void)
 	tcase_add_test(tc, rename_rereads_the_function_owning_the_netdev);
 	tcase_add_test(tc, guid_set_then_unbind_bind_rereads_admin_and_the_vf);
 	tcase_add_test(tc, a_vf_guid_or_link_state_set_rereads_only_that_vfs_admin_state);
+	tcase_add_test(tc, a_link_change_on_a_nic_outside_the_model_reads_nothing_of_it);
 	tcase_add_test(tc, a_chain_of_refreshes_on_a_large_node_stays_equal);
 	tcase_add_test(tc, a_failed_link_lookup_falls_back_to_the_dump);
 	tcase_add_test(tc, unplaceable_events_fall_back_to_discovery);
