@@ -206,7 +206,8 @@ static int read_fn(struct discover *d, const char *bdf, struct fn *f)
 	return 0;
 }
 
-static void read_vf_admin(struct discover *d, const struct pf *pf, struct vf *vf)
+/* What the PF's link (among d->links) says of the VF. */
+static void read_vf_admin_netlink(struct discover *d, const struct pf *pf, struct vf *vf)
 {
 	struct vf_admin *a = &vf->admin;
 	for (size_t i = 0; i < pf->fn.n_netdevs && !a->netlink_known; i++) {
@@ -233,8 +234,14 @@ static void read_vf_admin(struct discover *d, const struct pf *pf, struct vf *vf
 			break;
 		}
 	}
+}
 
+static void read_vf_admin(struct discover *d, const struct pf *pf, struct vf *vf)
+{
+	struct vf_admin *a = &vf->admin;
 	char path[256];
+
+	read_vf_admin_netlink(d, pf, vf);
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/sriov/%u", pf->fn.bdf, vf->index);
 	if (sys_exists(d->s, path) < 0)
 		return;
@@ -502,6 +509,11 @@ int discover_fn(struct discover *d, const char *bdf, struct fn *f)
 void discover_vf_admin(struct discover *d, const struct pf *pf, struct vf *vf)
 {
 	read_vf_admin(d, pf, vf);
+}
+
+void discover_vf_admin_netlink(struct discover *d, const struct pf *pf, struct vf *vf)
+{
+	read_vf_admin_netlink(d, pf, vf);
 }
 
 void discover_vf_guids(struct vf *vf)

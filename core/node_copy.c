@@ -99,6 +99,26 @@ void node_copy_vf_admin_netlink(struct vf_admin *dst, const struct vf_admin *src
 	dst->port_guid = src->port_guid;
 }
 
+static bool kval_eq(struct kval a, struct kval b)
+{
+	return a.known == b.known && (!a.known || a.v == b.v);
+}
+
+static bool kguid_eq(struct kguid a, struct kguid b)
+{
+	return a.known == b.known && (!a.known || a.v == b.v);
+}
+
+bool node_vf_admin_netlink_eq(const struct vf_admin *a, const struct vf_admin *b)
+{
+	return a->netlink_known == b->netlink_known &&
+	       (a->mac && b->mac ? !strcmp(a->mac, b->mac) : a->mac == b->mac) &&
+	       kval_eq(a->vlan, b->vlan) && kval_eq(a->spoofchk, b->spoofchk) &&
+	       kval_eq(a->trust, b->trust) && kval_eq(a->link_state, b->link_state) &&
+	       kval_eq(a->max_tx_rate, b->max_tx_rate) && kguid_eq(a->node_guid, b->node_guid) &&
+	       kguid_eq(a->port_guid, b->port_guid);
+}
+
 /* A VF without its pod binding: pods_attach() binds the new snapshot afresh. */
 void node_copy_vf(struct vf *dst, const struct vf *src, bool *fail)
 {

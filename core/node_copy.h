@@ -20,3 +20,5 @@ void node_copy_fn(struct fn *dst, const struct fn *src, bool *fail);
 void node_copy_vf(struct vf *dst, const struct vf *src, bool *fail);
 /* What the PF's netlink dump says of a VF into dst (the MOFED part is kept). */
 void node_copy_vf_admin_netlink(struct vf_admin *dst, const struct vf_admin *src, bool *fail);
+/* Whether two VFs' netlink admin state is the same (the MOFED part aside). */
+bool node_vf_admin_netlink_eq(const struct vf_admin *a, const struct vf_admin *b);

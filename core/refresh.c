@@ -5,13 +5,8 @@
  * so the copy is deep (about 1 ms for a thousand VFs, against some 40 file
  * reads a function).
  *
- * What is read again:
- *   - a VF named by an event: its function, and its MOFED sriov/<vf>/ files;
- *   - a PF named by a netdev or ibdev event: its function and sriov_* files;
- *   - a PF named by a PCI event, or whose VFs came or went: all of the above,
- *     its VF list (new VFs are read, the others copied) and every VF's admin
- *     state from the PF's link;
- *   - always: the header, the kernel log, pod bindings, RDMA placement.
+ * What is read again is placed by refresh_place.c; always: the header, the
+ * kernel log, pod bindings, RDMA placement.
  * Netlink is asked only for the links wanted, one RTM_GETLINK each: those of
  * a PF whose VFs need their admin state, and netdevs new to the old snapshot
  * (their altnames). A link dump costs 150-470 ms on a simulated 8x127 node,
@@ -31,214 +26,8 @@
 #include "node.h"
 #include "node_copy.h"
 #include "pods.h"
-#include "refresh.h"
-#include "resolve.h"
+#include "refresh_place.h"
 #include "sys.h"
-
-enum touch {
-	TOUCH_NONE,
-	TOUCH_FN,  /* the function itself */
-	TOUCH_ALL, /* a PF with its VF list and VF admin state */
-};
-
-/* A function of the old snapshot, found by BDF. */
-struct old_fn {
-	const char *bdf;
-	size_t pf;
-	long vf; /* index into pf->vfs, -1 for the PF */
-};
-
-struct refresh {
-	struct discover d;
-	const struct node *old;
-	struct old_fn *index;
-	size_t n_index;
-	unsigned char *pf_touch; /* per old PF */
-	unsigned char *vf_touch; /* per old VF, from vf_base[pf] */
-	size_t *vf_base;
-	bool full_links; /* take the link dump; else d.links holds the links looked up */
-	bool lookups_ok; /* the old snapshot's dump did not fail */
-};
-
-/* ---- placing events ---- */
-
-static int cmp_old_fn(const void *a, const void *b)
-{
-	return strcmp(((const struct old_fn *)a)->bdf, ((const struct old_fn *)b)->bdf);
-}
-
-static const struct old_fn *index_find(const struct refresh *rf, const char *bdf)
-{
-	struct old_fn key = {.bdf = bdf};
-	return bsearch(&key, rf->index, rf->n_index, sizeof(key), cmp_old_fn);
-}
-
-static int index_build(struct refresh *rf)
-{
-	const struct node *o = rf->old;
-	size_t n = o->n_pfs;
-	for (size_t i = 0; i < o->n_pfs; i++)
-		n += o->pfs[i].n_vfs;
-	rf->index = calloc(n ? n : 1, sizeof(*rf->index));
-	rf->vf_touch = calloc(n ? n : 1, 1);
-	rf->pf_touch = calloc(o->n_pfs ? o->n_pfs : 1, 1);
-	rf->vf_base = calloc(o->n_pfs ? o->n_pfs : 1, sizeof(*rf->vf_base));
-	if (!rf->index || !rf->vf_touch || !rf->pf_touch || !rf->vf_base)
-		return -ENOMEM;
-	size_t base = 0;
-	for (size_t i = 0; i < o->n_pfs; i++) {
-		const struct pf *pf = &o->pfs[i];
-		rf->index[rf->n_index++] = (struct old_fn){pf->fn.bdf, i, -1};
-		for (size_t j = 0; j < pf->n_vfs; j++)
-			rf->index[rf->n_index++] = (struct old_fn){pf->vfs[j].fn.bdf, i, (long)j};
-		rf->vf_base[i] = base;
-		base += pf->n_vfs;
-	}
-	qsort(rf->index, rf->n_index, sizeof(*rf->index), cmp_old_fn);
-	return 0;
-}
-
-static void touch_pf(struct refresh *rf, size_t pf, enum touch t)
-{
-	if (rf->pf_touch[pf] < t)
-		rf->pf_touch[pf] = (unsigned char)t;
-}
-
-/* "0000:18:00.2" */
-static bool is_bdf(const char *s, size_t len)
-{
-	static const char shape[] = "xxxx:xx:xx.x";
-	if (len != sizeof(shape) - 1)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		bool hex = (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f');
-		if (shape[i] == 'x' ? !hex : s[i] != shape[i])
-			return false;
-	}
-	return true;
-}
-
-/* The last PCI address in a devpath: the function a netdev or ibdev sits on. */
-static bool devpath_bdf(const char *devpath, char bdf[static 16])
-{
-	bool found = false;
-	for (const char *p = devpath; *p;) {
-		size_t len = strcspn(p, "/");
-		if (is_bdf(p, len)) {
-			memcpy(bdf, p, len);
-			bdf[len] = '\0';
-			found = true;
-		}
-		p += len;
-		p += *p == '/';
-	}
-	return found;
-}
-
-/* The function holding a netdev or ibdev of that name in the old snapshot. */
-static const char *old_owner(const struct node *o, const char *name, bool ib)
-{
-	struct node_ref ref;
-	if (node_lookup(o, name, ib ? NODE_NAME_RDMA : NODE_NAME_NETDEV, &ref) < 0 || !ref.fn)
-		return NULL;
-	return ref.fn->bdf;
-}
-
-/* Soft-RoCE: devices placed through a netdev named in `parent`. */
-static bool old_has_soft_roce(const struct node *o)
-{
-	if (o->n_orphans)
-		return true;
-	for (size_t i = 0; i < o->n_pfs; i++)
-		for (size_t j = 0; j <= o->pfs[i].n_vfs; j++) {
-			const struct fn *f = j ? &o->pfs[i].vfs[j - 1].fn : &o->pfs[i].fn;
-			for (size_t k = 0; k < f->n_rdmas; k++)
-				if (f->rdmas[k].parent)
-					return true;
-		}
-	return false;
-}
-
-/* Marks the function at bdf; vf_list: the VF list of its PF changed. Returns
- * -EXDEV when the event cannot be placed. */
-static int touch_bdf(struct refresh *rf, const char *bdf, bool vf_list)
-{
-	const struct old_fn *f = index_find(rf, bdf);
-	if (f && f->vf < 0) {
-		touch_pf(rf, f->pf, vf_list ? TOUCH_ALL : TOUCH_FN);
-		return 0;
-	}
-	if (f) {
-		rf->vf_touch[rf->vf_base[f->pf] + (size_t)f->vf] = 1;
-		if (vf_list)
-			touch_pf(rf, f->pf, TOUCH_ALL);
-		return 0;
-	}
-	/* New to the old snapshot: a new VF of a known PF? */
-	char path[PATH_MAX], pf[64];
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/physfn", bdf);
-	if (sys_readlink_name(rf->d.s, path, pf, sizeof(pf)) > 0) {
-		f = index_find(rf, pf);
-		if (!f || f->vf >= 0)
-			return -EXDEV;
-		touch_pf(rf, f->pf, TOUCH_ALL);
-		return 0;
-	}
-	/* Gone again and never in the model: nothing to read. A new PF is rare
-	 * enough to read the whole node for. */
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", bdf);
-	return sys_exists(rf->d.s, path) < 0 ? 0 : -EXDEV;
-}
-
-static int place_event(struct refresh *rf, const struct sys_event *ev)
-{
-	char bdf[16];
-	bool pci = !strcmp(ev->subsystem, "pci");
-	bool net = !strcmp(ev->subsystem, "net");
-	bool ib = !strcmp(ev->subsystem, "infiniband");
-	bool added = !strcmp(ev->action, "add"), removed = !strcmp(ev->action, "remove");
-
-	if (pci) {
-		const char *name = ev->name;
-		if (!is_bdf(name, strlen(name))) {
-			if (!devpath_bdf(ev->devpath, bdf))
-				return -EXDEV;
-			name = bdf;
-		}
-		const struct old_fn *f = index_find(rf, name);
-		/* Any event on a PF may change its VFs (sriov_numvfs, admin state). */
-		return touch_bdf(rf, name, added || removed || (f && f->vf < 0));
-	}
-	if (!net && !ib)
-		return -EXDEV;
-	if (devpath_bdf(ev->devpath, bdf))
-		return touch_bdf(rf, bdf, false);
-	if (!strncmp(ev->devpath, "/devices/virtual/", 17))
-		/* veth, bridges: in the model only as a Soft-RoCE parent */
-		return net && !old_has_soft_roce(rf->old) ? 0 : -EXDEV;
-	const char *owner = old_owner(rf->old, ev->name, ib);
-	if (!owner && ev->old_name[0])
-		owner = old_owner(rf->old, ev->old_name, ib);
-	return owner ? touch_bdf(rf, owner, false) : -EXDEV;
-}
-
-static int place_events(struct refresh *rf, const struct sys_event *events, size_t n)
-{
-	const struct node *o = rf->old;
-	for (size_t i = 0; i < o->n_notes; i++)
-		if (!strncmp(o->notes[i], "cannot read link ", 17))
-			return -EXDEV; /* a damaged VF list: its notes' order is discovery's */
-	for (size_t i = 0; i < n; i++) {
-		int r = place_event(rf, &events[i]);
-		if (r < 0)
-			return r;
-	}
-	/* A failed dump's note is kept until a discovery reads the node again. */
-	rf->lookups_ok = !(o->n_notes && !strncmp(o->notes[0], "netlink ", 8));
-	return 0;
-}
-
-/* ---- building ---- */
 
 static const struct netdev *fn_netdev(const struct fn *f, const struct netdev *like)
 {
@@ -329,6 +118,21 @@ static int fn_read(struct refresh *rf, const char *bdf, const struct fn *old, st
 	return r;
 }
 
+/* The PF's links (its VF lists) into d.links, unless the dump is there or
+ * there is no netlink. */
+static int pf_links_fetch(struct refresh *rf, const struct pf *pf)
+{
+	const struct sys_link *l;
+	if (rf->full_links || !discover_uses_netlink(rf->d.s))
+		return 0;
+	for (size_t i = 0; i < pf->fn.n_netdevs; i++) {
+		int r = link_fetch(rf, &pf->fn.netdevs[i], &l);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* A VF's admin state: with fresh set (or a VF new to old) the PF's links are
  * looked up and it is read whole; else the MOFED files are read again and
  * what netlink said kept. */
@@ -337,14 +141,9 @@ static int vf_admin_read(struct refresh *rf, const struct pf *pf, const struct v
 {
 	bool lookup = !rf->full_links && discover_uses_netlink(rf->d.s);
 	bool keep = lookup && old && !fresh;
-	if (lookup && !keep) {
-		const struct sys_link *l;
-		for (size_t i = 0; i < pf->fn.n_netdevs; i++) {
-			int r = link_fetch(rf, &pf->fn.netdevs[i], &l);
-			if (r < 0)
-				return r;
-		}
-	}
+	int r;
+	if (lookup && !keep && (r = pf_links_fetch(rf, pf)) < 0)
+		return r;
 	discover_vf_admin(&rf->d, pf, vf);
 	if (!keep)
 		return 0;
@@ -404,27 +203,48 @@ static int vfs_reread(struct refresh *rf, size_t i, struct pf *pf, char **entrie
 	return 0;
 }
 
-/* The old PF's VFs: copied, or read again where an event named them. */
-static int vfs_update(struct refresh *rf, size_t i, struct pf *pf)
+/* Whether the PF's link (fetched) gives the VF other admin values than the
+ * old snapshot has. */
+static bool vf_admin_changed(struct refresh *rf, const struct pf *pf, const struct vf *was)
+{
+	struct vf now = {.index = was->index};
+	discover_vf_admin_netlink(&rf->d, pf, &now);
+	bool changed = !node_vf_admin_netlink_eq(&now.admin, &was->admin);
+	free(now.admin.mac);
+	return changed;
+}
+
+/* The old PF's VFs: copied, or read again where an event named them; with
+ * admin, the PF's link is read and the VFs whose admin state it changed get
+ * theirs read again (the function itself is copied: a new GUID or link
+ * policy takes effect on the VF at its next bind, which raises events). */
+static int vfs_update(struct refresh *rf, size_t i, struct pf *pf, bool admin)
 {
 	const struct pf *opf = &rf->old->pfs[i];
+	int r = admin ? pf_links_fetch(rf, pf) : 0;
 	pf->vfs = node_copy_array(opf->n_vfs, sizeof(*pf->vfs), &(bool){false});
-	if (opf->n_vfs && !pf->vfs)
-		return -ENOMEM;
+	if (r < 0 || (opf->n_vfs && !pf->vfs))
+		return r < 0 ? r : -ENOMEM;
 	for (size_t j = 0; j < opf->n_vfs; j++) {
 		const struct vf *was = &opf->vfs[j];
 		struct vf *vf = &pf->vfs[pf->n_vfs++];
-		bool fail = false;
-		if (!rf->vf_touch[rf->vf_base[i] + j]) {
+		bool touched = rf->vf_touch[rf->vf_base[i] + j], fail = false;
+		bool changed = admin && vf_admin_changed(rf, pf, was);
+		if (!touched && !changed) {
 			node_copy_vf(vf, was, &fail);
 			if (fail)
 				return -ENOMEM;
 			continue;
 		}
 		vf->index = was->index;
-		int r = fn_read(rf, was->fn.bdf, &was->fn, &vf->fn, false);
+		if (touched) {
+			r = fn_read(rf, was->fn.bdf, &was->fn, &vf->fn, false);
+		} else {
+			node_copy_fn(&vf->fn, &was->fn, &fail);
+			r = fail ? -ENOMEM : 0;
+		}
 		if (r == 0)
-			r = vf_admin_read(rf, pf, was, vf, false);
+			r = vf_admin_read(rf, pf, was, vf, admin);
 		if (r < 0)
 			return r;
 	}
@@ -434,11 +254,11 @@ static int vfs_update(struct refresh *rf, size_t i, struct pf *pf)
 static int pf_build(struct refresh *rf, size_t i)
 {
 	const struct pf *opf = &rf->old->pfs[i];
-	enum touch t = rf->pf_touch[i];
+	unsigned int t = rf->pf_touch[i];
 	char **entries = NULL;
 	size_t n = 0;
 	bool sriov = opf->sriov;
-	if (t == TOUCH_ALL) {
+	if (t & TOUCH_VFS) {
 		char dir[128];
 		snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s", opf->fn.bdf);
 		if (sys_list(rf->d.s, dir, &entries, &n) < 0)
@@ -452,7 +272,7 @@ static int pf_build(struct refresh *rf, size_t i)
 	struct pf *pf = &nn->pfs[nn->n_pfs++];
 	pf->sriov = sriov;
 	int r = 0;
-	if (t == TOUCH_NONE) {
+	if (!(t & (TOUCH_FN | TOUCH_VFS))) {
 		bool fail = false;
 		node_copy_fn(&pf->fn, &opf->fn, &fail);
 		pf->numvfs = opf->numvfs;
@@ -460,11 +280,12 @@ static int pf_build(struct refresh *rf, size_t i)
 		pf->autoprobe = opf->autoprobe;
 		r = fail ? -ENOMEM : 0;
 	} else {
-		r = fn_read(rf, opf->fn.bdf, &opf->fn, &pf->fn, t == TOUCH_ALL);
+		r = fn_read(rf, opf->fn.bdf, &opf->fn, &pf->fn, t & TOUCH_VFS);
 		discover_pf_sriov(&rf->d, pf);
 	}
 	if (r == 0)
-		r = t == TOUCH_ALL ? vfs_reread(rf, i, pf, entries, n) : vfs_update(rf, i, pf);
+		r = t & TOUCH_VFS ? vfs_reread(rf, i, pf, entries, n)
+				  : vfs_update(rf, i, pf, t & TOUCH_ADMIN);
 	sys_list_free(entries, n);
 	return r;
 }
@@ -570,9 +391,9 @@ int node_refresh(struct sys *s, const struct node *old, const struct sys_event *
 	if (!old || n_events > NODE_REFRESH_EVENTS_MAX)
 		return node_discover(s, ret, e);
 	struct refresh rf = {.d = {.s = s}, .old = old};
-	int r = index_build(&rf);
+	int r = refresh_index_build(&rf);
 	if (r == 0)
-		r = place_events(&rf, events, n_events);
+		r = refresh_place_events(&rf, events, n_events);
 	for (int pass = 0; r == 0 && pass < 2; pass++) {
 		if (!(rf.d.n = calloc(1, sizeof(*rf.d.n)))) {
 			r = -ENOMEM;

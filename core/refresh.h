@@ -34,6 +34,8 @@ int discover_virtfn(struct discover *d, const struct pf *pf, const char *entry, 
 		    size_t size);
 int discover_fn(struct discover *d, const char *bdf, struct fn *f);
 void discover_vf_admin(struct discover *d, const struct pf *pf, struct vf *vf);
+/* Only the netlink part of it, from the PF's link among d->links. */
+void discover_vf_admin_netlink(struct discover *d, const struct pf *pf, struct vf *vf);
 void discover_vf_guids(struct vf *vf);
 /* Places RDMA devices that no PCI function holds and recomputes every VF's
  * GUIDs in effect. */

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -58,8 +59,15 @@ const char *sys_root(const struct sys *s)
 	return s->root;
 }
 
+void sys_set_trace(struct sys *s, sys_trace_fn fn, void *arg)
+{
+	s->trace = fn;
+	s->trace_arg = arg;
+}
+
 static int open_rel(struct sys *s, const char *path, int flags)
 {
+	sys_traced(s, path);
 	int fd = openat(s->rootfd, sys_relpath(path), flags | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
@@ -234,6 +242,7 @@ int sys_readlink(struct sys *s, const char *path, char *buf, size_t size)
 {
 	if (size == 0)
 		return -EINVAL;
+	sys_traced(s, path);
 	ssize_t n = readlinkat(s->rootfd, sys_relpath(path), buf, size);
 	if (n < 0)
 		return -errno;
@@ -259,6 +268,7 @@ int sys_readlink_name(struct sys *s, const char *path, char *buf, size_t size)
 
 int sys_exists(struct sys *s, const char *path)
 {
+	sys_traced(s, path);
 	return faccessat(s->rootfd, sys_relpath(path), F_OK, 0) < 0 ? -errno : 0;
 }
 
@@ -328,11 +338,17 @@ void sys_links_free(struct sys_link *links, size_t n)
 
 int sys_link_dump(struct sys *s, struct sys_link **ret, size_t *ret_n, struct err *e)
 {
+	sys_traced(s, "netlink:dump");
 	return s->ops->link_dump(s, ret, ret_n, e);
 }
 
 int sys_link_get(struct sys *s, const char *ifname, struct sys_link *ret, struct err *e)
 {
+	if (s->trace) {
+		char what[SYS_ALTIFNAMSIZ + 16];
+		snprintf(what, sizeof(what), "netlink:%s", ifname);
+		s->trace(s->trace_arg, what);
+	}
 	return s->ops->link_get(s, ifname, ret, e);
 }
 

@@ -63,9 +63,16 @@ struct sys_link {
 	size_t n_vfs;
 };
 
-/* A change on the node, as a uevent describes it. */
+/* A change on the node, as a uevent describes it, or as rtnetlink does for a
+ * link (RTNLGRP_LINK): a rename is "move" with old_name, up/down, carrier,
+ * MTU or address "change", both of subsystem "net"; and
+ * SYS_EVENT_VF_ADMIN on a PF's netdev says that only the administrative
+ * state of its VFs may have changed (GUIDs, link-state policy, MAC: the
+ * RTM_NEWLINK the kernel sends after a VF setting), which the PF's VF list
+ * (IFLA_VFINFO_LIST) tells. */
+#define SYS_EVENT_VF_ADMIN "vfadmin"
 struct sys_event {
-	char action[16];    /* add, remove, change, move, bind, unbind */
+	char action[16];    /* add, remove, change, move, bind, unbind, vfadmin */
 	char subsystem[32]; /* pci, net, infiniband, ... */
 	char name[64];	    /* sysname: BDF, ifname, ibdev */
 	char old_name[64];  /* for move: the previous name, else empty */
@@ -130,3 +137,10 @@ int sys_vf_set_link_state(struct sys *s, const char *pf_ifname, uint32_t vf, int
  * is pending, -errno on failure. */
 int sys_event_fd(struct sys *s);
 int sys_event_read(struct sys *s, struct sys_event *ret);
+
+/* Counting work: fn is called with each path read (file opened, directory
+ * listed, link read, existence checked) and each link asked of netlink
+ * ("netlink:IFNAME", "netlink:dump"); NULL stops it. For tests and
+ * benchmarks that show what a rebuild reads. */
+typedef void (*sys_trace_fn)(void *arg, const char *path);
+void sys_set_trace(struct sys *s, sys_trace_fn fn, void *arg);

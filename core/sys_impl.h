@@ -27,6 +27,8 @@ struct sys {
 	const struct sys_ops *ops;
 	bool sim;
 	int rootfd; /* O_PATH directory fd of the root prefix */
+	sys_trace_fn trace;
+	void *trace_arg;
 	char root[PATH_MAX];
 };
 
@@ -34,6 +36,12 @@ struct sys {
 int sys_base_init(struct sys *s, const struct sys_ops *ops, const char *root, bool sim,
 		  struct err *e);
 void sys_base_fini(struct sys *s);
+/* Reports path to the trace function when one is set. */
+static inline void sys_traced(struct sys *s, const char *path)
+{
+	if (s->trace)
+		s->trace(s->trace_arg, path);
+}
 /* The path relative to rootfd ("sys/class/net"), for *at() calls. */
 const char *sys_relpath(const char *path);
 /* Plain write of a file under the root (what the real kernel's sysfs gets). */

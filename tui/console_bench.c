@@ -91,8 +91,23 @@ static int bench_change(struct console *c, int kind, int run, struct err *e)
 	return r < 0 ? r : sys_write(c->sys, "/sys/bus/pci/drivers/mlx5_core/bind", vf->fn.bdf, e);
 }
 
+/* What a rebuild reads: paths of files, netlink lookups. */
+struct bench_reads {
+	size_t files, links;
+};
+
+static void bench_count(void *arg, const char *path)
+{
+	struct bench_reads *r = arg;
+	if (!strncmp(path, "netlink:", 8))
+		r->links++;
+	else
+		r->files++;
+}
+
 /* `ibvf --sim=DIR console bench-refresh N` (hidden): the median of N
- * rebuild+diff after a change the events announce, for each kind of change. */
+ * rebuild+diff after a change the events announce, for each kind of change,
+ * and what the last one read. */
 int console_bench_refresh(struct console *c, int runs)
 {
 	static const char *const kinds[] = {"netdev rename", "VF port GUID set", "VF unbind+bind"};
@@ -113,6 +128,7 @@ int console_bench_refresh(struct console *c, int runs)
 	printf("rows %zu, median of %d runs\n", c->tree.n, runs);
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(*kinds) && !rc; k++) {
 		size_t events = 0;
+		struct bench_reads reads = {0};
 		for (int i = 0; i < runs && !rc; i++) {
 			struct err e = {{0}};
 			if (bench_change(c, (int)k, i, &e) < 0) {
@@ -122,15 +138,19 @@ int console_bench_refresh(struct console *c, int runs)
 			}
 			console_pending_read(c, &pend);
 			events = pend.n;
+			reads = (struct bench_reads){0};
+			sys_set_trace(c->sys, bench_count, &reads);
 			double t0 = console_now();
 			if (console_update(c, &pend) < 0)
 				rc = 1;
 			t[i] = console_now() - t0;
+			sys_set_trace(c->sys, NULL, NULL);
 		}
 		qsort(t, (size_t)runs, sizeof(*t), cmp_double);
 		if (!rc)
-			printf("  rebuild+diff after %-16s %9.3f ms  (%zu events, goal < 20)\n",
-			       kinds[k], t[runs / 2] * 1e3, events);
+			printf("  rebuild+diff after %-16s %9.3f ms  (%zu events, %zu files and "
+			       "%zu links read, goal < 20)\n",
+			       kinds[k], t[runs / 2] * 1e3, events, reads.files, reads.links);
 	}
 	free(t);
 	free(pend.v);

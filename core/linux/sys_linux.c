@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The real node: files under the root prefix (the generic code in sys.c),
- * rtnetlink through libnl, change events from a udev monitor.
+ * rtnetlink through libnl, change events from linux/events.c.
  *
  * Every netlink operation opens its own socket, so it acts in the network
  * namespace the calling thread is in at that moment (a socket opened before
@@ -15,10 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <libudev.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 #include <netlink/attr.h>
@@ -27,6 +25,7 @@
 #include <netlink/socket.h>
 
 #include "core/guid.h"
+#include "core/linux/events.h"
 #include "core/linux/nlvf.h"
 
 /* A node with more links than this is not one ibvf can show anyway. */
@@ -36,8 +35,7 @@
 
 struct sys_linux {
 	struct sys base; /* first: struct sys * converts to struct sys_linux * */
-	struct udev *udev;
-	struct udev_monitor *mon;
+	struct linux_events *events;
 };
 
 /* Called for each RTM_NEWLINK reply; a negative return fails the request. */
@@ -481,96 +479,33 @@ static int linux_vf_set_link_state(struct sys *s, const char *pf_ifname, uint32_
 	return vf_apply(&c, e);
 }
 
-/* udevd re-broadcasts only the events of its own network namespace: listen
- * to it when it runs and we share pid 1's namespace (or cannot tell), else
- * take the kernel's uevents directly (minimal guests, private netns). */
-static const char *monitor_source(void)
-{
-	struct stat self, init;
-
-	if (access("/run/udev/control", F_OK) < 0)
-		return "kernel";
-	if (stat("/proc/self/ns/net", &self) < 0 || stat("/proc/1/ns/net", &init) < 0)
-		return "udev";
-	return self.st_ino == init.st_ino && self.st_dev == init.st_dev ? "udev" : "kernel";
-}
-
-static int monitor_open(struct sys_linux *l)
-{
-	static const char *const subsystems[] = {"pci", "net", "infiniband"};
-	struct udev_monitor *mon;
-	int r = -ENOMEM;
-
-	errno = 0;
-	if (!l->udev && !(l->udev = udev_new()))
-		return errno ? -errno : -ENOMEM;
-	if (!(mon = udev_monitor_new_from_netlink(l->udev, monitor_source())))
-		return errno ? -errno : -ENOMEM;
-	for (size_t i = 0; i < sizeof(subsystems) / sizeof(subsystems[0]); i++)
-		if ((r = udev_monitor_filter_add_match_subsystem_devtype(mon, subsystems[i],
-									 NULL)) < 0)
-			goto fail;
-	if ((r = udev_monitor_enable_receiving(mon)) < 0)
-		goto fail;
-	l->mon = mon;
-	return 0;
-fail:
-	udev_monitor_unref(mon);
-	return r < 0 ? r : -EIO;
-}
-
-/* The monitor is made on first use, in the caller's network namespace. */
+/* The event source is made on first use, in the caller's network namespace. */
 static int linux_event_fd(struct sys *s)
 {
 	struct sys_linux *l = (struct sys_linux *)s;
 	int r;
 
-	if (!l->mon && (r = monitor_open(l)) < 0)
+	if (!l->events && (r = linux_events_open(s, &l->events)) < 0)
 		return r;
-	return udev_monitor_get_fd(l->mon);
+	return linux_events_fd(l->events);
 }
 
-static void event_fill(struct udev_device *d, struct sys_event *ev)
-{
-	const char *action = udev_device_get_action(d);
-	const char *subsystem = udev_device_get_subsystem(d);
-	const char *name = udev_device_get_sysname(d);
-	const char *devpath = udev_device_get_devpath(d);
-	const char *old = udev_device_get_property_value(d, "DEVPATH_OLD");
-	const char *slash = old ? strrchr(old, '/') : NULL;
-
-	memset(ev, 0, sizeof(*ev));
-	snprintf(ev->action, sizeof(ev->action), "%s", action ? action : "");
-	snprintf(ev->subsystem, sizeof(ev->subsystem), "%s", subsystem ? subsystem : "");
-	snprintf(ev->name, sizeof(ev->name), "%s", name ? name : "");
-	snprintf(ev->old_name, sizeof(ev->old_name), "%s", slash ? slash + 1 : old ? old : "");
-	snprintf(ev->devpath, sizeof(ev->devpath), "%s", devpath ? devpath : "");
-}
-
-/* Never blocks: libudev's monitor socket is non-blocking. -ENOBUFS means
- * events were lost and the caller should re-read the node. */
+/* -ENOBUFS means events were lost and the caller should re-read the node. */
 static int linux_event_read(struct sys *s, struct sys_event *ret)
 {
 	struct sys_linux *l = (struct sys_linux *)s;
-	struct udev_device *d;
 	int r;
 
-	if (!l->mon && (r = monitor_open(l)) < 0)
+	if (!l->events && (r = linux_events_open(s, &l->events)) < 0)
 		return r;
-	errno = 0;
-	if (!(d = udev_monitor_receive_device(l->mon)))
-		return errno == 0 || errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
-	event_fill(d, ret);
-	udev_device_unref(d);
-	return 1;
+	return linux_events_read(l->events, ret);
 }
 
 static void linux_close(struct sys *s)
 {
 	struct sys_linux *l = (struct sys_linux *)s;
 
-	udev_monitor_unref(l->mon);
-	udev_unref(l->udev);
+	linux_events_free(l->events);
 	sys_base_fini(s);
 	free(l);
 }

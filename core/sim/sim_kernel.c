@@ -376,7 +376,20 @@ int sim_kernel_mofed_write(const char *root, const char *pf_rel, unsigned int vf
 	}
 	if (r == 0)
 		r = sim_vf_admin_write(root, pf, vf, &a, e);
-	return r == 0 ? sim_event_add(root, "change", "pci", pf, NULL, pf_rel, e) : r;
+	return r == 0 ? sim_kernel_vf_admin_event(root, pf_rel, e) : r;
+}
+
+/* As the kernel's RTM_NEWLINK after a VF setting: on the PF's netdev, saying
+ * only that its VFs' admin state changed. A PF without a netdev has no link
+ * to announce it on: a change of the PCI function then. */
+int sim_kernel_vf_admin_event(const char *root, const char *pf_rel, struct err *e)
+{
+	char dir[PATH_MAX], name[SYS_IFNAMSIZ];
+	sim_fmt(dir, sizeof(dir), "%s/net", pf_rel);
+	if (first_entry(root, dir, name, sizeof(name)) < 0)
+		return sim_event_add(root, "change", "pci", base_name(pf_rel), NULL, pf_rel, e);
+	sim_fmt(dir, sizeof(dir), "%s/net/%s", pf_rel, name);
+	return sim_event_add(root, SYS_EVENT_VF_ADMIN, "net", name, NULL, dir, e);
 }
 
 int sim_netdev_dir(const char *root, const char *ifname, char *buf, size_t size)
@@ -405,26 +418,31 @@ static int oper_parse(const char *s)
 	return -1;
 }
 
+/* The PF's VF list: one read of its VF state. */
 static void vfs_fill(const char *root, const char *pf_bdf, struct sys_link *l)
 {
+	struct sim_vf_admin *all = calloc((size_t)l->num_vf, sizeof(*all));
+	bool *have = calloc((size_t)l->num_vf, sizeof(*have));
 	l->vfs = calloc((size_t)l->num_vf, sizeof(*l->vfs));
-	if (!l->vfs)
-		return;
-	for (int i = 0; i < l->num_vf; i++) {
-		struct sim_vf_admin a;
-		if (sim_vf_admin_read(root, pf_bdf, (unsigned int)i, &a) < 0)
+	bool ok = all && have && l->vfs &&
+		  sim_vf_admin_load(root, pf_bdf, all, have, (unsigned int)l->num_vf) == 0;
+	for (int i = 0; ok && i < l->num_vf; i++) {
+		const struct sim_vf_admin *a = &all[i];
+		if (!have[i])
 			continue;
 		struct sys_vf_info *v = &l->vfs[l->n_vfs++];
 		v->vf = (uint32_t)i;
-		memcpy(v->mac, a.mac, 6);
+		memcpy(v->mac, a->mac, 6);
 		v->vlan = v->qos = v->min_tx_rate = v->max_tx_rate = 0;
-		v->spoofchk = a.spoofchk;
-		v->trust = a.trust;
-		v->link_state = a.link_state;
+		v->spoofchk = a->spoofchk;
+		v->trust = a->trust;
+		v->link_state = a->link_state;
 		v->node_guid_known = v->port_guid_known = true;
-		v->node_guid = a.node_guid;
-		v->port_guid = a.port_guid;
+		v->node_guid = a->node_guid;
+		v->port_guid = a->port_guid;
 	}
+	free(all);
+	free(have);
 }
 
 int sim_link_read(const char *root, const char *name, struct sys_link *l)

@@ -458,64 +458,6 @@ int sim_netdev_write(const char *root, const char *fn_rel, const struct sim_netd
 	return sim_symlink(root, rel, dir, e);
 }
 
-int sim_vf_admin_write(const char *root, const char *pf_bdf, unsigned int vf,
-		       const struct sim_vf_admin *a, struct err *e)
-{
-	char rel[PATH_MAX], g[GUID_STRLEN];
-	int r = 0;
-#define PUT(name, ...)                                                                             \
-	do {                                                                                       \
-		sim_fmt(rel, sizeof(rel), ".sim/vf/%s/%u/%s", pf_bdf, vf, name);                   \
-		if (r == 0)                                                                        \
-			r = sim_putf(root, e, rel, __VA_ARGS__);                                   \
-	} while (0)
-	PUT("mac", "%02x:%02x:%02x:%02x:%02x:%02x\n", a->mac[0], a->mac[1], a->mac[2], a->mac[3],
-	    a->mac[4], a->mac[5]);
-	guid_format_colon(a->node_guid, g);
-	PUT("node_guid", "%s\n", g);
-	guid_format_colon(a->port_guid, g);
-	PUT("port_guid", "%s\n", g);
-	PUT("link_state", "%d\n", a->link_state);
-	PUT("spoofchk", "%d\n", a->spoofchk);
-	PUT("trust", "%d\n", a->trust);
-#undef PUT
-	return r;
-}
-
-int sim_vf_admin_read(const char *root, const char *pf_bdf, unsigned int vf,
-		      struct sim_vf_admin *ret)
-{
-	char rel[PATH_MAX], buf[64];
-	struct sim_vf_admin a = {0};
-	uint64_t v;
-	int r;
-#define GET(name)                                                                                  \
-	(sim_fmt(rel, sizeof(rel), ".sim/vf/%s/%u/%s", pf_bdf, vf, name),                          \
-	 sim_get(root, rel, buf, sizeof(buf)))
-	if ((r = GET("mac")) < 0)
-		return r;
-	unsigned int m[6];
-	if (sscanf(buf, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5]) != 6)
-		return -EINVAL;
-	for (int i = 0; i < 6; i++)
-		a.mac[i] = (uint8_t)m[i];
-	if ((r = GET("node_guid")) < 0 || (r = guid_parse(buf, &a.node_guid)) < 0)
-		return r;
-	if ((r = GET("port_guid")) < 0 || (r = guid_parse(buf, &a.port_guid)) < 0)
-		return r;
-#undef GET
-	const char *ints[] = {"link_state", "spoofchk", "trust"};
-	int *dst[] = {&a.link_state, &a.spoofchk, &a.trust};
-	for (int i = 0; i < 3; i++) {
-		sim_fmt(rel, sizeof(rel), ".sim/vf/%s/%u/%s", pf_bdf, vf, ints[i]);
-		if ((r = sim_get_u64(root, rel, &v)) < 0)
-			return r;
-		*dst[i] = (int)v;
-	}
-	*ret = a;
-	return 0;
-}
-
 int sim_mofed_write(const char *root, const char *pf_rel, unsigned int vf, uint64_t node,
 		    uint64_t port, const char *policy, struct err *e)
 {

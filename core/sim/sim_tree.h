@@ -109,7 +109,8 @@ struct sim_netdev_spec {
 int sim_netdev_write(const char *root, const char *fn_rel, const struct sim_netdev_spec *n,
 		     struct err *e);
 
-/* The administrative VF state a PF's netlink dump reports (.sim/vf/<pf>/<vf>/). */
+/* The administrative VF state a PF's netlink dump reports (.sim/vf/<pf>,
+ * sim_vfstate.c). */
 struct sim_vf_admin {
 	uint8_t mac[6];
 	uint64_t node_guid, port_guid;
@@ -120,6 +121,9 @@ int sim_vf_admin_write(const char *root, const char *pf_bdf, unsigned int vf,
 		       const struct sim_vf_admin *a, struct err *e);
 int sim_vf_admin_read(const char *root, const char *pf_bdf, unsigned int vf,
 		      struct sim_vf_admin *ret);
+/* Every VF below n at once: ret[vf] where have[vf]. -ENOENT: no VF state. */
+int sim_vf_admin_load(const char *root, const char *pf_bdf, struct sim_vf_admin *ret, bool *have,
+		      unsigned int n);
 /* MLNX_OFED's <pf>/sriov/<vf>/{node,port,policy}. */
 int sim_mofed_write(const char *root, const char *pf_rel, unsigned int vf, uint64_t node,
 		    uint64_t port, const char *policy, struct err *e);
@@ -152,6 +156,8 @@ int sim_kernel_vanish(const char *root, const char *bdf, struct err *e);
 /* A write to <pf>/sriov/<vf>/{node,port,policy}. */
 int sim_kernel_mofed_write(const char *root, const char *pf_rel, unsigned int vf, const char *file,
 			   const char *value, struct err *e);
+/* Announces that the VFs' admin state of the PF at pf_rel changed. */
+int sim_kernel_vf_admin_event(const char *root, const char *pf_rel, struct err *e);
 /* The canonical directory of a netdev named in sys/class/net; -ENODEV. */
 int sim_netdev_dir(const char *root, const char *ifname, char *buf, size_t size);
 /* One netdev as RTM_GETLINK would report it; a PF's VFs from .sim/vf/. */

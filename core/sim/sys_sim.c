@@ -22,9 +22,11 @@
  * ERR is an errno name (EIO, EBUSY, EPERM, ENODEV, ...) or a number.
  *
  * Events: "ACTION SUBSYSTEM NAME [OLD_NAME] DEVPATH", one per line. Beyond the
- * kernel's uevents the simulator adds "change net IFNAME" on link up/down and
- * "change pci PF_BDF" when a VF's administrative state changes, so a console
- * watching the fd sees every change. */
+ * kernel's uevents the simulator adds what rtnetlink announces: "change net
+ * IFNAME" on link up/down, and "vfadmin net PF_IFNAME" (SYS_EVENT_VF_ADMIN)
+ * when a VF's administrative state changes (a GUID or link state set over
+ * netlink or through the MOFED sriov/<vf>/ files), so a console watching the
+ * fd sees every change. */
 #include "core/sys_impl.h"
 
 #include <ctype.h>
@@ -452,7 +454,7 @@ static int sim_vf_set_guid(struct sys *s, const char *pf_ifname, uint32_t vf,
 		r = sim_vf_admin_write(root_of(s), base_name(pf_rel), vf, &a, e);
 	}
 	if (r == 0)
-		r = sim_event_add(root_of(s), "change", "pci", base_name(pf_rel), NULL, pf_rel, e);
+		r = sim_kernel_vf_admin_event(root_of(s), pf_rel, e);
 	lock_drop(lock);
 	return r;
 }
@@ -485,7 +487,7 @@ static int sim_vf_set_link_state(struct sys *s, const char *pf_ifname, uint32_t 
 	if (r == 0 && sim_exists(root_of(s), rel))
 		r = sim_putf(root_of(s), e, rel, "%s\n", policies[state]);
 	if (r == 0)
-		r = sim_event_add(root_of(s), "change", "pci", base_name(pf_rel), NULL, pf_rel, e);
+		r = sim_kernel_vf_admin_event(root_of(s), pf_rel, e);
 	lock_drop(lock);
 	return r;
 }
