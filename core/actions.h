@@ -28,6 +28,7 @@
  * The new GUIDs are checked against every GUID left on the node. */
 #pragma once
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -77,6 +78,30 @@ int action_plan(struct sys *s, const struct node *n, const struct action_req *re
  * as re-read after the steps. Returns 0 when the plan ran and verified. */
 int action_apply(struct sys *s, struct plan *p, const struct action_req *req,
 		 struct node **ret_after, struct err *e);
+
+/* Where an apply is, for action_hooks.progress. */
+enum action_phase {
+	ACTION_PHASE_CHECK,   /* privilege and a fresh look at the node */
+	ACTION_PHASE_STEP,    /* step `step` starts */
+	ACTION_PHASE_VERIFY,  /* the node is read again and each change checked */
+	ACTION_PHASE_JOURNAL, /* the journal entry is written */
+};
+
+/* For an apply that runs beside something else (the console's worker
+ * thread): progress is called as each phase and step starts, from the
+ * applying thread; cancel, when it becomes true, stops the apply before the
+ * next step (a wait stops at once: it changes nothing). What ran is
+ * verified and journaled; the result is PLAN_CANCELLED and the return
+ * -ECANCELED. */
+struct action_hooks {
+	void (*progress)(void *arg, enum action_phase phase, size_t step);
+	void *arg;
+	const atomic_bool *cancel;
+};
+
+/* action_apply() with hooks (NULL: none). */
+int action_apply_hooked(struct sys *s, struct plan *p, const struct action_req *req,
+			const struct action_hooks *h, struct node **ret_after, struct err *e);
 
 /* Privilege for the plan's steps: 0, or -EPERM with the reason in e. */
 int action_check_privilege(const struct plan *p, struct err *e);

@@ -130,7 +130,12 @@ static int wait_poll(struct sys *s, const struct step *st, char *why, size_t siz
 	return 0;
 }
 
-static int run_wait(struct sys *s, struct step *st, struct err *e)
+static bool cancelled(const atomic_bool *cancel)
+{
+	return cancel && atomic_load(cancel);
+}
+
+static int run_wait(struct sys *s, struct step *st, const atomic_bool *cancel, struct err *e)
 {
 	char why[160] = "";
 	long long deadline = now_ms() + (long long)(st->timeout_s ? st->timeout_s : 30) * 1000;
@@ -140,6 +145,8 @@ static int run_wait(struct sys *s, struct step *st, struct err *e)
 			return 0;
 		if (r != -EAGAIN)
 			return err_setx(e, -r, "%s", why);
+		if (cancelled(cancel))
+			return err_setx(e, ECANCELED, "cancelled while waiting: %s", why);
 		if (now_ms() >= deadline)
 			return err_setx(e, ETIMEDOUT, "%s after %u s", why, st->timeout_s);
 		sleep_ms(50);
@@ -180,7 +187,7 @@ static int run_rename_fn(struct sys *s, struct step *st, struct err *e)
 	return 0;
 }
 
-static int run_step(struct sys *s, struct step *st, struct err *e)
+static int run_step(struct sys *s, struct step *st, const atomic_bool *cancel, struct err *e)
 {
 	switch (st->kind) {
 	case STEP_WRITE:
@@ -200,7 +207,7 @@ static int run_step(struct sys *s, struct step *st, struct err *e)
 		return sys_vf_set_link_state(s, st->ifname, st->vf, st->state, e);
 	case STEP_WAIT_VFS:
 	case STEP_WAIT_NETDEV:
-		return run_wait(s, st, e);
+		return run_wait(s, st, cancel, e);
 	}
 	return err_setx(e, EINVAL, "unknown step kind %d", (int)st->kind);
 }
@@ -307,8 +314,60 @@ static int recheck(struct sys *s, const struct plan *p, const struct action_req 
 	return 0;
 }
 
+static void progress(const struct action_hooks *h, enum action_phase phase, size_t step)
+{
+	if (h && h->progress)
+		h->progress(h->arg, phase, step);
+}
+
+/* The steps in order until one fails or the operator cancels. Returns the
+ * failing step's error, or 0. */
+static int run_steps(struct sys *s, struct plan *p, const struct action_hooks *h)
+{
+	const atomic_bool *cancel = h ? h->cancel : NULL;
+	for (size_t i = 0; i < p->n_steps; i++) {
+		struct step *st = &p->steps[i];
+		struct err se = {{0}};
+		if (cancelled(cancel)) {
+			p->result = PLAN_CANCELLED;
+			plan_fmt(p->error, sizeof(p->error),
+				 "stopped before step %zu of %zu (%s): the steps before it ran",
+				 i + 1, p->n_steps, st->cmd);
+			return -ECANCELED;
+		}
+		progress(h, ACTION_PHASE_STEP, i);
+		int r = run_step(s, st, cancel, &se);
+		if (r == -ECANCELED && cancelled(cancel)) {
+			st->status = STEP_CANCELLED;
+			snprintf(st->error, sizeof(st->error), "%s", se.msg);
+			p->result = PLAN_CANCELLED;
+			plan_fmt(p->error, sizeof(p->error),
+				 "stopped in step %zu of %zu (%s): the steps before it ran", i + 1,
+				 p->n_steps, st->cmd);
+			return r;
+		}
+		if (r < 0) {
+			st->status = STEP_FAILED;
+			snprintf(st->error, sizeof(st->error), "%s", se.msg);
+			p->failed_step = (int)i;
+			p->result = PLAN_FAILED;
+			plan_fmt(p->error, sizeof(p->error), "step %zu of %zu failed (%s): %s",
+				 i + 1, p->n_steps, st->cmd, se.msg);
+			return r;
+		}
+		st->status = STEP_OK;
+	}
+	return 0;
+}
+
 int action_apply(struct sys *s, struct plan *p, const struct action_req *req,
 		 struct node **ret_after, struct err *e)
+{
+	return action_apply_hooked(s, p, req, NULL, ret_after, e);
+}
+
+int action_apply_hooked(struct sys *s, struct plan *p, const struct action_req *req,
+			const struct action_hooks *h, struct node **ret_after, struct err *e)
 {
 	struct node *after = NULL;
 	int r;
@@ -317,31 +376,20 @@ int action_apply(struct sys *s, struct plan *p, const struct action_req *req,
 		p->result = PLAN_NOTHING;
 		return 0;
 	}
+	progress(h, ACTION_PHASE_CHECK, 0);
 	if ((r = action_check_privilege(p, e)) < 0 || (r = recheck(s, p, req, e)) < 0) {
 		p->result = PLAN_REFUSED;
 		snprintf(p->error, sizeof(p->error), "%s", e->msg);
 		return r;
 	}
-	for (size_t i = 0; i < p->n_steps; i++) {
-		struct step *st = &p->steps[i];
-		struct err se = {{0}};
-		if ((r = run_step(s, st, &se)) < 0) {
-			st->status = STEP_FAILED;
-			snprintf(st->error, sizeof(st->error), "%s", se.msg);
-			p->failed_step = (int)i;
-			p->result = PLAN_FAILED;
-			plan_fmt(p->error, sizeof(p->error), "step %zu of %zu failed (%s): %s",
-				 i + 1, p->n_steps, st->cmd, se.msg);
-			break;
-		}
-		st->status = STEP_OK;
-	}
+	r = run_steps(s, p, h);
+	progress(h, ACTION_PHASE_VERIFY, 0);
 	struct err de = {{0}};
 	if (node_discover(s, &after, &de) == 0) {
 		for (size_t i = 0; i < p->n_changes; i++)
 			verify_change(s, after, &p->changes[i]);
 	}
-	if (p->result != PLAN_FAILED) {
+	if (p->result != PLAN_FAILED && p->result != PLAN_CANCELLED) {
 		p->result = PLAN_OK;
 		for (size_t i = 0; i < p->n_changes && p->result == PLAN_OK; i++)
 			if (!p->changes[i].verified) {
@@ -351,6 +399,7 @@ int action_apply(struct sys *s, struct plan *p, const struct action_req *req,
 					 after ? p->changes[i].verify : de.msg);
 			}
 	}
+	progress(h, ACTION_PHASE_JOURNAL, 0);
 	struct err je = {{0}};
 	if (journal_append(s, p, &je) < 0)
 		plan_fmt(p->journal_error, sizeof(p->journal_error), "%s", je.msg);
@@ -360,6 +409,6 @@ int action_apply(struct sys *s, struct plan *p, const struct action_req *req,
 		node_free(after);
 	if (p->result == PLAN_OK)
 		return 0;
-	err_setx(e, EIO, "%s", p->error);
-	return p->result == PLAN_FAILED ? r : -EIO;
+	err_setx(e, r < 0 ? -r : EIO, "%s", p->error);
+	return p->result == PLAN_FAILED || p->result == PLAN_CANCELLED ? r : -EIO;
 }

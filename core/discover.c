@@ -375,7 +375,8 @@ static void read_kmsg(struct discover *d)
 	if (sys_read_kmsg(d->s, KMSG_MAX, &buf, &len) < 0)
 		return;
 	struct node *n = d->n;
-	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+	char *save = NULL;
+	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (*line == ' ')
 			continue; /* continuation lines (SUBSYSTEM=, DEVICE=) */
 		char *msg = strchr(line, ';');

@@ -79,7 +79,11 @@ int journal_append(struct sys *s, struct plan *p, struct err *e)
 	time_t t = time(NULL);
 	struct tm tm;
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-	struct passwd *pw = getpwuid(getuid());
+	/* _r: the console applies in a worker thread. */
+	struct passwd pwd, *pw = NULL;
+	char pwbuf[1024];
+	if (getpwuid_r(getuid(), &pwd, pwbuf, sizeof(pwbuf), &pw) != 0)
+		pw = NULL;
 	gethostname(host, sizeof(host) - 1);
 
 	/* id, time and who first, then the plan. */

@@ -233,6 +233,7 @@ const char *plan_result_name(enum plan_result r)
 		[PLAN_NOT_RUN] = "not-run", [PLAN_NOTHING] = "nothing-to-do",
 		[PLAN_OK] = "ok",	    [PLAN_REFUSED] = "refused",
 		[PLAN_FAILED] = "failed",   [PLAN_VERIFY_FAILED] = "verify-failed",
+		[PLAN_CANCELLED] = "cancelled",
 	};
 	return (size_t)r < sizeof(names) / sizeof(*names) ? names[r] : "?";
 }
@@ -258,7 +259,10 @@ int change_kind_parse(const char *s)
 
 const char *step_status_name(enum step_status s)
 {
-	return s == STEP_OK ? "ok" : s == STEP_FAILED ? "failed" : "not-run";
+	return s == STEP_OK	      ? "ok"
+	       : s == STEP_FAILED    ? "failed"
+	       : s == STEP_CANCELLED ? "cancelled"
+				     : "not-run";
 }
 
 const char *plan_link_state_name(int state)

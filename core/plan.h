@@ -35,6 +35,7 @@ enum step_status {
 	STEP_PENDING,
 	STEP_OK,
 	STEP_FAILED,
+	STEP_CANCELLED, /* a wait the operator stopped (waits change nothing) */
 };
 
 struct step {
@@ -89,6 +90,7 @@ enum plan_result {
 	PLAN_REFUSED,	    /* a precondition failed at apply time; nothing was done */
 	PLAN_FAILED,	    /* a step failed; the steps before it were done */
 	PLAN_VERIFY_FAILED, /* every step ran but the re-read node disagrees */
+	PLAN_CANCELLED,	    /* the operator stopped it between steps; the steps before ran */
 };
 
 #define PLAN_NOTES_MAX 16

@@ -49,6 +49,11 @@ void sys_close(struct sys *s)
 		s->ops->close(s);
 }
 
+int sys_reopen(struct sys *s, struct sys **ret, struct err *e)
+{
+	return s->ops->reopen(s, ret, e);
+}
+
 bool sys_is_sim(const struct sys *s)
 {
 	return s->sim;

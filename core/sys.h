@@ -89,6 +89,9 @@ int sys_open_linux(const char *root, struct sys **ret, struct err *e);
 int sys_open_sim(const char *dir, const struct sys_sim_params *params, struct sys **ret,
 		 struct err *e);
 void sys_close(struct sys *s);
+/* A second handle on the node s is open on, with the same parameters: a
+ * handle is used by one thread at a time, so a worker thread gets its own. */
+int sys_reopen(struct sys *s, struct sys **ret, struct err *e);
 
 bool sys_is_sim(const struct sys *s);
 /* The root prefix ("/" on the real node). */

@@ -20,6 +20,8 @@ struct sys_ops {
 	int (*event_fd)(struct sys *s);
 	int (*event_read)(struct sys *s, struct sys_event *ret);
 	void (*close)(struct sys *s);
+	/* A second handle on the same node, opened with the same parameters. */
+	int (*reopen)(struct sys *s, struct sys **ret, struct err *e);
 };
 
 /* Common head of every implementation's state. */

@@ -8,6 +8,7 @@
 #include <ftw.h>
 #include <json-c/json.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -507,6 +508,90 @@ START_TEST(plan_is_refused_when_the_node_changed_since_the_preview)
 }
 END_TEST
 
+/* The hooks of an apply that another thread watches: every phase and step
+ * reported in order, and a cancel between steps stops it there, the steps
+ * before it done and journaled as cancelled. */
+struct seen {
+	int phases[16];
+	size_t steps[16], n;
+	atomic_bool cancel;
+	size_t cancel_at; /* set cancel when this step starts */
+};
+
+static void seen_progress(void *arg, enum action_phase phase, size_t step)
+{
+	struct seen *w = arg;
+	if (w->n < 16) {
+		w->phases[w->n] = (int)phase;
+		w->steps[w->n++] = step;
+	}
+	if (phase == ACTION_PHASE_STEP && step == w->cancel_at)
+		atomic_store(&w->cancel, true);
+}
+
+START_TEST(apply_reports_each_step_and_stops_at_a_cancel)
+{
+	char *dir = tu_mkfixture(NULL);
+	struct sys *s, *s2;
+	struct node *n;
+	struct plan *p;
+	struct err e = {{0}};
+	struct action_req req = {.kind = ACTION_CREATE, .target = "0000:18:00.0", .count = 4};
+	ck_assert_int_eq(sys_open_sim(dir, NULL, &s, &e), 0);
+	/* The worker's own handle on the same node. */
+	ck_assert_msg(sys_reopen(s, &s2, &e) == 0, "%s", e.msg);
+	ck_assert_str_eq(sys_root(s2), sys_root(s));
+	ck_assert_int_eq(node_discover(s, &n, &e), 0);
+	ck_assert_int_eq(action_plan(s, n, &req, &p, &e), 0);
+	ck_assert_uint_eq(p->n_steps, 4); /* 0, wait, 4, wait */
+
+	struct seen w = {.cancel_at = 0};
+	struct action_hooks h = {.progress = seen_progress, .arg = &w, .cancel = &w.cancel};
+	ck_assert_int_eq(action_apply_hooked(s2, p, &req, &h, NULL, &e), -ECANCELED);
+	ck_assert_int_eq(p->result, PLAN_CANCELLED);
+	ck_assert_int_eq(p->steps[0].status, STEP_OK); /* the step in progress ended */
+	ck_assert_int_eq(p->steps[1].status, STEP_PENDING);
+	ck_assert_ptr_nonnull(strstr(p->error, "stopped before step 2 of 4"));
+	int want[] = {ACTION_PHASE_CHECK, ACTION_PHASE_STEP, ACTION_PHASE_VERIFY,
+		      ACTION_PHASE_JOURNAL};
+	ck_assert_uint_eq(w.n, 4);
+	for (size_t i = 0; i < 4; i++)
+		ck_assert_int_eq(w.phases[i], want[i]);
+
+	/* The node (through the first handle) and the journal say what ran. */
+	struct node *after;
+	ck_assert_int_eq(node_discover(s, &after, &e), 0);
+	const struct pf *pf = node_find_pf(after, "0000:18:00.0");
+	ck_assert(pf && pf->numvfs.known && pf->numvfs.v == 0);
+	struct json_object *entries;
+	size_t skipped;
+	ck_assert_int_eq(journal_read(s, &entries, &skipped, &e), 0);
+	struct json_object *last =
+		json_object_array_get_idx(entries, json_object_array_length(entries) - 1);
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(last, "result")),
+			 "cancelled");
+	json_object_put(entries);
+	node_free(after);
+	plan_free(p);
+
+	/* Without a cancel the same hooks see every step, in order. */
+	ck_assert_int_eq(node_discover(s, &after, &e), 0);
+	ck_assert_int_eq(action_plan(s, after, &req, &p, &e), 0);
+	struct seen all = {.cancel_at = 99};
+	h = (struct action_hooks){.progress = seen_progress, .arg = &all, .cancel = &all.cancel};
+	ck_assert_msg(action_apply_hooked(s2, p, &req, &h, NULL, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(all.n, 2 + p->n_steps + 1);
+	for (size_t i = 0; i < p->n_steps; i++)
+		ck_assert_uint_eq(all.steps[1 + i], i);
+	plan_free(p);
+	node_free(after);
+	node_free(n);
+	sys_close(s2);
+	sys_close(s);
+	tu_rmtree(dir);
+}
+END_TEST
+
 /* Runs the binary in a child that dropped privileges first. */
 static int run_unprivileged(const char *dir, bool keep_root, char **ret_err)
 {
@@ -607,6 +692,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, ebusy_mid_plan_stops_and_the_journal_says_what_was_done);
 	tcase_add_test(tc, vf_vanishing_mid_plan_stops_with_a_clear_message);
 	tcase_add_test(tc, plan_is_refused_when_the_node_changed_since_the_preview);
+	tcase_add_test(tc, apply_reports_each_step_and_stops_at_a_cancel);
 	tcase_add_test(tc, no_privilege_is_an_error_before_anything);
 	tcase_add_test(tc, dry_run_json_lists_the_commands_and_changes_nothing);
 	suite_add_tcase(s, tc);

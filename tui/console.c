@@ -16,10 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "console_actions.h"
-#include "console_benchview.h"
 #include "console_int.h"
-#include "console_journal.h"
 #include "core/sys.h"
 
 #define REFRESH_MIN_SECS 10.0 /* re-read the node for changes that raise no event */
@@ -70,21 +67,15 @@ void console_tree_update(struct console *c)
 		.n_ghosts = c->n_ghosts,
 		.collapsed = (const char(*)[16])c->collapsed,
 		.n_collapsed = c->n_collapsed,
-		.filter = c->filter,
+		.filter = c->tl.filter,
 	};
 	if (tree_build(&in, &c->tree) < 0)
 		console_message(c, TR_ERROR, "out of memory while building the tree");
 	long row = c->sel[0] ? tree_find(&c->tree, c->sel) : -1;
-	if (row < 0) {
-		row = c->sel_row;
-		if (row >= (long)c->tree.n)
-			row = (long)c->tree.n - 1;
-		if (row < 0)
-			row = 0;
-	}
-	c->sel_row = row;
+	listw_set_rows(&c->tl, (long)c->tree.n);
+	listw_select(&c->tl, row >= 0 ? row : c->tl.sel);
 	if (c->tree.n)
-		snprintf(c->sel, sizeof(c->sel), "%s", c->tree.rows[row].bdf);
+		snprintf(c->sel, sizeof(c->sel), "%s", c->tree.rows[c->tl.sel].bdf);
 	c->dirty = true;
 }
 
@@ -232,6 +223,7 @@ int console_update(struct console *c, struct console_pending *p)
 		console_apply_diff(c, old, &d);
 	node_free(old);
 	console_tree_update(c); /* the rows pointed into the old node */
+	console_views_node_changed(c);
 	snapshot_diff_free(&d);
 	c->rebuild_cost = console_now() - t0;
 	return 0;
@@ -276,23 +268,8 @@ static double console_expire(struct console *c, double now)
 	return next;
 }
 
-/* The selection stays on screen. */
-static void console_scroll(struct console *c)
-{
-	long vis = console_visible_rows(c);
-	if (c->sel_row < c->top)
-		c->top = c->sel_row;
-	if (c->sel_row >= c->top + vis)
-		c->top = c->sel_row - vis + 1;
-	if (c->top > (long)c->tree.n - vis)
-		c->top = (long)c->tree.n - vis;
-	if (c->top < 0)
-		c->top = 0;
-}
-
 void console_redraw(struct console *c)
 {
-	console_scroll(c);
 	erase();
 	console_draw(c);
 	refresh();
@@ -325,11 +302,16 @@ static int console_loop(struct console *c)
 		if (c->dirty)
 			console_redraw(c);
 
-		struct pollfd p[3] = {{.fd = STDIN_FILENO, .events = POLLIN},
-				      {.fd = efd, .events = POLLIN},
-				      {.fd = console_benchview_fd(), .events = POLLIN}};
+		struct pollfd p[2 + VIEW_N + 1] = {{.fd = STDIN_FILENO, .events = POLLIN},
+						   {.fd = efd, .events = POLLIN}};
+		struct view *pv[2 + VIEW_N + 1] = {NULL};
+		for (int i = 0; i <= VIEW_N; i++) { /* the views' workers (bench, apply) */
+			pv[2 + i] = i < VIEW_N ? &c->views[i] : &c->dialog;
+			p[2 + i].fd = pv[2 + i]->fd ? pv[2 + i]->fd(pv[2 + i]) : -1;
+			p[2 + i].events = POLLIN;
+		}
 		int timeout = (int)ceil((next - now) * 1000.0);
-		int r = poll(p, 3, timeout < 0 ? 0 : timeout); /* fd -1 is left out */
+		int r = poll(p, 2 + VIEW_N + 1, timeout < 0 ? 0 : timeout); /* fd -1: left out */
 		if (r < 0 && errno != EINTR) {
 			rc = -errno;
 			break;
@@ -347,8 +329,9 @@ static int console_loop(struct console *c)
 			while (!c->quit && (k = getch()) != ERR)
 				console_key(c, k);
 		}
-		if (p[2].revents & POLLIN) /* the bench view's worker */
-			console_benchview_read(c);
+		for (int i = 2; i < 2 + VIEW_N + 1; i++)
+			if (p[i].revents & POLLIN)
+				pv[i]->fd_ready(c, pv[i]);
 		if (efd >= 0 && (p[1].revents & POLLIN) && console_pending_read(c, &pend) &&
 		    c->rebuild_due <= 0)
 			c->rebuild_due = console_now() + DEBOUNCE_SECS;
@@ -371,6 +354,7 @@ static int console_loop(struct console *c)
 
 static void console_free(struct console *c)
 {
+	console_views_free(c);
 	tree_free(&c->tree);
 	node_free(c->node);
 	free(c->ghosts);
@@ -429,6 +413,11 @@ int console_main(const struct cli *cli, const char *theme, int argc, char **argv
 
 	if (cli_open(cli, &c.sys) < 0)
 		return 1;
+	if (console_views_init(&c) < 0) {
+		cli_error("cannot set up the console: %s", strerror(ENOMEM));
+		sys_close(c.sys);
+		return 1;
+	}
 	int rc = 0;
 	if (console_rebuild(&c) < 0) {
 		cli_error("%s", c.msg);
@@ -443,7 +432,6 @@ int console_main(const struct cli *cli, const char *theme, int argc, char **argv
 		if (console_loop(&c) < 0)
 			rc = 1;
 		endwin();
-		console_benchview_free();
 	}
 	console_free(&c);
 	sys_close(c.sys);

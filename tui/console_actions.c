@@ -4,6 +4,7 @@
 
 #include <curses.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,17 +13,34 @@
 #include "core/actions.h"
 #include "dialog.h"
 
-/* The selected row when it is a present PF or VF; else a message and NULL. */
+/* Why an action opens no dialog: a notice that takes the keys typed next
+ * (meant for the dialog's field) until Enter or Esc, so none acts as a
+ * hotkey. From the `:` line, where nothing is typed ahead, a message. */
+static void refuse(struct console *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void refuse(struct console *c, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (c->refuse_notice)
+		console_ask(c, NULL, NULL, "%s", why);
+	else
+		console_message(c, TR_ERROR, "%s", why);
+}
+
+/* The selected row when it is a present PF or VF; else a refusal and NULL. */
 static const struct tree_row *selected(struct console *c, const char *what)
 {
-	const struct tree_row *r = c->tree.n ? &c->tree.rows[c->sel_row] : NULL;
+	const struct tree_row *r = c->tree.n ? &c->tree.rows[c->tl.sel] : NULL;
 	if (!r) {
-		console_message(c, TR_ERROR, "nothing selected to %s", what);
+		refuse(c, "nothing selected to %s", what);
 		return NULL;
 	}
 	if (r->ghost) {
-		console_message(c, TR_ERROR, "cannot %s '%s': it is gone from the node", what,
-				r->bdf);
+		refuse(c, "cannot %s '%s': it is gone from the node", what, r->bdf);
 		return NULL;
 	}
 	return r;
@@ -35,8 +53,8 @@ static int open_create(struct console *c, const char *count, bool force)
 		return -ENODEV;
 	const struct pf *pf = r->pf;
 	if (!pf || !pf->sriov) {
-		console_message(c, TR_ERROR, "cannot create VFs on '%s': it is not an SR-IOV PF",
-				pf ? pf->fn.bdf : r->bdf);
+		refuse(c, "cannot create VFs on '%s': it is not an SR-IOV PF",
+		       pf ? pf->fn.bdf : r->bdf);
 		return -EINVAL;
 	}
 	char now[16] = "";
@@ -50,7 +68,7 @@ static const struct tree_row *selected_vf(struct console *c, const char *what)
 {
 	const struct tree_row *r = selected(c, what);
 	if (r && r->kind != ROW_VF) {
-		console_message(c, TR_ERROR, "select a VF to %s ('%s' is a PF)", what, r->bdf);
+		refuse(c, "select a VF to %s ('%s' is a PF)", what, r->bdf);
 		return NULL;
 	}
 	return r;
@@ -74,26 +92,16 @@ static int open_guid(struct console *c, const char *node, const char *port, bool
 	return 0;
 }
 
-bool console_actions_key(struct console *c, int k)
+void console_actions_open(struct console *c, enum key_action a)
 {
-	if (dialog_active()) {
-		dialog_key(c, k);
-		return true;
-	}
-	if (c->mode != MODE_NORMAL)
-		return false;
-	switch (k) {
-	case KEY_F(6):
+	c->refuse_notice = true;
+	if (a == KA_CREATE)
 		open_create(c, NULL, false);
-		return true;
-	case KEY_F(7):
+	else if (a == KA_RENAME)
 		open_rename(c, NULL, false);
-		return true;
-	case KEY_F(8):
+	else if (a == KA_GUID)
 		open_guid(c, NULL, NULL, false);
-		return true;
-	}
-	return c->view == VIEW_JOURNAL && console_journal_key(c, k);
+	c->refuse_notice = false;
 }
 
 /* The command's words without a "--force", which it reports. */
@@ -167,8 +175,6 @@ int console_cmd_assign(struct console *c, const char *arg)
 int console_cmd_journal(struct console *c, const char *arg)
 {
 	(void)arg;
-	c->view = VIEW_JOURNAL;
-	console_journal_reload(c);
-	c->dirty = true;
+	console_view_switch(c, VIEW_JOURNAL);
 	return 0;
 }

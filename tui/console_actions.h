@@ -5,12 +5,13 @@
 
 #include <stdbool.h>
 
+#include "keys.h"
+
 struct console;
 
-/* Called for every key before the console's own handling: the open dialog
- * takes all keys; F6-F8 open one; the journal view has keys of its own.
- * Returns whether the key was used. */
-bool console_actions_key(struct console *c, int k);
+/* F6-F8 (KA_CREATE, KA_RENAME, KA_GUID): the dialog on the selection, or a
+ * notice saying why not (which swallows the text typed for the dialog). */
+void console_actions_open(struct console *c, enum key_action a);
 
 /* `:create N`, `:rename NAME`, `:guid [--node G] [--port G]`,
  * `:assign-guids`, `:journal`. */

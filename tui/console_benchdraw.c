@@ -43,48 +43,50 @@ static void size_label(uint64_t b, char *buf, size_t size)
 
 static int draw_form(struct console *c, int y, int w)
 {
+	struct bench_view *bv = bench_of(c);
 	char line[512], val[400], sz[32];
-	bool busy = bv_job_running();
+	bool busy = bv_job_running(bv);
 	for (int f = 0; f < FLD_N; f++) {
-		if (!bv_field_shown((enum field)f))
+		if (!bv_field_shown(bv, (enum field)f))
 			continue;
 		static const char *const labels[FLD_N] = {"VF",	    "Peer", "Peer VF",
 							  "Server", "Test", "Size"};
 		switch (f) {
 		case FLD_VF:
-			snprintf(val, sizeof(val), "%s", bv_vf_label(c, bv.vf, line, sizeof(line)));
+			snprintf(val, sizeof(val), "%s",
+				 bv_vf_label(c, bv->vf, line, sizeof(line)));
 			break;
 		case FLD_PEER:
 			snprintf(val, sizeof(val), "%s",
-				 bv.peer == PEER_PAIR	    ? "pair: another VF of this node"
-				 : bv.peer == PEER_LOOPBACK ? "loopback: the VF against itself"
-							    : "remote: an `ibvf bench server`");
+				 bv->peer == PEER_PAIR	     ? "pair: another VF of this node"
+				 : bv->peer == PEER_LOOPBACK ? "loopback: the VF against itself"
+							     : "remote: an `ibvf bench server`");
 			break;
 		case FLD_PEER_VF:
 			snprintf(val, sizeof(val), "%s",
-				 bv_vf_label(c, bv.peer_vf, line, sizeof(line)));
+				 bv_vf_label(c, bv->peer_vf, line, sizeof(line)));
 			break;
 		case FLD_HOST:
-			snprintf(val, sizeof(val), "%s%s", bv.host,
-				 bv.focus == FLD_HOST && !busy ? "_" : "");
-			if (!bv.host[0] && bv.focus != FLD_HOST)
+			snprintf(val, sizeof(val), "%s%s", bv->host,
+				 bv->focus == FLD_HOST && !busy ? "_" : "");
+			if (!bv->host[0] && bv->focus != FLD_HOST)
 				snprintf(val, sizeof(val), "HOST[:PORT]");
 			break;
 		case FLD_TEST:
-			snprintf(val, sizeof(val), "%s", exchange_test_name(bv.test));
+			snprintf(val, sizeof(val), "%s", exchange_test_name(bv->test));
 			break;
 		case FLD_SIZE:
-			size_label(bv_sizes[bv.size] ? bv_sizes[bv.size]
-						     : bench_default_size(bv.test),
+			size_label(bv_sizes[bv->size] ? bv_sizes[bv->size]
+						      : bench_default_size(bv->test),
 				   sz, sizeof(sz));
 			snprintf(val, sizeof(val), "%s%s", sz,
-				 bv_sizes[bv.size] ? "" : " (default)");
+				 bv_sizes[bv->size] ? "" : " (default)");
 			break;
 		}
 		bool arrows = f != FLD_HOST && !busy;
 		snprintf(line, sizeof(line), " %-8s %s%s%s", labels[f], arrows ? "< " : "", val,
 			 arrows ? " >" : "");
-		int a = console_attr(c, (int)bv.focus == f && !busy ? TR_SELECTION : TR_NORMAL);
+		int a = console_attr(c, (int)bv->focus == f && !busy ? TR_SELECTION : TR_NORMAL);
 		dialog_put(y++, 0, w, line, a);
 	}
 	return y;
@@ -93,19 +95,20 @@ static int draw_form(struct console *c, int y, int w)
 /* Gb/s over the run, scaled to its best: eight heights, or an ASCII ramp. */
 static void draw_spark(struct console *c, int y, int w)
 {
+	struct bench_view *bv = bench_of(c);
 	static const char *const blocks[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
 	static const char ramp[] = "_.-:=+*#";
 	char line[SPARK_MAX * 3 + 1] = "";
 	int n = w - 8 < SPARK_MAX ? w - 8 : SPARK_MAX;
 	if (n <= 0)
 		return;
-	size_t from = bv.n_spark > (size_t)n ? bv.n_spark - (size_t)n : 0;
+	size_t from = bv->n_spark > (size_t)n ? bv->n_spark - (size_t)n : 0;
 	float top = 0;
-	for (size_t i = from; i < bv.n_spark; i++)
-		top = bv.spark[i] > top ? bv.spark[i] : top;
+	for (size_t i = from; i < bv->n_spark; i++)
+		top = bv->spark[i] > top ? bv->spark[i] : top;
 	size_t len = 0;
-	for (size_t i = from; i < bv.n_spark; i++) {
-		int h = top > 0 ? (int)(bv.spark[i] / top * 7.0f + 0.5f) : 0;
+	for (size_t i = from; i < bv->n_spark; i++) {
+		int h = top > 0 ? (int)(bv->spark[i] / top * 7.0f + 0.5f) : 0;
 		const char *g = c->utf8 ? blocks[h] : (const char[]){ramp[h], 0};
 		size_t gl = strlen(g);
 		memcpy(line + len, g, gl);
@@ -224,20 +227,78 @@ static int state_attr(const struct console *c, enum tstate s)
 								 : TR_NORMAL);
 }
 
-static void draw_run(struct console *c, int y, int y_end, int w)
+/* One VF's run, finished: its verdict, figures or error. */
+static int draw_one(struct console *c, const struct job *j, const char *peer, int y, int y_end,
+		    int w)
 {
 	char line[640];
-	if (bv.error[0]) {
-		draw_wrapped(bv.error, y, y_end, 1, w - 1, console_attr(c, TR_ERROR));
+	const struct target *t = &j->t[0];
+	int a = state_attr(c, t->state);
+	snprintf(line, sizeof(line), " %s ", state_names[t->state]);
+	dialog_put(y, 1, (int)strlen(line), line, a);
+	int x = 2 + (int)strlen(line);
+	if (t->state == T_PASS || t->state == T_FAIL)
+		snprintf(line, sizeof(line), "%s on %s against %.128s: %.300s",
+			 exchange_test_name(j->cfg.test), t->t.ibdev, peer, t->why);
+	else if (t->state == T_CANCELLED)
+		snprintf(line, sizeof(line), "%s on %s: the QPs are torn down, the peer told",
+			 exchange_test_name(j->cfg.test), t->t.ibdev);
+	else
+		snprintf(line, sizeof(line), "%s on %s against %s", exchange_test_name(j->cfg.test),
+			 t->t.ibdev, peer);
+	y = draw_wrapped(line, y, y_end, x, w - x, console_attr(c, TR_NORMAL));
+	if (t->state == T_ERROR)
+		y = draw_wrapped(t->why, y, y_end, 1, w - 1, console_attr(c, TR_ERROR));
+	struct json_object *lat = latency_size(t->result);
+	if (lat && (t->state == T_PASS || t->state == T_FAIL))
+		y = draw_latency(c, lat, y, y_end, w);
+	return y;
+}
+
+/* Every VF's run, one line each, in the list widget: while it runs the
+ * list follows it, until PgUp/PgDn scroll it. */
+static void draw_runs(struct console *c, struct bench_view *bv, const struct job *j, int y,
+		      int y_end, int w)
+{
+	char line[640];
+	long last = 0;
+	for (size_t i = 0; i < j->n; i++)
+		if (j->t[i].state != T_WAIT && j->t[i].state != T_SKIP)
+			last = (long)i;
+	listw_set_rows(&bv->runs, (long)j->n);
+	if (bv->runs_follow)
+		bv->runs.top = last - (y_end - y) + 1;
+	listw_fit(&bv->runs, y_end - y);
+	for (size_t i = (size_t)bv->runs.top; i < j->n && y < y_end; i++) {
+		const struct target *t = &j->t[i];
+		char fig[32] = "";
+		if (t->state == T_PASS || t->state == T_FAIL)
+			snprintf(fig, sizeof(fig), "%.2f Gb/s",
+				 text_jnum(json_object_object_get(t->result, "verdict"),
+					   "figure_gbps"));
+		snprintf(line, sizeof(line), "%-9s", state_names[t->state]);
+		dialog_put(y, 1, 9, line, state_attr(c, t->state));
+		snprintf(line, sizeof(line), "%-12s %-9s %12s  %s", t->t.bdf, t->t.ibdev, fig,
+			 t->why);
+		dialog_put(y++, 11, w - 11, line, console_attr(c, TR_NORMAL));
+	}
+}
+
+static void draw_run(struct console *c, int y, int y_end, int w)
+{
+	struct bench_view *bv = bench_of(c);
+	char line[640];
+	if (bv->error[0]) {
+		draw_wrapped(bv->error, y, y_end, 1, w - 1, console_attr(c, TR_ERROR));
 		return;
 	}
-	if (!bv.job) {
+	if (!bv->job) {
 		dialog_put(y, 1, w - 1,
 			   "Enter runs, Up/Down pick a field, Left/Right change it, Esc back",
 			   console_attr(c, TR_STATUS));
 		return;
 	}
-	struct job *j = bv.job;
+	struct job *j = bv->job;
 	pthread_mutex_lock(&j->mu);
 	bool finished = j->finished;
 	size_t n_pass = 0, n_fail = 0, n_skip = 0, n_cancel = 0;
@@ -248,7 +309,7 @@ static void draw_run(struct console *c, int y, int y_end, int w)
 		n_skip += s == T_SKIP;
 		n_cancel += s == T_CANCELLED;
 	}
-	const struct target *cur = bv.cur < j->n ? &j->t[bv.cur] : NULL;
+	const struct target *cur = bv->cur < j->n ? &j->t[bv->cur] : NULL;
 	uint64_t total = j->cfg.iters ? j->cfg.iters : bench_default_iters(j->cfg.test);
 	const char *peer = j->peer == PEER_REMOTE     ? j->host
 			   : j->peer == PEER_LOOPBACK ? "itself"
@@ -257,8 +318,8 @@ static void draw_run(struct console *c, int y, int y_end, int w)
 		snprintf(line, sizeof(line),
 			 " running %s %s against %s: %llu/%llu iterations  %.2f Gb/s%s",
 			 exchange_test_name(j->cfg.test), cur->t.ibdev, peer,
-			 (unsigned long long)(bv.fraction * (double)total),
-			 (unsigned long long)total, bv.gbps,
+			 (unsigned long long)(bv->fraction * (double)total),
+			 (unsigned long long)total, bv->gbps,
 			 atomic_load(&j->cancel) ? "  cancelling..." : "  (Esc cancels)");
 		dialog_put(y++, 0, w, line, console_attr(c, TR_HEADER_VALUE));
 	} else if (j->n > 1) {
@@ -267,69 +328,26 @@ static void draw_run(struct console *c, int y, int y_end, int w)
 		dialog_put(y++, 0, w, line,
 			   console_attr(c, n_fail || !n_pass ? TR_BENCH_FAIL : TR_BENCH_PASS));
 	}
-	if (y < y_end && bv.n_spark)
+	if (y < y_end && bv->n_spark)
 		draw_spark(c, y++, w);
-	if (j->n == 1 && finished && y < y_end) {
-		const struct target *t = &j->t[0];
-		int a = state_attr(c, t->state);
-		snprintf(line, sizeof(line), " %s ", state_names[t->state]);
-		dialog_put(y, 1, (int)strlen(line), line, a);
-		int x = 2 + (int)strlen(line);
-		if (t->state == T_PASS || t->state == T_FAIL)
-			snprintf(line, sizeof(line), "%s on %s against %.128s: %.300s",
-				 exchange_test_name(j->cfg.test), t->t.ibdev, peer, t->why);
-		else if (t->state == T_CANCELLED)
-			snprintf(line, sizeof(line),
-				 "%s on %s: the QPs are torn down, the peer told",
-				 exchange_test_name(j->cfg.test), t->t.ibdev);
-		else
-			snprintf(line, sizeof(line), "%s on %s against %s",
-				 exchange_test_name(j->cfg.test), t->t.ibdev, peer);
-		y = draw_wrapped(line, y, y_end, x, w - x, console_attr(c, TR_NORMAL));
-		if (t->state == T_ERROR)
-			y = draw_wrapped(t->why, y, y_end, 1, w - 1, console_attr(c, TR_ERROR));
-		struct json_object *lat = latency_size(t->result);
-		if (lat && (t->state == T_PASS || t->state == T_FAIL))
-			y = draw_latency(c, lat, y, y_end, w);
-	} else {
-		/* While it runs the list follows it; PgUp/PgDn scroll. */
-		long rows = y_end - y, last = 0;
-		for (size_t i = 0; i < j->n; i++)
-			if (j->t[i].state != T_WAIT && j->t[i].state != T_SKIP)
-				last = (long)i;
-		long top = bv.list_top < 0 ? last - rows + 1 : bv.list_top;
-		if (top > (long)j->n - rows)
-			top = (long)j->n - rows;
-		if (top < 0)
-			top = 0;
-		bv.shown_top = top;
-		for (size_t i = (size_t)top; i < j->n && y < y_end; i++) {
-			const struct target *t = &j->t[i];
-			char fig[32] = "";
-			if (t->state == T_PASS || t->state == T_FAIL)
-				snprintf(fig, sizeof(fig), "%.2f Gb/s",
-					 text_jnum(json_object_object_get(t->result, "verdict"),
-						   "figure_gbps"));
-			snprintf(line, sizeof(line), "%-9s", state_names[t->state]);
-			dialog_put(y, 1, 9, line, state_attr(c, t->state));
-			snprintf(line, sizeof(line), "%-12s %-9s %12s  %s", t->t.bdf, t->t.ibdev,
-				 fig, t->why);
-			dialog_put(y++, 11, w - 11, line, console_attr(c, TR_NORMAL));
-		}
-	}
+	if (j->n == 1 && finished && y < y_end)
+		draw_one(c, j, peer, y, y_end, w);
+	else
+		draw_runs(c, bv, j, y, y_end, w);
 	pthread_mutex_unlock(&j->mu);
 }
 
-void console_benchview_draw(struct console *c)
+void bv_draw(struct console *c, struct view *v)
 {
+	struct bench_view *bv = v->state;
 	const struct rect *t = &c->lay.tree;
 	int w = t->w, y_end = t->y + t->h + c->lay.details.h;
 	dialog_put(t->y, 0, w,
 		   " Bench: RDMA verbs between a VF and its peer, judged against the port rate",
 		   console_attr(c, TR_COLUMN_HEADER));
 	int y = draw_form(c, t->y + 1, w);
-	if (bv.confirm[0] && y < y_end) {
-		y = draw_wrapped(bv.confirm, y + 1, y_end, 1, w - 1, console_attr(c, TR_PROMPT));
+	if (bv->confirm[0] && y < y_end) {
+		y = draw_wrapped(bv->confirm, y + 1, y_end, 1, w - 1, console_attr(c, TR_PROMPT));
 		return;
 	}
 	if (y + 1 < y_end)

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The bench view: a form (VF, peer, test, size) over the run's live figures
- * and its result. The worker thread runs the same bench_pair_run() and
- * bench_client_run() as `ibvf bench`, judged by the same bench_judge(). It
- * sends its progress through a pipe; what it finishes (a VF's result) it
- * puts under the job's mutex and wakes the poll loop through the same pipe. */
+ * and its result; the run is a worker thread (console_benchwork.c) whose
+ * progress reaches the poll loop through a pipe. */
 #include "console_benchview.h"
 
 #include <curses.h>
@@ -22,12 +20,8 @@
 #include "core/resolve.h"
 #include "dialog.h"
 
-#define MIN_RATIO    0.9		/* `ibvf bench`'s default --min-ratio */
-#define TARGET_WHOLE ((unsigned int)-1) /* a wake-up, not a progress figure */
-
 const uint64_t bv_sizes[] = {0, 2, 8, 64, 512, 4096, 65536, 1 << 20, 8 << 20};
 const size_t bv_n_sizes = sizeof(bv_sizes) / sizeof(bv_sizes[0]);
-struct bench_view bv;
 
 /* --- the node's VFs -------------------------------------------------------- */
 
@@ -89,108 +83,6 @@ const char *bv_vf_label(const struct console *c, const char *bdf, char *buf, siz
 	return buf;
 }
 
-/* --- the worker ------------------------------------------------------------ */
-
-struct ctx {
-	struct job *job;
-	unsigned int target;
-};
-
-static void send_msg(struct job *j, unsigned int target, double fraction, double gbps)
-{
-	struct progress_msg m = {.target = target, .fraction = fraction, .gbps = gbps};
-	/* A full pipe drops a figure; the loop is reading anyway. */
-	if (write(j->wfd, &m, sizeof(m)) < 0)
-		return;
-}
-
-static void on_progress(const struct bench_progress *p, void *arg)
-{
-	struct ctx *x = arg;
-	double frac = p->n_sizes ? ((double)p->size_index + p->fraction) / p->n_sizes : p->fraction;
-	send_msg(x->job, x->target, frac, p->gbps);
-}
-
-static void set_state(struct job *j, struct target *t, enum tstate s)
-{
-	pthread_mutex_lock(&j->mu);
-	t->state = s;
-	pthread_mutex_unlock(&j->mu);
-	send_msg(j, TARGET_WHOLE, 0, 0);
-}
-
-static void *worker(void *arg)
-{
-	struct job *j = arg;
-	for (size_t i = 0; i < j->n; i++) {
-		struct target *t = &j->t[i];
-		if (t->state == T_SKIP)
-			continue;
-		if (atomic_load(&j->cancel)) {
-			set_state(j, t, T_CANCELLED);
-			continue;
-		}
-		set_state(j, t, T_RUN);
-		struct ctx x = {.job = j, .target = (unsigned int)i};
-		struct err e = {{0}};
-		memset(&j->res, 0, sizeof(j->res));
-		const char *peer = j->peer == PEER_LOOPBACK ? t->t.ibdev : j->peer_ibdev;
-		int r = j->peer == PEER_REMOTE ? bench_client_run(&j->cfg, j->host, t->t.ibdev,
-								  on_progress, &x, &j->res, &e)
-					       : bench_pair_run(&j->cfg, peer, t->t.ibdev,
-								on_progress, &x, &j->res, &e);
-		struct bench_verdict v = {0};
-		struct json_object *o = NULL;
-		if (r == 0) {
-			bench_judge(&j->res, &t->t, MIN_RATIO, &v);
-			o = bench_result_to_json(&j->res, &t->t, &v);
-		}
-		pthread_mutex_lock(&j->mu);
-		if (r == -ECANCELED && atomic_load(&j->cancel)) {
-			t->state = T_CANCELLED;
-		} else if (r < 0) {
-			t->state = T_ERROR;
-			snprintf(t->why, sizeof(t->why), "%s", e.msg);
-		} else {
-			t->result = o;
-			t->state = v.pass ? T_PASS : T_FAIL;
-			snprintf(t->why, sizeof(t->why), "%s", v.reason);
-		}
-		pthread_mutex_unlock(&j->mu);
-		send_msg(j, TARGET_WHOLE, 0, 0);
-	}
-	pthread_mutex_lock(&j->mu);
-	j->finished = true;
-	pthread_mutex_unlock(&j->mu);
-	send_msg(j, TARGET_WHOLE, 0, 0);
-	return NULL;
-}
-
-static void job_free(struct job *j)
-{
-	if (!j)
-		return;
-	atomic_store(&j->cancel, true);
-	pthread_join(j->th, NULL);
-	close(j->rfd);
-	close(j->wfd);
-	pthread_mutex_destroy(&j->mu);
-	for (size_t i = 0; i < j->n; i++)
-		json_object_put(j->t[i].result);
-	free(j->t);
-	free(j);
-}
-
-bool bv_job_running(void)
-{
-	if (!bv.job)
-		return false;
-	pthread_mutex_lock(&bv.job->mu);
-	bool done = bv.job->finished;
-	pthread_mutex_unlock(&bv.job->mu);
-	return !done;
-}
-
 /* "host", "host:port", "[v6]:port", or a bare IPv6 address. */
 static int parse_host(const char *s, char *host, size_t size, uint16_t *ret_port)
 {
@@ -225,13 +117,14 @@ static int parse_host(const char *s, char *host, size_t size, uint16_t *ret_port
 /* Starts the run; force includes (or with "every VF", keeps) VFs in pods. */
 static void start(struct console *c, bool force)
 {
-	bv.error[0] = '\0';
-	job_free(bv.job);
-	bv.job = NULL;
+	struct bench_view *bv = bench_of(c);
+	bv->error[0] = '\0';
+	bv_job_free(bv->job);
+	bv->job = NULL;
 	struct job *j = calloc(1, sizeof(*j));
 	int fds[2] = {-1, -1};
 	if (!j || pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0) {
-		snprintf(bv.error, sizeof(bv.error), "cannot start the run: %s", strerror(errno));
+		snprintf(bv->error, sizeof(bv->error), "cannot start the run: %s", strerror(errno));
 		free(j);
 		return;
 	}
@@ -241,19 +134,19 @@ static void start(struct console *c, bool force)
 	j->cfg = (struct bench_config){.gid_index = -1,
 				       .listen_fd = -1,
 				       .tcp_port = BENCH_DEFAULT_PORT,
-				       .test = bv.test,
-				       .size = bv_sizes[bv.size],
+				       .test = bv->test,
+				       .size = bv_sizes[bv->size],
 				       .cancel = &j->cancel};
-	j->peer = bv.peer;
+	j->peer = bv->peer;
 	const struct pf *pf;
-	const struct vf *pv = bv.peer == PEER_PAIR ? find_vf(c, bv.peer_vf, &pf) : NULL;
+	const struct vf *pv = bv->peer == PEER_PAIR ? find_vf(c, bv->peer_vf, &pf) : NULL;
 	if (pv)
 		snprintf(j->peer_ibdev, sizeof(j->peer_ibdev), "%s", pv->fn.rdmas[0].name);
 	const char *why = NULL;
-	if (bv.peer == PEER_REMOTE &&
-	    parse_host(bv.host, j->host, sizeof(j->host), &j->cfg.tcp_port) < 0)
+	if (bv->peer == PEER_REMOTE &&
+	    parse_host(bv->host, j->host, sizeof(j->host), &j->cfg.tcp_port) < 0)
 		why = "the peer wants HOST or HOST:PORT of an `ibvf bench server`";
-	else if (bv.peer == PEER_PAIR && (!pv || !pv->fn.n_rdmas))
+	else if (bv->peer == PEER_PAIR && (!pv || !pv->fn.n_rdmas))
 		why = "no peer VF with an RDMA device";
 	size_t cap = 0;
 	for (size_t i = 0; c->node && i < c->node->n_pfs; i++)
@@ -262,7 +155,7 @@ static void start(struct console *c, bool force)
 	for (size_t i = 0; !why && j->t && i < c->node->n_pfs; i++) {
 		for (size_t k = 0; k < c->node->pfs[i].n_vfs; k++) {
 			const struct vf *vf = &c->node->pfs[i].vfs[k];
-			if ((bv.vf[0] && strcmp(vf->fn.bdf, bv.vf)) || !vf->fn.n_rdmas)
+			if ((bv->vf[0] && strcmp(vf->fn.bdf, bv->vf)) || !vf->fn.n_rdmas)
 				continue;
 			struct target *t = &j->t[j->n++];
 			char pod[160];
@@ -270,7 +163,7 @@ static void start(struct console *c, bool force)
 			if (pods_holder_label(vf, pod, sizeof(pod)) && !force) {
 				t->state = T_SKIP;
 				snprintf(t->why, sizeof(t->why), "bound to pod '%s'", pod);
-			} else if (bv.peer == PEER_PAIR && !strcmp(vf->fn.bdf, bv.peer_vf)) {
+			} else if (bv->peer == PEER_PAIR && !strcmp(vf->fn.bdf, bv->peer_vf)) {
 				t->state = T_SKIP;
 				snprintf(t->why, sizeof(t->why), "the peer itself");
 			}
@@ -283,10 +176,10 @@ static void start(struct console *c, bool force)
 	else if (!why && j->n == 1 && j->t[0].state == T_SKIP)
 		why = j->t[0].why;
 	int r = 0;
-	if (!why && (r = pthread_create(&j->th, NULL, worker, j)))
+	if (!why && (r = pthread_create(&j->th, NULL, bv_worker, j)))
 		why = strerror(r);
 	if (why) {
-		snprintf(bv.error, sizeof(bv.error), "%s", why);
+		snprintf(bv->error, sizeof(bv->error), "%s", why);
 		close(j->rfd);
 		close(j->wfd);
 		pthread_mutex_destroy(&j->mu);
@@ -295,38 +188,40 @@ static void start(struct console *c, bool force)
 		c->dirty = true;
 		return;
 	}
-	bv.job = j;
-	bv.list_top = -1;
+	bv->job = j;
+	bv->runs = (struct listw){.text = true};
+	bv->runs_follow = true;
 	c->msg[0] = '\0'; /* an older message would outlive its subject */
-	bv.cur = 0;
-	bv.fraction = bv.gbps = 0;
-	bv.n_spark = 0;
+	bv->cur = 0;
+	bv->fraction = bv->gbps = 0;
+	bv->n_spark = 0;
 	c->dirty = true;
 }
 
 /* Enter: asks before disturbing a pod's VF, then starts. */
 static void run(struct console *c)
 {
+	struct bench_view *bv = bench_of(c);
 	char pod[160];
 	const struct pf *pf;
-	const struct vf *vf = bv.vf[0] ? find_vf(c, bv.vf, &pf) : NULL;
-	const struct vf *pv = bv.peer == PEER_PAIR ? find_vf(c, bv.peer_vf, &pf) : NULL;
+	const struct vf *vf = bv->vf[0] ? find_vf(c, bv->vf, &pf) : NULL;
+	const struct vf *pv = bv->peer == PEER_PAIR ? find_vf(c, bv->peer_vf, &pf) : NULL;
 	size_t n_pod = 0;
-	for (size_t i = 0; !bv.vf[0] && c->node && i < c->node->n_pfs; i++)
+	for (size_t i = 0; !bv->vf[0] && c->node && i < c->node->n_pfs; i++)
 		for (size_t k = 0; k < c->node->pfs[i].n_vfs; k++)
 			if (c->node->pfs[i].vfs[k].fn.n_rdmas &&
 			    pods_holder_label(&c->node->pfs[i].vfs[k], pod, sizeof(pod)))
 				n_pod++;
 	if (vf && pods_holder_label(vf, pod, sizeof(pod)))
-		snprintf(bv.confirm, sizeof(bv.confirm),
-			 "VF %s is bound to pod '%s': a run disturbs it. Run anyway? y/N", bv.vf,
+		snprintf(bv->confirm, sizeof(bv->confirm),
+			 "VF %s is bound to pod '%s': a run disturbs it. Run anyway? y/N", bv->vf,
 			 pod);
 	else if (pv && pods_holder_label(pv, pod, sizeof(pod)))
-		snprintf(bv.confirm, sizeof(bv.confirm),
+		snprintf(bv->confirm, sizeof(bv->confirm),
 			 "the peer VF %s is bound to pod '%s': a run disturbs it. Run anyway? y/N",
-			 bv.peer_vf, pod);
+			 bv->peer_vf, pod);
 	else if (n_pod)
-		snprintf(bv.confirm, sizeof(bv.confirm),
+		snprintf(bv->confirm, sizeof(bv->confirm),
 			 "%zu VF%s bound to pods: y runs them too, n skips them, Esc cancels",
 			 n_pod, n_pod == 1 ? " is" : "s are");
 	else
@@ -336,60 +231,66 @@ static void run(struct console *c)
 
 /* --- the loop's side ------------------------------------------------------- */
 
-int console_benchview_fd(void)
+static int bench_fd(struct view *v)
 {
-	return bv.job ? bv.job->rfd : -1;
+	struct bench_view *bv = v->state;
+	return bv && bv->job ? bv->job->rfd : -1;
 }
 
-void console_benchview_read(struct console *c)
+static void console_benchview_read(struct console *c)
 {
+	struct bench_view *bv = bench_of(c);
 	struct progress_msg m;
-	if (!bv.job)
+	if (!bv->job)
 		return;
-	while (read(bv.job->rfd, &m, sizeof(m)) == (ssize_t)sizeof(m)) {
+	while (read(bv->job->rfd, &m, sizeof(m)) == (ssize_t)sizeof(m)) {
 		if (m.target == TARGET_WHOLE)
 			continue;
-		if (m.target != bv.cur) {
-			bv.cur = m.target;
-			bv.n_spark = 0;
+		if (m.target != bv->cur) {
+			bv->cur = m.target;
+			bv->n_spark = 0;
 		}
-		bv.fraction = m.fraction;
-		bv.gbps = m.gbps;
-		if (bv.n_spark == SPARK_MAX) {
-			memmove(bv.spark, bv.spark + 1, (SPARK_MAX - 1) * sizeof(*bv.spark));
-			bv.n_spark--;
+		bv->fraction = m.fraction;
+		bv->gbps = m.gbps;
+		if (bv->n_spark == SPARK_MAX) {
+			memmove(bv->spark, bv->spark + 1, (SPARK_MAX - 1) * sizeof(*bv->spark));
+			bv->n_spark--;
 		}
-		bv.spark[bv.n_spark++] = (float)m.gbps;
+		bv->spark[bv->n_spark++] = (float)m.gbps;
 	}
 	c->dirty = true;
 }
 
-void console_benchview_free(void)
+static void bench_free(struct view *v)
 {
-	job_free(bv.job);
-	memset(&bv, 0, sizeof(bv));
+	struct bench_view *bv = v->state;
+	if (bv)
+		bv_job_free(bv->job);
+	free(bv);
+	v->state = NULL;
 }
 
-void console_benchview_enter(struct console *c)
+static void console_benchview_enter(struct console *c)
 {
+	struct bench_view *bv = bench_of(c);
 	const struct pf *pf;
 	const char *sel = c->sel;
 	const struct vf *vf = sel[0] ? find_vf(c, sel, &pf) : NULL;
-	if (vf && vf->fn.n_rdmas && !bv_job_running())
-		snprintf(bv.vf, sizeof(bv.vf), "%s", vf->fn.bdf);
-	else if (!bv.vf[0] || !find_vf(c, bv.vf, &pf))
-		step_vf(c, bv.vf, 1, false);
-	if (!bv.peer_vf[0] || !strcmp(bv.peer_vf, bv.vf) || !find_vf(c, bv.peer_vf, &pf)) {
-		snprintf(bv.peer_vf, sizeof(bv.peer_vf), "%s", bv.vf);
-		step_vf(c, bv.peer_vf, 1, false);
+	if (vf && vf->fn.n_rdmas && !bv_job_running(bv))
+		snprintf(bv->vf, sizeof(bv->vf), "%s", vf->fn.bdf);
+	else if (!bv->vf[0] || !find_vf(c, bv->vf, &pf))
+		step_vf(c, bv->vf, 1, false);
+	if (!bv->peer_vf[0] || !strcmp(bv->peer_vf, bv->vf) || !find_vf(c, bv->peer_vf, &pf)) {
+		snprintf(bv->peer_vf, sizeof(bv->peer_vf), "%s", bv->vf);
+		step_vf(c, bv->peer_vf, 1, false);
 	}
-	c->view = VIEW_BENCH;
 	c->dirty = true;
 }
 
 /* `:bench [all|BDF|IBDEV]`: the view on the selected VF, every VF or the one named. */
 int console_cmd_bench(struct console *c, const char *arg)
 {
+	struct bench_view *bv = bench_of(c);
 	struct node_ref ref = {0};
 	struct err e = {{0}};
 	bool one = arg[0] && strcmp(arg, "all");
@@ -403,49 +304,51 @@ int console_cmd_bench(struct console *c, const char *arg)
 				arg);
 		return -ENODEV;
 	}
-	console_benchview_enter(c);
-	if (!bv_job_running() && arg[0])
-		snprintf(bv.vf, sizeof(bv.vf), "%s", vf ? vf->fn.bdf : "");
+	console_view_switch(c, VIEW_BENCH);
+	if (!bv_job_running(bv) && arg[0])
+		snprintf(bv->vf, sizeof(bv->vf), "%s", vf ? vf->fn.bdf : "");
 	return 0;
 }
 
 /* --- keys ------------------------------------------------------------------ */
 
-bool bv_field_shown(enum field f)
+bool bv_field_shown(const struct bench_view *bv, enum field f)
 {
-	return (f != FLD_PEER_VF || bv.peer == PEER_PAIR) &&
-	       (f != FLD_HOST || bv.peer == PEER_REMOTE);
+	return (f != FLD_PEER_VF || bv->peer == PEER_PAIR) &&
+	       (f != FLD_HOST || bv->peer == PEER_REMOTE);
 }
 
 static void change(struct console *c, int dir)
 {
-	switch (bv.focus) {
+	struct bench_view *bv = bench_of(c);
+	switch (bv->focus) {
 	case FLD_VF:
-		step_vf(c, bv.vf, dir, true);
+		step_vf(c, bv->vf, dir, true);
 		break;
 	case FLD_PEER:
-		bv.peer = (enum peer_kind)((bv.peer + PEER_N + dir) % PEER_N);
+		bv->peer = (enum peer_kind)((bv->peer + PEER_N + dir) % PEER_N);
 		break;
 	case FLD_PEER_VF:
-		step_vf(c, bv.peer_vf, dir, false);
+		step_vf(c, bv->peer_vf, dir, false);
 		break;
 	case FLD_TEST:
-		bv.test = (enum bench_test)((bv.test + 4 + dir) % 4);
+		bv->test = (enum bench_test)((bv->test + 4 + dir) % 4);
 		break;
 	case FLD_SIZE:
-		bv.size = (bv.size + (dir < 0 ? bv_n_sizes - 1 : 1)) % bv_n_sizes;
+		bv->size = (bv->size + (dir < 0 ? bv_n_sizes - 1 : 1)) % bv_n_sizes;
 		break;
 	default:
 		break;
 	}
 }
 
-bool console_benchview_key(struct console *c, int k)
+static bool console_benchview_key(struct console *c, int k)
 {
+	struct bench_view *bv = bench_of(c);
 	c->dirty = true;
-	if (bv.confirm[0]) {
-		bool all = strstr(bv.confirm, "skips") != NULL;
-		bv.confirm[0] = '\0';
+	if (bv->confirm[0]) {
+		bool all = strstr(bv->confirm, "skips") != NULL;
+		bv->confirm[0] = '\0';
 		if (k == 'y' || k == 'Y')
 			start(c, true);
 		else if (all && (k == 'n' || k == 'N'))
@@ -454,9 +357,9 @@ bool console_benchview_key(struct console *c, int k)
 			console_message(c, TR_STATUS, "the run was not started");
 		return true;
 	}
-	if (bv_job_running()) {
+	if (bv_job_running(bv)) {
 		if (k == 27) {
-			atomic_store(&bv.job->cancel, true);
+			atomic_store(&bv->job->cancel, true);
 			console_message(c, TR_WARNING, "cancelling the run (the peer is told)");
 			return true;
 		}
@@ -464,10 +367,10 @@ bool console_benchview_key(struct console *c, int k)
 		return k != '\t' && k != 'q' && (k < '1' || k > '4') && k != ':' && k != '?' &&
 		       k != KEY_F(1) && k != KEY_F(2) && k != KEY_F(10);
 	}
-	if (bv.focus == FLD_HOST && k >= 0x21 && k < 0x7f) {
-		size_t n = strlen(bv.host);
-		if (n + 1 < sizeof(bv.host))
-			bv.host[n] = (char)k, bv.host[n + 1] = '\0';
+	if (bv->focus == FLD_HOST && k >= 0x21 && k < 0x7f) {
+		size_t n = strlen(bv->host);
+		if (n + 1 < sizeof(bv->host))
+			bv->host[n] = (char)k, bv->host[n + 1] = '\0';
 		return true;
 	}
 	int dir = 0;
@@ -493,8 +396,8 @@ bool console_benchview_key(struct console *c, int k)
 	case KEY_BACKSPACE:
 	case 127:
 	case 8:
-		if (bv.focus == FLD_HOST && bv.host[0])
-			bv.host[strlen(bv.host) - 1] = '\0';
+		if (bv->focus == FLD_HOST && bv->host[0])
+			bv->host[strlen(bv->host) - 1] = '\0';
 		return true;
 	case '\n':
 	case '\r':
@@ -502,13 +405,10 @@ bool console_benchview_key(struct console *c, int k)
 		run(c);
 		return true;
 	case KEY_PPAGE:
-	case KEY_NPAGE: {
-		long page = c->lay.tree.h > 4 ? c->lay.tree.h / 2 : 1;
-		bv.list_top = bv.shown_top + (k == KEY_PPAGE ? -page : page);
-		if (bv.list_top < 0) /* the drawing bounds the other end */
-			bv.list_top = 0;
+	case KEY_NPAGE:
+		listw_move(&bv->runs, k == KEY_PPAGE ? LISTW_PGUP : LISTW_PGDN);
+		bv->runs_follow = false;
 		return true;
-	}
 	case 27: /* Esc: back to the tree */
 		c->view = VIEW_TREE;
 		return true;
@@ -516,7 +416,52 @@ bool console_benchview_key(struct console *c, int k)
 		return false;
 	}
 	do
-		bv.focus = (enum field)((bv.focus + FLD_N + dir) % FLD_N);
-	while (!bv_field_shown(bv.focus));
+		bv->focus = (enum field)((bv->focus + FLD_N + dir) % FLD_N);
+	while (!bv_field_shown(bv, bv->focus));
 	return true;
+}
+
+static void bench_ready(struct console *c, struct view *v)
+{
+	(void)v;
+	console_benchview_read(c);
+}
+
+static bool bench_key(struct console *c, struct view *v, int k)
+{
+	(void)v;
+	return c->mode == MODE_NORMAL && console_benchview_key(c, k);
+}
+
+/* A VF of the form gone from the node (and no run on it): the next one. */
+static void bench_node_changed(struct console *c, struct view *v)
+{
+	struct bench_view *bv = v->state;
+	const struct pf *pf;
+	if (bv_job_running(bv))
+		return;
+	if (bv->vf[0] && !find_vf(c, bv->vf, &pf))
+		step_vf(c, bv->vf, 1, false);
+	if (bv->peer_vf[0] && !find_vf(c, bv->peer_vf, &pf))
+		step_vf(c, bv->peer_vf, 1, false);
+}
+
+static void bench_enter(struct console *c, struct view *v)
+{
+	(void)v;
+	console_benchview_enter(c);
+}
+
+void view_bench_init(struct console *c, struct view *v)
+{
+	(void)c;
+	*v = (struct view){.name = "Bench",
+			   .state = calloc(1, sizeof(struct bench_view)),
+			   .key = bench_key,
+			   .draw = bv_draw,
+			   .enter = bench_enter,
+			   .node_changed = bench_node_changed,
+			   .fd = bench_fd,
+			   .fd_ready = bench_ready,
+			   .free = bench_free};
 }

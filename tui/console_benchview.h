@@ -8,17 +8,11 @@
 #include <stdbool.h>
 
 struct console;
+struct view;
 
-/* Entering the view: picks the tree's selected VF when it has an RDMA device. */
-void console_benchview_enter(struct console *c);
-void console_benchview_draw(struct console *c);
-/* Keys of the view; false for the keys it leaves to the console. */
-bool console_benchview_key(struct console *c, int k);
-/* The worker's pipe for the poll loop, or -1 when no run is going on. */
-int console_benchview_fd(void);
-/* The pipe is readable: takes the progress, joins a finished worker. */
-void console_benchview_read(struct console *c);
-/* Cancels a run (the peer is told) and waits for the worker. */
-void console_benchview_free(void);
+/* The view (console_views.c makes it): entering it picks the tree's
+ * selected VF when it has an RDMA device; its worker's pipe is polled by
+ * the console; freeing it cancels a run (the peer is told) and waits. */
+void view_bench_init(struct console *c, struct view *v);
 /* `:bench`: the view on the selected VF. */
 int console_cmd_bench(struct console *c, const char *arg);

@@ -87,14 +87,23 @@ struct bench_view {
 	float spark[SPARK_MAX]; /* its Gb/s, oldest first */
 	size_t n_spark;
 	char error[600]; /* a run that could not start */
-	long list_top;	 /* every VF: the first line shown, -1 follows the run */
-	long shown_top;
+	struct listw runs; /* every VF: one line each */
+	bool runs_follow;  /* the list follows the run (until PgUp/PgDn) */
 };
 
-/* The view's one state (the console has one bench view). */
-extern struct bench_view bv;
+static inline struct bench_view *bench_of(const struct console *c)
+{
+	return c->views[VIEW_BENCH].state;
+}
+
+#define TARGET_WHOLE ((unsigned int)-1) /* a wake-up, not a progress figure */
+
+/* console_benchwork.c: the worker thread over a job; cancels and joins it. */
+void *bv_worker(void *arg);
+void bv_job_free(struct job *j);
 
 /* console_benchview.c, for the drawing */
-bool bv_job_running(void);
-bool bv_field_shown(enum field f);
+bool bv_job_running(const struct bench_view *bv);
+bool bv_field_shown(const struct bench_view *bv, enum field f);
+void bv_draw(struct console *c, struct view *v);
 const char *bv_vf_label(const struct console *c, const char *bdf, char *buf, size_t size);

@@ -16,31 +16,6 @@
 #include "console_int.h"
 #include "core/json.h"
 
-const char *const console_help[] = {
-	"Up/Down j/k       move the selection",
-	"PgUp/PgDn         move a page",
-	"Home/End g/G      first / last line",
-	"Enter Space       expand or collapse a PF",
-	"Left/Right h/l    collapse / expand (Left on a VF: its PF)",
-	"+ / -  F5         expand all / collapse all / toggle",
-	"/  F3             filter: names, BDFs, GUIDs, states (Esc restores)",
-	":  F2             command line (Tab completes)",
-	"d                 details full screen (Esc returns)",
-	"s  F9             write a snapshot of the node (JSON)",
-	"F6 / F7 / F8      create VFs on the PF / rename the VF / set its GUIDs",
-	"                  (a preview of the steps first; Esc cancels)",
-	"Tab 1-4           views: 1 Tree, 3 Bench, 4 Journal (Enter steps, u undo)",
-	"mouse             click selects, wheel scrolls",
-	"Ctrl-L            redraw the screen",
-	"?  F1             this help",
-	"q  F10            quit",
-	"",
-	"commands: quit, theme NAME, snapshot [FILE], filter TEXT, help, bench,",
-	"  create N, rename NAME, guid [--node G] [--port G], assign-guids, journal",
-	"  (--force: act on a VF bound to a pod)",
-	NULL,
-};
-
 struct command {
 	const char *name;
 	int (*run)(struct console *c, const char *arg);
@@ -64,20 +39,20 @@ static int cmd_theme(struct console *c, const char *arg)
 
 static int cmd_snapshot(struct console *c, const char *arg)
 {
-	return console_snapshot(c, *arg ? arg : NULL);
+	console_snapshot_ask(c, *arg ? arg : NULL);
+	return 0;
 }
 
 static int cmd_filter(struct console *c, const char *arg)
 {
-	snprintf(c->filter, sizeof(c->filter), "%s", arg);
-	console_tree_update(c);
+	struct view *v = &c->views[c->view];
+	console_filter_set(c, v->filtered ? v : &c->views[VIEW_TREE], arg);
 	return 0;
 }
 
 static int cmd_help(struct console *c, const char *arg)
 {
-	c->mode = MODE_HELP;
-	c->dirty = true;
+	console_overlay(c, &c->help);
 	return 0;
 }
 
@@ -189,17 +164,20 @@ void console_key_prompt(struct console *c, int k)
 	bool enter = k == '\n' || k == '\r' || k == KEY_ENTER;
 	c->dirty = true;
 	if (c->mode == MODE_FILTER) {
+		struct view *v = c->filtering;
+		char text[sizeof(v->list->filter)];
+		snprintf(text, sizeof(text), "%s", v->list->filter);
 		if (k == 27) { /* Esc: back to the filter in force before */
-			snprintf(c->filter, sizeof(c->filter), "%s", c->filter_saved);
+			snprintf(text, sizeof(text), "%s", v->list->filter_saved);
 			c->mode = MODE_NORMAL;
 		} else if (enter) {
 			c->mode = MODE_NORMAL;
 		} else if (k == KEY_UP || k == KEY_DOWN) {
 			return;
 		} else {
-			prompt_edit(c->filter, sizeof(c->filter), k);
+			prompt_edit(text, sizeof(text), k);
 		}
-		console_tree_update(c);
+		console_filter_set(c, v, text);
 		return;
 	}
 	if (k == 27) {
@@ -229,37 +207,5 @@ int console_set_theme(struct console *c, const char *name)
 	console_theme_apply(c);
 	console_message(c, TR_STATUS, "theme '%s'%s", t.name,
 			c->no_color ? " (colours off: NO_COLOR is set)" : "");
-	return 0;
-}
-
-int console_snapshot(struct console *c, const char *file)
-{
-	char name[PATH_MAX], stamp[32];
-	time_t now = time(NULL);
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
-	if (file)
-		snprintf(name, sizeof(name), "%s", file);
-	else
-		snprintf(name, sizeof(name), "ibvf-snapshot-%s-%s.json",
-			 c->node->hostname ? c->node->hostname : "node", stamp);
-	struct json_object *o = node_to_json(c->node);
-	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-								  JSON_C_TO_STRING_SPACED |
-								  JSON_C_TO_STRING_NOSLASHESCAPE);
-	FILE *f = fopen(name, "w");
-	int r = 0;
-	if (!f || fputs(s, f) < 0 || fputc('\n', f) < 0)
-		r = -errno;
-	if (f && fclose(f) < 0 && !r)
-		r = -errno;
-	json_object_put(o);
-	if (r < 0) {
-		console_message(c, TR_ERROR, "cannot write snapshot '%s': %s", name, strerror(-r));
-		return r;
-	}
-	char abs[PATH_MAX];
-	if (!realpath(name, abs))
-		snprintf(abs, sizeof(abs), "%s", name);
-	console_message(c, TR_STATUS, "snapshot written to '%s'", abs);
 	return 0;
 }

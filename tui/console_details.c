@@ -275,7 +275,7 @@ size_t console_details(const struct console *c, struct dline *ret, size_t max, i
 {
 	if (!c->tree.n)
 		return 0;
-	const struct tree_row *r = &c->tree.rows[c->sel_row];
+	const struct tree_row *r = &c->tree.rows[c->tl.sel];
 	struct dlist d = {ret, 0, max, c, r->bdf, value_w};
 	if (r->ghost) {
 		char at[16];
@@ -300,7 +300,7 @@ void console_details_title(const struct console *c, char *buf, size_t size)
 		snprintf(buf, size, " Details");
 		return;
 	}
-	const struct tree_row *r = &c->tree.rows[c->sel_row];
+	const struct tree_row *r = &c->tree.rows[c->tl.sel];
 	if (r->kind == ROW_PF)
 		snprintf(buf, size, " PF %s%s", r->bdf, r->ghost ? " (gone)" : "");
 	else

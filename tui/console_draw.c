@@ -6,12 +6,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "console_benchview.h"
 #include "console_int.h"
-#include "console_journal.h"
 #include "core/guid.h"
 #include "core/pods.h"
-#include "dialog.h"
 
 static attr_t style_attrs(unsigned int a)
 {
@@ -82,7 +79,7 @@ static int fit_bytes(const char *s, int w, int *ret_cols)
 }
 
 /* Writes s in w columns at (y, x), padded with spaces. */
-static void put(int y, int x, int w, const char *s, int attr)
+void console_put(int y, int x, int w, const char *s, int attr)
 {
 	if (w <= 0)
 		return;
@@ -97,7 +94,7 @@ static void put(int y, int x, int w, const char *s, int attr)
 
 static void fill(int y, int x, int w, int attr)
 {
-	put(y, x, w, "", attr);
+	console_put(y, x, w, "", attr);
 }
 
 static const char *str_or(const char *s, const char *dflt)
@@ -150,30 +147,29 @@ static void draw_header(struct console *c)
 	if (h->h == 1) {
 		snprintf(line, sizeof(line), " %s  PFs %zu  VFs %zu  active %zu/%zu",
 			 str_or(n->hostname, "?"), n->n_pfs, vfs, active, ports);
-		put(h->y, 0, h->w - 10, line, hv);
-		put(h->y, h->w - 9, 9, clock, hd);
+		console_put(h->y, 0, h->w - 10, line, hv);
+		console_put(h->y, h->w - 9, 9, clock, hd);
 		return;
 	}
 	snprintf(line, sizeof(line), " host %s  kernel %s  mlx5_core %s", str_or(n->hostname, "?"),
 		 str_or(n->kernel, "?"), str_or(n->driver_version, "(in-tree)"));
-	put(h->y, 0, h->w - 10, line, hv);
-	put(h->y, h->w - 9, 9, clock, hd);
+	console_put(h->y, 0, h->w - 10, line, hv);
+	console_put(h->y, h->w - 9, 9, clock, hd);
 	snprintf(line, sizeof(line), " PFs %zu  VFs %zu  active ports %zu/%zu  pods %zu", n->n_pfs,
 		 vfs, active, ports, count_pods(n));
-	put(h->y + 1, 0, h->w, line, hd);
+	console_put(h->y + 1, 0, h->w, line, hd);
 	if (n->n_kmsg_errors) {
 		char k[64];
 		snprintf(k, sizeof(k), "kernel log: %zu driver error%s", n->n_kmsg_errors,
 			 n->n_kmsg_errors == 1 ? "" : "s");
 		int x = (int)strlen(line) + 2;
 		if (x + (int)strlen(k) < h->w)
-			put(h->y + 1, x, (int)strlen(k), k, console_attr(c, TR_ERROR));
+			console_put(h->y + 1, x, (int)strlen(k), k, console_attr(c, TR_ERROR));
 	}
 }
 
 static void draw_views(struct console *c)
 {
-	static const char *const names[VIEW_N] = {"1 Tree", "2 Checks", "3 Bench", "4 Journal"};
 	const struct rect *v = &c->lay.views;
 	if (!v->h)
 		return;
@@ -181,23 +177,27 @@ static void draw_views(struct console *c)
 	int x = 1;
 	for (int i = 0; i < VIEW_N && x < v->w; i++) {
 		char label[48];
-		bool built = i != VIEW_CHECKS;
-		snprintf(label, sizeof(label), " %s%s ", names[i], built ? "" : " (not built)");
+		bool built = c->views[i].draw != NULL;
+		snprintf(label, sizeof(label), " %d %s%s ", i + 1, c->views[i].name,
+			 built ? "" : " (not built)");
 		enum theme_role r = i == (int)c->view ? TR_VIEW_ACTIVE
 				    : built	      ? TR_VIEW_INACTIVE
 						      : TR_VIEW_ABSENT;
 		int w = (int)strlen(label);
 		if (x + w > v->w)
 			w = v->w - x;
-		put(v->y, x, w, label, console_attr(c, r));
+		console_put(v->y, x, w, label, console_attr(c, r));
 		x += w + 1;
 	}
-	if (c->filter[0] && c->mode != MODE_FILTER) {
+	/* The view's own filter; the tree's under a view without one. */
+	const struct view *fv = c->views[c->view].filtered ? &c->views[c->view] : &c->views[0];
+	const struct listw *l = fv->list;
+	if (l && l->filter[0] && c->mode != MODE_FILTER) {
 		char f[160];
-		snprintf(f, sizeof(f), " filter: %s ", c->filter);
+		snprintf(f, sizeof(f), " filter: %s ", l->filter);
 		int w = (int)strlen(f);
 		if (w < v->w - x)
-			put(v->y, v->w - w, w, f, console_attr(c, TR_PROMPT));
+			console_put(v->y, v->w - w, w, f, console_attr(c, TR_PROMPT));
 	}
 }
 
@@ -317,11 +317,11 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 		int attr = selected ? sel : console_attr(c, role[i]);
 		if (fields[i] != SNAP_N_FIELDS && console_is_changed(c, r->bdf, fields[i]))
 			attr = console_attr(c, TR_CHANGED);
-		put(y, tc->x[i], tc->w[i], cell[i], attr);
+		console_put(y, tc->x[i], tc->w[i], cell[i], attr);
 	}
 }
 
-static void draw_tree(struct console *c)
+void console_draw_tree(struct console *c)
 {
 	const struct rect *t = &c->lay.tree;
 	struct tree_cols tc;
@@ -330,27 +330,31 @@ static void draw_tree(struct console *c)
 	fill(t->y, 0, t->w, ch);
 	for (int i = 0; i < TC_N; i++)
 		if (tc.shown[i])
-			put(t->y, tc.x[i], tc.w[i], col_names[i], ch);
+			console_put(t->y, tc.x[i], tc.w[i], col_names[i], ch);
+	listw_fit(&c->tl, console_visible_rows(c));
 	for (int y = 1; y < t->h; y++) {
-		long row = c->top + y - 1;
+		long row = c->tl.top + y - 1;
 		if (row >= (long)c->tree.n)
 			break;
-		draw_row(c, &c->tree.rows[row], t->y + y, &tc, row == c->sel_row);
+		draw_row(c, &c->tree.rows[row], t->y + y, &tc, row == c->tl.sel);
 	}
 	if (!c->tree.n)
-		put(t->y + 1, 1, t->w - 1,
-		    c->filter[0] ? "nothing matches the filter (/ to change it, Esc in it restores)"
-				 : "no SR-IOV or RDMA PCI functions found",
-		    console_attr(c, TR_WARNING));
+		console_put(
+			t->y + 1, 1, t->w - 1,
+			c->tl.filter[0]
+				? "nothing matches the filter (/ to change it, Esc in it restores)"
+				: "no SR-IOV or RDMA PCI functions found",
+			console_attr(c, TR_WARNING));
 }
 
-static void draw_details(struct console *c, struct rect d)
+static void details_draw(struct console *c, struct view *view)
 {
+	struct rect d = view->at;
 	if (d.h < 2)
 		return;
 	char title[160];
 	console_details_title(c, title, sizeof(title));
-	put(d.y, 0, d.w, title, console_attr(c, TR_DETAILS_TITLE));
+	console_put(d.y, 0, d.w, title, console_attr(c, TR_DETAILS_TITLE));
 	/* As many columns as the fields need, at least 40 wide each. */
 	struct dline lines[96];
 	size_t n = console_details(c, lines, 96, 38);
@@ -367,13 +371,19 @@ static void draw_details(struct console *c, struct rect d)
 		char more[64];
 		if (i + 1 == cap && n > cap) {
 			snprintf(more, sizeof(more), "... %zu more (d: all)", n - cap + 1);
-			put(y, x, colw, more, console_attr(c, TR_STATUS));
+			console_put(y, x, colw, more, console_attr(c, TR_STATUS));
 			break;
 		}
-		put(y, x, label_w, lines[i].label, console_attr(c, TR_DETAILS_LABEL));
-		put(y, x + label_w + 1, value_w, v,
-		    console_attr(c, lines[i].changed ? TR_CHANGED : lines[i].role));
+		console_put(y, x, label_w, lines[i].label, console_attr(c, TR_DETAILS_LABEL));
+		console_put(y, x + label_w + 1, value_w, v,
+			    console_attr(c, lines[i].changed ? TR_CHANGED : lines[i].role));
 	}
+}
+
+void view_details_init(struct console *c, struct view *v)
+{
+	(void)c;
+	*v = (struct view){.name = "Details", .draw = details_draw};
 }
 
 /* When the bar is too narrow the action keys go first, Help and Quit last. */
@@ -408,8 +418,8 @@ static void draw_fkeys(struct console *c)
 		int kw = (int)strlen(keys[i].key), lw = (int)strlen(keys[i].label) + 2;
 		if (x + kw + lw > f->w)
 			break;
-		put(f->y, x, kw, keys[i].key, console_attr(c, TR_FKEY));
-		put(f->y, x + kw, lw, keys[i].label, console_attr(c, TR_FKEY_LABEL));
+		console_put(f->y, x, kw, keys[i].key, console_attr(c, TR_FKEY));
+		console_put(f->y, x + kw, lw, keys[i].label, console_attr(c, TR_FKEY_LABEL));
 		x += kw + lw;
 	}
 }
@@ -420,8 +430,8 @@ static void draw_status(struct console *c)
 	char line[300];
 	if (c->mode == MODE_FILTER || c->mode == MODE_COMMAND) {
 		snprintf(line, sizeof(line), "%s%s", c->mode == MODE_FILTER ? "/" : ":",
-			 c->mode == MODE_FILTER ? c->filter : c->cmd);
-		put(s->y, 0, s->w, line, console_attr(c, TR_PROMPT));
+			 c->mode == MODE_FILTER ? c->filtering->list->filter : c->cmd);
+		console_put(s->y, 0, s->w, line, console_attr(c, TR_PROMPT));
 		int len = (int)strlen(line);
 		curs_set(1);
 		move(s->y, len < s->w ? len : s->w - 1);
@@ -429,24 +439,7 @@ static void draw_status(struct console *c)
 	}
 	curs_set(0);
 	if (c->msg[0])
-		put(s->y, 0, s->w, c->msg, console_attr(c, c->msg_role));
-}
-
-static void draw_help(struct console *c)
-{
-	int n = 0, w = 0;
-	while (console_help[n]) {
-		int l = (int)strlen(console_help[n]);
-		w = l > w ? l : w;
-		n++;
-	}
-	int bw = w + 4 < COLS ? w + 4 : COLS, bh = n + 2 < LINES ? n + 2 : LINES;
-	int y0 = (LINES - bh) / 2, x0 = (COLS - bw) / 2, a = console_attr(c, TR_HELP);
-	for (int y = 0; y < bh; y++)
-		fill(y0 + y, x0, bw, a);
-	put(y0, x0 + 2, bw - 2, "Keys (any key closes)", a | A_BOLD);
-	for (int i = 0; i < n && i + 1 < bh - 1; i++)
-		put(y0 + 1 + i, x0 + 2, bw - 4, console_help[i], a);
+		console_put(s->y, 0, s->w, c->msg, console_attr(c, c->msg_role));
 }
 
 void console_draw(struct console *c)
@@ -461,22 +454,12 @@ void console_draw(struct console *c)
 	}
 	draw_header(c);
 	draw_views(c);
-	if (c->view == VIEW_JOURNAL) {
-		console_journal_draw(c);
-	} else if (c->view == VIEW_BENCH) {
-		console_benchview_draw(c);
-	} else if (c->zoom) {
-		struct rect d = l->tree;
-		d.h += l->details.h;
-		draw_details(c, d);
-	} else {
-		draw_tree(c);
-		draw_details(c, l->details);
-	}
+	struct view *v = &c->views[c->view];
+	v->draw(c, v);
 	draw_fkeys(c);
-	if (c->mode == MODE_HELP)
-		draw_help(c);
 	draw_status(c);
-	if (dialog_active())
-		dialog_draw(c);
+	if (c->overlay) {
+		curs_set(0);
+		c->overlay->draw(c, c->overlay);
+	}
 }

@@ -8,7 +8,9 @@
 #include <time.h>
 
 #include "core/snapshot_diff.h"
+#include "keys.h"
 #include "layout.h"
+#include "listw.h"
 #include "theme.h"
 #include "tree.h"
 
@@ -34,15 +36,31 @@ enum console_mode {
 	MODE_NORMAL,
 	MODE_FILTER,
 	MODE_COMMAND,
-	MODE_HELP,
 };
 
-enum console_view {
-	VIEW_TREE,
-	VIEW_CHECKS,
-	VIEW_BENCH,
-	VIEW_JOURNAL,
-	VIEW_N,
+struct console;
+
+/* A view: a tab of the view bar (tree, checks, bench, journal), a pane
+ * (details) or an overlay (the action dialog, help, a question). Its state
+ * is its own and lives in the console. Every hook may be NULL; a tab
+ * without draw is not built yet (the checks view, until issue 11). */
+struct view {
+	const char *name;
+	void *state;
+	struct listw *list; /* moved by the table's list keys and the mouse */
+	struct rect at;	    /* a pane inside another view: where it draws */
+	/* Keys before the table (a form, a text field); false: not used. */
+	bool (*key)(struct console *c, struct view *v, int k);
+	/* A table action the view does its own way; false: the console's. */
+	bool (*action)(struct console *c, struct view *v, enum key_action a);
+	void (*draw)(struct console *c, struct view *v);
+	void (*enter)(struct console *c, struct view *v);
+	void (*moved)(struct console *c, struct view *v); /* the list's selection moved */
+	void (*node_changed)(struct console *c, struct view *v);
+	void (*filtered)(struct console *c, struct view *v); /* list->filter changed */
+	int (*fd)(struct view *v); /* a worker's pipe for the poll loop; -1: none */
+	void (*fd_ready)(struct console *c, struct view *v);
+	void (*free)(struct view *v);
 };
 
 #define HIGHLIGHT_SECS 5.0
@@ -63,12 +81,17 @@ struct console {
 	size_t n_hl, cap_hl;
 
 	char sel[16]; /* the selected function's BDF */
-	long sel_row, top;
-	bool zoom; /* details take the tree's place */
+	struct listw tl; /* the tree's rows */
+	bool zoom;	 /* details take the tree's place */
 	enum console_view view;
+	struct view views[VIEW_N];
+	struct view details; /* the tree's pane (the whole screen with `d`) */
+	struct view dialog, help, ask;
+	struct view *overlay;	/* on top of the view, taking every key; NULL: none */
+	struct view *filtering; /* the view whose filter the / prompt edits */
+	bool refuse_notice;	/* an F-key opens the dialog: a refusal is a notice */
 
 	enum console_mode mode;
-	char filter[128], filter_saved[128];
 	char cmd[256];
 
 	char msg[256];
@@ -110,8 +133,31 @@ void *console_grow(void *p, size_t *cap, size_t n, size_t size);
 
 /* console_keys.c */
 void console_key(struct console *c, int k);
+/* A key for the view itself (under the overlays and prompts). */
+void console_key_view(struct console *c, int k);
 /* Tree rows that fit on screen below the header row. */
 long console_visible_rows(const struct console *c);
+void console_view_switch(struct console *c, enum console_view v);
+/* The view's list filter changed (typed, restored, `:filter`). */
+void console_filter_set(struct console *c, struct view *v, const char *text);
+
+/* console_views.c: every view made, entered, told, freed */
+/* -ENOMEM when a view's state could not be made. */
+int console_views_init(struct console *c);
+void console_views_free(struct console *c);
+void console_views_node_changed(struct console *c);
+void view_tree_init(struct console *c, struct view *v);
+void view_checks_init(struct console *c, struct view *v);
+void view_help_init(struct console *c, struct view *v);
+void view_ask_init(struct console *c, struct view *v);
+void view_tree_init(struct console *c, struct view *v);
+void console_overlay(struct console *c, struct view *v);
+/* A question in the status line: y runs yes(c, arg) (arg is copied),
+ * anything else drops it. With yes NULL a notice: Enter or Esc closes it,
+ * other keys are swallowed (text typed for a dialog that did not open acts
+ * on nothing). */
+void console_ask(struct console *c, void (*yes)(struct console *c, const char *arg),
+		 const char *arg, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 void console_curses_setup(struct console *c);
 /* Erases, draws and refreshes the whole screen. */
@@ -140,6 +186,14 @@ void console_details_title(const struct console *c, char *buf, size_t size);
 /* console_cmd.c */
 void console_key_prompt(struct console *c, int key);
 int console_command(struct console *c, const char *line);
-int console_snapshot(struct console *c, const char *file);
 int console_set_theme(struct console *c, const char *name);
-extern const char *const console_help[];
+
+/* console_snapshot.c: asks, showing the path, then writes the node's JSON
+ * safely (a new 0600 file, never through a link). */
+void console_snapshot_ask(struct console *c, const char *file);
+int console_snapshot_write(struct console *c, const char *name);
+
+/* console_draw.c */
+void console_put(int y, int x, int w, const char *s, int attr);
+void console_draw_tree(struct console *c);
+void view_details_init(struct console *c, struct view *v);

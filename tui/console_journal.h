@@ -8,9 +8,8 @@
 
 struct console;
 
+struct view;
+
+void view_journal_init(struct console *c, struct view *v);
 /* Reads the journal again (entering the view, after an apply). */
 void console_journal_reload(struct console *c);
-void console_journal_draw(struct console *c);
-/* Keys of the view; false for the keys it leaves to the console. */
-bool console_journal_key(struct console *c, int k);
-void console_journal_free(void);

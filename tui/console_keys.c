@@ -1,16 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* The console's keys and mouse: moving the selection, expanding and
- * collapsing PFs, switching views and modes. Dialogs, the bench view and the
- * prompts get their keys first (console_actions_key, console_benchview_key,
- * console_key_prompt). */
+/* The console's keys: an overlay (dialog, help, question) takes every key,
+ * then a prompt, then the view's own form keys; the rest go through the key
+ * table (tui/keys.c) to the actions here. */
 #include <curses.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "console_actions.h"
-#include "console_benchview.h"
 #include "console_int.h"
-#include "console_journal.h"
 
 long console_visible_rows(const struct console *c)
 {
@@ -18,17 +15,20 @@ long console_visible_rows(const struct console *c)
 	return h > 0 ? h : 1;
 }
 
+static void tree_selected(struct console *c)
+{
+	listw_fit(&c->tl, console_visible_rows(c));
+	if (c->tree.n)
+		snprintf(c->sel, sizeof(c->sel), "%s", c->tree.rows[c->tl.sel].bdf);
+	c->dirty = true;
+}
+
 static void select_row(struct console *c, long row)
 {
 	if (!c->tree.n)
 		return;
-	if (row < 0)
-		row = 0;
-	if (row >= (long)c->tree.n)
-		row = (long)c->tree.n - 1;
-	c->sel_row = row;
-	snprintf(c->sel, sizeof(c->sel), "%s", c->tree.rows[row].bdf);
-	c->dirty = true;
+	listw_select(&c->tl, row);
+	tree_selected(c);
 }
 
 static void set_collapsed(struct console *c, const char *bdf, bool collapse)
@@ -64,7 +64,7 @@ static void key_left_right(struct console *c, bool right)
 {
 	if (!c->tree.n)
 		return;
-	const struct tree_row *r = &c->tree.rows[c->sel_row];
+	const struct tree_row *r = &c->tree.rows[c->tl.sel];
 	if (r->kind == ROW_VF) {
 		if (!right) {
 			char pf[16];
@@ -74,180 +74,209 @@ static void key_left_right(struct console *c, bool right)
 		return;
 	}
 	if (right && !r->collapsed && r->n_children)
-		select_row(c, c->sel_row + 1);
+		select_row(c, c->tl.sel + 1);
 	else
 		set_collapsed(c, r->bdf, !right);
 }
 
-static void key_mouse(struct console *c)
+/* The wheel scrolls the view's list; a click selects in the tree. */
+static void key_mouse(struct console *c, struct view *v)
 {
 	MEVENT ev;
-	if (getmouse(&ev) != OK)
+	if (getmouse(&ev) != OK || !v->list)
 		return;
-	if (ev.bstate & BUTTON4_PRESSED) {
-		select_row(c, c->sel_row - 3);
-	} else if (ev.bstate & BUTTON5_PRESSED) {
-		select_row(c, c->sel_row + 3);
+	if (ev.bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+		listw_wheel(v->list, ev.bstate & BUTTON4_PRESSED ? -1 : 1);
 	} else if (ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_RELEASED)) {
 		const struct rect *t = &c->lay.tree;
 		if (c->zoom || ev.y <= t->y || ev.y >= t->y + t->h)
 			return;
-		long row = c->top + (ev.y - t->y - 1);
-		if (row >= (long)c->tree.n)
+		long was = v->list->sel, row = listw_click(v->list, ev.y - t->y - 1);
+		if (row < 0)
 			return;
-		if (row == c->sel_row && c->tree.rows[row].kind == ROW_PF && ev.x < 2)
+		if (v == &c->views[VIEW_TREE] && row == was && c->tree.rows[row].kind == ROW_PF &&
+		    ev.x < 2)
 			set_collapsed(c, c->tree.rows[row].bdf, !c->tree.rows[row].collapsed);
-		select_row(c, row);
 	}
+	if (v->moved)
+		v->moved(c, v);
+	c->dirty = true;
 }
 
-static void view_switch(struct console *c, int view)
+void console_view_switch(struct console *c, enum console_view view)
 {
-	static const char *const names[VIEW_N] = {"Tree", "Checks", "Bench", "Journal"};
-	if (view == VIEW_BENCH) {
-		console_benchview_enter(c);
+	struct view *v = &c->views[view];
+	if (!v->draw) {
+		console_message(c, TR_WARNING, "the %s view is not built yet", v->name);
 		return;
 	}
-	if (view == VIEW_TREE || view == VIEW_JOURNAL) {
-		if (view == VIEW_JOURNAL)
-			console_journal_reload(c);
-		c->view = view;
-		c->dirty = true;
-		return;
-	}
-	console_message(c, TR_WARNING, "the %s view is not built yet", names[view]);
+	c->view = view;
+	if (v->enter)
+		v->enter(c, v);
+	c->dirty = true;
 }
 
-static void key_normal(struct console *c, int k)
+static bool tree_action(struct console *c, enum key_action a)
 {
-	const struct tree_row *r = c->tree.n ? &c->tree.rows[c->sel_row] : NULL;
-	switch (k) {
-	case 'q':
-	case KEY_F(10):
-		c->quit = true;
-		break;
-	case KEY_UP:
-	case 'k':
-		select_row(c, c->sel_row - 1);
-		break;
-	case KEY_DOWN:
-	case 'j':
-		select_row(c, c->sel_row + 1);
-		break;
-	case KEY_PPAGE:
-		select_row(c, c->sel_row - console_visible_rows(c));
-		break;
-	case KEY_NPAGE:
-		select_row(c, c->sel_row + console_visible_rows(c));
-		break;
-	case KEY_HOME:
-	case 'g':
-		select_row(c, 0);
-		break;
-	case KEY_END:
-	case 'G':
-		select_row(c, (long)c->tree.n - 1);
-		break;
-	case '\n':
-	case '\r':
-	case KEY_ENTER:
-	case ' ':
+	const struct tree_row *r = c->tree.n ? &c->tree.rows[c->tl.sel] : NULL;
+	switch (a) {
+	case KA_TOGGLE:
 		if (r && r->kind == ROW_PF)
 			set_collapsed(c, r->bdf, !r->collapsed);
-		break;
-	case KEY_LEFT:
-	case 'h':
-		key_left_right(c, false);
-		break;
-	case KEY_RIGHT:
-	case 'l':
-		key_left_right(c, true);
-		break;
-	case '+':
-		set_all_collapsed(c, false);
-		break;
-	case '-':
-		set_all_collapsed(c, true);
-		break;
-	case KEY_F(5):
+		return true;
+	case KA_LEFT:
+	case KA_RIGHT:
+		key_left_right(c, a == KA_RIGHT);
+		return true;
+	case KA_EXPAND_ALL:
+	case KA_COLLAPSE_ALL:
+		set_all_collapsed(c, a == KA_COLLAPSE_ALL);
+		return true;
+	case KA_TOGGLE_ALL:
 		set_all_collapsed(c, c->n_collapsed == 0);
+		return true;
+	case KA_ZOOM:
+		c->zoom = !c->zoom;
+		return true;
+	default:
+		return false;
+	}
+}
+
+void console_filter_set(struct console *c, struct view *v, const char *text)
+{
+	if (!v->list || !v->filtered)
+		return;
+	snprintf(v->list->filter, sizeof(v->list->filter), "%s", text);
+	v->filtered(c, v);
+	c->dirty = true;
+}
+
+/* `/`: the prompt edits the filter of the view's list, if it has one. */
+static void filter_start(struct console *c, struct view *v)
+{
+	if (!v->list || !v->filtered)
+		return;
+	snprintf(v->list->filter_saved, sizeof(v->list->filter_saved), "%s", v->list->filter);
+	c->filtering = v;
+	c->mode = MODE_FILTER;
+}
+
+static void run_action(struct console *c, struct view *v, const struct key_binding *b)
+{
+	enum key_action a = b->action;
+	c->dirty = true;
+	if (a >= KA_UP && a <= KA_END) {
+		if (v->list && listw_move(v->list, (enum listw_move)(a - KA_UP)) && v->moved)
+			v->moved(c, v);
+		return;
+	}
+	if ((v->action && v->action(c, v, a)) || tree_action(c, a))
+		return;
+	switch (a) {
+	case KA_QUIT:
+		c->quit = true;
 		break;
-	case '/':
-	case KEY_F(3):
-		snprintf(c->filter_saved, sizeof(c->filter_saved), "%s", c->filter);
-		c->mode = MODE_FILTER;
-		c->dirty = true;
+	case KA_FILTER:
+		filter_start(c, v);
 		break;
-	case ':':
-	case KEY_F(2):
+	case KA_COMMAND:
 		c->cmd[0] = '\0';
 		c->mode = MODE_COMMAND;
-		c->dirty = true;
 		break;
-	case '?':
-	case KEY_F(1):
-		c->mode = MODE_HELP;
-		c->dirty = true;
+	case KA_HELP:
+		console_overlay(c, &c->help);
 		break;
-	case 's':
-	case KEY_F(9):
-		console_snapshot(c, NULL);
+	case KA_SNAPSHOT:
+		console_snapshot_ask(c, NULL);
 		break;
-	case 'd':
-		c->zoom = !c->zoom;
-		c->dirty = true;
+	case KA_BACK:
+		c->zoom = false;
 		break;
-	case 27: /* Esc */
-		if (c->zoom)
-			c->zoom = false;
-		c->dirty = true;
+	case KA_NEXT_VIEW:
+		console_view_switch(c, (c->view + 1) % VIEW_N);
 		break;
-	case '\t':
-		view_switch(c, (c->view + 1) % VIEW_N);
+	case KA_VIEW:
+		console_view_switch(c, (enum console_view)b->arg);
 		break;
-	case '1':
-	case '2':
-	case '3':
-	case '4':
-		view_switch(c, k - '1');
-		break;
-	case 12: /* Ctrl-L */
+	case KA_REDRAW:
 		clearok(curscr, TRUE);
-		c->dirty = true;
 		break;
-	case KEY_MOUSE:
-		key_mouse(c);
+	case KA_MOUSE:
+		key_mouse(c, v);
+		break;
+	case KA_CREATE:
+	case KA_RENAME:
+	case KA_GUID:
+		console_actions_open(c, a);
 		break;
 	default:
 		break;
 	}
+}
+
+/* A key for the view under any overlay and prompt. */
+void console_key_view(struct console *c, int k)
+{
+	struct view *v = &c->views[c->view];
+	if (v->key && v->key(c, v, k))
+		return;
+	const struct key_binding *b = keys_find(c->view, k);
+	if (b)
+		run_action(c, v, b);
 }
 
 void console_key(struct console *c, int k)
 {
 	if (k == KEY_RESIZE) {
 		layout_compute(COLS, LINES, &c->lay);
+		listw_fit(&c->tl, console_visible_rows(c));
 		c->dirty = true;
 		return;
 	}
-	if (console_actions_key(c, k)) /* the action dialog, F6-F8, the journal view */
-		return;
-	if (c->view == VIEW_BENCH && c->mode == MODE_NORMAL && console_benchview_key(c, k))
-		return;
-	switch (c->mode) {
-	case MODE_HELP:
-		c->mode = MODE_NORMAL;
+	if (c->overlay) {
 		c->dirty = true;
-		if (k == 'q' || k == KEY_F(10) || k == 27 || k == '?' || k == KEY_F(1))
-			return;
-		key_normal(c, k);
-		break;
-	case MODE_FILTER:
-	case MODE_COMMAND:
+		c->overlay->key(c, c->overlay, k);
+		return;
+	}
+	if (c->mode == MODE_FILTER || c->mode == MODE_COMMAND) {
 		console_key_prompt(c, k);
-		break;
-	default:
-		key_normal(c, k);
-		break;
+		return;
 	}
+	console_key_view(c, k);
+}
+
+static void tree_filtered(struct console *c, struct view *v)
+{
+	(void)v;
+	console_tree_update(c);
+}
+
+static void tree_moved(struct console *c, struct view *v)
+{
+	(void)v;
+	tree_selected(c);
+}
+
+static void tree_draw(struct console *c, struct view *v)
+{
+	(void)v;
+	struct view *d = &c->details;
+	d->at = c->lay.details;
+	if (c->zoom) {
+		d->at = c->lay.tree;
+		d->at.h += c->lay.details.h;
+	} else {
+		console_draw_tree(c);
+	}
+	d->draw(c, d);
+}
+
+void view_tree_init(struct console *c, struct view *v)
+{
+	*v = (struct view){.name = "Tree",
+			   .list = &c->tl,
+			   .draw = tree_draw,
+			   .moved = tree_moved,
+			   .filtered = tree_filtered};
 }

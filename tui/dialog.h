@@ -2,19 +2,18 @@
 /* The console's modal dialog for operator actions: entry fields that filter
  * keystrokes and validate as they are typed, the plan's preview (each step
  * with its shell command, from action_plan), Apply/Cancel, then the verified
- * result. It goes through core/actions.h like `ibvf vf`, never around it. */
+ * result. It goes through core/actions.h like `ibvf vf`, never around it;
+ * the apply runs in a worker thread (dialog_apply.c). */
 #pragma once
 
 #include <stdbool.h>
 
 struct console;
 struct action_req;
+struct view;
 
-/* Whether a dialog is open; it then takes every key. */
-bool dialog_active(void);
-void dialog_key(struct console *c, int k);
-void dialog_draw(struct console *c);
-void dialog_close(void);
+/* The dialog as an overlay view (console_views.c makes it). */
+void view_dialog_init(struct console *c, struct view *v);
 
 /* The dialogs; an initial value may be NULL. A dialog whose fields are all
  * given by a `:` command goes straight to the preview (or the refusal).

@@ -510,6 +510,11 @@ static void linux_close(struct sys *s)
 	free(l);
 }
 
+static int linux_reopen(struct sys *s, struct sys **ret, struct err *e)
+{
+	return sys_open_linux(s->root, ret, e);
+}
+
 static const struct sys_ops linux_ops = {
 	.link_dump = linux_link_dump,
 	.link_get = linux_link_get,
@@ -520,6 +525,7 @@ static const struct sys_ops linux_ops = {
 	.event_fd = linux_event_fd,
 	.event_read = linux_event_read,
 	.close = linux_close,
+	.reopen = linux_reopen,
 };
 
 int sys_open_linux(const char *root, struct sys **ret, struct err *e)

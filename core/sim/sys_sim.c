@@ -18,6 +18,10 @@
  *   vanish:BDF         the PCI function disappears (hot-unplug: remove events,
  *                      no driver, no links) at the start of the next mutating
  *                      call while it exists; that call then proceeds
+ *   hold:SUFFIX        a write to a path ending in SUFFIX waits, before it
+ *                      takes the lock, while the file DIR/.sim/hold exists (at
+ *                      most HOLD_MAX_MS): a slow kernel a test releases when
+ *                      it has seen what it wanted ("hold:sriov_numvfs")
  *
  * ERR is an errno name (EIO, EBUSY, EPERM, ENODEV, ...) or a number.
  *
@@ -38,6 +42,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/inotify.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/guid.h"
@@ -122,6 +127,30 @@ static int faults_vanish(struct sim *m, struct err *e)
 	return r;
 }
 
+#define HOLD_MAX_MS 120000
+
+/* An armed hold on path: waits while DIR/.sim/hold exists. */
+static void faults_hold(struct sim *m, const char *path)
+{
+	char spec[2048], *save = NULL;
+	if (faccessat(m->base.rootfd, ".sim/hold", F_OK, 0) < 0)
+		return; /* the common case: one access(), no spec to read */
+	faults_load(m, spec, sizeof(spec));
+	size_t pl = strlen(path);
+	for (char *t = strtok_r(spec, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		size_t sl = strlen(t);
+		if (strncmp(t, "hold:", 5) || sl == 5 || pl < sl - 5 ||
+		    strcmp(path + pl - (sl - 5), t + 5))
+			continue;
+		struct timespec ts = {0, 20 * 1000000L};
+		for (int i = 0;
+		     i < HOLD_MAX_MS / 20 && faccessat(m->base.rootfd, ".sim/hold", F_OK, 0) == 0;
+		     i++)
+			nanosleep(&ts, NULL);
+		return;
+	}
+}
+
 /* Takes .sim/lock and applies pending vanish faults. Returns the lock fd. */
 static int lock_take(struct sim *m, struct err *e)
 {
@@ -184,6 +213,7 @@ static int write_apply(struct sim *m, const char *path, const char *value, struc
 static int sim_write(struct sys *s, const char *path, const char *value, struct err *e)
 {
 	struct sim *m = (struct sim *)s;
+	faults_hold(m, path);
 	int lock = lock_take(m, e);
 	if (lock < 0)
 		return lock;
@@ -559,6 +589,14 @@ static void sim_close(struct sys *s)
 	free(m);
 }
 
+static int sim_reopen(struct sys *s, struct sys **ret, struct err *e)
+{
+	struct sim *m = (struct sim *)s;
+	struct sys_sim_params p = {.kernel = m->kernel[0] ? m->kernel : NULL,
+				   .faults = m->faults[0] ? m->faults : NULL};
+	return sys_open_sim(s->root, &p, ret, e);
+}
+
 static const struct sys_ops sim_ops = {
 	.write = sim_write,
 	.link_dump = sim_link_dump,
@@ -570,6 +608,7 @@ static const struct sys_ops sim_ops = {
 	.event_fd = sim_event_fd,
 	.event_read = sim_event_read,
 	.close = sim_close,
+	.reopen = sim_reopen,
 };
 
 int sys_open_sim(const char *dir, const struct sys_sim_params *params, struct sys **ret,

@@ -28,7 +28,8 @@ mask() {
 	sed -E -e "s#$tmp#TMP#g" \
 		-e 's/(^|[^0-9:.])[0-9]{2}:[0-9]{2}:[0-9]{2}($|[^0-9:.])/\1HH:MM:SS\2/g' \
 		-e 's/[0-9]{8}-[0-9]{6}/YYYYMMDD-HHMMSS/g' \
-		-e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T/YYYY-MM-DDT/g'
+		-e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T/YYYY-MM-DDT/g' \
+		-e 's/elapsed [0-9]+ s/elapsed N s/g'
 }
 
 capture() { # capture [-e]: the visible pane, masked
@@ -42,6 +43,18 @@ wait_for() { # wait_for TEXT [SECONDS]: until the pane shows TEXT
 		sleep 0.05
 	done
 	echo "FAIL: '$1' did not appear on screen"
+	capture
+	fails=$((fails + 1))
+	return 1
+}
+
+wait_re() { # wait_re REGEX [SECONDS]: until the pane shows a match (grep -E)
+	local deadline=$(($(date +%s%N) + ${2:-5} * 1000000000))
+	while (($(date +%s%N) < deadline)); do
+		T capture-pane -p -t s | grep -qE -- "$1" && return 0
+		sleep 0.05
+	done
+	echo "FAIL: nothing matching '$1' appeared on screen"
 	capture
 	fails=$((fails + 1))
 	return 1
@@ -273,12 +286,23 @@ scenario_live() {
 	# The PF's details: its VFs' own histories depend on which of the
 	# simulated kernel's intermediate states a rebuild happened to see.
 	snap live-numvfs-8-to-4
+	keys s # asks first, with the full path; anything but y writes nothing
+	wait_for "write a snapshot" 2
+	snap snapshot-ask
+	keys n
+	wait_for "nothing was written" 2
 	keys s
+	wait_for "write a snapshot" 2
+	keys y
 	wait_for "snapshot written" 2
 	snap snapshot-written
 	checks=$((checks + 1))
-	if ! jq -e '.pfs | length == 12' "$tmp"/work/ibvf-snapshot-dgx-h200-07-*.json >/dev/null; then
-		echo "FAIL: the snapshot is not the node's JSON"
+	local f
+	f=$(ls "$tmp"/work/ibvf-snapshot-dgx-h200-07-*.json)
+	if [ "$(ls "$tmp"/work | wc -l)" != 1 ] || [ "$(stat -c %a "$f")" != 600 ] ||
+		! jq -e '.pfs | length == 12' "$f" >/dev/null; then
+		echo "FAIL: not one snapshot, mode 0600, with the node's JSON:"
+		ls -la "$tmp"/work
 		fails=$((fails + 1))
 	fi
 	stop
@@ -329,6 +353,26 @@ scenario_action_rename() {
 	keys x
 	settle 1
 	snap action-rename-tree
+	stop
+}
+
+scenario_action_refused_notice() {
+	# F7 on a PF opens no dialog: the refusal is a notice that takes the text
+	# typed for the dialog (here "ibfast s q": no snapshot, no quit) until
+	# Enter or Esc.
+	start 80 24
+	keys F7
+	wait_for "select a VF to rename" 5
+	keys -l "ibfast s q"
+	settle
+	snap action-rename-on-pf
+	keys Enter
+	settle
+	checks=$((checks + 1))
+	if [ -n "$(ls "$tmp"/work)" ] || capture | grep -q "exit status"; then
+		echo "FAIL: text typed after F7 on a PF acted as hotkeys"
+		fails=$((fails + 1))
+	fi
 	stop
 }
 
@@ -417,6 +461,65 @@ scenario_action_journal() {
 	stop
 }
 
+# An apply that waits: the simulated kernel holds each sriov_numvfs write
+# while .sim/hold exists (docs/fixture.md). The console goes on drawing and
+# following the node, shows the running step and its time, and the apply
+# completes when the kernel lets go; Esc stops it at the next step boundary.
+hold() { # hold on|off: the simulated kernel holds sriov_numvfs writes
+	if [ "$1" = on ]; then
+		echo "hold:sriov_numvfs" >"$tmp/node/.sim/faults"
+		: >"$tmp/node/.sim/hold"
+	else
+		rm -f "$tmp/node/.sim/hold"
+	fi
+}
+
+scenario_action_running() {
+	start 160 48
+	hold on
+	keys F6
+	settle
+	keys C-u 4 Enter
+	settle
+	keys Left Enter
+	wait_for "running: step 1 of 4" 10
+	"$simwrite" "$tmp/node" --rename ibp64s0v0 ibLIVE || fails=$((fails + 1))
+	wait_for "ibLIVE" 10 # a change from outside, shown while the apply waits
+	wait_re "elapsed ([2-9]|[1-9][0-9]+) s" 20 # the clock moves while it waits
+	checks=$((checks + 1))
+	if ! capture | grep -q "running: step 1 of 4"; then
+		echo "FAIL: the apply did not wait in step 1"
+		fails=$((fails + 1))
+	fi
+	snap action-running
+	hold off
+	wait_for "result: ok" 40
+	settle
+	snap action-running-done
+	keys x
+	settle
+	stop
+	# Esc while it waits: the step in progress ends, the next does not start.
+	start 80 24
+	hold on
+	keys F6
+	settle
+	keys C-u 4 Enter
+	settle
+	keys Left Enter
+	wait_for "running: step 1 of 4" 10
+	keys Escape
+	wait_for "stopping" 10
+	hold off
+	wait_for "stopped before step 2 of 4" 40
+	settle
+	snap action-running-cancelled
+	keys x 4
+	settle
+	snap action-running-cancelled-journal
+	stop
+}
+
 scenario_bench_view() {
 	# The simulated node's VFs have RDMA devices in sysfs but there is no
 	# verbs device: the run fails with bench_run's own error, shown in the
@@ -473,7 +576,7 @@ scenario_bench_view() {
 }
 
 all=(startup expand_collapse filter help zero_guid mouse pods ethernet_fallback theme resize live
-	action_create action_rename action_pod action_guid action_journal bench_view)
+	action_create action_rename action_refused_notice action_pod action_guid action_journal action_running bench_view)
 for s in "${@:-${all[@]}}"; do
 	echo "# $s"
 	"scenario_$s"

@@ -48,10 +48,21 @@ keys :
 keys -l 'theme mono'
 keys Enter
 keys s
+wait_for "write a snapshot" 30 || exit 1
+keys y
 wait_for "snapshot written" 30 || exit 1
 keys Home
 "$ibvf" "--sim=$tmp/node" debug rename ib3 ibvg3 || exit 1
 wait_for "ibvg3" 30 || exit 1
+# An action applied by the dialog's worker thread (its own handle, a pipe).
+keys Down Down Down Down
+keys :
+keys -l 'rename ibvgx'
+keys Enter
+wait_for "[ Apply ]" 30 || exit 1
+keys Enter
+wait_for "result: ok" 120 || exit 1
+keys x
 T resize-window -t s -x 60 -y 20
 sleep 1
 T resize-window -t s -x 160 -y 48

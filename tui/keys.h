@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/* The console's one key-binding table (htop's Action_setBindings): it drives
+ * the dispatch, the `?` help screen and the key list in README.md (checked
+ * by tests/test_keys.c). Pure data: console_keys.c runs the actions. */
+#pragma once
+
+#include <stddef.h>
+
+/* The console's views, in the order of the view bar. */
+enum console_view {
+	VIEW_TREE,
+	VIEW_CHECKS,
+	VIEW_BENCH,
+	VIEW_JOURNAL,
+	VIEW_N,
+};
+
+#define KV(view) (1u << (view))
+#define KV_ALL	 0u
+
+enum key_action {
+	KA_QUIT,
+	KA_UP,
+	KA_DOWN,
+	KA_PGUP,
+	KA_PGDN,
+	KA_HOME,
+	KA_END,
+	KA_TOGGLE, /* a PF: expand or collapse */
+	KA_LEFT,   /* collapse; on a VF: its PF */
+	KA_RIGHT,  /* expand; into the PF's VFs */
+	KA_EXPAND_ALL,
+	KA_COLLAPSE_ALL,
+	KA_TOGGLE_ALL,
+	KA_FILTER,
+	KA_COMMAND,
+	KA_HELP,
+	KA_SNAPSHOT,
+	KA_ZOOM,
+	KA_BACK, /* Esc */
+	KA_NEXT_VIEW,
+	KA_VIEW, /* arg: the view */
+	KA_REDRAW,
+	KA_MOUSE,
+	KA_CREATE,
+	KA_RENAME,
+	KA_GUID,
+	KA_ENTRY_STEPS, /* journal: steps or changes */
+	KA_ENTRY_UNDO,
+	KA_RELOAD,
+	KA_N,
+};
+
+#define KEYS_PER_BINDING 4
+
+struct key_binding {
+	unsigned int views; /* KV(VIEW_x) bits where it acts; KV_ALL: every view */
+	int keys[KEYS_PER_BINDING];
+	enum key_action action;
+	int arg;
+	const char *label; /* the keys as the help names them; NULL: the line above covers it */
+	const char *help;
+};
+
+extern const struct key_binding keys_table[];
+extern const size_t keys_n;
+
+/* The binding of key in view, or NULL: view-specific bindings first. */
+const struct key_binding *keys_find(enum console_view view, int key);
+
+/* The help text, one line a row: "LABEL  HELP" for each labelled binding,
+ * then the `:` commands. Returns the number of lines (at most max). */
+size_t keys_help(char (*ret)[96], size_t max);
