@@ -147,15 +147,21 @@ int sim_k8s_write(const char *root, const struct sim_pod_vf pods[SIM_POD_VFS],
 		  struct err *e);
 
 /* The simulated kernel's actions on the tree (sim_kernel.c). The caller
- * holds the .sim/lock. */
-int sim_kernel_set_numvfs(const char *root, const char *pf_rel, const char *value, struct err *e);
-int sim_kernel_bind(const char *root, const char *bdf, struct err *e);
-int sim_kernel_unbind(const char *root, const char *bdf, struct err *e);
+ * holds the .sim/lock and names its request in what ("cannot write '8' to
+ * '/sys/.../sriov_numvfs'"): what the kernel refuses returns the errno, and e
+ * says "<what>: <strerror> (<reason>)"; nobody parses the message back. */
+int sim_kernel_set_numvfs(const char *root, const char *pf_rel, const char *value, const char *what,
+			  struct err *e);
+int sim_kernel_bind(const char *root, const char *bdf, const char *what, struct err *e);
+int sim_kernel_unbind(const char *root, const char *bdf, const char *what, struct err *e);
 /* Removes a PCI function as hot-unplug would (fault injection). */
 int sim_kernel_vanish(const char *root, const char *bdf, struct err *e);
 /* A write to <pf>/sriov/<vf>/{node,port,policy}. */
 int sim_kernel_mofed_write(const char *root, const char *pf_rel, unsigned int vf, const char *file,
-			   const char *value, struct err *e);
+			   const char *value, const char *what, struct err *e);
+/* A refusal: returns -errnum with e = "<what>: <strerror(errnum)> (<reason>)". */
+int sim_refuse(struct err *e, const char *what, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* Announces that the VFs' admin state of the PF at pf_rel changed. */
 int sim_kernel_vf_admin_event(const char *root, const char *pf_rel, struct err *e);
 /* The canonical directory of a netdev named in sys/class/net; -ENODEV. */

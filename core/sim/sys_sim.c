@@ -153,7 +153,8 @@ static const char *base_name(const char *rel)
 }
 
 /* Dispatches a write to the kernel action its canonical path names. */
-static int write_apply(struct sim *m, const char *path, const char *value, struct err *e)
+static int write_apply(struct sim *m, const char *path, const char *value, const char *what,
+		       struct err *e)
 {
 	const char *root = root_of(&m->base);
 	char rel[PATH_MAX], dir[PATH_MAX], bdf[32];
@@ -165,18 +166,19 @@ static int write_apply(struct sim *m, const char *path, const char *value, struc
 	bdf[strcspn(bdf, "\n ")] = '\0';
 
 	if (!strcmp(rel, "sys/bus/pci/drivers/mlx5_core/bind"))
-		return sim_kernel_bind(root, bdf, e);
+		return sim_kernel_bind(root, bdf, what, e);
 	if (!strcmp(rel, "sys/bus/pci/drivers/mlx5_core/unbind"))
-		return sim_kernel_unbind(root, bdf, e);
+		return sim_kernel_unbind(root, bdf, what, e);
 	if (!strcmp(name, "sriov_numvfs"))
-		return sim_kernel_set_numvfs(root, dir, value, e);
+		return sim_kernel_set_numvfs(root, dir, value, what, e);
 	/* <pf>/sriov/<vf>/{node,port,policy} */
 	const char *vf = base_name(dir);
 	size_t vl = (size_t)(vf - dir);
 	if (vl > 7 && !strncmp(dir + vl - 7, "/sriov/", 7) && isdigit((unsigned char)*vf)) {
 		char pf_rel[PATH_MAX];
 		sim_fmt(pf_rel, sizeof(pf_rel), "%.*s", (int)(vl - 7), dir);
-		return sim_kernel_mofed_write(root, pf_rel, (unsigned int)atoi(vf), name, value, e);
+		return sim_kernel_mofed_write(root, pf_rel, (unsigned int)atoi(vf), name, value,
+					      what, e);
 	}
 	return sys_base_write(&m->base, path, value, e);
 }
@@ -184,28 +186,17 @@ static int write_apply(struct sim *m, const char *path, const char *value, struc
 static int sim_write(struct sys *s, const char *path, const char *value, struct err *e)
 {
 	struct sim *m = (struct sim *)s;
+	char v[64], what[PATH_MAX + 96];
+	sim_fmt(v, sizeof(v), "%s", value);
+	v[strcspn(v, "\n")] = '\0';
+	sim_fmt(what, sizeof(what), "cannot write '%s' to '%s'", v, path);
 	int lock = lock_take(m, e);
 	if (lock < 0)
 		return lock;
 	int f = fault_errno(m, "write", path);
-	int r;
-	struct err why = {""};
-	if (f) {
-		r = err_setx(&why, f, "injected fault");
-	} else {
-		r = write_apply(m, path, value, &why);
-	}
+	int r = f ? sim_refuse(e, what, f, "injected fault") : write_apply(m, path, value, what, e);
 	lock_drop(lock);
-	if (r < 0) {
-		char v[64];
-		sim_fmt(v, sizeof(v), "%s", value);
-		v[strcspn(v, "\n")] = '\0';
-		if (!strncmp(why.msg, "cannot ", 7)) /* already a full message */
-			return err_setx(e, r, "%s", why.msg);
-		return err_setx(e, r, "cannot write '%s' to '%s': %s (%s)", v, path, strerror(-r),
-				why.msg);
-	}
-	return 0;
+	return r;
 }
 
 static int netdev_dir(struct sim *m, const char *ifname, char *buf, size_t size)
