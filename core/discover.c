@@ -453,12 +453,15 @@ int discover_links(struct discover *d)
 	if (!discover_uses_netlink(d->s)) {
 		note(d, "netlink not used: the tree under '%s' is not the running kernel's",
 		     sys_root(d->s));
+		d->n->links_unknown = true;
 		return 0;
 	}
 	struct err le;
 	int r = sys_link_dump(d->s, &d->links, &d->n_links, &le);
-	if (r < 0)
+	if (r < 0) {
 		note(d, "netlink link dump failed, VF admin state unknown: %s", le.msg);
+		d->n->links_unknown = true;
+	}
 	return r;
 }
 
@@ -496,6 +499,7 @@ int discover_virtfn(struct discover *d, const struct pf *pf, const char *entry, 
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", pf->fn.bdf, entry);
 	if (sys_readlink_name(d->s, path, bdf, size) <= 0) {
 		note(d, "cannot read link '%s'", path);
+		d->n->virtfn_unread = true;
 		return -ENOENT;
 	}
 	return (int)idx;

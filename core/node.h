@@ -155,10 +155,13 @@ struct node {
 	/* Pod bindings of PCI addresses that are no VF of this node. */
 	struct pod_binding *pods_unplaced;
 	size_t n_pods_unplaced;
+	/* What could not be read, one line each, for people; it also names each
+	 * pod-binding file skipped, and why. */
 	char **notes;
-	/* also names each pod-binding file skipped, and why */ /* what could not be read,
-								   one line each */
 	size_t n_notes;
+	/* The same facts for node_refresh(), which never parses a note: */
+	bool links_unknown; /* no netlink link dump (notes[0] says why) */
+	bool virtfn_unread; /* a PF's virtfn<N> link could not be read */
 };
 
 int node_discover(struct sys *s, struct node **ret, struct err *e);
