@@ -271,7 +271,7 @@ int exchange_encode(const struct exchange_msg *m, uint8_t *buf, size_t size, str
 {
 	int r = msg_validate(m, e);
 	if (r < 0)
-		return -EINVAL;
+		return r;
 	struct wbuf w = {.p = buf, .size = size};
 	put(&w, EXCHANGE_MAGIC, 4);
 	put(&w, EXCHANGE_VERSION, 2);
