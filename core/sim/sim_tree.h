@@ -146,6 +146,13 @@ int sim_k8s_write(const char *root, const struct sim_pod_vf pods[SIM_POD_VFS],
 		  const char *stale_bdf, bool truncate, char (*all_vfs)[16], size_t n_all,
 		  struct err *e);
 
+/* Fault injection (sim_faults.c); param is sys_sim_params.faults. The errno
+ * an armed fault gives the operation kind ("write" with the path, "rename",
+ * ...; path NULL), or 0. */
+int sim_fault_errno(const char *root, const char *param, const char *kind, const char *path);
+/* Makes every armed vanish:BDF happen; the caller holds .sim/lock. */
+int sim_faults_vanish(const char *root, const char *param, struct err *e);
+
 /* The simulated kernel's actions on the tree (sim_kernel.c). The caller
  * holds the .sim/lock and names its request in what ("cannot write '8' to
  * '/sys/.../sriov_numvfs'"): what the kernel refuses returns the errno, and e
