@@ -21,9 +21,7 @@
 #include "resolve.h"
 #include "sys.h"
 
-#define KMSG_MAX	(1u << 20)
-#define KMSG_ERRORS_MAX 64
-#define NOTES_MAX	64
+#define NOTES_MAX 64
 
 static void note(struct discover *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -356,39 +354,6 @@ static void place_rdma_orphans(struct discover *d)
 		}
 }
 
-static bool is_rdma_error(const char *msg)
-{
-	static const char *const drivers[] = {"mlx5", "mlx4", "ib_", "rdma", "infiniband", "rxe"};
-	static const char *const words[] = {"Unknown symbol", "failed", "error", "disagrees"};
-	bool drv = false, word = false;
-	for (size_t i = 0; i < sizeof(drivers) / sizeof(*drivers); i++)
-		drv |= strstr(msg, drivers[i]) != NULL;
-	for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
-		word |= strstr(msg, words[i]) != NULL;
-	return drv && word;
-}
-
-static void read_kmsg(struct discover *d)
-{
-	char *buf;
-	size_t len;
-	if (sys_read_kmsg(d->s, KMSG_MAX, &buf, &len) < 0)
-		return;
-	struct node *n = d->n;
-	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
-		if (*line == ' ')
-			continue; /* continuation lines (SUBSYSTEM=, DEVICE=) */
-		char *msg = strchr(line, ';');
-		msg = msg ? msg + 1 : line;
-		if (!is_rdma_error(msg) || n->n_kmsg_errors >= KMSG_ERRORS_MAX)
-			continue;
-		char **slot = grow(&n->kmsg_errors, &n->n_kmsg_errors, sizeof(char *));
-		if (slot && !(*slot = strdup(msg)))
-			n->n_kmsg_errors--;
-	}
-	free(buf);
-}
-
 static int cmp_pf(const void *a, const void *b)
 {
 	return strcmp(((const struct pf *)a)->fn.bdf, ((const struct pf *)b)->fn.bdf);
@@ -439,7 +404,7 @@ void discover_header(struct discover *d)
 	n->hostname = attr_read_str(d->s, "/proc/sys/kernel", "hostname");
 	n->kernel = attr_read_str(d->s, "/proc/sys/kernel", "osrelease");
 	n->driver_version = attr_read_str(d->s, "/sys/module/mlx5_core", "version");
-	read_kmsg(d);
+	discover_kmsg(d);
 }
 
 bool discover_uses_netlink(struct sys *s)
