@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Discovery: reads the node through the kernel boundary into a snapshot.
+/* Discovery: reads the node through the kernel boundary into a snapshot
+ * (what it reads, and in which format: docs/kernel.md).
  * PFs are found by scanning PCI functions for SR-IOV capability or an RDMA
  * device; VFs through the PF's virtfn<N> links; RDMA devices without a
  * `device` link (Soft-RoCE) are placed through their `parent` netdev. */

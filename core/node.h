@@ -86,7 +86,7 @@ struct vf_admin {
 	char *mofed_policy; /* Down, Up, Follow */
 };
 
-/* Where a pod binding was found (REFERENCE.md §3). */
+/* Where a pod binding was found (docs/kubernetes.md). */
 enum pod_source {
 	POD_SRC_MULTUS = 1u << 0,     /* /var/lib/cni/multus/results */
 	POD_SRC_IB_SRIOV = 1u << 1,   /* /var/lib/cni/ib-sriov */

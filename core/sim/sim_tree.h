@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Writes the simulated node's tree (docs/fixture.md) in the exact kernel
- * formats of REFERENCE.md §1. Used by `ibvf mkfixture`, by `ibvf --sim` on
+ * formats of docs/kernel.md. Used by `ibvf mkfixture`, by `ibvf --sim` on
  * first use, and by sys_sim.c when the simulated kernel creates VFs. */
 #pragma once
 
