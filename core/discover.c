@@ -120,28 +120,6 @@ static const struct sys_link *find_link(const struct discover *d, int ifindex, c
 	return NULL;
 }
 
-/* Bytes 12-19 of a 20-byte IPoIB address as sysfs prints it ("00:00:10:87:fe:80:..."). */
-static struct kguid ipoib_addr_guid(const char *addr)
-{
-	unsigned int b[20];
-	int n = 0, used = 0;
-	const char *p = addr;
-	while (n < 20 && sscanf(p, "%2x%n", &b[n], &used) == 1) {
-		p += used;
-		n++;
-		if (*p == ':')
-			p++;
-		else
-			break;
-	}
-	if (n != 20 || *p)
-		return (struct kguid){0};
-	uint64_t g = 0;
-	for (int i = 12; i < 20; i++)
-		g = (g << 8) | b[i];
-	return (struct kguid){.known = true, .v = g};
-}
-
 static int read_netdev(struct discover *d, const char *fndir, const char *name, struct netdev *nd)
 {
 	struct sys *s = d->s;
@@ -157,8 +135,10 @@ static int read_netdev(struct discover *d, const char *fndir, const char *name, 
 	nd->flags = attr_read_int(s, dir, "flags");
 	nd->operstate = attr_read_str(s, dir, "operstate");
 	nd->address = attr_read_str(s, dir, "address");
-	if (nd->address && nd->type.known && nd->type.v == ARPHRD_INFINIBAND)
-		nd->addr_guid = ipoib_addr_guid(nd->address);
+	uint64_t g;
+	if (nd->address && nd->type.known && nd->type.v == ARPHRD_INFINIBAND &&
+	    guid_from_ipoib_addr(nd->address, &g) == 0)
+		nd->addr_guid = (struct kguid){.known = true, .v = g};
 
 	const struct sys_link *l = find_link(d, nd->ifindex.known ? (int)nd->ifindex.v : 0, name);
 	if (l && l->n_altnames) {
