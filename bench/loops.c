@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* The four measurement loops. Bandwidth: up to tx_depth WRs in flight per
- * QP, round robin over the QPs, one signalled WR every cq_mod (CQ
- * moderation), slots cycled; timed from the first post to the last
+/* The four measurement loops (docs/bench.md). Bandwidth: up to tx_depth WRs
+ * in flight per QP, round robin over the QPs, one signalled WR every cq_mod
+ * (CQ moderation), slots cycled; timed from the first post to the last
  * completion with CLOCK_MONOTONIC nanoseconds. Latency: write ping-pong
  * polling the last byte (half round trip), read as one full round trip.
  * Every loop checks, every few thousand turns, for cancellation, for the peer
