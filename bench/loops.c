@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* The four measurement loops. Bandwidth: up to tx_depth WRs in flight per
- * QP, round robin over the QPs, one signalled WR every cq_mod (CQ
- * moderation), slots cycled; timed from the first post to the last
+/* The four measurement loops (docs/bench.md). Bandwidth: up to tx_depth WRs
+ * in flight per QP, round robin over the QPs, one signalled WR every cq_mod
+ * (CQ moderation), slots cycled; timed from the first post to the last
  * completion with CLOCK_MONOTONIC nanoseconds. Latency: write ping-pong
  * polling the last byte (half round trip), read as one full round trip.
  * Every loop checks, every few thousand turns, for cancellation, for the peer
@@ -169,28 +169,87 @@ static void fill_bw(struct bench_ctx *c, struct bench_size_result *r, uint64_t s
 		r->bw_peak_gbps = r->bw_avg_gbps;
 }
 
+/* Completion times and running message counts, for fill_bw(). */
+struct cqe_log {
+	uint64_t *t, *cum;
+	size_t n, cap;
+};
+
+static int cqe_log_add(struct bench_ctx *c, struct cqe_log *l, uint64_t now, uint64_t total)
+{
+	if (l->n == l->cap) {
+		size_t ncap = l->cap * 2;
+		uint64_t *nt = realloc(l->t, ncap * sizeof(*nt));
+		if (nt)
+			l->t = nt;
+		uint64_t *nc = nt ? realloc(l->cum, ncap * sizeof(*nc)) : NULL;
+		if (!nc)
+			return err_setx(c->e, ENOMEM, "cannot keep %zu completion records", ncap);
+		l->cum = nc;
+		l->cap = ncap;
+	}
+	l->t[l->n] = now;
+	l->cum[l->n++] = total;
+	return 0;
+}
+
+/* The send side of a bandwidth run: one WR reused for every post. */
+struct bw_post {
+	uint64_t posted[EXCHANGE_MAX_QPS], done[EXCHANGE_MAX_QPS], unsig[EXCHANGE_MAX_QPS];
+	uint64_t target;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr;
+	unsigned int inline_flag;
+};
+
+/* Fills QP q up to tx_depth WRs in flight, signalling one in cq_mod (and the
+ * last, and every one once stopping). Sets *active while q has work left. */
+static int bw_post_qp(struct bench_ctx *c, struct bw_post *p, unsigned int q, bool stopping,
+		      bool *active)
+{
+	const unsigned int depth = c->params.tx_depth, mod = c->res->cq_mod;
+	struct ibv_send_wr *bad;
+	while (p->posted[q] < p->target && p->posted[q] - p->done[q] < depth &&
+	       !(stopping && p->unsig[q] == 0)) {
+		unsigned int slot = (unsigned int)(p->posted[q] % c->slots);
+		bool sig = ++p->unsig[q] == mod || p->posted[q] + 1 == p->target || stopping;
+		p->sge.addr = (uintptr_t)dev_local(c, q, slot);
+		p->wr.wr.rdma.remote_addr = dev_remote_addr(c, q, slot);
+		p->wr.wr.rdma.rkey = c->remote.rkey;
+		p->wr.wr_id = (uint64_t)q | (uint64_t)p->unsig[q] << 8;
+		p->wr.send_flags = p->inline_flag | (sig ? IBV_SEND_SIGNALED : 0);
+		if (ibv_post_send(c->qps[q].qp, &p->wr, &bad))
+			return err_set(c->e, errno, "cannot post to QP %u", q);
+		p->posted[q]++;
+		if (sig)
+			p->unsig[q] = 0;
+	}
+	if (p->posted[q] != p->done[q] || (p->posted[q] < p->target && !stopping))
+		*active = true;
+	return 0;
+}
+
 int loop_bw(struct bench_ctx *c, unsigned int step, uint64_t size, struct bench_size_result *r)
 {
 	const bool read = c->params.test == BENCH_READ_BW;
-	const unsigned int n = c->n_qps, depth = c->params.tx_depth, mod = c->res->cq_mod;
-	const uint64_t target = c->params.iters ? c->params.iters : UINT64_MAX;
-	uint64_t posted[EXCHANGE_MAX_QPS] = {0}, done[EXCHANGE_MAX_QPS] = {0},
-		 unsig[EXCHANGE_MAX_QPS] = {0};
-	size_t cap = c->params.iters ? (size_t)(c->params.iters * n / mod + 2 * n + 16) : 65536;
-	uint64_t *t = malloc(cap * sizeof(*t)), *cum = malloc(cap * sizeof(*cum));
+	const unsigned int n = c->n_qps, mod = c->res->cq_mod;
+	struct bw_post p = {
+		.target = c->params.iters ? c->params.iters : UINT64_MAX,
+		.sge = {.length = (uint32_t)size, .lkey = c->mr->lkey},
+		.wr = {.num_sge = 1, .opcode = read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE},
+		.inline_flag = !read && size <= c->max_inline ? IBV_SEND_INLINE : 0,
+	};
+	p.wr.sg_list = &p.sge;
+	struct cqe_log log = {
+		.cap = c->params.iters ? (size_t)(c->params.iters * n / mod + 2 * n + 16) : 65536};
+	log.t = malloc(log.cap * sizeof(*log.t));
+	log.cum = malloc(log.cap * sizeof(*log.cum));
 	int ret = 0;
-	if (!t || !cum) {
-		ret = err_setx(c->e, ENOMEM, "cannot allocate %zu completion records", cap);
+	if (!log.t || !log.cum) {
+		ret = err_setx(c->e, ENOMEM, "cannot allocate %zu completion records", log.cap);
 		goto out;
 	}
-	size_t n_cqe = 0;
 	uint64_t total = 0;
-	struct ibv_sge sge = {.length = (uint32_t)size, .lkey = c->mr->lkey};
-	struct ibv_send_wr wr = {.sg_list = &sge,
-				 .num_sge = 1,
-				 .opcode = read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE},
-			   *bad;
-	unsigned int inline_flag = !read && size <= c->max_inline ? IBV_SEND_INLINE : 0;
 	const uint64_t start = bench_now_ns();
 	const uint64_t end = c->params.duration_s
 				     ? start + (uint64_t)c->params.duration_s * 1000000000ull
@@ -199,27 +258,9 @@ int loop_bw(struct bench_ctx *c, unsigned int step, uint64_t size, struct bench_
 	bool stopping = false;
 	for (;;) {
 		bool active = false;
-		for (unsigned int q = 0; q < n; q++) {
-			while (posted[q] < target && posted[q] - done[q] < depth &&
-			       !(stopping && unsig[q] == 0)) {
-				unsigned int slot = (unsigned int)(posted[q] % c->slots);
-				bool sig = ++unsig[q] == mod || posted[q] + 1 == target || stopping;
-				sge.addr = (uintptr_t)dev_local(c, q, slot);
-				wr.wr.rdma.remote_addr = dev_remote_addr(c, q, slot);
-				wr.wr.rdma.rkey = c->remote.rkey;
-				wr.wr_id = (uint64_t)q | (uint64_t)unsig[q] << 8;
-				wr.send_flags = inline_flag | (sig ? IBV_SEND_SIGNALED : 0);
-				if (ibv_post_send(c->qps[q].qp, &wr, &bad)) {
-					ret = err_set(c->e, errno, "cannot post to QP %u", q);
-					goto out;
-				}
-				posted[q]++;
-				if (sig)
-					unsig[q] = 0;
-			}
-			if (posted[q] != done[q] || (posted[q] < target && !stopping))
-				active = true;
-		}
+		for (unsigned int q = 0; q < n; q++)
+			if ((ret = bw_post_qp(c, &p, q, stopping, &active)) < 0)
+				goto out;
 		if (!active)
 			break;
 		struct ibv_wc wc[16];
@@ -234,33 +275,16 @@ int loop_bw(struct bench_ctx *c, unsigned int step, uint64_t size, struct bench_
 				ret = wc_error(c, &wc[i]);
 				goto out;
 			}
-			unsigned int q = (unsigned int)(wc[i].wr_id & 0xff);
 			uint64_t count = wc[i].wr_id >> 8;
-			done[q] += count;
+			p.done[wc[i].wr_id & 0xff] += count;
 			total += count;
-			if (n_cqe == cap) {
-				size_t ncap = cap * 2;
-				uint64_t *nt = realloc(t, ncap * sizeof(*t));
-				if (nt)
-					t = nt;
-				uint64_t *nc = nt ? realloc(cum, ncap * sizeof(*cum)) : NULL;
-				if (!nc) {
-					ret = err_setx(c->e, ENOMEM,
-						       "cannot keep %zu completion "
-						       "records",
-						       ncap);
-					goto out;
-				}
-				cum = nc;
-				cap = ncap;
-			}
-			t[n_cqe] = now;
-			cum[n_cqe++] = total;
+			if ((ret = cqe_log_add(c, &log, now, total)) < 0)
+				goto out;
 		}
 		if (got) {
 			w.last_event = now;
 			double frac = c->params.iters
-					      ? (double)total / ((double)target * n)
+					      ? (double)total / ((double)p.target * n)
 					      : (double)(now - start) / (double)(end - start);
 			report(&w, frac, total * size, now);
 		}
@@ -269,10 +293,10 @@ int loop_bw(struct bench_ctx *c, unsigned int step, uint64_t size, struct bench_
 		if ((ret = watch_turn(&w, "completion")) < 0)
 			goto out;
 	}
-	fill_bw(c, r, size, start, t, cum, n_cqe);
+	fill_bw(c, r, size, start, log.t, log.cum, log.n);
 out:
-	free(t);
-	free(cum);
+	free(log.t);
+	free(log.cum);
 	return ret;
 }
 

@@ -51,5 +51,5 @@ double stats_peak_gbps(const uint64_t *done_ns, size_t n, size_t window, uint64_
 
 /* The payload ceiling of a link in Gb/s: rate_gbps * mtu / (mtu + headers),
  * where headers is 26 bytes on InfiniBand (LRH 8, BTH 12, ICRC 4, VCRC 2),
- * plus 40 with a GRH (REFERENCE.md §5): 400G NDR at MTU 4096 -> 397.5. */
+ * plus 40 with a GRH (docs/bench-verdict.md): 400G NDR at MTU 4096 -> 397.5. */
 double stats_payload_ceiling_gbps(double rate_gbps, unsigned int mtu, int grh);

@@ -396,7 +396,7 @@ int action_plan(struct sys *s, const struct node *n, const struct action_req *re
 	default:
 		r = err_setx(e, EINVAL, "unknown action %d", (int)req->kind);
 	}
-	if (r == -ENOMEM && !e->msg[0])
+	if (r == -ENOMEM) /* the plan builders leave e to this one message */
 		err_set(e, ENOMEM, "cannot make a plan");
 	if (r < 0) {
 		plan_free(p);

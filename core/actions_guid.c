@@ -290,111 +290,123 @@ static bool guid_needs_fix(const struct used_set *u, struct kguid eff, struct kg
 	return !admin.known || admin.v == 0;
 }
 
-int actions_plan_assign_all(struct sys *s, const struct node *n, const struct action_req *req,
-			    struct plan *p, struct err *e)
-{
-	struct used_set u = {0}, keep = {0};
-	uint64_t *fresh = NULL;
-	size_t total = 0;
-	int r;
+/* What assign-all plans, per VF of the node in order: whether it gets new
+ * GUIDs (fix) and which (fresh); keep holds every GUID that stays. */
+struct assign {
+	struct used_set u, keep;
+	bool *fix;
+	uint64_t *fresh;
+	size_t n_fix;
+};
 
-	snprintf(p->subject, sizeof(p->subject), "%s", n->hostname ? n->hostname : "node");
-	if ((r = used_collect(n, &u)) < 0)
-		return err_set(e, -r, "cannot collect the node's GUIDs");
-	/* Pass 1: which VFs get new GUIDs; the GUIDs of all others stay. */
-	for (size_t i = 0; i < n->n_pfs; i++)
-		total += n->pfs[i].n_vfs;
-	bool *fix = calloc(total + 1, sizeof(*fix));
-	if (!fix || !(fresh = calloc(total + 1, sizeof(*fresh)))) {
-		r = err_set(e, ENOMEM, "cannot plan GUIDs");
-		goto out;
+/* Pass 1 for the k-th VF: whether it needs new GUIDs and may get them. */
+static int assign_decide(struct assign *a, const struct pf *pf, const struct vf *vf, size_t k,
+			 bool *noted, const struct action_req *req, struct plan *p, struct err *e)
+{
+	bool ib = pf_is_ib(pf);
+	bool need = guid_needs_fix(&a->u, vf->node_guid, vf->admin.node_guid, vf->fn.bdf) ||
+		    guid_needs_fix(&a->u, vf->port_guid, vf->admin.port_guid, vf->fn.bdf);
+	int r = 0;
+	if (need && !ib) {
+		if (!*noted)
+			plan_note(p, "%s is not InfiniBand: its VFs' GUIDs are left alone",
+				  pf->fn.bdf);
+		*noted = true;
+		need = false;
 	}
-	size_t k = 0, n_fix = 0;
-	for (size_t i = 0; i < n->n_pfs; i++) {
-		const struct pf *pf = &n->pfs[i];
-		bool ib = pf_is_ib(pf), noted = false;
-		for (size_t j = 0; j < pf->n_vfs; j++, k++) {
-			const struct vf *vf = &pf->vfs[j];
-			bool need =
-				guid_needs_fix(&u, vf->node_guid, vf->admin.node_guid,
-					       vf->fn.bdf) ||
-				guid_needs_fix(&u, vf->port_guid, vf->admin.port_guid, vf->fn.bdf);
-			if (need && !ib) {
-				if (!noted)
-					plan_note(p,
-						  "%s is not InfiniBand: its VFs' GUIDs are left "
-						  "alone",
-						  pf->fn.bdf);
-				noted = true;
-				need = false;
-			}
-			if (!ib || !need) {
-			} else if (pods_holder(vf) && !req->force) {
-				plan_note(p,
-					  "skipped VF %u (%s): bound to a pod (--force to include "
-					  "it)",
-					  vf->index, vf->fn.bdf);
-				need = false;
-			} else if (!vf->fn.driver) {
-				plan_note(p,
-					  "skipped VF %u (%s): no driver bound (probe failed?); "
-					  "bind it first",
-					  vf->index, vf->fn.bdf);
-				need = false;
-			}
-			if (need && (r = action_scheme_guid(pf, vf->index, req->has_prefix,
-							    req->prefix, &fresh[k])) < 0) {
-				r = err_setx(
-					e, -r == ERANGE ? ERANGE : ENODATA,
-					r == -ERANGE
-						? "VF %u of %s does not fit the prefix scheme "
-						  "(VF index above 255)"
-						: "cannot derive GUIDs for VF %u of %s: its PF "
-						  "has no node GUID; give --prefix",
-					vf->index, pf->fn.bdf);
-				goto out;
-			}
-			fix[k] = need;
-			n_fix += need;
-			if (!need) {
-				struct kguid g[4] = {vf->node_guid, vf->port_guid,
-						     vf->admin.node_guid, vf->admin.port_guid};
-				for (int t = 0; t < 4 && r == 0; t++)
-					r = used_add(&keep, g[t], vf->fn.bdf,
-						     t % 2 ? "port GUID" : "node GUID");
-			}
-		}
-		if ((r = used_add_fn(&keep, &pf->fn)) < 0)
-			goto out;
+	if (!ib || !need) {
+	} else if (pods_holder(vf) && !req->force) {
+		plan_note(p, "skipped VF %u (%s): bound to a pod (--force to include it)",
+			  vf->index, vf->fn.bdf);
+		need = false;
+	} else if (!vf->fn.driver) {
+		plan_note(p, "skipped VF %u (%s): no driver bound (probe failed?); bind it first",
+			  vf->index, vf->fn.bdf);
+		need = false;
 	}
-	snprintf(p->summary, sizeof(p->summary), "assign unique GUIDs to %zu VF%s (%s)", n_fix,
-		 n_fix == 1 ? "" : "s", req->has_prefix ? "from the prefix" : "from the PF GUIDs");
-	if (!n_fix)
-		goto out;
-	/* Pass 2: the new GUIDs against what stays, then the steps. */
-	k = 0;
+	if (need &&
+	    (r = action_scheme_guid(pf, vf->index, req->has_prefix, req->prefix, &a->fresh[k])) < 0)
+		return err_setx(e, -r == ERANGE ? ERANGE : ENODATA,
+				r == -ERANGE ? "VF %u of %s does not fit the prefix scheme "
+					       "(VF index above 255)"
+					     : "cannot derive GUIDs for VF %u of %s: its PF "
+					       "has no node GUID; give --prefix",
+				vf->index, pf->fn.bdf);
+	a->fix[k] = need;
+	a->n_fix += need;
+	if (!need) {
+		struct kguid g[4] = {vf->node_guid, vf->port_guid, vf->admin.node_guid,
+				     vf->admin.port_guid};
+		for (int t = 0; t < 4 && r == 0; t++)
+			r = used_add(&a->keep, g[t], vf->fn.bdf, t % 2 ? "port GUID" : "node GUID");
+	}
+	return r;
+}
+
+/* Pass 2: the new GUIDs against what stays, then the steps. */
+static int assign_steps(const struct assign *a, const struct node *n, const struct action_req *req,
+			struct plan *p, struct err *e)
+{
+	size_t k = 0;
+	int r;
 	for (size_t i = 0; i < n->n_pfs; i++) {
 		const struct pf *pf = &n->pfs[i];
 		for (size_t j = 0; j < pf->n_vfs; j++, k++) {
-			if (!fix[k])
+			if (!a->fix[k])
 				continue;
 			const struct vf *vf = &pf->vfs[j];
-			if ((r = check_guid(&keep, fresh[k], vf->fn.bdf, e)) < 0)
-				goto out;
-			bool same = vf->node_guid.known && vf->node_guid.v == fresh[k] &&
-				    vf->port_guid.known && vf->port_guid.v == fresh[k];
+			if ((r = check_guid(&a->keep, a->fresh[k], vf->fn.bdf, e)) < 0)
+				return r;
+			bool same = vf->node_guid.known && vf->node_guid.v == a->fresh[k] &&
+				    vf->port_guid.known && vf->port_guid.v == a->fresh[k];
 			if (!same &&
-			    (r = guid_steps(p, n, pf, vf, &fresh[k], &fresh[k], req, e)) < 0)
-				goto out;
+			    (r = guid_steps(p, n, pf, vf, &a->fresh[k], &a->fresh[k], req, e)) < 0)
+				return r;
 		}
 	}
 	if (p->n_steps)
 		plan_note(p, "each VF is rebound for its GUIDs to take effect (its link drops "
 			     "briefly) and keeps its name");
+	return 0;
+}
+
+int actions_plan_assign_all(struct sys *s, const struct node *n, const struct action_req *req,
+			    struct plan *p, struct err *e)
+{
+	struct assign a = {0};
+	size_t total = 0;
+	int r;
+
+	snprintf(p->subject, sizeof(p->subject), "%s", n->hostname ? n->hostname : "node");
+	if ((r = used_collect(n, &a.u)) < 0)
+		return err_set(e, -r, "cannot collect the node's GUIDs");
+	/* Pass 1: which VFs get new GUIDs; the GUIDs of all others stay. */
+	for (size_t i = 0; i < n->n_pfs; i++)
+		total += n->pfs[i].n_vfs;
+	a.fix = calloc(total + 1, sizeof(*a.fix));
+	if (!a.fix || !(a.fresh = calloc(total + 1, sizeof(*a.fresh)))) {
+		r = err_set(e, ENOMEM, "cannot plan GUIDs");
+		goto out;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n->n_pfs; i++) {
+		const struct pf *pf = &n->pfs[i];
+		bool noted = false;
+		for (size_t j = 0; j < pf->n_vfs; j++, k++)
+			if ((r = assign_decide(&a, pf, &pf->vfs[j], k, &noted, req, p, e)) < 0)
+				goto out;
+		if ((r = used_add_fn(&a.keep, &pf->fn)) < 0)
+			goto out;
+	}
+	snprintf(p->summary, sizeof(p->summary), "assign unique GUIDs to %zu VF%s (%s)", a.n_fix,
+		 a.n_fix == 1 ? "" : "s",
+		 req->has_prefix ? "from the prefix" : "from the PF GUIDs");
+	if (a.n_fix)
+		r = assign_steps(&a, n, req, p, e);
 out:
-	free(fix);
-	free(fresh);
-	free(u.v);
-	free(keep.v);
+	free(a.fix);
+	free(a.fresh);
+	free(a.u.v);
+	free(a.keep.v);
 	return r;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Discovery: reads the node through the kernel boundary into a snapshot.
+/* Discovery: reads the node through the kernel boundary into a snapshot
+ * (what it reads, and in which format: docs/kernel.md).
  * PFs are found by scanning PCI functions for SR-IOV capability or an RDMA
  * device; VFs through the PF's virtfn<N> links; RDMA devices without a
  * `device` link (Soft-RoCE) are placed through their `parent` netdev. */
@@ -21,9 +22,7 @@
 #include "resolve.h"
 #include "sys.h"
 
-#define KMSG_MAX	(1u << 20)
-#define KMSG_ERRORS_MAX 64
-#define NOTES_MAX	64
+#define NOTES_MAX 64
 
 static void note(struct discover *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -121,28 +120,6 @@ static const struct sys_link *find_link(const struct discover *d, int ifindex, c
 	return NULL;
 }
 
-/* Bytes 12-19 of a 20-byte IPoIB address as sysfs prints it ("00:00:10:87:fe:80:..."). */
-static struct kguid ipoib_addr_guid(const char *addr)
-{
-	unsigned int b[20];
-	int n = 0, used = 0;
-	const char *p = addr;
-	while (n < 20 && sscanf(p, "%2x%n", &b[n], &used) == 1) {
-		p += used;
-		n++;
-		if (*p == ':')
-			p++;
-		else
-			break;
-	}
-	if (n != 20 || *p)
-		return (struct kguid){0};
-	uint64_t g = 0;
-	for (int i = 12; i < 20; i++)
-		g = (g << 8) | b[i];
-	return (struct kguid){.known = true, .v = g};
-}
-
 static int read_netdev(struct discover *d, const char *fndir, const char *name, struct netdev *nd)
 {
 	struct sys *s = d->s;
@@ -158,8 +135,10 @@ static int read_netdev(struct discover *d, const char *fndir, const char *name, 
 	nd->flags = attr_read_int(s, dir, "flags");
 	nd->operstate = attr_read_str(s, dir, "operstate");
 	nd->address = attr_read_str(s, dir, "address");
-	if (nd->address && nd->type.known && nd->type.v == ARPHRD_INFINIBAND)
-		nd->addr_guid = ipoib_addr_guid(nd->address);
+	uint64_t g;
+	if (nd->address && nd->type.known && nd->type.v == ARPHRD_INFINIBAND &&
+	    guid_from_ipoib_addr(nd->address, &g) == 0)
+		nd->addr_guid = (struct kguid){.known = true, .v = g};
 
 	const struct sys_link *l = find_link(d, nd->ifindex.known ? (int)nd->ifindex.v : 0, name);
 	if (l && l->n_altnames) {
@@ -356,40 +335,6 @@ static void place_rdma_orphans(struct discover *d)
 		}
 }
 
-static bool is_rdma_error(const char *msg)
-{
-	static const char *const drivers[] = {"mlx5", "mlx4", "ib_", "rdma", "infiniband", "rxe"};
-	static const char *const words[] = {"Unknown symbol", "failed", "error", "disagrees"};
-	bool drv = false, word = false;
-	for (size_t i = 0; i < sizeof(drivers) / sizeof(*drivers); i++)
-		drv |= strstr(msg, drivers[i]) != NULL;
-	for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
-		word |= strstr(msg, words[i]) != NULL;
-	return drv && word;
-}
-
-static void read_kmsg(struct discover *d)
-{
-	char *buf;
-	size_t len;
-	if (sys_read_kmsg(d->s, KMSG_MAX, &buf, &len) < 0)
-		return;
-	struct node *n = d->n;
-	char *save = NULL;
-	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (*line == ' ')
-			continue; /* continuation lines (SUBSYSTEM=, DEVICE=) */
-		char *msg = strchr(line, ';');
-		msg = msg ? msg + 1 : line;
-		if (!is_rdma_error(msg) || n->n_kmsg_errors >= KMSG_ERRORS_MAX)
-			continue;
-		char **slot = grow(&n->kmsg_errors, &n->n_kmsg_errors, sizeof(char *));
-		if (slot && !(*slot = strdup(msg)))
-			n->n_kmsg_errors--;
-	}
-	free(buf);
-}
-
 static int cmp_pf(const void *a, const void *b)
 {
 	return strcmp(((const struct pf *)a)->fn.bdf, ((const struct pf *)b)->fn.bdf);
@@ -440,7 +385,7 @@ void discover_header(struct discover *d)
 	n->hostname = attr_read_str(d->s, "/proc/sys/kernel", "hostname");
 	n->kernel = attr_read_str(d->s, "/proc/sys/kernel", "osrelease");
 	n->driver_version = attr_read_str(d->s, "/sys/module/mlx5_core", "version");
-	read_kmsg(d);
+	discover_kmsg(d);
 }
 
 bool discover_uses_netlink(struct sys *s)
@@ -454,12 +399,15 @@ int discover_links(struct discover *d)
 	if (!discover_uses_netlink(d->s)) {
 		note(d, "netlink not used: the tree under '%s' is not the running kernel's",
 		     sys_root(d->s));
+		d->n->links_unknown = true;
 		return 0;
 	}
 	struct err le;
 	int r = sys_link_dump(d->s, &d->links, &d->n_links, &le);
-	if (r < 0)
+	if (r < 0) {
 		note(d, "netlink link dump failed, VF admin state unknown: %s", le.msg);
+		d->n->links_unknown = true;
+	}
 	return r;
 }
 
@@ -497,6 +445,7 @@ int discover_virtfn(struct discover *d, const struct pf *pf, const char *entry, 
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", pf->fn.bdf, entry);
 	if (sys_readlink_name(d->s, path, bdf, size) <= 0) {
 		note(d, "cannot read link '%s'", path);
+		d->n->virtfn_unread = true;
 		return -ENOENT;
 	}
 	return (int)idx;

@@ -108,3 +108,25 @@ int guid_from_gid(const char *gid, uint64_t *ret_prefix, uint64_t *ret_guid)
 		*ret_guid = half[1];
 	return 0;
 }
+
+int guid_from_ipoib_addr(const char *addr, uint64_t *ret)
+{
+	unsigned int b[20];
+	int n = 0, used = 0;
+	const char *p = addr;
+	while (n < 20 && sscanf(p, "%2x%n", &b[n], &used) == 1) {
+		p += used;
+		n++;
+		if (*p == ':')
+			p++;
+		else
+			break;
+	}
+	if (n != 20 || *p)
+		return -EINVAL;
+	uint64_t g = 0;
+	for (int i = 12; i < 20; i++)
+		g = (g << 8) | b[i];
+	*ret = g;
+	return 0;
+}

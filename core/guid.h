@@ -24,3 +24,8 @@ void hwaddr_format(const uint8_t mac[static 6], char buf[static HWADDR_STRLEN]);
 /* The low 64 bits of a GID written in full IPv6 form
  * ("fe80:0000:0000:0000:b859:9f03:00f9:8f86"); high gets the prefix. */
 int guid_from_gid(const char *gid, uint64_t *ret_prefix, uint64_t *ret_guid);
+
+/* Bytes 12-19 of a 20-byte IPoIB hardware address as sysfs prints it
+ * ("00:00:10:87:fe:80:00:00:00:00:00:00:a0:88:c2:03:00:18:00:01"): the port
+ * GUID the interface uses. Returns 0 or -EINVAL. */
+int guid_from_ipoib_addr(const char *addr, uint64_t *ret);

@@ -86,7 +86,7 @@ struct vf_admin {
 	char *mofed_policy; /* Down, Up, Follow */
 };
 
-/* Where a pod binding was found (REFERENCE.md §3). */
+/* Where a pod binding was found (docs/kubernetes.md). */
 enum pod_source {
 	POD_SRC_MULTUS = 1u << 0,     /* /var/lib/cni/multus/results */
 	POD_SRC_IB_SRIOV = 1u << 1,   /* /var/lib/cni/ib-sriov */
@@ -155,10 +155,13 @@ struct node {
 	/* Pod bindings of PCI addresses that are no VF of this node. */
 	struct pod_binding *pods_unplaced;
 	size_t n_pods_unplaced;
+	/* What could not be read, one line each, for people; it also names each
+	 * pod-binding file skipped, and why. */
 	char **notes;
-	/* also names each pod-binding file skipped, and why */ /* what could not be read,
-								   one line each */
 	size_t n_notes;
+	/* The same facts for node_refresh(), which never parses a note: */
+	bool links_unknown; /* no netlink link dump (notes[0] says why) */
+	bool virtfn_unread; /* a PF's virtfn<N> link could not be read */
 };
 
 int node_discover(struct sys *s, struct node **ret, struct err *e);

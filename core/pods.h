@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Pod bindings: which Kubernetes pod holds which VF, read on the node from the
- * files the CNI plugins and kubelet leave behind (REFERENCE.md §3), without
+ * files the CNI plugins and kubelet leave behind (docs/kubernetes.md), without
  * the API server. Sources are merged by the VF's PCI address:
  *
  *   /var/lib/cni/multus/results/<net>-<containerID>-<ifName>   pod, netns, ifName

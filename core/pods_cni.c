@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The CNI plugins' caches (REFERENCE.md §3): Multus's result cache names the
+/* The CNI plugins' caches (docs/kubernetes.md): Multus's result cache names the
  * pod, its netns and the interface in it; ib-sriov-cni and sriov-cni keep
  * their network config with the interface names, GUID and pkey. */
 #include <ctype.h>

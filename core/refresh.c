@@ -362,8 +362,9 @@ static int build(struct refresh *rf)
 	if (rf->full_links) {
 		if (discover_links(&rf->d) < 0)
 			return -EXDEV; /* unknown admin state everywhere, as discovery says */
-	} else if (o->n_notes && !strncmp(o->notes[0], "netlink ", 8)) {
+	} else if (o->links_unknown && o->n_notes) {
 		r = note_copy(n, o->notes[0]); /* the old dump's failure, or no netlink */
+		n->links_unknown = true;
 	}
 	if (r == 0 && o->n_pfs && !(n->pfs = calloc(o->n_pfs, sizeof(*n->pfs))))
 		r = -ENOMEM;

@@ -19,6 +19,8 @@ struct discover {
 
 /* Host name, kernel release, driver version and kernel log errors. */
 void discover_header(struct discover *d);
+/* The RDMA driver errors of the kernel log into d->n->kmsg_errors (kmsg.c). */
+void discover_kmsg(struct discover *d);
 /* Whether the node's netlink is the running kernel's (not a captured tree). */
 bool discover_uses_netlink(struct sys *s);
 /* The link dump behind altnames and VF admin state, or a note why there is

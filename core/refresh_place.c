@@ -202,15 +202,14 @@ static int place_event(struct refresh *rf, const struct sys_event *ev)
 int refresh_place_events(struct refresh *rf, const struct sys_event *events, size_t n)
 {
 	const struct node *o = rf->old;
-	for (size_t i = 0; i < o->n_notes; i++)
-		if (!strncmp(o->notes[i], "cannot read link ", 17))
-			return -EXDEV; /* a damaged VF list: its notes' order is discovery's */
+	if (o->virtfn_unread)
+		return -EXDEV; /* a damaged VF list: its notes' order is discovery's */
 	for (size_t i = 0; i < n; i++) {
 		int r = place_event(rf, &events[i]);
 		if (r < 0)
 			return r;
 	}
 	/* A failed dump's note is kept until a discovery reads the node again. */
-	rf->lookups_ok = !(o->n_notes && !strncmp(o->notes[0], "netlink ", 8));
+	rf->lookups_ok = !o->links_unknown;
 	return 0;
 }

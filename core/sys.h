@@ -82,7 +82,7 @@ struct sys_event {
 /* Simulation parameters; all optional (NULL/0 keeps the fixture's own). */
 struct sys_sim_params {
 	const char *kernel; /* kernel release the simulated node reports */
-	const char *faults; /* fault injection spec, see sim/sys_sim.c */
+	const char *faults; /* fault injection spec, see sim/sim_faults.c */
 };
 
 int sys_open_linux(const char *root, struct sys **ret, struct err *e);

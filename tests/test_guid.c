@@ -74,6 +74,25 @@ START_TEST(gid_gives_prefix_and_port_guid)
 }
 END_TEST
 
+START_TEST(ipoib_address_gives_the_port_guid)
+{
+	uint64_t g = 0;
+	ck_assert_int_eq(guid_from_ipoib_addr(
+				 "00:00:10:87:fe:80:00:00:00:00:00:00:a0:88:c2:03:00:18:00:01", &g),
+			 0);
+	ck_assert_uint_eq(g, 0xa088c20300180001ull);
+	ck_assert_int_eq(guid_from_ipoib_addr(
+				 "00:00:10:87:fe:80:00:00:00:00:00:00:a0:88:c2:03:00:18:00", &g),
+			 -EINVAL); /* 19 bytes */
+	ck_assert_int_eq(guid_from_ipoib_addr("52:54:00:12:34:01", &g), -EINVAL);
+	ck_assert_int_eq(
+		guid_from_ipoib_addr(
+			"00:00:10:87:fe:80:00:00:00:00:00:00:a0:88:c2:03:00:18:00:01:ff", &g),
+		-EINVAL);
+	ck_assert_uint_eq(g, 0xa088c20300180001ull); /* untouched on failure */
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("guid");
@@ -82,6 +101,7 @@ int main(void)
 	tcase_add_test(tc, parse_rejects_malformed);
 	tcase_add_test(tc, format_round_trips);
 	tcase_add_test(tc, gid_gives_prefix_and_port_guid);
+	tcase_add_test(tc, ipoib_address_gives_the_port_guid);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Pod bindings from the files CNI plugins and kubelet leave on the node
- * (REFERENCE.md §3): each source format, damaged files skipped with a note,
+ * (docs/kubernetes.md): each source format, damaged files skipped with a note,
  * the checkpoint cross-check, and the merge by PCI address. Trees are built
  * in a temporary root and read through the real-node code (--root). */
 #include <check.h>

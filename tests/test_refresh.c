@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/json.h"
 #include "core/node.h"
@@ -376,11 +377,39 @@ START_TEST(a_failed_link_lookup_falls_back_to_the_dump)
 	node_free(g.n);
 	ck_assert_msg(node_discover(g.s, &g.n, &e) == 0, "discover: %s", e.msg);
 	ck_assert(!node_find_vf(g.n, "0000:4f:00.0", 1)->admin.netlink_known);
+	ck_assert(g.n->links_unknown);
 	tu_write(path, "");
 	ck_assert_msg(sys_vf_set_guid(g.s, "ibp79s0", 1, SYS_GUID_PORT, 0x42ull, &e) == 0, "%s",
 		      e.msg);
 	check_refresh(&g, NULL, 0);
 	ck_assert(node_find_vf(g.n, "0000:4f:00.0", 1)->admin.port_guid.v == 0x42ull);
+	rig_close(&g);
+}
+END_TEST
+
+/* A PF whose virtfn<N> link cannot be read: discovery says so in the notes
+ * and in a flag, and a refresh reads the whole node again. */
+START_TEST(an_unreadable_virtfn_link_makes_refresh_discover)
+{
+	struct rig g;
+	struct err e = {{0}};
+	char path[512];
+	rig_open(&g, NULL);
+	ck_assert(!g.n->virtfn_unread && !g.n->links_unknown);
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0000:4f:00.0/virtfn2", g.dir);
+	ck_assert_int_eq(unlink(path), 0);
+	tu_write(path, "not a link\n");
+	node_free(g.n);
+	ck_assert_msg(node_discover(g.s, &g.n, &e) == 0, "discover: %s", e.msg);
+	ck_assert(g.n->virtfn_unread);
+	bool named = false;
+	for (size_t i = 0; i < g.n->n_notes; i++)
+		named |= !strcmp(g.n->notes[i],
+				 "cannot read link '/sys/bus/pci/devices/0000:4f:00.0/virtfn2'");
+	ck_assert(named);
+	rename_ok(&g, "ib0", "gpu0rdma");
+	check_refresh(&g, NULL, 0);
+	ck_assert(g.n->virtfn_unread);
 	rig_close(&g);
 }
 END_TEST
@@ -500,6 +529,7 @@ int main(void)
 	tcase_add_test(tc, a_link_change_on_a_nic_outside_the_model_reads_nothing_of_it);
 	tcase_add_test(tc, a_chain_of_refreshes_on_a_large_node_stays_equal);
 	tcase_add_test(tc, a_failed_link_lookup_falls_back_to_the_dump);
+	tcase_add_test(tc, an_unreadable_virtfn_link_makes_refresh_discover);
 	tcase_add_test(tc, unplaceable_events_fall_back_to_discovery);
 	tcase_add_test(tc, too_many_events_fall_back_to_discovery);
 	tcase_add_test(tc, an_event_for_a_vanished_unknown_function_changes_nothing);

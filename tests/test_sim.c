@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/guid.h"
@@ -516,6 +517,47 @@ START_TEST(events_from_another_handle_wake_the_fd)
 }
 END_TEST
 
+/* The simulated kernel gives the errno as the return value and the reason in
+ * the message, which names the file and the value; a failure of the tree
+ * itself keeps its own message (nothing is rewrapped or parsed). */
+START_TEST(refused_writes_return_the_errno_and_name_the_file)
+{
+	char *dir = fixture(true, 2);
+	struct sys *s = open_sim(dir, NULL, "write:sriov/1/node=EPERM");
+	struct err e;
+	ck_assert_int_eq(write_v(s, "/sys/bus/pci/drivers/mlx5_core/bind", "0000:18:00.1\n", &e),
+			 -EBUSY);
+	ck_assert_str_eq(e.msg, "cannot write '0000:18:00.1' to '/sys/bus/pci/drivers/mlx5_core/"
+				"bind': Device or resource busy ('0000:18:00.1' is already bound)");
+	ck_assert_int_eq(write_v(s, "/sys/bus/pci/drivers/mlx5_core/unbind", "0000:18:00.0", &e),
+			 -EOPNOTSUPP);
+	ck_assert_str_eq(e.msg, "cannot write '0000:18:00.0' to '/sys/bus/pci/drivers/mlx5_core/"
+				"unbind': Operation not supported (the simulated kernel unbinds "
+				"VFs only)");
+	ck_assert_int_eq(write_v(s, "/sys/bus/pci/devices/0000:18:00.0/sriov/0/node", "zz\n", &e),
+			 -EINVAL);
+	ck_assert_str_eq(e.msg, "cannot write 'zz' to '/sys/bus/pci/devices/0000:18:00.0/sriov/0/"
+				"node': Invalid argument (not a GUID)");
+	ck_assert_int_eq(write_v(s, "/sys/bus/pci/devices/0000:18:00.0/sriov/1/node", "0", &e),
+			 -EPERM);
+	ck_assert_str_eq(e.msg, "cannot write '0' to '/sys/bus/pci/devices/0000:18:00.0/sriov/1/"
+				"node': Operation not permitted (injected fault)");
+
+	/* The tree fails under the kernel's action: its own message comes back. */
+	char p[PATH_MAX], msg[PATH_MAX + 64];
+	snprintf(p, sizeof(p), "%s/.sim/events", dir);
+	ck_assert_int_eq(unlink(p), 0);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	ck_assert_int_eq(write_v(s, "/sys/bus/pci/devices/0000:18:00.0/sriov_numvfs", "0", &e),
+			 -EISDIR);
+	snprintf(msg, sizeof(msg), "cannot open '%s': Is a directory", p);
+	ck_assert_str_eq(e.msg, msg);
+	rmdir(p);
+	sys_close(s);
+	tu_rmtree(dir);
+}
+END_TEST
+
 START_TEST(injected_faults_fail_and_leave_the_node_unchanged)
 {
 	char *dir = fixture(false, 0);
@@ -624,6 +666,7 @@ int main(void)
 	tcase_add_test(tc, rename_of_an_up_link_depends_on_the_kernel);
 	tcase_add_test(tc, events_from_another_handle_wake_the_fd);
 	tcase_add_test(tc, injected_faults_fail_and_leave_the_node_unchanged);
+	tcase_add_test(tc, refused_writes_return_the_errno_and_name_the_file);
 	tcase_add_test(tc, mkfixture_refuses_bad_arguments);
 	suite_add_tcase(s, tc);
 	/* 50000 files: slow on a loaded disk. */

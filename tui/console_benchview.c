@@ -220,11 +220,12 @@ static void run(struct console *c)
 		snprintf(bv->confirm, sizeof(bv->confirm),
 			 "the peer VF %s is bound to pod '%s': a run disturbs it. Run anyway? y/N",
 			 bv->peer_vf, pod);
-	else if (n_pod)
+	else if (n_pod) {
+		bv->confirm_all = true;
 		snprintf(bv->confirm, sizeof(bv->confirm),
 			 "%zu VF%s bound to pods: y runs them too, n skips them, Esc cancels",
 			 n_pod, n_pod == 1 ? " is" : "s are");
-	else
+	} else
 		start(c, false);
 	c->dirty = true;
 }
@@ -347,8 +348,9 @@ static bool console_benchview_key(struct console *c, int k)
 	struct bench_view *bv = bench_of(c);
 	c->dirty = true;
 	if (bv->confirm[0]) {
-		bool all = strstr(bv->confirm, "skips") != NULL;
+		bool all = bv->confirm_all;
 		bv->confirm[0] = '\0';
+		bv->confirm_all = false;
 		if (k == 'y' || k == 'Y')
 			start(c, true);
 		else if (all && (k == 'n' || k == 'N'))

@@ -81,6 +81,7 @@ struct bench_view {
 	enum bench_test test;
 	size_t size;
 	char confirm[256]; /* the force question, while asked */
+	bool confirm_all; /* it asks about every VF (n skips those in pods) */
 	struct job *job;
 	unsigned int cur;	/* the target the figures below are of */
 	double fraction, gbps;	/* its latest progress */

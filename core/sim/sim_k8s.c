@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The Kubernetes side of the simulated node (REFERENCE.md §3): Multus and
+/* The Kubernetes side of the simulated node (docs/kubernetes.md): Multus and
  * ib-sriov-cni caches, the kubelet device checkpoint, pod log directories
  * and netns files, for pods holding VFs. */
 #include "core/sim/sim_tree.h"

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 /* What the kernel does to the tree when the simulated node is driven: SR-IOV
  * enable/disable, mlx5_core bind/unbind of VFs, MLNX_OFED sriov/<vf>/ writes,
- * and a function vanishing. Errors carry a short reason in e; sys_sim.c
- * wraps it into the full message. The caller holds .sim/lock. */
+ * and a function vanishing. The caller holds .sim/lock and names the request
+ * in `what` ("cannot write '8' to '/sys/.../sriov_numvfs'"): a refusal the
+ * kernel would give is the errno returned and e's message "<what>: <strerror>
+ * (<reason>)"; a failure of the tree itself is its own full message. */
 #include "core/sim/sim_tree.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,17 +96,28 @@ static int remove_children(const char *root, const char *fn, const char *sub, co
 	return r == 0 ? sim_rmtree(root, dir, e) : r;
 }
 
-int sim_kernel_unbind(const char *root, const char *bdf, struct err *e)
+int sim_refuse(struct err *e, const char *what, int errnum, const char *fmt, ...)
+{
+	char reason[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	errnum = errnum < 0 ? -errnum : errnum;
+	return err_setx(e, errnum, "%s: %s (%s)", what, strerror(errnum), reason);
+}
+
+int sim_kernel_unbind(const char *root, const char *bdf, const char *what, struct err *e)
 {
 	char fn[PATH_MAX], rel[PATH_MAX], pf[16];
 	unsigned int vf;
 	if (sim_fn_rel(root, bdf, fn, sizeof(fn)) < 0)
-		return err_setx(e, ENODEV, "no PCI function '%s'", bdf);
+		return sim_refuse(e, what, ENODEV, "no PCI function '%s'", bdf);
 	sim_fmt(rel, sizeof(rel), "%s/driver", fn);
 	if (!sim_exists(root, rel))
-		return err_setx(e, ENODEV, "'%s' is not bound to mlx5_core", bdf);
+		return sim_refuse(e, what, ENODEV, "'%s' is not bound to mlx5_core", bdf);
 	if (sim_kernel_vf_of(root, bdf, pf, &vf) < 0)
-		return err_setx(e, EOPNOTSUPP, "the simulated kernel unbinds VFs only");
+		return sim_refuse(e, what, EOPNOTSUPP, "the simulated kernel unbinds VFs only");
 	int r = remove_children(root, fn, "net", "net", e);
 	if (r == 0)
 		r = remove_children(root, fn, "infiniband", "infiniband", e);
@@ -144,19 +158,19 @@ static int pf_facts(const char *root, const char *pf_rel, struct pf_facts *f)
 	return guid_parse(buf, &f->sys_image_guid);
 }
 
-int sim_kernel_bind(const char *root, const char *bdf, struct err *e)
+int sim_kernel_bind(const char *root, const char *bdf, const char *what, struct err *e)
 {
 	char fn[PATH_MAX], pf_rel[PATH_MAX], rel[PATH_MAX], pf[16], ib[16], net[16], buf[32];
 	unsigned int vf, ifindex, lid = 0;
 	struct pf_facts f;
 	struct sim_vf_admin a;
 	if (sim_fn_rel(root, bdf, fn, sizeof(fn)) < 0)
-		return err_setx(e, ENODEV, "no PCI function '%s'", bdf);
+		return sim_refuse(e, what, ENODEV, "no PCI function '%s'", bdf);
 	sim_fmt(rel, sizeof(rel), "%s/driver", fn);
 	if (sim_exists(root, rel))
-		return err_setx(e, EBUSY, "'%s' is already bound", bdf);
+		return sim_refuse(e, what, EBUSY, "'%s' is already bound", bdf);
 	if (sim_kernel_vf_of(root, bdf, pf, &vf) < 0)
-		return err_setx(e, EOPNOTSUPP, "the simulated kernel binds VFs only");
+		return sim_refuse(e, what, EOPNOTSUPP, "the simulated kernel binds VFs only");
 	sim_fmt(rel, sizeof(rel), "%s/physfn", fn);
 	int r = sim_resolve(root, rel, pf_rel, sizeof(pf_rel));
 	if (r < 0 || (r = pf_facts(root, pf_rel, &f)) < 0 ||
@@ -171,7 +185,7 @@ int sim_kernel_bind(const char *root, const char *bdf, struct err *e)
 	if ((r = sim_free_name(root, "sys/class/infiniband", "mlx5_", ib, sizeof(ib))) < 0 ||
 	    (r = sim_free_name(root, "sys/class/net", f.ethernet ? "eth" : "ib", net,
 			       sizeof(net))) < 0)
-		return err_set(e, r, "no free device name");
+		return sim_refuse(e, what, r, "no free device name");
 	if ((r = sim_fn_bind(root, fn, bdf, e)) < 0)
 		return r;
 	struct sim_ibdev_spec d = {
@@ -220,13 +234,14 @@ int sim_kernel_bind(const char *root, const char *bdf, struct err *e)
 }
 
 /* Removes one VF function: driver, directory, links. */
-static int remove_fn(const char *root, const char *bdf, const char *fn, struct err *e)
+static int remove_fn(const char *root, const char *bdf, const char *fn, const char *what,
+		     struct err *e)
 {
 	char rel[PATH_MAX];
 	int r = 0;
 	sim_fmt(rel, sizeof(rel), "%s/driver", fn);
 	if (sim_exists(root, rel))
-		r = sim_kernel_unbind(root, bdf, e);
+		r = sim_kernel_unbind(root, bdf, what, e);
 	sim_fmt(rel, sizeof(rel), "sys/bus/pci/devices/%s", bdf);
 	if (r == 0)
 		r = sim_rmtree(root, rel, e);
@@ -239,15 +254,16 @@ static int remove_fn(const char *root, const char *bdf, const char *fn, struct e
 
 int sim_kernel_vanish(const char *root, const char *bdf, struct err *e)
 {
-	char fn[PATH_MAX], pf[16], rel[PATH_MAX], pf_rel[PATH_MAX];
+	char fn[PATH_MAX], pf[16], rel[PATH_MAX], pf_rel[PATH_MAX], what[64];
 	unsigned int vf;
 	if (sim_fn_rel(root, bdf, fn, sizeof(fn)) < 0)
 		return 0;
+	sim_fmt(what, sizeof(what), "cannot remove PCI function '%s'", bdf);
 	bool is_vf = sim_kernel_vf_of(root, bdf, pf, &vf) == 0;
 	sim_fmt(rel, sizeof(rel), "%s/physfn", fn);
 	if (is_vf && sim_resolve(root, rel, pf_rel, sizeof(pf_rel)) < 0)
 		is_vf = false;
-	int r = remove_fn(root, bdf, fn, e);
+	int r = remove_fn(root, bdf, fn, what, e);
 	if (r == 0 && is_vf) {
 		sim_fmt(rel, sizeof(rel), "%s/virtfn%u", pf_rel, vf);
 		r = sim_rmtree(root, rel, e);
@@ -255,7 +271,8 @@ int sim_kernel_vanish(const char *root, const char *bdf, struct err *e)
 	return r;
 }
 
-static int disable_vfs(const char *root, const char *pf_rel, unsigned int cur, struct err *e)
+static int disable_vfs(const char *root, const char *pf_rel, unsigned int cur, const char *what,
+		       struct err *e)
 {
 	const char *pf = base_name(pf_rel);
 	char rel[PATH_MAX], fn[PATH_MAX];
@@ -263,7 +280,7 @@ static int disable_vfs(const char *root, const char *pf_rel, unsigned int cur, s
 	for (unsigned int i = cur; i-- > 0 && r == 0;) {
 		sim_fmt(rel, sizeof(rel), "%s/virtfn%u", pf_rel, i);
 		if (sim_resolve(root, rel, fn, sizeof(fn)) == 0)
-			r = remove_fn(root, base_name(fn), fn, e);
+			r = remove_fn(root, base_name(fn), fn, what, e);
 		if (r == 0)
 			r = sim_rmtree(root, rel, e);
 		sim_fmt(rel, sizeof(rel), "%s/sriov/%u", pf_rel, i);
@@ -274,7 +291,8 @@ static int disable_vfs(const char *root, const char *pf_rel, unsigned int cur, s
 	return r == 0 ? sim_rmtree(root, rel, e) : r;
 }
 
-static int enable_vfs(const char *root, const char *pf_rel, unsigned int n, struct err *e)
+static int enable_vfs(const char *root, const char *pf_rel, unsigned int n, const char *what,
+		      struct err *e)
 {
 	const char *pf = base_name(pf_rel);
 	char bdf[16], fn[PATH_MAX], rel[PATH_MAX];
@@ -284,7 +302,7 @@ static int enable_vfs(const char *root, const char *pf_rel, unsigned int n, stru
 	read_uint(root, pf_rel, "sriov_drivers_autoprobe", &autoprobe);
 	read_uint(root, pf_rel, "class", &cls);
 	if (sim_bdf_add(pf, offset + stride * (n - 1), bdf) < 0)
-		return err_setx(e, ERANGE, "VF %u would be past PCI bus ff", n - 1);
+		return sim_refuse(e, what, ERANGE, "VF %u would be past PCI bus ff", n - 1);
 	sim_fmt(rel, sizeof(rel), "%s/sriov", pf_rel);
 	bool mofed = sim_exists(root, rel);
 	int r = 0;
@@ -306,12 +324,13 @@ static int enable_vfs(const char *root, const char *pf_rel, unsigned int n, stru
 		if (r == 0)
 			r = sim_event_add(root, "add", "pci", bdf, NULL, fn, e);
 		if (r == 0 && autoprobe)
-			r = sim_kernel_bind(root, bdf, e);
+			r = sim_kernel_bind(root, bdf, what, e);
 	}
 	return r;
 }
 
-int sim_kernel_set_numvfs(const char *root, const char *pf_rel, const char *value, struct err *e)
+int sim_kernel_set_numvfs(const char *root, const char *pf_rel, const char *value, const char *what,
+			  struct err *e)
 {
 	char *end;
 	unsigned int total = 0, cur = 0;
@@ -320,19 +339,20 @@ int sim_kernel_set_numvfs(const char *root, const char *pf_rel, const char *valu
 	while (*end == '\n' || *end == ' ')
 		end++;
 	if (errno || end == value || *end || value[0] == '-')
-		return err_setx(e, EINVAL, "not a number");
+		return sim_refuse(e, what, EINVAL, "not a number");
 	int r = read_uint(root, pf_rel, "sriov_totalvfs", &total);
 	if (r == 0)
 		r = read_uint(root, pf_rel, "sriov_numvfs", &cur);
 	if (r < 0)
-		return err_setx(e, r, "not an SR-IOV physical function");
+		return sim_refuse(e, what, r, "not an SR-IOV physical function");
 	if (n == cur)
 		return 0;
 	if (n > total)
-		return err_setx(e, ERANGE, "sriov_totalvfs is %u", total);
+		return sim_refuse(e, what, ERANGE, "sriov_totalvfs is %u", total);
 	if (n > 0 && cur > 0)
-		return err_setx(e, EBUSY, "VFs already enabled; write 0 first");
-	r = n ? enable_vfs(root, pf_rel, (unsigned int)n, e) : disable_vfs(root, pf_rel, cur, e);
+		return sim_refuse(e, what, EBUSY, "VFs already enabled; write 0 first");
+	r = n ? enable_vfs(root, pf_rel, (unsigned int)n, what, e)
+	      : disable_vfs(root, pf_rel, cur, what, e);
 	char rel[PATH_MAX];
 	sim_fmt(rel, sizeof(rel), "%s/sriov_numvfs", pf_rel);
 	if (r == 0)
@@ -345,7 +365,7 @@ int sim_kernel_set_numvfs(const char *root, const char *pf_rel, const char *valu
 }
 
 int sim_kernel_mofed_write(const char *root, const char *pf_rel, unsigned int vf, const char *file,
-			   const char *value, struct err *e)
+			   const char *value, const char *what, struct err *e)
 {
 	static const char *policies[] = {"Follow", "Up", "Down"}; /* by IFLA_VF_LINK_STATE */
 	const char *pf = base_name(pf_rel);
@@ -354,12 +374,12 @@ int sim_kernel_mofed_write(const char *root, const char *pf_rel, unsigned int vf
 	sim_fmt(v, sizeof(v), "%s", value);
 	v[strcspn(v, "\n")] = '\0';
 	if (sim_vf_admin_read(root, pf, vf, &a) < 0)
-		return err_setx(e, ENODEV, "VF %u is not enabled", vf);
+		return sim_refuse(e, what, ENODEV, "VF %u is not enabled", vf);
 	int r = 0;
 	if (!strcmp(file, "node") || !strcmp(file, "port")) {
 		uint64_t g;
 		if (guid_parse(v, &g) < 0)
-			return err_setx(e, EINVAL, "not a GUID");
+			return sim_refuse(e, what, EINVAL, "not a GUID");
 		/* Administrative only: takes effect at the next bind. */
 		*(file[0] == 'n' ? &a.node_guid : &a.port_guid) = g;
 	} else if (!strcmp(file, "policy")) {
@@ -367,12 +387,12 @@ int sim_kernel_mofed_write(const char *root, const char *pf_rel, unsigned int vf
 		while (i < 3 && strcasecmp(v, policies[i]))
 			i++;
 		if (i == 3)
-			return err_setx(e, EINVAL, "policy is Down, Up or Follow");
+			return sim_refuse(e, what, EINVAL, "policy is Down, Up or Follow");
 		a.link_state = i;
 		sim_fmt(rel, sizeof(rel), "%s/sriov/%u/policy", pf_rel, vf);
 		r = sim_putf(root, e, rel, "%s\n", policies[i]);
 	} else {
-		return err_setx(e, EACCES, "read-only attribute");
+		return sim_refuse(e, what, EACCES, "read-only attribute");
 	}
 	if (r == 0)
 		r = sim_vf_admin_write(root, pf, vf, &a, e);

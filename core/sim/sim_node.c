@@ -233,10 +233,52 @@ static struct vfplan plan_vf(const struct build *b, const struct pfdef *p, unsig
 	return v;
 }
 
+/* The VF's netdev, or its record in the pod that holds it. */
+static int write_vf_netdev(struct build *b, const struct pfdef *p, unsigned int vf, const char *rel,
+			   const char bdf[16], const struct vfplan *v, bool carrier,
+			   const uint8_t mac[6])
+{
+	char name[16];
+	bool eth = pf_ethernet(b, p);
+	int r = 0;
+	unsigned int ifindex;
+	if (v->kernel_name)
+		r = sim_free_name(b->root, "sys/class/net", eth ? "eth" : "ib", name, sizeof(name));
+	else
+		sim_fmt(name, sizeof(name), "%.*sv%u", (int)(strlen(p->netdev) - (eth ? 3 : 0)),
+			p->netdev, vf);
+	if (r < 0)
+		return err_set(b->e, r, "no free netdev name for '%s'", bdf);
+	if (v->in_pod) {
+		/* Moved into the pod's netns: gone from the host's sysfs. */
+		struct sim_pod_vf *pod = &b->pods[v->pod_slot];
+		pod->present = true;
+		memcpy(pod->bdf, bdf, 16);
+		pod->vf = vf;
+		pod->guid = v->guid;
+		sim_fmt(pod->host_ifname, sizeof(pod->host_ifname), "%s", name);
+		return 0;
+	}
+	if ((r = sim_counter_next(b->root, "next_ifindex", &ifindex, b->e)) < 0)
+		return r;
+	struct sim_netdev_spec n = {
+		.name = name,
+		.ifindex = ifindex,
+		.ethernet = eth,
+		.up = true,
+		.carrier = carrier,
+		.mtu = eth ? 9000 : 4092,
+		.qpn = 0x1087 + 0x100 * (vf + 1),
+		.port_guid = v->guid,
+	};
+	memcpy(n.mac, mac, 6);
+	return sim_netdev_write(b->root, rel, &n, b->e);
+}
+
 static int write_vf(struct build *b, const struct pfdef *p, unsigned int vf)
 {
 	char bdf[16], rel[PATH_MAX], name[16];
-	unsigned int offset = 1, ifindex, lid = 0;
+	unsigned int offset = 1, lid = 0;
 	int r = sim_bdf_add(p->bdf, offset + vf, bdf);
 	if (r < 0)
 		return err_setx(b->e, ERANGE, "VF %u of '%s' is past PCI bus ff", vf, p->bdf);
@@ -292,37 +334,7 @@ static int write_vf(struct build *b, const struct pfdef *p, unsigned int vf)
 	if ((r = sim_ibdev_write(b->root, rel, &d, b->e)) < 0)
 		return r;
 
-	if (v.kernel_name)
-		r = sim_free_name(b->root, "sys/class/net", eth ? "eth" : "ib", name, sizeof(name));
-	else
-		sim_fmt(name, sizeof(name), "%.*sv%u", (int)(strlen(p->netdev) - (eth ? 3 : 0)),
-			p->netdev, vf);
-	if (r < 0)
-		return err_set(b->e, r, "no free netdev name for '%s'", bdf);
-	if (v.in_pod) {
-		/* Moved into the pod's netns: gone from the host's sysfs. */
-		struct sim_pod_vf *pod = &b->pods[v.pod_slot];
-		pod->present = true;
-		memcpy(pod->bdf, bdf, 16);
-		pod->vf = vf;
-		pod->guid = v.guid;
-		sim_fmt(pod->host_ifname, sizeof(pod->host_ifname), "%s", name);
-		return 0;
-	}
-	if ((r = sim_counter_next(b->root, "next_ifindex", &ifindex, b->e)) < 0)
-		return r;
-	struct sim_netdev_spec n = {
-		.name = name,
-		.ifindex = ifindex,
-		.ethernet = eth,
-		.up = true,
-		.carrier = eth || active,
-		.mtu = eth ? 9000 : 4092,
-		.qpn = 0x1087 + 0x100 * (vf + 1),
-		.port_guid = v.guid,
-	};
-	memcpy(n.mac, mac, 6);
-	return sim_netdev_write(b->root, rel, &n, b->e);
+	return write_vf_netdev(b, p, vf, rel, bdf, &v, eth || active, mac);
 }
 
 static int write_kmsg(struct build *b, const char *kernel)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Writes the simulated node's tree (docs/fixture.md) in the exact kernel
- * formats of REFERENCE.md §1. Used by `ibvf mkfixture`, by `ibvf --sim` on
+ * formats of docs/kernel.md. Used by `ibvf mkfixture`, by `ibvf --sim` on
  * first use, and by sys_sim.c when the simulated kernel creates VFs. */
 #pragma once
 
@@ -146,16 +146,31 @@ int sim_k8s_write(const char *root, const struct sim_pod_vf pods[SIM_POD_VFS],
 		  const char *stale_bdf, bool truncate, char (*all_vfs)[16], size_t n_all,
 		  struct err *e);
 
+/* Fault injection (sim_faults.c); param is sys_sim_params.faults. The errno
+ * an armed fault gives the operation kind ("write" with the path, "rename",
+ * ...; path NULL), or 0. */
+int sim_fault_errno(const char *root, const char *param, const char *kind, const char *path);
+/* Makes every armed vanish:BDF happen; the caller holds .sim/lock. */
+int sim_faults_vanish(const char *root, const char *param, struct err *e);
+/* An armed "hold:SUFFIX" on path: waits while DIR/.sim/hold exists. */
+void sim_faults_hold(const char *root, const char *param, const char *path);
+
 /* The simulated kernel's actions on the tree (sim_kernel.c). The caller
- * holds the .sim/lock. */
-int sim_kernel_set_numvfs(const char *root, const char *pf_rel, const char *value, struct err *e);
-int sim_kernel_bind(const char *root, const char *bdf, struct err *e);
-int sim_kernel_unbind(const char *root, const char *bdf, struct err *e);
+ * holds the .sim/lock and names its request in what ("cannot write '8' to
+ * '/sys/.../sriov_numvfs'"): what the kernel refuses returns the errno, and e
+ * says "<what>: <strerror> (<reason>)"; nobody parses the message back. */
+int sim_kernel_set_numvfs(const char *root, const char *pf_rel, const char *value, const char *what,
+			  struct err *e);
+int sim_kernel_bind(const char *root, const char *bdf, const char *what, struct err *e);
+int sim_kernel_unbind(const char *root, const char *bdf, const char *what, struct err *e);
 /* Removes a PCI function as hot-unplug would (fault injection). */
 int sim_kernel_vanish(const char *root, const char *bdf, struct err *e);
 /* A write to <pf>/sriov/<vf>/{node,port,policy}. */
 int sim_kernel_mofed_write(const char *root, const char *pf_rel, unsigned int vf, const char *file,
-			   const char *value, struct err *e);
+			   const char *value, const char *what, struct err *e);
+/* A refusal: returns -errnum with e = "<what>: <strerror(errnum)> (<reason>)". */
+int sim_refuse(struct err *e, const char *what, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* Announces that the VFs' admin state of the PF at pf_rel changed. */
 int sim_kernel_vf_admin_event(const char *root, const char *pf_rel, struct err *e);
 /* The canonical directory of a netdev named in sys/class/net; -ENODEV. */

@@ -3,27 +3,8 @@
  * (docs/fixture.md). Reads are plain file reads; writes and netlink calls do
  * what the kernel would (sim_kernel.c), and every change appends a uevent line
  * to DIR/.sim/events. All state lives in the tree, so several processes can
- * drive one node; mutations hold an flock on DIR/.sim/lock.
- *
- * Fault injection: a list of items separated by commas, spaces or newlines,
- * from sys_sim_params.faults and from the file DIR/.sim/faults (read at each
- * call, so a test can arm a fault for another process):
- *
- *   write:SUFFIX=ERR   a write to a path ending in SUFFIX fails with ERR and
- *                      changes nothing ("write:sriov_numvfs=EIO",
- *                      "write:mlx5_core/bind=EBUSY")
- *   OP=ERR             the operation fails with ERR and changes nothing; OP is
- *                      rename, set_up, vf_guid, vf_link_state, link_dump or
- *                      link_get
- *   vanish:BDF         the PCI function disappears (hot-unplug: remove events,
- *                      no driver, no links) at the start of the next mutating
- *                      call while it exists; that call then proceeds
- *   hold:SUFFIX        a write to a path ending in SUFFIX waits, before it
- *                      takes the lock, while the file DIR/.sim/hold exists (at
- *                      most HOLD_MAX_MS): a slow kernel a test releases when
- *                      it has seen what it wanted ("hold:sriov_numvfs")
- *
- * ERR is an errno name (EIO, EBUSY, EPERM, ENODEV, ...) or a number.
+ * drive one node; mutations hold an flock on DIR/.sim/lock. Faults are
+ * injected as sim_faults.c describes.
  *
  * Events: "ACTION SUBSYSTEM NAME [OLD_NAME] DEVPATH", one per line. Beyond the
  * kernel's uevents the simulator adds what rtnetlink announces: "change net
@@ -61,94 +42,15 @@ static const char *root_of(struct sys *s)
 	return s->root;
 }
 
-static const struct {
-	const char *name;
-	int num;
-} errnames[] = {
-	{"EPERM", EPERM},	    {"ENOENT", ENOENT}, {"EIO", EIO},
-	{"ENXIO", ENXIO},	    {"EAGAIN", EAGAIN}, {"ENOMEM", ENOMEM},
-	{"EACCES", EACCES},	    {"EBUSY", EBUSY},	{"EEXIST", EEXIST},
-	{"ENODEV", ENODEV},	    {"EINVAL", EINVAL}, {"ENOSPC", ENOSPC},
-	{"ERANGE", ERANGE},	    {"ENOSYS", ENOSYS}, {"ETIMEDOUT", ETIMEDOUT},
-	{"EOPNOTSUPP", EOPNOTSUPP},
-};
-
-static int errno_parse(const char *s)
-{
-	for (size_t i = 0; i < sizeof(errnames) / sizeof(errnames[0]); i++)
-		if (!strcmp(s, errnames[i].name))
-			return errnames[i].num;
-	int n = atoi(s);
-	return n > 0 ? n : EIO;
-}
-
-/* The fault spec now in force: the parameter's plus the file's. */
-static void faults_load(struct sim *m, char *buf, size_t size)
-{
-	int n = snprintf(buf, size, "%s,", m->faults);
-	if (n > 0 && (size_t)n < size)
-		sim_get(root_of(&m->base), ".sim/faults", buf + n, size - (size_t)n);
-	for (char *c = buf; *c; c++)
-		if (isspace((unsigned char)*c))
-			*c = ',';
-}
-
-/* The errno an armed fault gives: kind "write" matches a path suffix,
- * other kinds match the operation's name. 0 when none is armed. */
+/* The errno an armed fault gives the operation kind (0: none). */
 static int fault_errno(struct sim *m, const char *kind, const char *path)
 {
-	char spec[2048], *save = NULL;
-	faults_load(m, spec, sizeof(spec));
-	size_t kl = strlen(kind);
-	for (char *t = strtok_r(spec, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		char *eq = strrchr(t, '=');
-		if (!eq || strncmp(t, kind, kl))
-			continue;
-		*eq = '\0';
-		if (path && t[kl] == ':') {
-			size_t pl = strlen(path), sl = strlen(t + kl + 1);
-			if (sl && pl >= sl && !strcmp(path + pl - sl, t + kl + 1))
-				return errno_parse(eq + 1);
-		} else if (!path && t[kl] == '\0') {
-			return errno_parse(eq + 1);
-		}
-	}
-	return 0;
+	return sim_fault_errno(root_of(&m->base), m->faults, kind, path);
 }
 
 static int faults_vanish(struct sim *m, struct err *e)
 {
-	char spec[2048], *save = NULL;
-	faults_load(m, spec, sizeof(spec));
-	int r = 0;
-	for (char *t = strtok_r(spec, ",", &save); t && r == 0; t = strtok_r(NULL, ",", &save))
-		if (!strncmp(t, "vanish:", 7))
-			r = sim_kernel_vanish(root_of(&m->base), t + 7, e);
-	return r;
-}
-
-#define HOLD_MAX_MS 120000
-
-/* An armed hold on path: waits while DIR/.sim/hold exists. */
-static void faults_hold(struct sim *m, const char *path)
-{
-	char spec[2048], *save = NULL;
-	if (faccessat(m->base.rootfd, ".sim/hold", F_OK, 0) < 0)
-		return; /* the common case: one access(), no spec to read */
-	faults_load(m, spec, sizeof(spec));
-	size_t pl = strlen(path);
-	for (char *t = strtok_r(spec, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		size_t sl = strlen(t);
-		if (strncmp(t, "hold:", 5) || sl == 5 || pl < sl - 5 ||
-		    strcmp(path + pl - (sl - 5), t + 5))
-			continue;
-		struct timespec ts = {0, 20 * 1000000L};
-		for (int i = 0;
-		     i < HOLD_MAX_MS / 20 && faccessat(m->base.rootfd, ".sim/hold", F_OK, 0) == 0;
-		     i++)
-			nanosleep(&ts, NULL);
-		return;
-	}
+	return sim_faults_vanish(root_of(&m->base), m->faults, e);
 }
 
 /* Takes .sim/lock and applies pending vanish faults. Returns the lock fd. */
@@ -182,7 +84,8 @@ static const char *base_name(const char *rel)
 }
 
 /* Dispatches a write to the kernel action its canonical path names. */
-static int write_apply(struct sim *m, const char *path, const char *value, struct err *e)
+static int write_apply(struct sim *m, const char *path, const char *value, const char *what,
+		       struct err *e)
 {
 	const char *root = root_of(&m->base);
 	char rel[PATH_MAX], dir[PATH_MAX], bdf[32];
@@ -194,18 +97,19 @@ static int write_apply(struct sim *m, const char *path, const char *value, struc
 	bdf[strcspn(bdf, "\n ")] = '\0';
 
 	if (!strcmp(rel, "sys/bus/pci/drivers/mlx5_core/bind"))
-		return sim_kernel_bind(root, bdf, e);
+		return sim_kernel_bind(root, bdf, what, e);
 	if (!strcmp(rel, "sys/bus/pci/drivers/mlx5_core/unbind"))
-		return sim_kernel_unbind(root, bdf, e);
+		return sim_kernel_unbind(root, bdf, what, e);
 	if (!strcmp(name, "sriov_numvfs"))
-		return sim_kernel_set_numvfs(root, dir, value, e);
+		return sim_kernel_set_numvfs(root, dir, value, what, e);
 	/* <pf>/sriov/<vf>/{node,port,policy} */
 	const char *vf = base_name(dir);
 	size_t vl = (size_t)(vf - dir);
 	if (vl > 7 && !strncmp(dir + vl - 7, "/sriov/", 7) && isdigit((unsigned char)*vf)) {
 		char pf_rel[PATH_MAX];
 		sim_fmt(pf_rel, sizeof(pf_rel), "%.*s", (int)(vl - 7), dir);
-		return sim_kernel_mofed_write(root, pf_rel, (unsigned int)atoi(vf), name, value, e);
+		return sim_kernel_mofed_write(root, pf_rel, (unsigned int)atoi(vf), name, value,
+					      what, e);
 	}
 	return sys_base_write(&m->base, path, value, e);
 }
@@ -213,29 +117,18 @@ static int write_apply(struct sim *m, const char *path, const char *value, struc
 static int sim_write(struct sys *s, const char *path, const char *value, struct err *e)
 {
 	struct sim *m = (struct sim *)s;
-	faults_hold(m, path);
+	sim_faults_hold(root_of(&m->base), m->faults, path);
+	char v[64], what[PATH_MAX + 96];
+	sim_fmt(v, sizeof(v), "%s", value);
+	v[strcspn(v, "\n")] = '\0';
+	sim_fmt(what, sizeof(what), "cannot write '%s' to '%s'", v, path);
 	int lock = lock_take(m, e);
 	if (lock < 0)
 		return lock;
 	int f = fault_errno(m, "write", path);
-	int r;
-	struct err why = {""};
-	if (f) {
-		r = err_setx(&why, f, "injected fault");
-	} else {
-		r = write_apply(m, path, value, &why);
-	}
+	int r = f ? sim_refuse(e, what, f, "injected fault") : write_apply(m, path, value, what, e);
 	lock_drop(lock);
-	if (r < 0) {
-		char v[64];
-		sim_fmt(v, sizeof(v), "%s", value);
-		v[strcspn(v, "\n")] = '\0';
-		if (!strncmp(why.msg, "cannot ", 7)) /* already a full message */
-			return err_setx(e, r, "%s", why.msg);
-		return err_setx(e, r, "cannot write '%s' to '%s': %s (%s)", v, path, strerror(-r),
-				why.msg);
-	}
-	return 0;
+	return r;
 }
 
 static int netdev_dir(struct sim *m, const char *ifname, char *buf, size_t size)

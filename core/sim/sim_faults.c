@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+/* Fault injection for the simulated kernel (sys_sim.c). The spec in force is
+ * a list of items separated by commas, spaces or newlines, from
+ * sys_sim_params.faults (param below) and from the file DIR/.sim/faults
+ * (read at each call, so a test can arm a fault for another process):
+ *
+ *   write:SUFFIX=ERR   a write to a path ending in SUFFIX fails with ERR and
+ *                      changes nothing ("write:sriov_numvfs=EIO",
+ *                      "write:mlx5_core/bind=EBUSY")
+ *   OP=ERR             the operation fails with ERR and changes nothing; OP is
+ *                      rename, set_up, vf_guid, vf_link_state, link_dump or
+ *                      link_get
+ *   vanish:BDF         the PCI function disappears (hot-unplug: remove events,
+ *                      no driver, no links) at the start of the next mutating
+ *                      call while it exists; that call then proceeds
+ *   hold:SUFFIX        a write to a path ending in SUFFIX waits, before it
+ *                      takes the lock, while the file DIR/.sim/hold exists (at
+ *                      most HOLD_MAX_MS): a slow kernel a test releases when
+ *                      it has seen what it wanted ("hold:sriov_numvfs")
+ *
+ * ERR is an errno name (EIO, EBUSY, EPERM, ENODEV, ...) or a number. */
+#include "core/sim/sim_tree.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const struct {
+	const char *name;
+	int num;
+} errnames[] = {
+	{"EPERM", EPERM},	    {"ENOENT", ENOENT}, {"EIO", EIO},
+	{"ENXIO", ENXIO},	    {"EAGAIN", EAGAIN}, {"ENOMEM", ENOMEM},
+	{"EACCES", EACCES},	    {"EBUSY", EBUSY},	{"EEXIST", EEXIST},
+	{"ENODEV", ENODEV},	    {"EINVAL", EINVAL}, {"ENOSPC", ENOSPC},
+	{"ERANGE", ERANGE},	    {"ENOSYS", ENOSYS}, {"ETIMEDOUT", ETIMEDOUT},
+	{"EOPNOTSUPP", EOPNOTSUPP},
+};
+
+static int errno_parse(const char *s)
+{
+	for (size_t i = 0; i < sizeof(errnames) / sizeof(errnames[0]); i++)
+		if (!strcmp(s, errnames[i].name))
+			return errnames[i].num;
+	int n = atoi(s);
+	return n > 0 ? n : EIO;
+}
+
+/* The fault spec now in force: the parameter's plus the file's. */
+static void faults_load(const char *root, const char *param, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s,", param);
+	if (n > 0 && (size_t)n < size)
+		sim_get(root, ".sim/faults", buf + n, size - (size_t)n);
+	for (char *c = buf; *c; c++)
+		if (isspace((unsigned char)*c))
+			*c = ',';
+}
+
+/* The errno an armed fault gives: kind "write" matches a path suffix,
+ * other kinds match the operation's name. 0 when none is armed. */
+int sim_fault_errno(const char *root, const char *param, const char *kind, const char *path)
+{
+	char spec[2048], *save = NULL;
+	faults_load(root, param, spec, sizeof(spec));
+	size_t kl = strlen(kind);
+	for (char *t = strtok_r(spec, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *eq = strrchr(t, '=');
+		if (!eq || strncmp(t, kind, kl))
+			continue;
+		*eq = '\0';
+		if (path && t[kl] == ':') {
+			size_t pl = strlen(path), sl = strlen(t + kl + 1);
+			if (sl && pl >= sl && !strcmp(path + pl - sl, t + kl + 1))
+				return errno_parse(eq + 1);
+		} else if (!path && t[kl] == '\0') {
+			return errno_parse(eq + 1);
+		}
+	}
+	return 0;
+}
+
+int sim_faults_vanish(const char *root, const char *param, struct err *e)
+{
+	char spec[2048], *save = NULL;
+	faults_load(root, param, spec, sizeof(spec));
+	int r = 0;
+	for (char *t = strtok_r(spec, ",", &save); t && r == 0; t = strtok_r(NULL, ",", &save))
+		if (!strncmp(t, "vanish:", 7))
+			r = sim_kernel_vanish(root, t + 7, e);
+	return r;
+}
+
+#define HOLD_MAX_MS 120000
+
+static bool hold_armed(const char *root)
+{
+	char p[4096];
+	int n = snprintf(p, sizeof(p), "%s/.sim/hold", root);
+	return n > 0 && (size_t)n < sizeof(p) && access(p, F_OK) == 0;
+}
+
+void sim_faults_hold(const char *root, const char *param, const char *path)
+{
+	char spec[2048], *save = NULL;
+	if (!hold_armed(root))
+		return; /* the common case: one access(), no spec to read */
+	faults_load(root, param, spec, sizeof(spec));
+	size_t pl = strlen(path);
+	for (char *t = strtok_r(spec, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		size_t sl = strlen(t);
+		if (strncmp(t, "hold:", 5) || sl == 5 || pl < sl - 5 ||
+		    strcmp(path + pl - (sl - 5), t + 5))
+			continue;
+		struct timespec ts = {0, 20 * 1000000L};
+		for (int i = 0; i < HOLD_MAX_MS / 20 && hold_armed(root); i++)
+			nanosleep(&ts, NULL);
+		return;
+	}
+}
