@@ -3,6 +3,7 @@
 # 0 -> 3 -> 5 -> 0 (the kernel takes a new count only from 0), a refusal past
 # sriov_totalvfs, 'ibvf vf rename' of an up VF netdev, each checked with
 # sysfs and 'ip -j link', and the journal they leave.
+# vmtest-budget: 90
 # shellcheck source=scripts/vm/lib.sh
 . /vm/lib.sh
 vm_reset

@@ -3,9 +3,10 @@
 # VFs of both PFs, each VF netdev with an IPv4 address (RoCE v2 GID index 1).
 #   rxe0  PF0 VF0  10.11.0.1      rxe1  PF1 VF0  10.11.0.2
 #   rxe2  PF0 VF1  10.11.0.3      (PF1 VF1 has no rxe: --all-vfs skips it)
-# Small iteration counts: the guest moves ~30-80 MB/s under TCG.
+# Work is sized by what a calibration run measured (bench_calibrate): the
+# guest moves 5-80 MB/s under TCG depending on the host, so no iteration count
+# or wait here is a constant.
 
-BENCH_ITERS=${BENCH_ITERS:-200}
 BENCH_LOW="--min-ratio 0.001" # the guest is slow; the threshold logic is tested apart
 
 bench_setup() {
@@ -24,13 +25,54 @@ bench_setup() {
 		i=$((i + 1))
 	done
 	vm_rxe_sysctls lo
+	bench_calibrate
+}
+
+# bench_calibrate: one write_bw pair run of 1 s (64 KiB messages, rxe1 ->
+# rxe0) measures the Soft-RoCE rate (BENCH_BPS, bytes/s) and what a run costs
+# beyond moving its bytes (BENCH_RUN_MS: setup, handshake, teardown: the
+# calibration's wall time less its data at that rate). BENCH_ITERS becomes the
+# 64 KiB iterations of half a second of data, and every ibvf run is bounded
+# by bench_secs of its work.
+bench_calibrate() {
+	local out=$VM_TMP/calib t0 wall gbps
+	t0=$(vm_us)
+	VM_IBVF_TIMEOUT=$(vm_scaled 120) vm_ibvf bench pair rxe0 rxe1 --duration 1 --json \
+		--min-ratio 0 >"$out" 2>"$out.err"
+	wall=$((($(vm_us) - t0) / 1000))
+	gbps=$(jq -r '.sizes[0].bw_avg_gbps // empty' "$out" 2>/dev/null)
+	if [ -z "$gbps" ]; then
+		note "calibration failed: $(head -c 300 "$out.err")"
+		gbps=0.01
+	fi
+	# bytes/s; at least 1 MB/s so a broken calibration still bounds things.
+	BENCH_BPS=$(awk -v g="$gbps" 'BEGIN { b = g * 1e9 / 8; printf "%d", b < 1e6 ? 1e6 : b }')
+	# A 1 s run moves ~1 s of data plus the tx-depth (128 x 64 KiB) it drains.
+	BENCH_RUN_MS=$((wall - 1000 - 128 * 65536 * 1000 / BENCH_BPS))
+	[ "$BENCH_RUN_MS" -ge 500 ] || BENCH_RUN_MS=500
+	BENCH_ITERS=$((BENCH_BPS / 2 / 65536))
+	[ "$BENCH_ITERS" -ge 20 ] || BENCH_ITERS=20
+	# One command runs up to 4 of those (--all-vfs, --bidir on 2 QPs).
+	# shellcheck disable=SC2034 # vm_ibvf's bound (lib.sh)
+	VM_IBVF_TIMEOUT=$(bench_secs $((4 * BENCH_ITERS * 65536)) 4)
+	BENCH_RATE="Soft-RoCE at $gbps Gb/s, a run costs ${BENCH_RUN_MS} ms beyond its data (calibration ${wall} ms)"
+	note "$BENCH_RATE; $BENCH_ITERS iterations of 64 KiB"
+	printf 'RATE %s %s Gb/s\n' "$VM_SCENARIO" "$gbps" >>"$VM_RESULTS"
+}
+
+# bench_secs BYTES [RUNS]: real seconds RUNS ibvf runs (default 1) moving
+# BYTES in all take at the measured rate, with a margin of 3x.
+bench_secs() {
+	local bytes=$1 runs=${2:-1}
+	printf '%s' $(((3 * (runs * BENCH_RUN_MS + bytes * 1000 / BENCH_BPS) + 999) / 1000))
 }
 
 # bench_server OUT ARGS...: a background server; waits until it listens.
 bench_server() {
 	local out=$1
 	shift
-	timeout 120 ibvf bench server "$@" >"$out" 2>"$out.err" &
+	# Lives as long as the scenario may; bench_server_stop ends it sooner.
+	timeout "$(vm_left)" ibvf bench server "$@" >"$out" 2>"$out.err" &
 	BENCH_SERVER_PID=$!
 	wait_until 10 grep -q "bench server on" "$out.err"
 }
@@ -44,3 +86,35 @@ bench_server_stop() {
 
 # A table row of a bandwidth result: "<size> <iters> <peak> <avg> <rate>".
 bench_bw_row() { awk -v s="$2" '$1 == s && NF == 5 { print; exit }' "$1"; }
+
+# bench_vs_perftest TEST: scripts/bench/vs-perftest for TEST, rxe1 -> rxe0,
+# 7 A/B runs each sized to 2 s of data by its own calibration run; the budget
+# is 15 runs of that plus their cost beyond the data.
+bench_vs_perftest() {
+	local t=$1 out=$VM_TMP/vs
+	vm_budget $((15 * (3 * BENCH_RUN_MS + 2 * 3000) / 1000 + $(vm_scaled 30)))
+	if /vm/bench/vs-perftest -r 7 -T 2 -t "$t" >"$out" 2> >(tee "$out.err" >&2); then
+		pass "vs-perftest $t ($BENCH_RATE)" "$(tail -n 1 "$out")"
+	else
+		fail "vs-perftest $t" "$(cat "$out")"
+	fi
+}
+
+# bench_moving DEV: waits until DEV's port has sent 64 more packets than when
+# called (data moves: the handshake is TCP), at most a run's cost beyond its
+# data; without rxe's hw_counters, for 3 s on the reference guest.
+bench_moving() {
+	local f=/sys/class/infiniband/$1/ports/1/hw_counters/sent_pkts c0
+	if ! rd c0 "$f" || [ -z "$c0" ]; then
+		vm_sleep 3
+		return 0
+	fi
+	_bench_sent_over() {
+		local c
+		rd c "$1"
+		[ "${c:-0}" -gt "$2" ]
+	}
+	# shellcheck disable=SC2034 # wait_until's scale (lib.sh): bench_secs is real seconds
+	local VM_SLOW_PCT=100
+	wait_until "$(bench_secs 0)" _bench_sent_over "$f" $((c0 + 64))
+}
