@@ -7,7 +7,7 @@
 # -updates). Prints nothing and fails when there is none.
 apt_mirror() {
 	local codename=${1:-bookworm} f uri
-	uri=$(
+	uri=$({
 		for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
 			[ -r "$f" ] || continue
 			# deb [OPTIONS] URI SUITE COMPONENT...
@@ -32,8 +32,8 @@ apt_mirror() {
 				tolower($1) == "suites:" { for (i = 2; i <= NF; i++) suites[i] = $i }
 				tolower($1) == "enabled:" { on = tolower($2) != "no" }
 				END { flush() }' "$f"
-		done | awk -v c="$codename" '$2 == c { print $1; exit }'
-	)
+		done
+	} | awk -v c="$codename" '$2 == c { print $1; exit }')
 	[ -n "$uri" ] || return 1
 	printf '%s\n' "${uri%/}"
 }

@@ -239,12 +239,12 @@ wait_until() {
 	done
 }
 
-# vm_probe: milliseconds a fixed piece of work takes here: 20 starts of a
+# vm_probe: milliseconds a fixed piece of work takes here: 8 starts of a
 # dynamically linked binary (ip), what the scenarios mostly do under TCG.
 vm_probe() {
 	local t0 i
 	t0=$(vm_us)
-	for ((i = 0; i < 20; i++)); do
+	for ((i = 0; i < 8; i++)); do
 		ip -V >/dev/null 2>&1
 	done
 	printf '%s' $((($(vm_us) - t0) / 1000))
