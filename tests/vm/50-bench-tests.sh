@@ -57,7 +57,7 @@ run_ibvf "$VM_TMP/h" bench client 10.11.0.1 -d rxe1 --iters "$BENCH_ITERS" $BENC
 expect_eq "perftest's bandwidth header" "$(grep '#bytes' "$VM_TMP/h")" \
 	" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]"
 # At 90% of a 2.5 Gb/s port the emulated guest must fail, and say so.
-run_ibvf "$VM_TMP/f" bench client 10.11.0.1 -d rxe1 --iters "$BENCH_ITERS"
+run_ibvf "$VM_TMP/f" bench client 10.11.0.1 -d rxe1 --iters "$BENCH_ITERS" --timeout "$BENCH_TMO_MS"
 rc=$?
 if [ "$rc" -ne 0 ] && grep -q '^FAIL .*threshold 90%' "$VM_TMP/f"; then
 	pass "default --min-ratio 0.9 fails the slow guest, exit $rc" "$(grep '^FAIL' "$VM_TMP/f")"

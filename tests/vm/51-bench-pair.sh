@@ -45,7 +45,7 @@ else
 	fail "--all-sizes --json" "$(cat "$VM_TMP/s.err")"
 fi
 if VM_IBVF_TIMEOUT=$(($(bench_secs 0) + 2)) run_ibvf "$VM_TMP/sl" bench pair rxe0 rxe1 \
-	--test write_lat --duration 2 --json; then
+	--test write_lat --duration 2 --json --timeout "$BENCH_TMO_MS"; then
 	expect_json "write_lat --duration: samples, ordered percentiles" "$VM_TMP/sl" \
 		'.sizes[0] | [(.iterations > 0), (.t_min_us <= .t_typical_us), (.t_typical_us <= .p99_us), (.p99_us <= .t_max_us)] | all' \
 		true

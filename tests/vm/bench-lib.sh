@@ -8,6 +8,9 @@
 # or wait here is a constant.
 
 BENCH_LOW="--min-ratio 0.001" # the guest is slow; the threshold logic is tested apart
+# ibvf gives up on a completion after 10 s: a starved guest's Soft-RoCE can
+# stall that long, so the runs here wait 10 s scaled by the slow-down.
+BENCH_TMO_MS=10000
 
 bench_setup() {
 	vm_reset
@@ -35,12 +38,14 @@ bench_setup() {
 # a second of data, and every ibvf run is bounded by bench_secs of its work.
 bench_calibrate() {
 	local out=$VM_TMP/calib t0 gbps
+	vm_scaled_ms BENCH_TMO_MS 10
+	BENCH_LOW="--min-ratio 0.001 --timeout $BENCH_TMO_MS"
 	t0=$(vm_us)
 	VM_IBVF_TIMEOUT=$(vm_scaled 60) vm_ibvf bench pair rxe0 rxe1 --iters 1 --min-ratio 0 \
-		>"$out.1" 2>&1 || note "calibration run of 1 message failed: $(tail -c 300 "$out.1")"
+		--timeout "$BENCH_TMO_MS" >"$out.1" 2>&1 || note "calibration run of 1 message failed: $(tail -c 300 "$out.1")"
 	BENCH_RUN_MS=$((($(vm_us) - t0) / 1000))
 	VM_IBVF_TIMEOUT=$(vm_scaled 120) vm_ibvf bench pair rxe0 rxe1 --duration 1 --json \
-		--min-ratio 0 >"$out" 2>"$out.err"
+		--min-ratio 0 --timeout "$BENCH_TMO_MS" >"$out" 2>"$out.err"
 	gbps=$(jq -r '.sizes[0].bw_avg_gbps // empty' "$out" 2>/dev/null)
 	if [ -z "$gbps" ]; then
 		note "calibration failed: $(head -c 300 "$out.err")"
@@ -66,9 +71,11 @@ bench_secs() {
 }
 
 # bench_server OUT ARGS...: a background server; waits until it listens.
+# Its completion timeout is BENCH_TMO_MS unless ARGS give one.
 bench_server() {
 	local out=$1
 	shift
+	[[ " $* " == *" --timeout "* ]] || set -- "$@" --timeout "$BENCH_TMO_MS"
 	# Lives as long as the scenario may; bench_server_stop ends it sooner.
 	timeout "$(vm_left)" ibvf bench server "$@" >"$out" 2>"$out.err" &
 	BENCH_SERVER_PID=$!
@@ -93,7 +100,7 @@ bench_vs_perftest() {
 	local t=$1 out=$VM_TMP/vs pid w s line
 	vm_budget $(($(bench_secs $((2 * BENCH_BPS))) + $(vm_scaled 60)))
 	: >"$out.err"
-	/vm/bench/vs-perftest -r 7 -T 2 -t "$t" >"$out" 2>"$out.err" &
+	/vm/bench/vs-perftest -r 7 -T 2 -o "--timeout $BENCH_TMO_MS" -t "$t" >"$out" 2>"$out.err" &
 	pid=$!
 	_bench_calibrated() { grep -q " calibration: " "$out.err" || ! kill -0 "$pid"; }
 	VM_SLOW_PCT=100 wait_until "$(vm_left)" _bench_calibrated
