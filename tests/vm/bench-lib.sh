@@ -7,7 +7,9 @@
 # guest moves 5-80 MB/s under TCG depending on the host, so no iteration count
 # or wait here is a constant.
 
-BENCH_LOW="--min-ratio 0.001" # the guest is slow; the threshold logic is tested apart
+# No threshold: any rate passes (a starved guest's Soft-RoCE moved 0.002
+# Gb/s, under 0.1% of its port); the threshold logic is tested apart.
+BENCH_LOW="--min-ratio 0"
 # ibvf gives up on a completion after 10 s: a starved guest's Soft-RoCE can
 # stall that long, so the runs here wait 10 s scaled by the slow-down.
 BENCH_TMO_MS=10000
@@ -39,7 +41,7 @@ bench_setup() {
 bench_calibrate() {
 	local out=$VM_TMP/calib t0 gbps
 	vm_scaled_ms BENCH_TMO_MS 10
-	BENCH_LOW="--min-ratio 0.001 --timeout $BENCH_TMO_MS"
+	BENCH_LOW="--min-ratio 0 --timeout $BENCH_TMO_MS"
 	t0=$(vm_us)
 	VM_IBVF_TIMEOUT=$(vm_scaled 60) vm_ibvf bench pair rxe0 rxe1 --iters 1 --min-ratio 0 \
 		--timeout "$BENCH_TMO_MS" >"$out.1" 2>&1 || note "calibration run of 1 message failed: $(tail -c 300 "$out.1")"
