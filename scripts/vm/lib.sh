@@ -12,7 +12,11 @@ set -uo pipefail
 VM_SCENARIO=${VM_SCENARIO:-$(basename "${0%.sh}")}
 VM_RESULTS=${VM_RESULTS:-/dev/ttyS1}
 VM_TMP=${VM_TMP:-/tmp/$VM_SCENARIO}
-VM_IBVF_TIMEOUT=${VM_IBVF_TIMEOUT:-30}
+# How much slower than the reference guest this one is now, in percent
+# (>= 100): /init measures it before each scenario (vm_probe). Every bound on
+# waiting below is a time on the reference guest scaled by it.
+VM_SLOW_PCT=${VM_SLOW_PCT:-100}
+VM_IBVF_TIMEOUT=${VM_IBVF_TIMEOUT:-$(((30 * VM_SLOW_PCT + 99) / 100))}
 mkdir -p "$VM_TMP"
 _vm_npass=0
 _vm_nfail=0
@@ -193,14 +197,90 @@ vm_done() {
 
 vm_us() { local t=$EPOCHREALTIME; printf '%s' "${t/./}"; }
 
-# wait_until SECONDS CMD...: poll every 50 ms until CMD succeeds.
+# _vm_ms VAR SECONDS: VAR is SECONDS (an integer or a decimal) in milliseconds.
+_vm_ms() {
+	local -n _m=$1
+	local i=${2%%.*} f=000
+	[[ $2 == *.* ]] && f=${2#*.}000
+	_m=$((10#${i:-0} * 1000 + 10#${f:0:3}))
+}
+
+# vm_scaled_ms VAR SECONDS: SECONDS on the reference guest, in milliseconds here.
+vm_scaled_ms() {
+	local -n _sm=$1
+	_vm_ms _sm "$2"
+	_sm=$((_sm * VM_SLOW_PCT / 100))
+}
+
+# vm_scaled SECONDS: SECONDS on the reference guest, in whole seconds here.
+vm_scaled() {
+	local ms
+	vm_scaled_ms ms "$1"
+	printf '%s' $(((ms + 999) / 1000))
+}
+
+# vm_sleep SECONDS: a pause of SECONDS on the reference guest, scaled.
+vm_sleep() {
+	local ms
+	vm_scaled_ms ms "$1"
+	sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+}
+
+# wait_until SECONDS CMD...: poll every 50 ms until CMD succeeds, for at
+# most SECONDS on the reference guest (scaled by the measured slow-down).
 wait_until() {
-	local deadline=$(($(vm_us) + ${1%.*} * 1000000))
+	local ms
+	vm_scaled_ms ms "$1"
+	local deadline=$(($(vm_us) + ms * 1000))
 	shift
 	while ! "$@" >/dev/null 2>&1; do
 		[ "$(vm_us)" -lt "$deadline" ] || return 1
 		sleep 0.05
 	done
+}
+
+# vm_probe: milliseconds a fixed piece of work takes here: 8 starts of a
+# dynamically linked binary (ip), what the scenarios mostly do under TCG.
+vm_probe() {
+	local t0 i
+	t0=$(vm_us)
+	for ((i = 0; i < 8; i++)); do
+		ip -V >/dev/null 2>&1
+	done
+	printf '%s' $((($(vm_us) - t0) / 1000))
+}
+
+# vm_left: whole seconds left of the scenario's budget (60 scaled outside /init).
+vm_left() {
+	local dl=
+	[ -n "${VM_DEADLINE_FILE:-}" ] && read -r dl <"$VM_DEADLINE_FILE" 2>/dev/null
+	if [ -z "$dl" ]; then
+		vm_scaled 60
+		return
+	fi
+	dl=$(((dl - $(vm_us)) / 1000000 + 1))
+	printf '%s' $((dl < 1 ? 1 : dl))
+}
+
+# vm_budget SECONDS: the scenario needs at most SECONDS more from now (real
+# seconds, from its own measurements, e.g. the Soft-RoCE rate); /init stops
+# it after that and the host allows that long a silence.
+vm_budget() {
+	local s=$1 up _
+	s=${s%%.*}
+	[ -n "${VM_DEADLINE_FILE:-}" ] && printf '%s\n' $(($(vm_us) + s * 1000000)) >"$VM_DEADLINE_FILE"
+	read -r up _ </proc/uptime
+	printf 'BUDGET %s %s\n' "$VM_SCENARIO" "$s" >>"$VM_RESULTS"
+	printf '[%7s]   %s: budget %s s from now\n' "$up" "$VM_SCENARIO" "$s" >&2
+}
+
+# vm_listening PORT: a TCP socket listens on PORT (perftest's "Waiting for
+# client" sits in its stdio buffer: /proc/net/tcp is the sure sign).
+vm_listening() {
+	local hex
+	hex=$(printf '%04X' "$1")
+	awk -v p=":$hex" 'substr($2, length($2) - 4) == p && $4 == "0A" { f = 1 } END { exit !f }' \
+		/proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
 
 # --- the node ----------------------------------------------------------------

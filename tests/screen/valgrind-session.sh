@@ -10,8 +10,13 @@ sock=ibvf-vg-$$
 T() { tmux -L "$sock" -f /dev/null "$@"; }
 trap 'T kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
 
+# Bounds are times on the reference host, scaled by how slow this one is now.
+# shellcheck source=scripts/speed.sh
+. "$(dirname "$0")/../../scripts/speed.sh"
+slow_pct=$(host_slow_pct)
+
 wait_for() { # wait_for TEXT SECONDS
-	local deadline=$(($(date +%s) + $2))
+	local deadline=$(($(date +%s) + $2 * slow_pct / 100))
 	while (($(date +%s) < deadline)); do
 		T capture-pane -p -t s | grep -qF -- "$1" && return 0
 		sleep 0.2

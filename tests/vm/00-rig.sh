@@ -2,6 +2,7 @@
 # The rig itself, no ibvf: two igb PFs with SR-IOV, igbvf VFs, Soft-RoCE on a
 # VF of each PF, and an RDMA WRITE between them. If this fails, nothing else
 # in tests/vm means anything.
+# vmtest-budget: 90
 # shellcheck source=scripts/vm/lib.sh
 . /vm/lib.sh
 vm_reset
@@ -57,9 +58,9 @@ expect_eq "ibv_devinfo rxe0 port state, link layer" "$st $ll" "PORT_ACTIVE Ether
 expect_eq "rxe0 parent" "$(cat /sys/class/infiniband/rxe0/parent)" "$a"
 
 out=$VM_TMP/bw
-timeout 60 ib_write_bw -d rxe0 -x 1 -s 65536 -n 100 -F --report_gbits >"$out.srv" 2>&1 &
-sleep 1
-if timeout 60 ib_write_bw -d rxe1 -x 1 -s 65536 -n 100 -F --report_gbits 10.11.0.1 >"$out.cli" 2>&1; then
+timeout "$(vm_scaled 60)" ib_write_bw -d rxe0 -x 1 -s 65536 -n 100 -F --report_gbits >"$out.srv" 2>&1 &
+wait_until 10 vm_listening 18515 || note "ib_write_bw's server is not listening on 18515"
+if timeout "$(vm_scaled 60)" ib_write_bw -d rxe1 -x 1 -s 65536 -n 100 -F --report_gbits 10.11.0.1 >"$out.cli" 2>&1; then
 	row=$(awk '$1 == 65536 && $2 == 100' "$out.cli")
 	if [ -n "$row" ]; then
 		pass "ib_write_bw rxe1 -> rxe0 (VFs of different PFs)" "$row"

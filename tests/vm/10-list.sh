@@ -3,6 +3,7 @@
 # (a) 'ibvf list --json' on the guest's real sysfs, field by field against
 # sysfs, 'ip -d -j link' and 'rdma -j link': first with SR-IOV off, then with
 # 3 VFs on each PF (written to sriov_numvfs by this scenario).
+# vmtest-budget: 60
 # shellcheck source=scripts/vm/lib.sh
 . /vm/lib.sh
 vm_reset

@@ -3,6 +3,7 @@
 # (c) Soft-RoCE on two VFs of different PFs: 'ibvf list --json' places each rxe
 # device under the right PF -> VF, with its ports and GUIDs as sysfs has them
 # (an rxe ibdev has no device link: ibvf must go parent netdev -> VF).
+# vmtest-budget: 45
 # shellcheck source=scripts/vm/lib.sh
 . /vm/lib.sh
 vm_reset

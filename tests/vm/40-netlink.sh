@@ -3,6 +3,7 @@
 # (d) ibvf's own netlink code: 'ibvf debug rename' of a VF netdev checked with
 # 'ip -j link'; 'ibvf debug vfinfo PF' against 'ip -d -j link show PF' after
 # setting VF MAC, spoofchk, trust and VLAN through the PF.
+# vmtest-budget: 45
 # shellcheck source=scripts/vm/lib.sh
 . /vm/lib.sh
 vm_reset

@@ -1,7 +1,9 @@
 #!/bin/bash
 # The four tests between rxe devices on VFs of different PFs, by the TCP
 # exchange and by rdma_cm, client and server in two processes; the JSON
-# parses; the verdict follows --min-ratio.
+# parses; the verdict follows --min-ratio. Bandwidth runs move half a second
+# of data at the rate bench_setup measured; the budget is 11 such runs.
+# vmtest-budget: 120
 # shellcheck source=scripts/vm/lib.sh
 . /vm/lib.sh
 # shellcheck source=tests/vm/bench-lib.sh
@@ -10,7 +12,8 @@ bench_setup || {
 	fail "rxe on VFs of both PFs" "setup failed"
 	vm_done
 }
-pass "rxe0 on $BENCH_VF0, rxe1 on $BENCH_VF1 (different PFs)"
+pass "rxe0 on $BENCH_VF0, rxe1 on $BENCH_VF1 (different PFs)" "$BENCH_RATE"
+vm_budget $(($(bench_secs $((7 * BENCH_ITERS * 65536)) 11) + $(vm_scaled 30)))
 
 for conn in exchange cm; do
 	flag=
@@ -43,18 +46,18 @@ done
 
 # JSON parses and holds the figures; the perftest header is the real one.
 bench_server "$VM_TMP/srv-json" -d rxe0
-if run_ibvf "$VM_TMP/j" bench client 10.11.0.1 -d rxe1 --iters 100 --json $BENCH_LOW; then
+if run_ibvf "$VM_TMP/j" bench client 10.11.0.1 -d rxe1 --iters "$BENCH_ITERS" --json $BENCH_LOW; then
 	expect_json "write_bw --json: one size with an average" "$VM_TMP/j" \
 		'[.test, (.sizes | length), (.sizes[0].bw_avg_gbps > 0), .verdict.status] | @tsv' \
 		"$(printf 'write_bw\t1\ttrue\tPASS')"
 else
 	fail "write_bw --json" "$(cat "$VM_TMP/j.err")"
 fi
-run_ibvf "$VM_TMP/h" bench client 10.11.0.1 -d rxe1 --iters 100 $BENCH_LOW
+run_ibvf "$VM_TMP/h" bench client 10.11.0.1 -d rxe1 --iters "$BENCH_ITERS" $BENCH_LOW
 expect_eq "perftest's bandwidth header" "$(grep '#bytes' "$VM_TMP/h")" \
 	" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]"
 # At 90% of a 2.5 Gb/s port the emulated guest must fail, and say so.
-run_ibvf "$VM_TMP/f" bench client 10.11.0.1 -d rxe1 --iters 100
+run_ibvf "$VM_TMP/f" bench client 10.11.0.1 -d rxe1 --iters "$BENCH_ITERS" --timeout "$BENCH_TMO_MS"
 rc=$?
 if [ "$rc" -ne 0 ] && grep -q '^FAIL .*threshold 90%' "$VM_TMP/f"; then
 	pass "default --min-ratio 0.9 fails the slow guest, exit $rc" "$(grep '^FAIL' "$VM_TMP/f")"

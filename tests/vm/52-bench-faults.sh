@@ -1,7 +1,9 @@
 #!/bin/bash
 # Faults leave the other side with a clear error and no hang: a server fed
 # garbage (and a silent client), a client killed mid-run, a server killed
-# mid-run, and a peer asking for different parameters.
+# mid-run, and a peer asking for different parameters. "Mid-run" is once
+# rxe1's packet counter shows data moving, however long the handshake takes.
+# vmtest-budget: 120
 # shellcheck source=scripts/vm/lib.sh
 . /vm/lib.sh
 # shellcheck source=tests/vm/bench-lib.sh
@@ -11,7 +13,12 @@ bench_setup || {
 	vm_done
 }
 srv=$VM_TMP/srv
-bench_server "$srv" -d rxe0 --timeout 2000
+# 4 runs (one of BENCH_ITERS), 2 of them killed once data moves, 2 s timeouts.
+vm_budget $(($(bench_secs $((BENCH_ITERS * 65536)) 6) + $(vm_scaled 40)))
+# The server's control timeout: 2 s on the reference guest, scaled.
+tmo=0
+vm_scaled_ms tmo 2
+bench_server "$srv" -d rxe0 --timeout "$tmo"
 
 # Garbage: random bytes, then an HTTP request, then a client that says nothing.
 head -c 200 /dev/urandom >/dev/tcp/10.11.0.1/18515
@@ -22,22 +29,22 @@ else
 	fail "garbage: no clear error from the server" "$(cat "$srv.err")"
 fi
 exec 7<>/dev/tcp/10.11.0.1/18515
-if wait_until 6 grep -q "no answer from the peer within 2000 ms while waiting for the client's hello" "$srv.err"; then
+if wait_until 6 grep -q "no answer from the peer within $tmo ms while waiting for the client's hello" "$srv.err"; then
 	pass "a silent client times out on the server"
 else
 	fail "a silent client: no timeout" "$(cat "$srv.err")"
 fi
 exec 7>&-
-if run_ibvf "$VM_TMP/ok" bench client 10.11.0.1 -d rxe1 --iters 100 $BENCH_LOW; then
+if run_ibvf "$VM_TMP/ok" bench client 10.11.0.1 -d rxe1 --iters "$BENCH_ITERS" $BENCH_LOW; then
 	pass "the server still serves a real client after the garbage"
 else
 	fail "the server after garbage" "$(cat "$VM_TMP/ok.err")"
 fi
 
 # A client killed mid-run: the server says so and keeps serving.
-timeout 60 ibvf bench client 10.11.0.1 -d rxe1 --duration 30 >/dev/null 2>&1 &
+timeout "$(vm_left)" ibvf bench client 10.11.0.1 -d rxe1 --duration 30 >/dev/null 2>&1 &
 victim=$!
-sleep 3
+bench_moving rxe1 || note "rxe1 sent no data before the kill"
 kill -9 "$victim"
 t0=$(vm_us)
 if wait_until 15 grep -qE "the peer closed the connection|went away" "$srv.err"; then
@@ -51,9 +58,9 @@ bench_server_stop
 
 # A server killed mid-run: the client's error, bounded.
 bench_server "$srv-2" -d rxe0
-timeout 60 ibvf bench client 10.11.0.1 -d rxe1 --duration 30 --bidir >"$VM_TMP/k" 2>"$VM_TMP/k.err" &
+timeout "$(vm_left)" ibvf bench client 10.11.0.1 -d rxe1 --duration 30 --bidir >"$VM_TMP/k" 2>"$VM_TMP/k.err" &
 victim=$!
-sleep 3
+bench_moving rxe1 || note "rxe1 sent no data before the kill"
 kill -9 "$BENCH_SERVER_PID"
 t0=$(vm_us)
 wait "$victim"
@@ -68,7 +75,7 @@ BENCH_SERVER_PID=
 
 # Mismatched parameters: both sides name the parameter and both values.
 bench_server "$srv-3" -d rxe0 --size 4096 --once
-run_ibvf "$VM_TMP/mm" bench client 10.11.0.1 -d rxe1 --size 65536 --iters 100
+run_ibvf "$VM_TMP/mm" bench client 10.11.0.1 -d rxe1 --size 65536 --iters "$BENCH_ITERS"
 rc=$?
 want="parameter 'size' differs: server has 4096, client asked for 65536"
 if [ "$rc" -ne 0 ] && grep -qF "the server refused the test: $want" "$VM_TMP/mm.err"; then

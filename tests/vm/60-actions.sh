@@ -3,6 +3,7 @@
 # 0 -> 3 -> 5 -> 0 (the kernel takes a new count only from 0), a refusal past
 # sriov_totalvfs, 'ibvf vf rename' of an up VF netdev, each checked with
 # sysfs and 'ip -j link', and the journal they leave.
+# vmtest-budget: 90
 # shellcheck source=scripts/vm/lib.sh
 . /vm/lib.sh
 vm_reset
@@ -21,9 +22,12 @@ vf_netdevs() {
 	done
 }
 
+# ibvf waits up to 30 s for VFs by default; this guest gets that scaled.
+wait_s=$(vm_scaled 30)
+VM_IBVF_TIMEOUT=$((2 * wait_s))
 for n in 3 5 0; do
 	out=$VM_TMP/create-$n
-	if run_ibvf "$out" vf create "$pf" "$n" --yes; then
+	if run_ibvf "$out" vf create "$pf" "$n" --yes --timeout "$wait_s"; then
 		pass "ibvf vf create $pf $n" "$(grep -c '^ *[0-9]*\. ok' "$out") steps ok"
 	else
 		fail "ibvf vf create $pf $n" "$(tail -n 5 "$out") $(cat "$out.err")"
@@ -42,7 +46,7 @@ expect_fail "ibvf vf create $pf 8 (sriov_totalvfs is 7) is refused" vm_ibvf vf c
 expect_eq "sriov_numvfs untouched by the refusal" "$(numvfs)" 0 "sysfs"
 
 # Rename an up VF netdev (Linux >= 6.2 renames up links in place).
-expect_ok "ibvf vf create $pf 2" vm_ibvf vf create "$pf" 2 --yes
+expect_ok "ibvf vf create $pf 2" vm_ibvf vf create "$pf" 2 --yes --timeout "$wait_s"
 vf1=$(vm_vf "$pf" 1)
 old=$(vm_netdev "$vf1")
 ifindex=$(cat "/sys/class/net/$old/ifindex")
