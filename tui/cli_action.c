@@ -208,8 +208,9 @@ int cli_want_args(const struct act_args *p, int n, const char *usage)
 {
 	if (p->n_args == n)
 		return 0;
-	cli_error("%s: %s (usage: ibvf %s)",
-		  p->n_args < n ? "missing arguments" : "too many arguments",
-		  p->n_args > n ? p->args[n] : "", usage);
+	if (p->n_args < n)
+		cli_error("missing arguments (usage: ibvf %s)", usage);
+	else
+		cli_error("too many arguments: '%s' (usage: ibvf %s)", p->args[n], usage);
 	return -EINVAL;
 }
