@@ -91,6 +91,20 @@ static const char *phys_state_name(int s)
 	return s >= 0 && s <= 5 ? names[s] : "Unknown";
 }
 
+/* A class device's two links, as sysfs has them: DIR/device -> the PCI
+ * function, and sys/class/CLASS/NAME -> DIR. */
+static int class_links(const char *root, const char *dir, const char *fn_rel, const char *class,
+		       const char *name, struct err *e)
+{
+	char rel[PATH_MAX];
+	int r;
+	sim_fmt(rel, sizeof(rel), "%s/device", dir);
+	if ((r = sim_symlink(root, rel, fn_rel, e)) < 0)
+		return r;
+	sim_fmt(rel, sizeof(rel), "sys/class/%s/%s", class, name);
+	return sim_symlink(root, rel, dir, e);
+}
+
 int sim_ibdev_write(const char *root, const char *fn_rel, const struct sim_ibdev_spec *d,
 		    struct err *e)
 {
@@ -131,13 +145,7 @@ int sim_ibdev_write(const char *root, const char *fn_rel, const struct sim_ibdev
 	PUT("ports/1/pkeys/0", "0xffff\n");
 	PUT("ports/1/pkeys/1", "0x0000\n");
 #undef PUT
-	if (r < 0)
-		return r;
-	sim_fmt(rel, sizeof(rel), "%s/device", dir);
-	if ((r = sim_symlink(root, rel, fn_rel, e)) < 0)
-		return r;
-	sim_fmt(rel, sizeof(rel), "sys/class/infiniband/%s", d->name);
-	return sim_symlink(root, rel, dir, e);
+	return r < 0 ? r : class_links(root, dir, fn_rel, "infiniband", d->name, e);
 }
 
 int sim_netdev_write(const char *root, const char *fn_rel, const struct sim_netdev_spec *n,
@@ -179,13 +187,7 @@ int sim_netdev_write(const char *root, const char *fn_rel, const struct sim_netd
 	PUT("dev_id", "0x0\n");
 	PUT("tx_queue_len", "%d\n", n->ethernet ? 1000 : 256);
 #undef PUT
-	if (r < 0)
-		return r;
-	sim_fmt(rel, sizeof(rel), "%s/device", dir);
-	if ((r = sim_symlink(root, rel, fn_rel, e)) < 0)
-		return r;
-	sim_fmt(rel, sizeof(rel), "sys/class/net/%s", n->name);
-	return sim_symlink(root, rel, dir, e);
+	return r < 0 ? r : class_links(root, dir, fn_rel, "net", n->name, e);
 }
 
 int sim_mofed_write(const char *root, const char *pf_rel, unsigned int vf, uint64_t node,
