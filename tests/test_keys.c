@@ -40,6 +40,20 @@ static void table_block(char *buf, size_t size)
 	}
 }
 
+START_TEST(bench_form_keys_come_from_the_table)
+{
+	/* The form's own bindings win in the bench view; elsewhere j is the list's. */
+	ck_assert_int_eq(keys_find(VIEW_BENCH, 'j')->action, KA_FIELD_NEXT);
+	ck_assert_int_eq(keys_find(VIEW_BENCH, KEY_UP)->action, KA_FIELD_PREV);
+	ck_assert_int_eq(keys_find(VIEW_BENCH, ' ')->action, KA_VALUE_NEXT);
+	ck_assert_int_eq(keys_find(VIEW_BENCH, '\n')->action, KA_RUN);
+	ck_assert_int_eq(keys_find(VIEW_BENCH, 27)->action, KA_BACK);
+	ck_assert_int_eq(keys_find(VIEW_TREE, 'j')->action, KA_DOWN);
+	ck_assert_int_eq(keys_find(VIEW_TREE, ' ')->action, KA_TOGGLE);
+	ck_assert_int_eq(keys_find(VIEW_JOURNAL, KEY_UP)->action, KA_UP);
+}
+END_TEST
+
 START_TEST(readme_key_list_is_the_table)
 {
 	char path[4096], want[8192];
@@ -175,6 +189,7 @@ int main(void)
 	Suite *s = suite_create("keys");
 	TCase *tc = tcase_create("keys");
 	tcase_add_test(tc, readme_key_list_is_the_table);
+	tcase_add_test(tc, bench_form_keys_come_from_the_table);
 	tcase_add_test(tc, every_key_finds_its_own_binding);
 	tcase_add_test(tc, help_lists_every_action_once);
 	tcase_add_test(tc, list_moves_pages_and_keeps_the_selection_shown);

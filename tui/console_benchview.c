@@ -15,6 +15,7 @@
 
 #include "bench_cli.h"
 #include "console_benchview_int.h"
+#include "keys.h"
 #include "core/node.h"
 #include "core/pods.h"
 #include "core/resolve.h"
@@ -375,43 +376,33 @@ static bool console_benchview_key(struct console *c, int k)
 			bv->host[n] = (char)k, bv->host[n + 1] = '\0';
 		return true;
 	}
-	int dir = 0;
-	switch (k) {
-	case KEY_UP:
-	case 'k':
-	case KEY_BTAB:
-		dir = -1;
-		break;
-	case KEY_DOWN:
-	case 'j':
-		dir = 1;
-		break;
-	case KEY_LEFT:
-	case 'h':
-		change(c, -1);
-		return true;
-	case KEY_RIGHT:
-	case 'l':
-	case ' ':
-		change(c, 1);
-		return true;
-	case KEY_BACKSPACE:
-	case 127:
-	case 8:
+	if (k == KEY_BACKSPACE || k == 127 || k == 8) {
 		if (bv->focus == FLD_HOST && bv->host[0])
 			bv->host[strlen(bv->host) - 1] = '\0';
 		return true;
-	case '\n':
-	case '\r':
-	case KEY_ENTER:
+	}
+	const struct key_binding *b = keys_find(VIEW_BENCH, k);
+	int dir = 0;
+	switch (b ? b->action : KA_N) {
+	case KA_FIELD_PREV:
+		dir = -1;
+		break;
+	case KA_FIELD_NEXT:
+		dir = 1;
+		break;
+	case KA_VALUE_PREV:
+	case KA_VALUE_NEXT:
+		change(c, b->action == KA_VALUE_PREV ? -1 : 1);
+		return true;
+	case KA_RUN:
 		run(c);
 		return true;
-	case KEY_PPAGE:
-	case KEY_NPAGE:
-		listw_move(&bv->runs, k == KEY_PPAGE ? LISTW_PGUP : LISTW_PGDN);
+	case KA_PGUP:
+	case KA_PGDN:
+		listw_move(&bv->runs, b->action == KA_PGUP ? LISTW_PGUP : LISTW_PGDN);
 		bv->runs_follow = false;
 		return true;
-	case 27: /* Esc: back to the tree */
+	case KA_BACK: /* Esc: back to the tree */
 		c->view = VIEW_TREE;
 		return true;
 	default:

@@ -48,6 +48,11 @@ enum key_action {
 	KA_ENTRY_STEPS, /* journal: steps or changes */
 	KA_ENTRY_UNDO,
 	KA_RELOAD,
+	KA_FIELD_PREV, /* bench form: the field above */
+	KA_FIELD_NEXT,
+	KA_VALUE_PREV, /* bench form: the field's previous value */
+	KA_VALUE_NEXT,
+	KA_RUN, /* bench form: run it */
 	KA_N,
 };
 
