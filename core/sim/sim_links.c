@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* The simulated kernel's netlink link operations on the fixture tree: link
- * dump and get, rename, up/down, and the VF GUID and link-state set. Each
- * mutation holds the tree's lock (sys_sim.c), honours the injected faults and
- * appends the event rtnetlink or the kernel would announce. */
+/* The simulated kernel's netlink links on the fixture tree: a netdev read as
+ * RTM_GETLINK reports it, and the link operations (dump and get, rename,
+ * up/down, the VF GUID and link-state set). Each mutation holds the tree's
+ * lock (sys_sim.c), honours the injected faults and appends the event
+ * rtnetlink or the kernel would announce. */
 #include "core/sim/sys_sim.h"
 
 #include <ctype.h>
@@ -17,6 +18,98 @@
 static const char *root_of(struct sys *s)
 {
 	return s->root;
+}
+
+int sim_netdev_dir(const char *root, const char *ifname, char *buf, size_t size)
+{
+	char rel[PATH_MAX];
+	if (!*ifname || strchr(ifname, '/') || strlen(ifname) >= SYS_IFNAMSIZ)
+		return -ENODEV;
+	sim_fmt(rel, sizeof(rel), "sys/class/net/%s", ifname);
+	return sim_resolve(root, rel, buf, size) < 0 ? -ENODEV : 0;
+}
+
+static int read_u64(const char *root, const char *dir, const char *file, uint64_t *ret)
+{
+	char rel[PATH_MAX];
+	sim_fmt(rel, sizeof(rel), "%s/%s", dir, file);
+	return sim_get_u64(root, rel, ret);
+}
+
+static int oper_parse(const char *s)
+{
+	static const char *names[] = {"unknown", "notpresent", "down", "lowerlayerdown",
+				      "testing", "dormant",    "up"};
+	for (int i = 0; i < 7; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+/* The PF's VF list: one read of its VF state. */
+static void vfs_fill(const char *root, const char *pf_bdf, struct sys_link *l)
+{
+	struct sim_vf_admin *all = calloc((size_t)l->num_vf, sizeof(*all));
+	bool *have = calloc((size_t)l->num_vf, sizeof(*have));
+	l->vfs = calloc((size_t)l->num_vf, sizeof(*l->vfs));
+	bool ok = all && have && l->vfs &&
+		  sim_vf_admin_load(root, pf_bdf, all, have, (unsigned int)l->num_vf) == 0;
+	for (int i = 0; ok && i < l->num_vf; i++) {
+		const struct sim_vf_admin *a = &all[i];
+		if (!have[i])
+			continue;
+		struct sys_vf_info *v = &l->vfs[l->n_vfs++];
+		v->vf = (uint32_t)i;
+		memcpy(v->mac, a->mac, 6);
+		v->vlan = v->qos = v->min_tx_rate = v->max_tx_rate = 0;
+		v->spoofchk = a->spoofchk;
+		v->trust = a->trust;
+		v->link_state = a->link_state;
+		v->node_guid_known = v->port_guid_known = true;
+		v->node_guid = a->node_guid;
+		v->port_guid = a->port_guid;
+	}
+	free(all);
+	free(have);
+}
+
+int sim_link_read(const char *root, const char *name, struct sys_link *l)
+{
+	char dir[PATH_MAX], rel[PATH_MAX], buf[128];
+	uint64_t v;
+	if (sim_netdev_dir(root, name, dir, sizeof(dir)) < 0)
+		return -ENODEV;
+	memset(l, 0, sizeof(*l));
+	sim_fmt(l->name, sizeof(l->name), "%s", name);
+	if (read_u64(root, dir, "ifindex", &v) < 0)
+		return -ENODEV;
+	l->ifindex = (int)v;
+	l->flags = read_u64(root, dir, "flags", &v) == 0 ? (unsigned int)v : 0;
+	l->type = read_u64(root, dir, "type", &v) == 0 ? (unsigned int)v : 0;
+	l->mtu = read_u64(root, dir, "mtu", &v) == 0 ? (unsigned int)v : 0;
+	sim_fmt(rel, sizeof(rel), "%s/operstate", dir);
+	l->operstate = sim_get(root, rel, buf, sizeof(buf)) >= 0 ? oper_parse(buf) : -1;
+	sim_fmt(rel, sizeof(rel), "%s/address", dir);
+	if (sim_get(root, rel, buf, sizeof(buf)) >= 0)
+		for (char *c = buf; *c && l->addr_len < sizeof(l->addr); c += 2) {
+			unsigned int byte;
+			if (sscanf(c, "%2x", &byte) != 1)
+				break;
+			l->addr[l->addr_len++] = (uint8_t)byte;
+			if (c[2] != ':')
+				break;
+			c++;
+		}
+	l->num_vf = -1;
+	sim_fmt(rel, sizeof(rel), "%s/device/physfn", dir);
+	if (read_u64(root, dir, "device/sriov_numvfs", &v) == 0 && !sim_exists(root, rel)) {
+		char fn[PATH_MAX];
+		sim_fmt(rel, sizeof(rel), "%s/device", dir);
+		l->num_vf = (int)v;
+		if (v && sim_resolve(root, rel, fn, sizeof(fn)) == 0)
+			vfs_fill(root, sys_sim_base_name(fn), l);
+	}
+	return 0;
 }
 
 static int netdev_dir(struct sim *m, const char *ifname, char *buf, size_t size)

@@ -173,7 +173,8 @@ int sim_refuse(struct err *e, const char *what, int errnum, const char *fmt, ...
 	__attribute__((format(printf, 4, 5)));
 /* Announces that the VFs' admin state of the PF at pf_rel changed. */
 int sim_kernel_vf_admin_event(const char *root, const char *pf_rel, struct err *e);
-/* The canonical directory of a netdev named in sys/class/net; -ENODEV. */
+/* The canonical directory of a netdev named in sys/class/net; -ENODEV
+ * (this and sim_link_read() are in sim_links.c). */
 int sim_netdev_dir(const char *root, const char *ifname, char *buf, size_t size);
 /* One netdev as RTM_GETLINK would report it; a PF's VFs from .sim/vf/. */
 struct sys_link;
