@@ -293,6 +293,36 @@ int exchange_decode_header(const uint8_t *buf, size_t len, uint16_t *ret_type, s
 	return (int)blen;
 }
 
+/* The body of a hello or accept: parameters, then the sender's endpoint with
+ * its n_qps QPs (bounded and length-checked by the caller). */
+static void decode_hello(struct rbuf *r, struct exchange_msg *m, unsigned int n_qps)
+{
+	struct exchange_params *p = &m->params;
+	struct exchange_dest *d = &m->dest;
+	p->test = (uint8_t)get(r, 1);
+	p->flags = (uint8_t)get(r, 1);
+	p->rd_atomic = (uint8_t)get(r, 1);
+	p->mtu = (uint8_t)get(r, 1);
+	p->qps = (uint32_t)get(r, 4);
+	p->tx_depth = (uint32_t)get(r, 4);
+	p->duration_s = (uint32_t)get(r, 4);
+	p->size = get(r, 8);
+	p->iters = get(r, 8);
+	d->lid = (uint16_t)get(r, 2);
+	d->link_layer = (uint8_t)get(r, 1);
+	d->gid_index = (uint8_t)get(r, 1);
+	get_bytes(r, d->gid, 16);
+	d->addr = get(r, 8);
+	d->rkey = (uint32_t)get(r, 4);
+	d->cm_port = (uint16_t)get(r, 2);
+	d->n_qps = (uint16_t)get(r, 2);
+	d->buf_size = get(r, 8);
+	for (unsigned int i = 0; i < n_qps; i++) {
+		d->qps[i].qpn = (uint32_t)get(r, 4);
+		d->qps[i].psn = (uint32_t)get(r, 4);
+	}
+}
+
 int exchange_decode(const uint8_t *buf, size_t len, struct exchange_msg *ret, struct err *e)
 {
 	uint16_t type;
@@ -321,33 +351,9 @@ int exchange_decode(const uint8_t *buf, size_t len, struct exchange_msg *ret, st
 				blen, body_len(type, n_qps));
 	switch (type) {
 	case EXCHANGE_HELLO:
-	case EXCHANGE_ACCEPT: {
-		struct exchange_params *p = &m.params;
-		struct exchange_dest *d = &m.dest;
-		p->test = (uint8_t)get(&r, 1);
-		p->flags = (uint8_t)get(&r, 1);
-		p->rd_atomic = (uint8_t)get(&r, 1);
-		p->mtu = (uint8_t)get(&r, 1);
-		p->qps = (uint32_t)get(&r, 4);
-		p->tx_depth = (uint32_t)get(&r, 4);
-		p->duration_s = (uint32_t)get(&r, 4);
-		p->size = get(&r, 8);
-		p->iters = get(&r, 8);
-		d->lid = (uint16_t)get(&r, 2);
-		d->link_layer = (uint8_t)get(&r, 1);
-		d->gid_index = (uint8_t)get(&r, 1);
-		get_bytes(&r, d->gid, 16);
-		d->addr = get(&r, 8);
-		d->rkey = (uint32_t)get(&r, 4);
-		d->cm_port = (uint16_t)get(&r, 2);
-		d->n_qps = (uint16_t)get(&r, 2);
-		d->buf_size = get(&r, 8);
-		for (unsigned int i = 0; i < n_qps; i++) {
-			d->qps[i].qpn = (uint32_t)get(&r, 4);
-			d->qps[i].psn = (uint32_t)get(&r, 4);
-		}
+	case EXCHANGE_ACCEPT:
+		decode_hello(&r, &m, n_qps);
 		break;
-	}
 	case EXCHANGE_MISMATCH:
 		m.mismatch.param = (uint16_t)get(&r, 2);
 		if (get(&r, 2) != 0)
