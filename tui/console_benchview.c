@@ -116,6 +116,35 @@ static int parse_host(const char *s, char *host, size_t size, uint16_t *ret_port
 }
 
 /* Starts the run; force includes (or with "every VF", keeps) VFs in pods. */
+/* The VFs the run covers into j->t (NULL when out of memory), a pod's VF
+ * (unless forced) and the pair's peer skipped with the reason; none when
+ * the run cannot start anyway. */
+static void targets_fill(struct console *c, const struct bench_view *bv, struct job *j, bool force,
+			 bool none)
+{
+	size_t cap = 0;
+	for (size_t i = 0; c->node && i < c->node->n_pfs; i++)
+		cap += c->node->pfs[i].n_vfs;
+	j->t = calloc(cap ? cap : 1, sizeof(*j->t));
+	for (size_t i = 0; !none && j->t && i < c->node->n_pfs; i++) {
+		for (size_t k = 0; k < c->node->pfs[i].n_vfs; k++) {
+			const struct vf *vf = &c->node->pfs[i].vfs[k];
+			if ((bv->vf[0] && strcmp(vf->fn.bdf, bv->vf)) || !vf->fn.n_rdmas)
+				continue;
+			struct target *t = &j->t[j->n++];
+			char pod[160];
+			target_of(&c->node->pfs[i], vf, t);
+			if (pods_holder_label(vf, pod, sizeof(pod)) && !force) {
+				t->state = T_SKIP;
+				snprintf(t->why, sizeof(t->why), "bound to pod '%s'", pod);
+			} else if (bv->peer == PEER_PAIR && !strcmp(vf->fn.bdf, bv->peer_vf)) {
+				t->state = T_SKIP;
+				snprintf(t->why, sizeof(t->why), "the peer itself");
+			}
+		}
+	}
+}
+
 static void start(struct console *c, bool force)
 {
 	struct bench_view *bv = bench_of(c);
@@ -149,27 +178,7 @@ static void start(struct console *c, bool force)
 		why = "the peer wants HOST or HOST:PORT of an `ibvf bench server`";
 	else if (bv->peer == PEER_PAIR && (!pv || !pv->fn.n_rdmas))
 		why = "no peer VF with an RDMA device";
-	size_t cap = 0;
-	for (size_t i = 0; c->node && i < c->node->n_pfs; i++)
-		cap += c->node->pfs[i].n_vfs;
-	j->t = calloc(cap ? cap : 1, sizeof(*j->t));
-	for (size_t i = 0; !why && j->t && i < c->node->n_pfs; i++) {
-		for (size_t k = 0; k < c->node->pfs[i].n_vfs; k++) {
-			const struct vf *vf = &c->node->pfs[i].vfs[k];
-			if ((bv->vf[0] && strcmp(vf->fn.bdf, bv->vf)) || !vf->fn.n_rdmas)
-				continue;
-			struct target *t = &j->t[j->n++];
-			char pod[160];
-			target_of(&c->node->pfs[i], vf, t);
-			if (pods_holder_label(vf, pod, sizeof(pod)) && !force) {
-				t->state = T_SKIP;
-				snprintf(t->why, sizeof(t->why), "bound to pod '%s'", pod);
-			} else if (bv->peer == PEER_PAIR && !strcmp(vf->fn.bdf, bv->peer_vf)) {
-				t->state = T_SKIP;
-				snprintf(t->why, sizeof(t->why), "the peer itself");
-			}
-		}
-	}
+	targets_fill(c, bv, j, force, why != NULL);
 	if (!why && !j->t)
 		why = "out of memory";
 	else if (!why && !j->n)
