@@ -16,147 +16,14 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
 #include <linux/capability.h>
-
 #include "core/actions.h"
 #include "core/journal.h"
 #include "core/node.h"
 #include "core/sys.h"
 #include "testutil.h"
 
-/* Runs `ibvf --sim=DIR ARGS...` (NULL-terminated); returns the exit status. */
-static int ibvf(const char *dir, char **ret_out, char **ret_err, ...)
-{
-	const char *argv[32];
-	char sim[4096];
-	size_t n = 0;
-	va_list ap;
-	snprintf(sim, sizeof(sim), "--sim=%s", dir);
-	argv[n++] = sim;
-	va_start(ap, ret_err);
-	for (const char *a; (a = va_arg(ap, const char *)) && n < 31;)
-		argv[n++] = a;
-	va_end(ap);
-	argv[n] = NULL;
-	return tu_run(argv, ret_out, ret_err);
-}
-
-/* The node as `ibvf list --json` prints it: the whole model, to compare. */
-static char *node_json(const char *dir)
-{
-	char *out;
-	ck_assert_int_eq(ibvf(dir, &out, NULL, "list", "--json", NULL), 0);
-	return out;
-}
-
-/* Every file, link and directory of the tree with its size, mtime and link
- * target: a refusal must not touch any of them. */
-static char *digest_buf;
-static size_t digest_len, digest_cap;
-
-static int digest_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	char line[8192], target[4096] = "";
-	if (strstr(path, "/.sim/lock"))
-		return 0;
-	if (flag == FTW_SL) {
-		ssize_t n = readlink(path, target, sizeof(target) - 1);
-		target[n > 0 ? n : 0] = '\0';
-	}
-	int n = snprintf(line, sizeof(line), "%s %lld %lld.%09ld %s\n", path,
-			 (long long)st->st_size, (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec,
-			 target);
-	if (digest_len + (size_t)n + 1 > digest_cap) {
-		digest_cap = (digest_len + (size_t)n + 1) * 2;
-		digest_buf = realloc(digest_buf, digest_cap);
-		ck_assert_ptr_nonnull(digest_buf);
-	}
-	memcpy(digest_buf + digest_len, line, (size_t)n + 1);
-	digest_len += (size_t)n;
-	return 0;
-}
-
-static char *tree_digest(const char *dir)
-{
-	digest_buf = NULL;
-	digest_len = digest_cap = 0;
-	ck_assert_int_eq(nftw(dir, digest_one, 32, FTW_PHYS), 0);
-	return digest_buf;
-}
-
-static struct node *discover(const char *dir)
-{
-	struct sys *s;
-	struct node *n;
-	struct err e = {{0}};
-	ck_assert_msg(sys_open_sim(dir, NULL, &s, &e) == 0, "%s", e.msg);
-	ck_assert_msg(node_discover(s, &n, &e) == 0, "%s", e.msg);
-	sys_close(s);
-	return n;
-}
-
-static const struct vf *vf_by_bdf(const struct node *n, const char *bdf)
-{
-	for (size_t i = 0; i < n->n_pfs; i++)
-		for (size_t j = 0; j < n->pfs[i].n_vfs; j++)
-			if (!strcmp(n->pfs[i].vfs[j].fn.bdf, bdf))
-				return &n->pfs[i].vfs[j];
-	ck_abort_msg("no VF %s", bdf);
-	return NULL;
-}
-
-static const char *vf_netdev(const struct vf *vf)
-{
-	return vf->fn.n_netdevs ? vf->fn.netdevs[0].name : "";
-}
-
-static struct json_object *journal(const char *dir)
-{
-	char *out;
-	ck_assert_int_eq(ibvf(dir, &out, NULL, "journal", "--json", NULL), 0);
-	struct json_object *o = json_tokener_parse(out);
-	ck_assert_msg(o && json_object_is_type(o, json_type_array), "journal --json: %s", out);
-	free(out);
-	return o;
-}
-
-static const char *jget(struct json_object *o, const char *k)
-{
-	struct json_object *v;
-	return json_object_object_get_ex(o, k, &v) ? json_object_get_string(v) : NULL;
-}
-
-static void arm_fault(const char *dir, const char *spec)
-{
-	char p[4096];
-	snprintf(p, sizeof(p), "%s/.sim/faults", dir);
-	tu_write(p, spec);
-}
-
-/* One line on stderr, nothing on stdout, exit 2, node untouched. The
- * arguments after `want` are the command line, NULL-terminated. */
-static void assert_refused(const char *dir, const char *want, ...)
-{
-	const char *a[8] = {0};
-	va_list ap;
-	va_start(ap, want);
-	for (size_t i = 0; i < 7 && (a[i] = va_arg(ap, const char *)); i++)
-		;
-	va_end(ap);
-	char *before = tree_digest(dir), *out, *err;
-	int rc = ibvf(dir, &out, &err, a[0], a[1], a[2], a[3], a[4], a[5], a[6], NULL);
-	ck_assert_msg(rc == 2, "%s %s %s: exit %d, stderr: %s", a[0], a[1], a[2], rc, err);
-	ck_assert_msg(strstr(err, want), "stderr '%s' lacks '%s'", err, want);
-	ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "not one line: %s", err);
-	ck_assert_str_eq(out, "");
-	char *after = tree_digest(dir);
-	ck_assert_msg(!strcmp(before, after), "the node changed after a refusal");
-	free(before);
-	free(after);
-	free(out);
-	free(err);
-}
+#include "actionsutil.h"
 
 START_TEST(rename_applies_verifies_and_journals)
 {
@@ -303,126 +170,6 @@ START_TEST(create_goes_through_zero_and_waits_for_the_devices)
 	ck_assert_ptr_nonnull(strstr(out, "nothing to do"));
 	n = discover(dir);
 	ck_assert_int_eq(node_find_pf(n, "0000:4f:00.0")->n_vfs, 0);
-	node_free(n);
-	free(out);
-	free(err);
-	tu_rmtree(dir);
-}
-END_TEST
-
-START_TEST(guid_takes_effect_through_a_rebind_and_the_name_stays)
-{
-	char *dir = tu_mkfixture(NULL), *out, *err;
-	/* 0000:c0:00.2 (ibp192s0v1) has no MOFED files: netlink on the PF. */
-	int rc = ibvf(dir, &out, &err, "vf", "guid", "ibp192s0v1", "--node", "0011:2233:4455:0001",
-		      "--port", "0x0011223344550001", "--yes", NULL);
-	ck_assert_msg(rc == 0, "exit %d: %s%s", rc, out, err);
-	ck_assert_ptr_nonnull(
-		strstr(out, "$ ip link set dev ibp192s0 vf 1 port_guid 00:11:22:33:44:55:00:01"));
-	ck_assert_ptr_nonnull(
-		strstr(out, "echo 0000:c0:00.2 > /sys/bus/pci/drivers/mlx5_core/unbind"));
-	struct node *n = discover(dir);
-	const struct vf *vf = vf_by_bdf(n, "0000:c0:00.2");
-	ck_assert(vf->node_guid.known && vf->node_guid.v == 0x0011223344550001ULL);
-	ck_assert(vf->port_guid.known && vf->port_guid.v == 0x0011223344550001ULL);
-	ck_assert(vf->admin.port_guid.known && vf->admin.port_guid.v == 0x0011223344550001ULL);
-	ck_assert_str_eq(vf_netdev(vf), "ibp192s0v1");
-	node_free(n);
-	free(out);
-	free(err);
-	/* The same GUID on another VF is a duplicate now. */
-	assert_refused(dir, "already in use", "vf", "guid", "ibp192s0v2", "--port",
-		       "00:11:22:33:44:55:00:01", "--yes", NULL);
-	tu_rmtree(dir);
-}
-END_TEST
-
-static size_t count_bad_guids(const struct node *n, size_t *ret_zero)
-{
-	size_t dup = 0, zero = 0;
-	for (size_t i = 0; i < n->n_pfs; i++)
-		for (size_t j = 0; j < n->pfs[i].n_vfs; j++) {
-			const struct vf *a = &n->pfs[i].vfs[j];
-			if (!a->fn.driver || !a->port_guid.known)
-				continue;
-			zero += a->port_guid.v == 0;
-			for (size_t k = 0; k < n->n_pfs; k++)
-				for (size_t l = 0; l < n->pfs[k].n_vfs; l++) {
-					const struct vf *b = &n->pfs[k].vfs[l];
-					dup += a != b && b->port_guid.known && a->port_guid.v &&
-					       b->port_guid.v == a->port_guid.v;
-				}
-		}
-	*ret_zero = zero;
-	return dup;
-}
-
-START_TEST(assign_all_leaves_no_zero_or_duplicate_guid)
-{
-	char *dir = tu_mkfixture(NULL), *out, *err;
-	size_t zero;
-	struct node *n = discover(dir);
-	ck_assert_uint_gt(count_bad_guids(n, &zero), 0);
-	ck_assert_uint_gt(zero, 0);
-	node_free(n);
-	int rc = ibvf(dir, &out, &err, "vf", "guid", "--assign-all", "--prefix", "00:11:22:33:44",
-		      "--yes", NULL);
-	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
-	n = discover(dir);
-	ck_assert_uint_eq(count_bad_guids(n, &zero), 0);
-	ck_assert_uint_eq(zero, 0);
-	/* The documented scheme: prefix, PF bus, PF devfn, VF index. */
-	const struct vf *vf = vf_by_bdf(n, "0000:18:00.4");
-	ck_assert_uint_eq(vf->port_guid.v, 0x0011223344180003ULL);
-	ck_assert_uint_eq(vf->node_guid.v, 0x0011223344180003ULL);
-	ck_assert_str_eq(vf_netdev(vf), "ib2"); /* names stay */
-	node_free(n);
-	free(out);
-	free(err);
-	rc = ibvf(dir, &out, &err, "vf", "guid", "--assign-all", "--yes", NULL);
-	ck_assert_int_eq(rc, 0);
-	ck_assert_ptr_nonnull(strstr(out, "nothing to do"));
-	free(out);
-	free(err);
-	tu_rmtree(dir);
-}
-END_TEST
-
-START_TEST(derived_scheme_is_locally_administered_and_per_pf)
-{
-	char *dir = tu_mkfixture(NULL);
-	struct node *n = discover(dir);
-	const struct pf *a = node_find_pf(n, "0000:18:00.0"), *b = node_find_pf(n, "0000:4f:00.0");
-	uint64_t ga, gb;
-	ck_assert_int_eq(action_scheme_guid(a, 3, false, 0, &ga), 0);
-	ck_assert_int_eq(action_scheme_guid(b, 3, false, 0, &gb), 0);
-	ck_assert_uint_eq(ga >> 56, 0x02);
-	ck_assert_uint_ne(ga, gb);
-	ck_assert_uint_eq(ga & 0xffff, 3);
-	uint64_t p;
-	ck_assert_int_eq(action_parse_prefix("0x0011223344", &p), 0);
-	ck_assert_uint_eq(p, 0x0011223344ULL);
-	ck_assert_int_lt(action_parse_prefix("00:11:22:33", &p), 0);
-	ck_assert_int_lt(action_parse_prefix("00:11:22:33:44:55", &p), 0);
-	node_free(n);
-	tu_rmtree(dir);
-}
-END_TEST
-
-START_TEST(link_state_through_mofed_and_netlink)
-{
-	char *dir = tu_mkfixture(NULL), *out, *err;
-	int rc = ibvf(dir, &out, &err, "vf", "state", "0000:18:00.4", "disable", "--yes", NULL);
-	ck_assert_msg(rc == 0, "mofed: %s%s", out, err);
-	ck_assert_ptr_nonnull(strstr(out, "echo Down > "));
-	free(out);
-	free(err);
-	rc = ibvf(dir, &out, &err, "vf", "state", "0000:9a:00.2", "enable", "--yes", NULL);
-	ck_assert_msg(rc == 0, "netlink: %s%s", out, err);
-	ck_assert_ptr_nonnull(strstr(out, "vf 1 state enable"));
-	struct node *n = discover(dir);
-	ck_assert_int_eq(vf_by_bdf(n, "0000:9a:00.2")->admin.link_state.v, 1);
-	ck_assert_str_eq(vf_by_bdf(n, "0000:18:00.4")->admin.mofed_policy, "Down");
 	node_free(n);
 	free(out);
 	free(err);
@@ -685,10 +432,6 @@ static Suite *suite(void)
 	tcase_add_test(tc, bad_input_is_one_line_exit_2_and_the_node_untouched);
 	tcase_add_test(tc, pod_bound_vf_is_refused_unless_forced);
 	tcase_add_test(tc, create_goes_through_zero_and_waits_for_the_devices);
-	tcase_add_test(tc, guid_takes_effect_through_a_rebind_and_the_name_stays);
-	tcase_add_test(tc, assign_all_leaves_no_zero_or_duplicate_guid);
-	tcase_add_test(tc, derived_scheme_is_locally_administered_and_per_pf);
-	tcase_add_test(tc, link_state_through_mofed_and_netlink);
 	tcase_add_test(tc, ebusy_mid_plan_stops_and_the_journal_says_what_was_done);
 	tcase_add_test(tc, vf_vanishing_mid_plan_stops_with_a_clear_message);
 	tcase_add_test(tc, plan_is_refused_when_the_node_changed_since_the_preview);
