@@ -16,7 +16,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
 #include <linux/capability.h>
+
 #include "core/actions.h"
 #include "core/journal.h"
 #include "core/node.h"
