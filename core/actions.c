@@ -294,7 +294,7 @@ static int plan_state(struct sys *s, const struct node *n, const struct action_r
 	static const char *const policy[] = {"Follow", "Up", "Down"}; /* MOFED's words */
 	const struct pf *pf;
 	const struct vf *vf;
-	const char *name = plan_link_state_name(req->state);
+	const char *name = sys_vf_link_state_name(req->state);
 	int r;
 
 	if (!name)
@@ -310,11 +310,11 @@ static int plan_state(struct sys *s, const struct node *n, const struct action_r
 	if (pods_holder(vf) && !req->force)
 		return action_refuse_pod(vf, "change its link state", e);
 	const struct kval *cur = &vf->admin.link_state;
-	const char *before = cur->known ? plan_link_state_name((int)cur->v) : NULL;
+	const char *before = cur->known ? sys_vf_link_state_name((int)cur->v) : NULL;
 	if (!before && vf->admin.mofed_policy)
 		for (int i = 0; i < 3; i++)
 			if (!strcmp(vf->admin.mofed_policy, policy[i]))
-				before = plan_link_state_name(i);
+				before = sys_vf_link_state_name(i);
 	if (before && !strcmp(before, name))
 		return 0;
 	struct change *c = plan_add_change(p, CHANGE_LINK_STATE);

@@ -278,10 +278,10 @@ static void verify_change(struct sys *s, const struct node *n, struct change *c)
 		static const char *const policy[] = {"Follow", "Up", "Down"};
 		const char *got = NULL;
 		if (vf && vf->admin.link_state.known)
-			got = plan_link_state_name((int)vf->admin.link_state.v);
+			got = sys_vf_link_state_name((int)vf->admin.link_state.v);
 		for (int i = 0; vf && !got && vf->admin.mofed_policy && i < 3; i++)
 			if (!strcmp(vf->admin.mofed_policy, policy[i]))
-				got = plan_link_state_name(i);
+				got = sys_vf_link_state_name(i);
 		c->verified = got && !strcmp(got, c->after);
 		if (!c->verified)
 			snprintf(c->verify, sizeof(c->verify), "the link state is %s",

@@ -176,7 +176,7 @@ int plan_vf_guid(struct plan *p, const char *pf_ifname, unsigned int vf, enum sy
 
 int plan_vf_state(struct plan *p, const char *pf_ifname, unsigned int vf, int state)
 {
-	const char *name = plan_link_state_name(state);
+	const char *name = sys_vf_link_state_name(state);
 	struct step *s = plan_add_step(p, STEP_VF_STATE);
 	if (!s)
 		return -ENOMEM;
@@ -263,28 +263,6 @@ const char *step_status_name(enum step_status s)
 	       : s == STEP_FAILED    ? "failed"
 	       : s == STEP_CANCELLED ? "cancelled"
 				     : "not-run";
-}
-
-const char *plan_link_state_name(int state)
-{
-	switch (state) {
-	case IFLA_VF_LINK_STATE_AUTO:
-		return "auto";
-	case IFLA_VF_LINK_STATE_ENABLE:
-		return "enable";
-	case IFLA_VF_LINK_STATE_DISABLE:
-		return "disable";
-	default:
-		return NULL;
-	}
-}
-
-int plan_link_state_parse(const char *s)
-{
-	for (int i = IFLA_VF_LINK_STATE_AUTO; i <= IFLA_VF_LINK_STATE_DISABLE; i++)
-		if (s && !strcmp(s, plan_link_state_name(i)))
-			return i;
-	return -EINVAL;
 }
 
 static struct json_object *jstr(const char *s)

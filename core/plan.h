@@ -145,9 +145,6 @@ const char *plan_result_name(enum plan_result r);
 const char *change_kind_name(enum change_kind k);
 int change_kind_parse(const char *s);
 const char *step_status_name(enum step_status s);
-/* "auto", "enable", "disable" for IFLA_VF_LINK_STATE_*; NULL otherwise. */
-const char *plan_link_state_name(int state);
-int plan_link_state_parse(const char *s);
 
 /* The plan as JSON: the one serialisation, shared by --json, the journal and
  * the text rendering. */

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/if_link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -396,4 +397,26 @@ int sys_event_fd(struct sys *s)
 int sys_event_read(struct sys *s, struct sys_event *ret)
 {
 	return s->ops->event_read(s, ret);
+}
+
+const char *sys_vf_link_state_name(int state)
+{
+	switch (state) {
+	case IFLA_VF_LINK_STATE_AUTO:
+		return "auto";
+	case IFLA_VF_LINK_STATE_ENABLE:
+		return "enable";
+	case IFLA_VF_LINK_STATE_DISABLE:
+		return "disable";
+	default:
+		return NULL;
+	}
+}
+
+int sys_vf_link_state_parse(const char *s)
+{
+	for (int i = IFLA_VF_LINK_STATE_AUTO; i <= IFLA_VF_LINK_STATE_DISABLE; i++)
+		if (s && !strcmp(s, sys_vf_link_state_name(i)))
+			return i;
+	return -EINVAL;
 }

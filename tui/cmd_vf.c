@@ -86,7 +86,7 @@ static int build_guid(struct act_args *p, struct action_req *req)
 static int build_state(struct act_args *p, struct action_req *req)
 {
 	req->kind = ACTION_STATE;
-	if ((req->state = plan_link_state_parse(p->args[1])) < 0) {
+	if ((req->state = sys_vf_link_state_parse(p->args[1])) < 0) {
 		cli_error("invalid link state '%s': auto, enable or disable", p->args[1]);
 		return -EINVAL;
 	}

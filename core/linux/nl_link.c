@@ -433,24 +433,10 @@ int linux_vf_set_guid(struct sys *s, const char *pf_ifname, uint32_t vf, enum sy
 	return vf_apply(&c, e);
 }
 
-static const char *vf_link_state_name(int state)
-{
-	switch (state) {
-	case IFLA_VF_LINK_STATE_AUTO:
-		return "auto";
-	case IFLA_VF_LINK_STATE_ENABLE:
-		return "enable";
-	case IFLA_VF_LINK_STATE_DISABLE:
-		return "disable";
-	default:
-		return NULL;
-	}
-}
-
 int linux_vf_set_link_state(struct sys *s, const char *pf_ifname, uint32_t vf, int state,
 			    struct err *e)
 {
-	const char *name = vf_link_state_name(state);
+	const char *name = sys_vf_link_state_name(state);
 	struct ifla_vf_link_state ivl = {.vf = vf, .link_state = (uint32_t)state};
 	char what[256];
 
