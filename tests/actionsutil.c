@@ -25,28 +25,11 @@
 #include "core/sys.h"
 #include "testutil.h"
 
-/* Runs `ibvf --sim=DIR ARGS...` (NULL-terminated); returns the exit status. */
-int ibvf(const char *dir, char **ret_out, char **ret_err, ...)
-{
-	const char *argv[32];
-	char sim[4096];
-	size_t n = 0;
-	va_list ap;
-	snprintf(sim, sizeof(sim), "--sim=%s", dir);
-	argv[n++] = sim;
-	va_start(ap, ret_err);
-	for (const char *a; (a = va_arg(ap, const char *)) && n < 31;)
-		argv[n++] = a;
-	va_end(ap);
-	argv[n] = NULL;
-	return tu_run(argv, ret_out, ret_err);
-}
-
 /* The node as `ibvf list --json` prints it: the whole model, to compare. */
 char *node_json(const char *dir)
 {
 	char *out;
-	ck_assert_int_eq(ibvf(dir, &out, NULL, "list", "--json", NULL), 0);
+	ck_assert_int_eq(tu_sim_run(dir, &out, NULL, "list", "--json", NULL), 0);
 	return out;
 }
 
@@ -114,7 +97,7 @@ const char *vf_netdev(const struct vf *vf)
 struct json_object *journal(const char *dir)
 {
 	char *out;
-	ck_assert_int_eq(ibvf(dir, &out, NULL, "journal", "--json", NULL), 0);
+	ck_assert_int_eq(tu_sim_run(dir, &out, NULL, "journal", "--json", NULL), 0);
 	struct json_object *o = json_tokener_parse(out);
 	ck_assert_msg(o && json_object_is_type(o, json_type_array), "journal --json: %s", out);
 	free(out);
@@ -145,7 +128,7 @@ void assert_refused(const char *dir, const char *want, ...)
 		;
 	va_end(ap);
 	char *before = tree_digest(dir), *out, *err;
-	int rc = ibvf(dir, &out, &err, a[0], a[1], a[2], a[3], a[4], a[5], a[6], NULL);
+	int rc = tu_sim_run(dir, &out, &err, a[0], a[1], a[2], a[3], a[4], a[5], a[6], NULL);
 	ck_assert_msg(rc == 2, "%s %s %s: exit %d, stderr: %s", a[0], a[1], a[2], rc, err);
 	ck_assert_msg(strstr(err, want), "stderr '%s' lacks '%s'", err, want);
 	ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "not one line: %s", err);

@@ -10,9 +10,6 @@
 
 #include "core/node.h"
 
-/* Runs `ibvf --sim=DIR ARGS...` (NULL-terminated); returns the exit status. */
-int ibvf(const char *dir, char **ret_out, char **ret_err, ...);
-
 /* The node as `ibvf list --json` prints it: the whole model, to compare. */
 char *node_json(const char *dir);
 

@@ -30,7 +30,8 @@
 START_TEST(rename_applies_verifies_and_journals)
 {
 	char *dir = tu_mkfixture(NULL), *out, *err;
-	int rc = ibvf(dir, &out, &err, "vf", "rename", "0000:18:00.4", "ibp24s0v3", "--yes", NULL);
+	int rc = tu_sim_run(dir, &out, &err, "vf", "rename", "0000:18:00.4", "ibp24s0v3", "--yes",
+			    NULL);
 	ck_assert_msg(rc == 0, "exit %d: %s%s", rc, out, err);
 	ck_assert_ptr_nonnull(strstr(out, "$ ip link set dev ib2 name ibp24s0v3"));
 	ck_assert_ptr_nonnull(strstr(out, "verified: 0000:18:00.4 name is ibp24s0v3"));
@@ -50,14 +51,14 @@ START_TEST(rename_applies_verifies_and_journals)
 	/* Undo gives the kernel name back and is itself journaled. */
 	free(out);
 	free(err);
-	rc = ibvf(dir, &out, &err, "journal", "undo", "1", "--yes", NULL);
+	rc = tu_sim_run(dir, &out, &err, "journal", "undo", "1", "--yes", NULL);
 	ck_assert_msg(rc == 0, "undo: exit %d: %s%s", rc, out, err);
 	n = discover(dir);
 	ck_assert_str_eq(vf_netdev(vf_by_bdf(n, "0000:18:00.4")), "ib2");
 	node_free(n);
 	free(out);
 	free(err);
-	rc = ibvf(dir, &out, &err, "journal", "undo", "1", "--yes", NULL);
+	rc = tu_sim_run(dir, &out, &err, "journal", "undo", "1", "--yes", NULL);
 	ck_assert_int_eq(rc, 2);
 	ck_assert_ptr_nonnull(strstr(err, "was undone by entry 2"));
 	free(out);
@@ -70,7 +71,7 @@ START_TEST(rename_of_an_up_link_before_6_2_goes_down_and_up)
 {
 	const char *args[] = {"--kernel", "6.1.0-18-amd64", NULL};
 	char *dir = tu_mkfixture(args), *out, *err;
-	int rc = ibvf(dir, &out, &err, "vf", "rename", "ib4", "ibp24s0v5", "--yes", NULL);
+	int rc = tu_sim_run(dir, &out, &err, "vf", "rename", "ib4", "ibp24s0v5", "--yes", NULL);
 	ck_assert_msg(rc == 0, "exit %d: %s%s", rc, out, err);
 	const char *down = strstr(out, "$ ip link set dev ib4 down");
 	const char *ren = strstr(out, "$ ip link set dev ib4 name ibp24s0v5");
@@ -127,8 +128,8 @@ START_TEST(pod_bound_vf_is_refused_unless_forced)
 		       "00:11:22:33:44:40:00:04", NULL);
 	assert_refused(dir, "bound to pod", "vf", "state", "0000:40:00.4", "disable", "--yes",
 		       NULL);
-	int rc = ibvf(dir, &out, &err, "vf", "create", "0000:40:00.0", "4", "--yes", "--force",
-		      NULL);
+	int rc = tu_sim_run(dir, &out, &err, "vf", "create", "0000:40:00.0", "4", "--yes",
+			    "--force", NULL);
 	ck_assert_msg(rc == 0, "forced: exit %d: %s", rc, err);
 	struct node *n = discover(dir);
 	const struct pf *pf = node_find_pf(n, "0000:40:00.0");
@@ -146,7 +147,7 @@ END_TEST
 START_TEST(create_goes_through_zero_and_waits_for_the_devices)
 {
 	char *dir = tu_mkfixture(NULL), *out, *err;
-	int rc = ibvf(dir, &out, &err, "vf", "create", "mlx5_4", "3", "--yes", NULL);
+	int rc = tu_sim_run(dir, &out, &err, "vf", "create", "mlx5_4", "3", "--yes", NULL);
 	ck_assert_msg(rc == 0, "exit %d: %s%s", rc, out, err);
 	const char *zero = strstr(out, "$ echo 0 > /sys/bus/pci/devices/0000:4f:00.0/sriov_numvfs");
 	const char *three =
@@ -163,11 +164,11 @@ START_TEST(create_goes_through_zero_and_waits_for_the_devices)
 	free(out);
 	free(err);
 	/* destroy is create 0; again is nothing to do. */
-	rc = ibvf(dir, &out, &err, "vf", "destroy", "ibp79s0", "--yes", NULL);
+	rc = tu_sim_run(dir, &out, &err, "vf", "destroy", "ibp79s0", "--yes", NULL);
 	ck_assert_msg(rc == 0, "destroy: %s", err);
 	free(out);
 	free(err);
-	rc = ibvf(dir, &out, &err, "vf", "destroy", "ibp79s0", "--yes", NULL);
+	rc = tu_sim_run(dir, &out, &err, "vf", "destroy", "ibp79s0", "--yes", NULL);
 	ck_assert_int_eq(rc, 0);
 	ck_assert_ptr_nonnull(strstr(out, "nothing to do"));
 	n = discover(dir);
@@ -183,8 +184,8 @@ START_TEST(ebusy_mid_plan_stops_and_the_journal_says_what_was_done)
 {
 	char *dir = tu_mkfixture(NULL), *out, *err;
 	arm_fault(dir, "write:mlx5_core/bind=EBUSY\n");
-	int rc = ibvf(dir, &out, &err, "vf", "guid", "0000:18:00.4", "--port",
-		      "00:11:22:33:44:18:00:03", "--yes", NULL);
+	int rc = tu_sim_run(dir, &out, &err, "vf", "guid", "0000:18:00.4", "--port",
+			    "00:11:22:33:44:18:00:03", "--yes", NULL);
 	ck_assert_int_eq(rc, 1);
 	ck_assert_msg(strstr(err, "step 3 of 5 failed (echo 0000:18:00.4 > "
 				  "/sys/bus/pci/drivers/mlx5_core/bind)"),
@@ -216,8 +217,8 @@ START_TEST(vf_vanishing_mid_plan_stops_with_a_clear_message)
 {
 	char *dir = tu_mkfixture(NULL), *out, *err;
 	arm_fault(dir, "vanish:0000:4f:00.3\n");
-	int rc = ibvf(dir, &out, &err, "vf", "guid", "ibp79s0v2", "--port",
-		      "00:11:22:33:44:4f:00:02", "--yes", NULL);
+	int rc = tu_sim_run(dir, &out, &err, "vf", "guid", "ibp79s0v2", "--port",
+			    "00:11:22:33:44:4f:00:02", "--yes", NULL);
 	ck_assert_int_eq(rc, 1);
 	ck_assert_msg(strstr(err, "failed (") != NULL, "%s", err);
 	struct json_object *j = journal(dir);
@@ -404,7 +405,8 @@ END_TEST
 START_TEST(dry_run_json_lists_the_commands_and_changes_nothing)
 {
 	char *dir = tu_mkfixture(NULL), *out, *err, *before = node_json(dir);
-	int rc = ibvf(dir, &out, &err, "vf", "guid", "--assign-all", "--dry-run", "--json", NULL);
+	int rc = tu_sim_run(dir, &out, &err, "vf", "guid", "--assign-all", "--dry-run", "--json",
+			    NULL);
 	ck_assert_msg(rc == 0, "%s", err);
 	struct json_object *o = json_tokener_parse(out), *steps;
 	ck_assert_ptr_nonnull(o);

@@ -31,8 +31,8 @@ START_TEST(guid_takes_effect_through_a_rebind_and_the_name_stays)
 {
 	char *dir = tu_mkfixture(NULL), *out, *err;
 	/* 0000:c0:00.2 (ibp192s0v1) has no MOFED files: netlink on the PF. */
-	int rc = ibvf(dir, &out, &err, "vf", "guid", "ibp192s0v1", "--node", "0011:2233:4455:0001",
-		      "--port", "0x0011223344550001", "--yes", NULL);
+	int rc = tu_sim_run(dir, &out, &err, "vf", "guid", "ibp192s0v1", "--node",
+			    "0011:2233:4455:0001", "--port", "0x0011223344550001", "--yes", NULL);
 	ck_assert_msg(rc == 0, "exit %d: %s%s", rc, out, err);
 	ck_assert_ptr_nonnull(
 		strstr(out, "$ ip link set dev ibp192s0 vf 1 port_guid 00:11:22:33:44:55:00:01"));
@@ -82,8 +82,8 @@ START_TEST(assign_all_leaves_no_zero_or_duplicate_guid)
 	ck_assert_uint_gt(count_bad_guids(n, &zero), 0);
 	ck_assert_uint_gt(zero, 0);
 	node_free(n);
-	int rc = ibvf(dir, &out, &err, "vf", "guid", "--assign-all", "--prefix", "00:11:22:33:44",
-		      "--yes", NULL);
+	int rc = tu_sim_run(dir, &out, &err, "vf", "guid", "--assign-all", "--prefix",
+			    "00:11:22:33:44", "--yes", NULL);
 	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
 	n = discover(dir);
 	ck_assert_uint_eq(count_bad_guids(n, &zero), 0);
@@ -96,7 +96,7 @@ START_TEST(assign_all_leaves_no_zero_or_duplicate_guid)
 	node_free(n);
 	free(out);
 	free(err);
-	rc = ibvf(dir, &out, &err, "vf", "guid", "--assign-all", "--yes", NULL);
+	rc = tu_sim_run(dir, &out, &err, "vf", "guid", "--assign-all", "--yes", NULL);
 	ck_assert_int_eq(rc, 0);
 	ck_assert_ptr_nonnull(strstr(out, "nothing to do"));
 	free(out);
@@ -129,12 +129,13 @@ END_TEST
 START_TEST(link_state_through_mofed_and_netlink)
 {
 	char *dir = tu_mkfixture(NULL), *out, *err;
-	int rc = ibvf(dir, &out, &err, "vf", "state", "0000:18:00.4", "disable", "--yes", NULL);
+	int rc = tu_sim_run(dir, &out, &err, "vf", "state", "0000:18:00.4", "disable", "--yes",
+			    NULL);
 	ck_assert_msg(rc == 0, "mofed: %s%s", out, err);
 	ck_assert_ptr_nonnull(strstr(out, "echo Down > "));
 	free(out);
 	free(err);
-	rc = ibvf(dir, &out, &err, "vf", "state", "0000:9a:00.2", "enable", "--yes", NULL);
+	rc = tu_sim_run(dir, &out, &err, "vf", "state", "0000:9a:00.2", "enable", "--yes", NULL);
 	ck_assert_msg(rc == 0, "netlink: %s%s", out, err);
 	ck_assert_ptr_nonnull(strstr(out, "vf 1 state enable"));
 	struct node *n = discover(dir);

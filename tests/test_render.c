@@ -19,23 +19,6 @@
 #include "tui/plan_text.h"
 #include "tui/text.h"
 
-/* Runs `ibvf --sim=DIR ARGS...` (NULL-terminated); returns the exit status. */
-static int ibvf(const char *dir, char **ret_out, ...)
-{
-	const char *argv[32];
-	char sim[4096];
-	size_t n = 0;
-	va_list ap;
-	snprintf(sim, sizeof(sim), "--sim=%s", dir);
-	argv[n++] = sim;
-	va_start(ap, ret_out);
-	for (const char *a; (a = va_arg(ap, const char *)) && n < 31;)
-		argv[n++] = a;
-	va_end(ap);
-	argv[n] = NULL;
-	return tu_run(argv, ret_out, NULL);
-}
-
 /* The lines as the CLI prints them. */
 static char *joined(const struct text *t)
 {
@@ -68,9 +51,11 @@ static struct json_object *parse(const char *s)
 START_TEST(dry_run_text_is_the_plan_json_rendered)
 {
 	char *dir = tu_mkfixture(NULL), *json, *text;
+	ck_assert_int_eq(tu_sim_run(dir, &json, NULL, "vf", "create", "18:00.0", "4", "--dry-run",
+				    "--json", NULL),
+			 0);
 	ck_assert_int_eq(
-		ibvf(dir, &json, "vf", "create", "18:00.0", "4", "--dry-run", "--json", NULL), 0);
-	ck_assert_int_eq(ibvf(dir, &text, "vf", "create", "18:00.0", "4", "--dry-run", NULL), 0);
+		tu_sim_run(dir, &text, NULL, "vf", "create", "18:00.0", "4", "--dry-run", NULL), 0);
 	struct json_object *plan = parse(json);
 	struct text t = {0};
 	plan_text(&t, plan);
@@ -438,13 +423,15 @@ END_TEST
 START_TEST(journal_cli_text_is_the_journal_json_rendered)
 {
 	char *dir = tu_mkfixture(NULL), *out, *json, *text;
-	ck_assert_int_eq(ibvf(dir, &text, "journal", NULL), 0);
+	ck_assert_int_eq(tu_sim_run(dir, &text, NULL, "journal", NULL), 0);
 	ck_assert_str_eq(text, "the journal is empty\n");
 	free(text);
-	ck_assert_int_eq(ibvf(dir, &out, "vf", "rename", "18:00.4", "ibfast3", "--yes", NULL), 0);
+	ck_assert_int_eq(
+		tu_sim_run(dir, &out, NULL, "vf", "rename", "18:00.4", "ibfast3", "--yes", NULL),
+		0);
 	free(out);
-	ck_assert_int_eq(ibvf(dir, &json, "journal", "--json", NULL), 0);
-	ck_assert_int_eq(ibvf(dir, &text, "journal", NULL), 0);
+	ck_assert_int_eq(tu_sim_run(dir, &json, NULL, "journal", "--json", NULL), 0);
+	ck_assert_int_eq(tu_sim_run(dir, &text, NULL, "journal", NULL), 0);
 	struct json_object *entries = parse(json);
 	struct text t = {0};
 	journal_text(&t, entries);

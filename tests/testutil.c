@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,4 +129,21 @@ void tu_write(const char *path, const char *content)
 	ck_assert_msg(f != NULL, "cannot write '%s'", path);
 	fputs(content, f);
 	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Runs `ibvf --sim=DIR ARGS...` (NULL-terminated); returns the exit status. */
+int tu_sim_run(const char *dir, char **ret_out, char **ret_err, ...)
+{
+	const char *argv[32];
+	char sim[4096];
+	size_t n = 0;
+	va_list ap;
+	snprintf(sim, sizeof(sim), "--sim=%s", dir);
+	argv[n++] = sim;
+	va_start(ap, ret_err);
+	for (const char *a; (a = va_arg(ap, const char *)) && n < 31;)
+		argv[n++] = a;
+	va_end(ap);
+	argv[n] = NULL;
+	return tu_run(argv, ret_out, ret_err);
 }

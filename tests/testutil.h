@@ -14,5 +14,7 @@ void tu_rmtree(char *dir);
  * and stderr into malloc'd strings (either may be NULL) and returns the exit
  * status, or -1 when it did not exit normally. */
 int tu_run(const char *const *argv, char **ret_out, char **ret_err);
+/* Runs `ibvf --sim=DIR ARGS...` (NULL-terminated) as tu_run() does. */
+int tu_sim_run(const char *dir, char **ret_out, char **ret_err, ...);
 /* Writes a file, creating it; aborts the test on failure. */
 void tu_write(const char *path, const char *content);
