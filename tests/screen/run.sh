@@ -43,28 +43,24 @@ capture() { # capture [-e]: the visible pane, masked
 . "$here/../../scripts/speed.sh"
 slow_pct=$(host_slow_pct)
 
-shown_within() { # shown_within TEXT MS: until the pane shows TEXT, at most MS
-	local deadline=$(($(date +%s%N) + $2 * 1000000))
+pane_match() { # pane_match GREP_FLAG PATTERN MS: until the pane matches, at most MS
+	local deadline=$(($(date +%s%N) + $3 * 1000000))
 	while (($(date +%s%N) < deadline)); do
-		T capture-pane -p -t s | grep -qF -- "$1" && return 0
+		T capture-pane -p -t s | grep -q"$1" -- "$2" && return 0
 		sleep 0.05
 	done
-	echo "FAIL: '$1' did not appear on screen within $2 ms"
+	echo "FAIL: nothing matching '$2' appeared on screen within $3 ms"
 	capture
 	fails=$((fails + 1))
 	return 1
 }
 
+shown_within() { # shown_within TEXT MS: until the pane shows TEXT, at most MS
+	pane_match F "$1" "$2"
+}
+
 wait_re() { # wait_re REGEX [SECONDS]: until the pane shows a match (grep -E); SECONDS (5) on the reference host
-	local deadline=$(($(date +%s%N) + ${2:-5} * slow_pct * 10000000))
-	while (($(date +%s%N) < deadline)); do
-		T capture-pane -p -t s | grep -qE -- "$1" && return 0
-		sleep 0.05
-	done
-	echo "FAIL: nothing matching '$1' appeared on screen"
-	capture
-	fails=$((fails + 1))
-	return 1
+	pane_match E "$1" $((${2:-5} * 10 * slow_pct))
 }
 
 wait_for() { # wait_for TEXT [SECONDS]: shown_within SECONDS (5) on the reference host
