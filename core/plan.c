@@ -230,9 +230,12 @@ int plan_wait_netdev(struct plan *p, const char *bdf, bool want_ibdev, unsigned 
 const char *plan_result_name(enum plan_result r)
 {
 	static const char *const names[] = {
-		[PLAN_NOT_RUN] = "not-run", [PLAN_NOTHING] = "nothing-to-do",
-		[PLAN_OK] = "ok",	    [PLAN_REFUSED] = "refused",
-		[PLAN_FAILED] = "failed",   [PLAN_VERIFY_FAILED] = "verify-failed",
+		[PLAN_NOT_RUN] = "not-run",
+		[PLAN_NOTHING] = "nothing-to-do",
+		[PLAN_OK] = "ok",
+		[PLAN_REFUSED] = "refused",
+		[PLAN_FAILED] = "failed",
+		[PLAN_VERIFY_FAILED] = "verify-failed",
 		[PLAN_CANCELLED] = "cancelled",
 	};
 	return (size_t)r < sizeof(names) / sizeof(*names) ? names[r] : "?";
@@ -259,7 +262,7 @@ int change_kind_parse(const char *s)
 
 const char *step_status_name(enum step_status s)
 {
-	return s == STEP_OK	      ? "ok"
+	return s == STEP_OK	     ? "ok"
 	       : s == STEP_FAILED    ? "failed"
 	       : s == STEP_CANCELLED ? "cancelled"
 				     : "not-run";

@@ -81,13 +81,13 @@ struct bench_view {
 	enum bench_test test;
 	size_t size;
 	char confirm[256]; /* the force question, while asked */
-	bool confirm_all; /* it asks about every VF (n skips those in pods) */
+	bool confirm_all;  /* it asks about every VF (n skips those in pods) */
 	struct job *job;
 	unsigned int cur;	/* the target the figures below are of */
 	double fraction, gbps;	/* its latest progress */
 	float spark[SPARK_MAX]; /* its Gb/s, oldest first */
 	size_t n_spark;
-	char error[600]; /* a run that could not start */
+	char error[600];   /* a run that could not start */
 	struct listw runs; /* every VF: one line each */
 	bool runs_follow;  /* the list follows the run (until PgUp/PgDn) */
 };

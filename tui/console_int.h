@@ -80,7 +80,7 @@ struct console {
 	struct highlight *hl;
 	size_t n_hl, cap_hl;
 
-	char sel[16]; /* the selected function's BDF */
+	char sel[16];	 /* the selected function's BDF */
 	struct listw tl; /* the tree's rows */
 	bool zoom;	 /* details take the tree's place */
 	enum console_view view;
