@@ -19,6 +19,7 @@
 #include "core/journal.h"
 #include "core/sys.h"
 #include "nstest.h"
+#include "testutil.h"
 
 /* The veth pair up, veth1 with an altname, a private /var/lib. */
 static void ns_setup(void)
@@ -143,9 +144,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run_suite(suite());
 }

@@ -410,9 +410,5 @@ int main(void)
 	tcase_add_loop_test(shared, every_name_form_resolves_the_same_in_bench, 0, 4);
 	tcase_add_test(shared, a_pod_with_two_vfs_is_ambiguous_in_vf_and_bench);
 	suite_add_tcase(s, shared);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run_suite(s);
 }

@@ -249,9 +249,5 @@ int main(void)
 	tcase_add_test(tc, damaged_files_read_as_unknown_never_zero);
 	tcase_add_test(tc, vfs_created_through_the_sim_appear_in_the_next_snapshot);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run_suite(s);
 }

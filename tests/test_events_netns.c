@@ -19,6 +19,7 @@
 
 #include "core/sys.h"
 #include "nstest.h"
+#include "testutil.h"
 
 /* Generous: the test must hold on a slow, loaded machine; a change shows in
  * well under a second on an idle one. */
@@ -150,9 +151,5 @@ int main(void)
 	TCase *tc = tcase_create("events_netns");
 	tcase_add_test(tc, changes_by_another_tool_raise_events_of_their_kind);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run_suite(s);
 }

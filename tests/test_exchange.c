@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bench/exchange.h"
+#include "testutil.h"
 
 static struct exchange_msg good_hello(unsigned int qps)
 {
@@ -413,9 +414,5 @@ static Suite *exchange_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(exchange_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run_suite(exchange_suite());
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "core/guid.h"
+#include "testutil.h"
 
 START_TEST(parse_accepts_the_three_operator_forms)
 {
@@ -103,9 +104,5 @@ int main(void)
 	tcase_add_test(tc, gid_gives_prefix_and_port_guid);
 	tcase_add_test(tc, ipoib_address_gives_the_port_guid);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run_suite(s);
 }

@@ -11,6 +11,7 @@
 
 #include "tui/keys.h"
 #include "tui/listw.h"
+#include "testutil.h"
 
 #define BEGIN "<!-- keys: begin -->\n```\n"
 #define END   "```\n<!-- keys: end -->"
@@ -197,9 +198,5 @@ int main(void)
 	tcase_add_test(tc, text_scrolls_without_a_selection);
 	tcase_add_test(tc, filter_matches_any_case);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run_suite(s);
 }

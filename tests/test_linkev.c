@@ -16,6 +16,7 @@
 #include <netlink/msg.h>
 
 #include "core/linux/linkev.h"
+#include "testutil.h"
 
 #define PUT(x) ck_assert_int_ge((x), 0)
 #define UP     (IFF_UP | IFF_BROADCAST | IFF_RUNNING | IFF_MULTICAST | IFF_LOWER_UP)
@@ -239,9 +240,5 @@ int main(void)
 	tcase_add_test(tc, a_notification_without_vf_list_asks_whether_the_link_is_a_pf);
 	tcase_add_test(tc, malformed_and_foreign_messages);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run_suite(s);
 }

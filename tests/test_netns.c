@@ -23,6 +23,7 @@
 
 #include "core/sys.h"
 #include "nstest.h"
+#include "testutil.h"
 
 /* veth0 <-> veth1; veth1 gets MTU 9000 so the two ends differ. */
 static void ns_make_veth(void)
@@ -464,9 +465,5 @@ int main(void)
 	tcase_add_test(tc, vf_changes_on_a_veth_fail_with_a_message);
 	tcase_add_test(tc, open_with_a_missing_root_fails_with_a_message);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run_suite(s);
 }

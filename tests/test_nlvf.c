@@ -17,6 +17,7 @@
 #include "core/linux/nlvf.h"
 
 #include "nlvfutil.h"
+#include "testutil.h"
 
 START_TEST(link_reads_every_field_of_an_ipoib_pf)
 {
@@ -191,9 +192,5 @@ int main(void)
 	tcase_add_test(tc, unknown_vf_attributes_are_skipped);
 	tcase_add_test(tc, altnames_past_the_limit_are_dropped);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run_suite(s);
 }

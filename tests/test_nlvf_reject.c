@@ -17,6 +17,7 @@
 #include "core/linux/nlvf.h"
 
 #include "nlvfutil.h"
+#include "testutil.h"
 
 static const int vf_struct_attrs[] = {
 	IFLA_VF_MAC,   IFLA_VF_VLAN,	     IFLA_VF_TX_RATE,
@@ -210,9 +211,5 @@ int main(void)
 	tcase_add_test(tc, every_truncation_is_parsed_safely);
 	tcase_add_test(tc, garbage_is_parsed_safely);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run_suite(s);
 }

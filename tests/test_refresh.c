@@ -258,9 +258,5 @@ int main(void)
 	tcase_add_test(tc, a_link_change_on_a_nic_outside_the_model_reads_nothing_of_it);
 	tcase_add_test(tc, a_chain_of_refreshes_on_a_large_node_stays_equal);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run_suite(s);
 }

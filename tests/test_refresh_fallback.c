@@ -193,9 +193,5 @@ int main(void)
 	tcase_add_test(tc, an_event_for_a_vanished_unknown_function_changes_nothing);
 	tcase_add_test(tc, a_vanished_vf_is_dropped);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run_suite(s);
 }

@@ -466,9 +466,5 @@ int main(void)
 	tcase_add_test(tc, journal_view_lines_come_from_the_same_renderer);
 	tcase_add_test(tc, journal_cli_text_is_the_journal_json_rendered);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run_suite(s);
 }

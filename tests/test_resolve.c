@@ -12,6 +12,7 @@
 
 #include "core/pods.h"
 #include "core/resolve.h"
+#include "testutil.h"
 
 static char *altname_pf[] = {"enp24s0np0"}, *altname_vf[] = {"ibvf-a"};
 static struct netdev pf_nd = {.name = "ibp24s0", .altnames = altname_pf, .n_altnames = 1};
@@ -199,9 +200,5 @@ int main(void)
 	tcase_add_test(tc, lookup_tries_only_the_forms_asked);
 	tcase_add_test(tc, bdf_normalize_takes_the_kernels_form);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run_suite(s);
 }

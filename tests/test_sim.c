@@ -224,9 +224,5 @@ int main(void)
 	tcase_add_loop_test(tc, seeded_faults_present_and_absent_when_healthy, 0, 2);
 	tcase_add_test(tc, mkfixture_refuses_bad_arguments);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run_suite(s);
 }

@@ -357,9 +357,5 @@ int main(void)
 	tcase_add_test(tc, injected_faults_fail_and_leave_the_node_unchanged);
 	tcase_add_test(tc, refused_writes_return_the_errno_and_name_the_file);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run_suite(s);
 }

@@ -66,9 +66,5 @@ int main(void)
 	tcase_set_timeout(large, 280);
 	tcase_add_test(large, large_node_numbers_stay_valid);
 	suite_add_tcase(s, large);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run_suite(s);
 }

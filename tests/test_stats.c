@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "bench/stats.h"
+#include "testutil.h"
 
 #define EPS 1e-9
 
@@ -191,9 +192,5 @@ int main(void)
 	tcase_add_test(tc, peak_is_the_best_window);
 	tcase_add_test(tc, payload_ceiling_of_ndr);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run_suite(s);
 }

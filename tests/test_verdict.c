@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bench/verdict.h"
+#include "testutil.h"
 
 /* 400 Gb/s x 4096 / (4096 + 26): LRH 8 + BTH 12 + ICRC 4 + VCRC 2. */
 #define NDR_CEILING 397.4769529354682
@@ -197,9 +198,5 @@ int main(void)
 	tcase_add_test(tc, an_unknown_rate_is_not_judged_and_says_why);
 	tcase_add_test(tc, latency_is_not_judged);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run_suite(s);
 }

@@ -147,3 +147,12 @@ int tu_sim_run(const char *dir, char **ret_out, char **ret_err, ...)
 	argv[n] = NULL;
 	return tu_run(argv, ret_out, ret_err);
 }
+
+int tu_run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

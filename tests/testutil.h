@@ -16,5 +16,8 @@ void tu_rmtree(char *dir);
 int tu_run(const char *const *argv, char **ret_out, char **ret_err);
 /* Runs `ibvf --sim=DIR ARGS...` (NULL-terminated) as tu_run() does. */
 int tu_sim_run(const char *dir, char **ret_out, char **ret_err, ...);
+/* Runs a Check suite (it is freed) and returns the process exit status. */
+struct Suite;
+int tu_run_suite(struct Suite *s);
 /* Writes a file, creating it; aborts the test on failure. */
 void tu_write(const char *path, const char *content);
