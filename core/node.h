@@ -86,6 +86,42 @@ struct vf_admin {
 	char *mofed_policy; /* Down, Up, Follow */
 };
 
+/* A kernel-log record that names an RDMA driver (core/kmsg.c): from
+ * /dev/kmsg ("3,812,123456789,-;mlx5_core: ...") or a captured dmesg text
+ * ("[   12.345678] mlx5_core: ..."). */
+struct kmsg_line {
+	struct kval ts_usec; /* since boot; unknown when the line had no stamp */
+	int prio;	     /* syslog level 0 (emerg) .. 7 (debug), -1 unknown */
+	char *msg;	     /* the message without header or stamp */
+	bool error;	     /* names a failure: Unknown symbol, disagrees, failed, error */
+};
+
+/* A systemd .link file (systemd.link(5)) from /etc, /run or /usr/lib
+ * systemd/network: what it matches and the name it gives. Only the keys
+ * that can pin a netdev's name are kept. */
+struct link_file {
+	char *path; /* as on the node: /etc/systemd/network/70-ibvf-0000-18-00.4.link */
+	char **match_path, **match_original_name, **match_mac, **match_driver;
+	size_t n_match_path, n_match_original_name, n_match_mac, n_match_driver;
+	char *name;	   /* [Link] Name= */
+	char *name_policy; /* [Link] NamePolicy= */
+};
+
+/* A PF's VF count as ibvf's boot unit (ibvf-sriov.service) re-creates it. */
+struct persisted_pf {
+	char bdf[16];
+	unsigned int numvfs;
+};
+
+/* A pod-binding file that was found but could not be read whole (a
+ * half-written CNI cache). */
+struct bad_file {
+	char *path; /* as on the node */
+	char *why;  /* "truncated JSON at byte 412" */
+};
+
+struct dp_config; /* a device plugin's config (core/devplugin.h) */
+
 /* Where a pod binding was found (docs/kubernetes.md). */
 enum pod_source {
 	POD_SRC_MULTUS = 1u << 0,     /* /var/lib/cni/multus/results */
@@ -121,6 +157,7 @@ struct pod_binding {
 	char *container_id;   /* the sandbox (infra) container */
 	unsigned int sources; /* enum pod_source bits */
 	bool stale;	      /* only a checkpoint entry, and no pod log directory confirms it */
+	struct kval netns_present; /* netns names a file: it exists (1) or is gone (0) */
 	struct pod_netif in_pod;
 };
 
@@ -148,6 +185,17 @@ struct node {
 	char *driver_version; /* /sys/module/mlx5_core/version (MOFED sets it) */
 	char **kmsg_errors;   /* RDMA driver errors from the kernel log */
 	size_t n_kmsg_errors;
+	struct kmsg_line *kmsg; /* kernel-log records naming an RDMA driver, oldest first */
+	size_t n_kmsg;
+	struct link_file *link_files; /* systemd .link files, in systemd's order */
+	size_t n_link_files;
+	char *persist_unit; /* path of ibvf's boot unit when present */
+	struct persisted_pf *persisted; /* the VF counts it re-creates */
+	size_t n_persisted;
+	struct bad_file *cni_broken; /* pod-binding files that could not be read whole */
+	size_t n_cni_broken;
+	struct dp_config *dp_configs; /* device plugin configs found on the node */
+	size_t n_dp_configs;
 	struct pf *pfs; /* sorted by BDF */
 	size_t n_pfs;
 	struct rdma *orphans; /* RDMA devices placed on no PCI function */

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: MIT
+/* The check table, running it, and findings as JSON (checks.h). */
+#include "checks.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks_int.h"
+
+const struct check_def checks_table[] = {
+	{"guid-zero", CHECK_CRITICAL, "zero GUID",
+	 "A VF whose node or port GUID is zero cannot join the InfiniBand fabric: its port stays "
+	 "DOWN and a pod given it has no RDMA network.",
+	 check_guid_zero},
+};
+const size_t checks_table_len = sizeof(checks_table) / sizeof(checks_table[0]);
+
+const struct check_def *check_find(const char *id)
+{
+	for (size_t i = 0; i < checks_table_len; i++)
+		if (strcmp(checks_table[i].id, id) == 0)
+			return &checks_table[i];
+	return NULL;
+}
+
+const struct check_def *check_def_of(const char *id)
+{
+	return check_find(id);
+}
+
+static const char *const severity_names[] = {"info", "warning", "critical"};
+
+const char *check_severity_name(enum check_severity s)
+{
+	return (unsigned int)s < 3 ? severity_names[s] : "?";
+}
+
+int check_severity_parse(const char *s, enum check_severity *ret)
+{
+	for (unsigned int i = 0; i < 3; i++)
+		if (strcmp(s, severity_names[i]) == 0) {
+			*ret = (enum check_severity)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+void check_fn_path(char *buf, size_t size, const char *bdf, const char *rel)
+{
+	snprintf(buf, size, "/sys/bus/pci/devices/%s/%s", bdf, rel);
+}
+
+void check_ib_path(char *buf, size_t size, const char *ibdev, const char *rel)
+{
+	snprintf(buf, size, "/sys/class/infiniband/%s/%s", ibdev, rel);
+}
+
+static char *vfmt(const char *fmt, va_list ap)
+{
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		return NULL;
+	return s;
+}
+
+struct finding *check_add(struct findings *out, const struct check_def *def,
+			  enum finding_subject kind, const char *bdf, const char *fmt, ...)
+{
+	if (out->n >= FINDINGS_MAX) {
+		out->n_dropped++;
+		return NULL;
+	}
+	if (out->n == out->alloc) {
+		size_t a = out->alloc ? out->alloc * 2 : 16;
+		struct finding *v = realloc(out->v, a * sizeof(*v));
+		if (!v)
+			return NULL;
+		out->v = v;
+		out->alloc = a;
+	}
+	struct finding *f = &out->v[out->n];
+	*f = (struct finding){
+		.id = def->id, .severity = def->severity, .kind = kind, .why = def->why};
+	snprintf(f->subject, sizeof(f->subject), "%s", bdf ? bdf : "");
+	va_list ap;
+	va_start(ap, fmt);
+	f->title = vfmt(fmt, ap);
+	va_end(ap);
+	if (!f->title)
+		return NULL;
+	out->n++;
+	return f;
+}
+
+void finding_evidence(struct finding *f, const char *where, const char *fmt, ...)
+{
+	if (!f || f->n_evidence >= FINDING_EVIDENCE_MAX)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	char *value = vfmt(fmt, ap);
+	va_end(ap);
+	char *w = strdup(where);
+	if (!value || !w) {
+		free(value);
+		free(w);
+		return;
+	}
+	f->evidence[f->n_evidence++] = (struct finding_evidence){.where = w, .value = value};
+}
+
+static void remedy_set(struct finding *f, enum remedy_kind kind, const char *summary,
+		       const char *const *v)
+{
+	if (!f)
+		return;
+	f->remedy.kind = kind;
+	f->remedy.summary = strdup(summary);
+	for (size_t i = 0; v && v[i] && f->remedy.n_steps < FINDING_STEPS_MAX; i++) {
+		char *s = strdup(v[i]);
+		if (!s)
+			break;
+		f->remedy.steps[f->remedy.n_steps++] = s;
+	}
+}
+
+void finding_remedy_ibvf(struct finding *f, const char *summary, const char *const *argv)
+{
+	remedy_set(f, REMEDY_IBVF, summary, argv);
+}
+
+void finding_remedy_manual(struct finding *f, const char *summary, const char *const *steps)
+{
+	remedy_set(f, REMEDY_MANUAL, summary, steps);
+}
+
+static void finding_fini(struct finding *f)
+{
+	free(f->title);
+	for (size_t i = 0; i < f->n_evidence; i++) {
+		free(f->evidence[i].where);
+		free(f->evidence[i].value);
+	}
+	free(f->remedy.summary);
+	for (size_t i = 0; i < f->remedy.n_steps; i++)
+		free(f->remedy.steps[i]);
+}
+
+void findings_fini(struct findings *fs)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		finding_fini(&fs->v[i]);
+	free(fs->v);
+	*fs = (struct findings){0};
+}
+
+static size_t table_index(const char *id)
+{
+	const struct check_def *d = check_find(id);
+	return d ? (size_t)(d - checks_table) : checks_table_len;
+}
+
+static int cmp_finding(const void *a, const void *b)
+{
+	const struct finding *x = a, *y = b;
+	if (x->severity != y->severity)
+		return x->severity > y->severity ? -1 : 1;
+	int c = strcmp(x->subject, y->subject);
+	if (c)
+		return c;
+	size_t i = table_index(x->id), j = table_index(y->id);
+	return i < j ? -1 : i > j;
+}
+
+int checks_run(const struct node *n, const struct checks_opts *opts, struct findings *out)
+{
+	static const struct checks_opts none = {0};
+	*out = (struct findings){0};
+	for (size_t i = 0; i < checks_table_len; i++)
+		checks_table[i].run(out, n, opts ? opts : &none);
+	for (size_t i = 0; i < out->n; i++)
+		if (!out->v[i].remedy.summary && out->v[i].remedy.kind != REMEDY_NONE) {
+			findings_fini(out);
+			return -ENOMEM;
+		}
+	/* qsort is not stable: the subject and table order break ties, and
+	 * findings of one check on one subject keep their order by title. */
+	qsort(out->v, out->n, sizeof(*out->v), cmp_finding);
+	return 0;
+}
+
+enum check_severity findings_max_severity(const struct findings *fs)
+{
+	enum check_severity m = CHECK_INFO;
+	for (size_t i = 0; i < fs->n; i++)
+		if (fs->v[i].severity > m)
+			m = fs->v[i].severity;
+	return m;
+}
+
+size_t findings_count_subject(const struct findings *fs, const char *bdf,
+			      enum check_severity *ret_max)
+{
+	size_t c = 0;
+	enum check_severity m = CHECK_INFO;
+	for (size_t i = 0; i < fs->n; i++)
+		if (strcmp(fs->v[i].subject, bdf) == 0) {
+			c++;
+			if (fs->v[i].severity > m)
+				m = fs->v[i].severity;
+		}
+	if (ret_max)
+		*ret_max = m;
+	return c;
+}
+
+static const char *const subject_names[] = {"node", "pf", "vf"};
+static const char *const remedy_names[] = {"none", "ibvf", "manual"};
+
+static struct json_object *jstr(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+struct json_object *finding_to_json(const struct finding *f)
+{
+	struct json_object *o = json_object_new_object();
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "id", jstr(f->id));
+	json_object_object_add(o, "severity", jstr(check_severity_name(f->severity)));
+	json_object_object_add(o, "subject", f->subject[0] ? jstr(f->subject) : NULL);
+	json_object_object_add(o, "subject_kind", jstr(subject_names[f->kind]));
+	json_object_object_add(o, "title", jstr(f->title));
+	json_object_object_add(o, "why", jstr(f->why));
+	struct json_object *ev = json_object_new_array();
+	for (size_t i = 0; ev && i < f->n_evidence; i++) {
+		struct json_object *e = json_object_new_object();
+		json_object_object_add(e, "where", jstr(f->evidence[i].where));
+		json_object_object_add(e, "value", jstr(f->evidence[i].value));
+		json_object_array_add(ev, e);
+	}
+	json_object_object_add(o, "evidence", ev);
+	struct json_object *r = json_object_new_object();
+	json_object_object_add(r, "kind", jstr(remedy_names[f->remedy.kind]));
+	json_object_object_add(r, "summary", jstr(f->remedy.summary));
+	struct json_object *steps = json_object_new_array();
+	for (size_t i = 0; steps && i < f->remedy.n_steps; i++)
+		json_object_array_add(steps, jstr(f->remedy.steps[i]));
+	json_object_object_add(r, f->remedy.kind == REMEDY_IBVF ? "argv" : "steps", steps);
+	json_object_object_add(o, "remedy", r);
+	return o;
+}
+
+struct json_object *findings_to_json(const struct findings *fs)
+{
+	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+	if (!o || !a) {
+		json_object_put(o);
+		json_object_put(a);
+		return NULL;
+	}
+	size_t counts[3] = {0};
+	json_object_object_add(o, "version", json_object_new_int(CHECKS_JSON_VERSION));
+	for (size_t i = 0; i < fs->n; i++) {
+		counts[fs->v[i].severity]++;
+		json_object_array_add(a, finding_to_json(&fs->v[i]));
+	}
+	json_object_object_add(o, "findings", a);
+	struct json_object *c = json_object_new_object();
+	for (unsigned int s = 3; s-- > 0;)
+		json_object_object_add(c, severity_names[s],
+				       json_object_new_int64((int64_t)counts[s]));
+	json_object_object_add(o, "counts", c);
+	json_object_object_add(o, "dropped", json_object_new_int64((int64_t)fs->n_dropped));
+	return o;
+}
