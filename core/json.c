@@ -233,6 +233,25 @@ static struct json_object *strv_json(char *const *v, size_t n)
 	return a;
 }
 
+/* "kmsg": every record kept; "kmsg_errors": the failures' messages. */
+static void add_kmsg(struct json_object *o, const struct node *n)
+{
+	struct json_object *all = json_object_new_array(), *errs = json_object_new_array();
+	for (size_t i = 0; i < n->n_kmsg; i++) {
+		const struct kmsg_line *l = &n->kmsg[i];
+		struct json_object *k = json_object_new_object();
+		add(k, "ts_usec", jint(l->ts_usec));
+		add(k, "prio", l->prio >= 0 ? json_object_new_int(l->prio) : NULL);
+		add(k, "msg", json_object_new_string(l->msg));
+		add(k, "error", json_object_new_boolean(l->error));
+		json_object_array_add(all, k);
+		if (l->error)
+			json_object_array_add(errs, json_object_new_string(l->msg));
+	}
+	add(o, "kmsg", all);
+	add(o, "kmsg_errors", errs);
+}
+
 struct json_object *node_to_json(const struct node *n)
 {
 	struct json_object *o = json_object_new_object();
@@ -240,7 +259,7 @@ struct json_object *node_to_json(const struct node *n)
 	add(o, "host", jstr(n->hostname));
 	add(o, "kernel", jstr(n->kernel));
 	add(o, "driver_version", jstr(n->driver_version));
-	add(o, "kmsg_errors", strv_json(n->kmsg_errors, n->n_kmsg_errors));
+	add_kmsg(o, n);
 	struct json_object *pfs = json_object_new_array();
 	for (size_t i = 0; i < n->n_pfs; i++)
 		json_object_array_add(pfs, pf_json(&n->pfs[i]));

@@ -90,7 +90,9 @@ void node_free(struct node *n)
 	for (size_t i = 0; i < n->n_pods_unplaced; i++)
 		pod_binding_fini(&n->pods_unplaced[i]);
 	free(n->pods_unplaced);
-	strv_free(n->kmsg_errors, n->n_kmsg_errors);
+	for (size_t i = 0; i < n->n_kmsg; i++)
+		free(n->kmsg[i].msg);
+	free(n->kmsg);
 	strv_free(n->notes, n->n_notes);
 	free(n->hostname);
 	free(n->kernel);

@@ -183,8 +183,6 @@ struct node {
 	char *hostname;
 	char *kernel;	      /* /proc/sys/kernel/osrelease */
 	char *driver_version; /* /sys/module/mlx5_core/version (MOFED sets it) */
-	char **kmsg_errors;   /* RDMA driver errors from the kernel log */
-	size_t n_kmsg_errors;
 	struct kmsg_line *kmsg; /* kernel-log records naming an RDMA driver, oldest first */
 	size_t n_kmsg;
 	struct link_file *link_files; /* systemd .link files, in systemd's order */

@@ -19,7 +19,7 @@ struct discover {
 
 /* Host name, kernel release, driver version and kernel log errors. */
 void discover_header(struct discover *d);
-/* The RDMA driver errors of the kernel log into d->n->kmsg_errors (kmsg.c). */
+/* The kernel log's RDMA driver records into d->n->kmsg (kmsg.c). */
 void discover_kmsg(struct discover *d);
 /* Whether the node's netlink is the running kernel's (not a captured tree). */
 bool discover_uses_netlink(struct sys *s);

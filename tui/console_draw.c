@@ -8,6 +8,7 @@
 
 #include "console_int.h"
 #include "core/guid.h"
+#include "core/kmsg.h"
 #include "core/pods.h"
 
 static attr_t style_attrs(unsigned int a)
@@ -158,10 +159,11 @@ static void draw_header(struct console *c)
 	snprintf(line, sizeof(line), " PFs %zu  VFs %zu  active ports %zu/%zu  pods %zu", n->n_pfs,
 		 vfs, active, ports, count_pods(n));
 	console_put(h->y + 1, 0, h->w, line, hd);
-	if (n->n_kmsg_errors) {
+	size_t kerr = kmsg_count_errors(n);
+	if (kerr) {
 		char k[64];
-		snprintf(k, sizeof(k), "kernel log: %zu driver error%s", n->n_kmsg_errors,
-			 n->n_kmsg_errors == 1 ? "" : "s");
+		snprintf(k, sizeof(k), "kernel log: %zu driver error%s", kerr,
+			 kerr == 1 ? "" : "s");
 		int x = (int)strlen(line) + 2;
 		if (x + (int)strlen(k) < h->w)
 			console_put(h->y + 1, x, (int)strlen(k), k, console_attr(c, TR_ERROR));

@@ -358,6 +358,14 @@ static int write_kmsg(struct build *b, const char *kernel)
 	     "Command line: BOOT_IMAGE=/boot/vmlinuz-%s root=/dev/md0 ro intel_iommu=on "
 	     "iommu=pt pci=realloc=off",
 	     kernel);
+	/* The stamps and levels are the kernel's: module loading warns (4) of
+	 * an unknown symbol, and 6.8's driver core warns (4) "<driver>: probe
+	 * of <bdf> failed" (6.10 and later: "<driver> <bdf>: probe with driver
+	 * <driver> failed", an error). */
+	if (b->faulty) {
+		usec = 4102311;
+		LINE(4, "mlx5_core: Unknown symbol strlcpy (err -2)");
+	}
 	usec = 4211873;
 	LINE(6, "mlx5_core 0000:18:00.0: firmware version: %s", SIM_FW_OK);
 	if (b->faulty) {
@@ -366,10 +374,7 @@ static int write_kmsg(struct build *b, const char *kernel)
 			if (b->pf[i].compute == OLD_FW_PF)
 				LINE(6, "mlx5_core %s: firmware version: %s", b->pf[i].bdf,
 				     SIM_FW_OLD);
-		usec = 123456789;
-		LINE(3, "mlx5_core: Unknown symbol strlcpy (err -2)");
-		LINE(3, "mlx5_core: probe of 0000:18:00.2 failed with error -2");
-		usec = 123457102;
+		usec = 9870554;
 		for (size_t i = 0; i < b->n_pf; i++)
 			if (b->pf[i].compute == ETH_PF)
 				LINE(4,
@@ -381,6 +386,11 @@ static int write_kmsg(struct build *b, const char *kernel)
 	LINE(6,
 	     "mlx5_core 0000:18:00.0: E-Switch: Enable: mode(LEGACY), nvfs(%u), active vports(%u)",
 	     b->vfs, b->vfs + 1);
+	if (b->faulty) {
+		usec = 130412907;
+		LINE(4, "mlx5_core: probe of 0000:18:00.2 failed with error -2");
+	}
+	usec = 130980114;
 	LINE(6, "mlx5_ib: Mellanox ConnectX InfiniBand driver v%s",
 	     b->faulty ? "25.01-0.6.0" : "24.10-0.7.0");
 #undef LINE
