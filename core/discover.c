@@ -17,6 +17,8 @@
 
 #include "attr.h"
 #include "guid.h"
+#include "linkfile.h"
+#include "persist.h"
 #include "pods.h"
 #include "refresh.h"
 #include "resolve.h"
@@ -386,6 +388,10 @@ void discover_header(struct discover *d)
 	n->kernel = attr_read_str(d->s, "/proc/sys/kernel", "osrelease");
 	n->driver_version = attr_read_str(d->s, "/sys/module/mlx5_core", "version");
 	discover_kmsg(d);
+	if (linkfile_read_all(d->s, &n->link_files, &n->n_link_files) < 0)
+		note(d, "cannot read the systemd .link files: out of memory");
+	if (persist_read(d->s, n) < 0)
+		note(d, "cannot read ibvf's boot unit: out of memory");
 }
 
 bool discover_uses_netlink(struct sys *s)

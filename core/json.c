@@ -252,6 +252,20 @@ static void add_kmsg(struct json_object *o, const struct node *n)
 	add(o, "kmsg_errors", errs);
 }
 
+/* ibvf's boot unit and the VF count it re-creates per PF. */
+static void add_persisted(struct json_object *o, const struct node *n)
+{
+	add(o, "persist_unit", jstr(n->persist_unit));
+	struct json_object *a = json_object_new_array();
+	for (size_t i = 0; i < n->n_persisted; i++) {
+		struct json_object *p = json_object_new_object();
+		add(p, "bdf", json_object_new_string(n->persisted[i].bdf));
+		add(p, "numvfs", json_object_new_int64(n->persisted[i].numvfs));
+		json_object_array_add(a, p);
+	}
+	add(o, "persisted", a);
+}
+
 struct json_object *node_to_json(const struct node *n)
 {
 	struct json_object *o = json_object_new_object();
@@ -260,6 +274,7 @@ struct json_object *node_to_json(const struct node *n)
 	add(o, "kernel", jstr(n->kernel));
 	add(o, "driver_version", jstr(n->driver_version));
 	add_kmsg(o, n);
+	add_persisted(o, n);
 	struct json_object *pfs = json_object_new_array();
 	for (size_t i = 0; i < n->n_pfs; i++)
 		json_object_array_add(pfs, pf_json(&n->pfs[i]));

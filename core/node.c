@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "node.h"
 
+#include "linkfile.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +95,9 @@ void node_free(struct node *n)
 	for (size_t i = 0; i < n->n_kmsg; i++)
 		free(n->kmsg[i].msg);
 	free(n->kmsg);
+	linkfile_free_all(n->link_files, n->n_link_files);
+	free(n->persist_unit);
+	free(n->persisted);
 	strv_free(n->notes, n->n_notes);
 	free(n->hostname);
 	free(n->kernel);

@@ -105,6 +105,9 @@ struct link_file {
 	size_t n_match_path, n_match_original_name, n_match_mac, n_match_driver;
 	char *name;	   /* [Link] Name= */
 	char *name_policy; /* [Link] NamePolicy= */
+	char **match_permanent_mac; /* PermanentMACAddress= */
+	size_t n_match_permanent_mac;
+	bool match_other; /* a [Match] key ibvf cannot evaluate (Property=, Type=, ...) */
 };
 
 /* A PF's VF count as ibvf's boot unit (ibvf-sriov.service) re-creates it. */

@@ -19,6 +19,8 @@
 #include "err.h"
 #include "node.h"
 
+struct sys;
+
 #define PERSIST_UNIT	  "ibvf-sriov.service"
 #define PERSIST_NOTES_MAX 32
 
@@ -44,6 +46,11 @@ struct persist_opts {
 int persist_build(const struct node *n, const struct persist_opts *o, struct persist **ret,
 		  struct err *e);
 void persist_free(struct persist *p);
+
+/* The unit's path into n->persist_unit and the VF count of each "vf create
+ * PF N" it runs into n->persisted (persist_read.c): NULL and none when
+ * there is no unit or it is masked. 0 or -ENOMEM. */
+int persist_read(struct sys *s, struct node *n);
 
 /* Where each file goes (see persist_write) and its content, with the notes:
  * {"files":[{"path","content"}...],"notes":[...]}. */

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: MIT
+/* systemd .link files and ibvf's boot unit read back (core/linkfile.c,
+ * core/persist_read.c): real-world file contents, systemd's precedence and
+ * matching, and what `ibvf persist` writes parsing and pinning. */
+#include <check.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/linkfile.h"
+#include "core/node.h"
+#include "core/persist.h"
+#include "core/sys.h"
+#include "testutil.h"
+
+/* The seed's file: Name= with a template systemd does not expand. */
+static const char seed_70[] = "[Match]\n"
+			      "Driver=mlx5_core\n"
+			      "Property=DEVTYPE=vf\n"
+			      "\n"
+			      "[Link]\n"
+			      "Name=mlx-{attr/phys_port_name}\n"
+			      "AlternativeName=k8s-vf-{attr/dev_port}\n"
+			      "MACAddressPolicy=persistent\n";
+
+static struct fn vf_fn(const char *bdf, const char *driver, struct netdev *nd)
+{
+	struct fn f = {.driver = (char *)driver, .netdevs = nd, .n_netdevs = nd ? 1 : 0};
+	snprintf(f.bdf, sizeof(f.bdf), "%s", bdf);
+	return f;
+}
+
+START_TEST(linkfile_parses_match_lists_and_link_name)
+{
+	struct link_file lf;
+	ck_assert_int_eq(
+		linkfile_parse(
+			"/etc/systemd/network/10-x.link",
+			"# comment\n"
+			"; another\n"
+			"[Match]\n"
+			"Path=pci-0000:18:00.4 pci-0000:18:00.5\n"
+			"OriginalName=!eth* ib*\n"
+			"MACAddress=00:00:10:87:fe:80:00:00:00:00:00:00:02:c9:03:00:ab:cd:ef:01\n"
+			"Driver=mlx5_core\n"
+			"\n"
+			"[Link]\n"
+			"NamePolicy=keep\n"
+			"Name=ibp24s0v3\n",
+			&lf),
+		0);
+	ck_assert_str_eq(lf.path, "/etc/systemd/network/10-x.link");
+	ck_assert_uint_eq(lf.n_match_path, 2);
+	ck_assert_str_eq(lf.match_path[1], "pci-0000:18:00.5");
+	ck_assert_uint_eq(lf.n_match_original_name, 2);
+	ck_assert_str_eq(lf.match_original_name[0], "!eth*");
+	ck_assert_str_eq(lf.match_original_name[1], "!ib*");
+	ck_assert_uint_eq(lf.n_match_mac, 1);
+	ck_assert_uint_eq(lf.n_match_driver, 1);
+	ck_assert_str_eq(lf.name, "ibp24s0v3");
+	ck_assert_str_eq(lf.name_policy, "keep");
+	ck_assert(!lf.match_other);
+	linkfile_fini(&lf);
+}
+END_TEST
+
+START_TEST(linkfile_matches_as_systemd)
+{
+	struct netdev nd = {.name = "ib7",
+			    .address = "00:00:10:87:FE:80:00:00:00:00:00:00:02:c9:03:"
+				       "00:ab:cd:ef:01"};
+	struct fn f = vf_fn("0000:18:00.4", "mlx5_core", &nd);
+	struct link_file lf;
+	ck_assert_int_eq(linkfile_parse("a.link", "[Match]\nPath=pci-0000:18:00.*\n", &lf), 0);
+	ck_assert(linkfile_matches(&lf, &f, "ib7"));
+	linkfile_fini(&lf);
+	ck_assert_int_eq(linkfile_parse("a.link", "[Match]\nPath=pci-0000:5e:00.*\n", &lf), 0);
+	ck_assert(!linkfile_matches(&lf, &f, "ib7"));
+	linkfile_fini(&lf);
+	/* a negated list matches what it does not name */
+	ck_assert_int_eq(linkfile_parse("a.link", "[Match]\nOriginalName=!eth*\n", &lf), 0);
+	ck_assert(linkfile_matches(&lf, &f, "ib7"));
+	ck_assert(!linkfile_matches(&lf, &f, "eth3"));
+	linkfile_fini(&lf);
+	/* every key must match; an empty value resets a list */
+	ck_assert_int_eq(
+		linkfile_parse("a.link",
+			       "[Match]\nDriver=mlx4_core\nDriver=\nDriver=mlx5_*\n"
+			       "MACAddress=00-00-10-87-fe-80-00-00-00-00-00-00-02-C9-03-00-"
+			       "AB-CD-EF-01\n",
+			       &lf),
+		0);
+	ck_assert_uint_eq(lf.n_match_driver, 1);
+	ck_assert(linkfile_matches(&lf, &f, "ib7"));
+	struct fn nodrv = vf_fn("0000:18:00.4", NULL, &nd);
+	ck_assert(!linkfile_matches(&lf, &nodrv, "ib7"));
+	linkfile_fini(&lf);
+	/* systemd ignores a file without match keys */
+	ck_assert_int_eq(linkfile_parse("a.link", "[Match]\n[Link]\nName=x\n", &lf), 0);
+	ck_assert(!linkfile_matches(&lf, &f, "ib7"));
+	linkfile_fini(&lf);
+	/* a key ibvf cannot evaluate is taken to match */
+	ck_assert_int_eq(linkfile_parse("70-dgx-sriov-vf.link", seed_70, &lf), 0);
+	ck_assert(lf.match_other);
+	ck_assert(linkfile_matches(&lf, &f, "ib7"));
+	ck_assert_str_eq(lf.name, "mlx-{attr/phys_port_name}");
+	linkfile_fini(&lf);
+}
+END_TEST
+
+/* A node of one VF with the given files, in order. */
+static const struct link_file *pin(struct link_file *files, size_t n, const struct fn *f,
+				   const char *ifname)
+{
+	struct node node = {.link_files = files, .n_link_files = n};
+	const struct link_file *lf = linkfile_pinning(&node, f, ifname);
+	return lf;
+}
+
+START_TEST(linkfile_pinning_first_match_only)
+{
+	struct netdev nd = {.name = "ib7"};
+	struct fn f = vf_fn("0000:18:00.4", "mlx5_core", &nd);
+	struct link_file lf[3];
+	ck_assert_int_eq(
+		linkfile_parse("/etc/systemd/network/70-dgx-sriov-vf.link", seed_70, &lf[0]), 0);
+	ck_assert_int_eq(linkfile_parse("/etc/systemd/network/71-dgx-pci-vf.link",
+					"[Match]\nPath=pci-0000:*:*.*\nDriver=mlx5_core\n"
+					"Property=ID_NET_NAME_SLOT=*v*\n\n[Link]\nNamePolicy=keep\n"
+					"Name=sriov-{phys_port_name}\n",
+					&lf[1]),
+			 0);
+	ck_assert_int_eq(linkfile_parse("/usr/lib/systemd/network/99-default.link",
+					"[Match]\nOriginalName=*\n\n[Link]\n"
+					"NamePolicy=keep kernel database onboard slot path\n"
+					"AlternativeNamesPolicy=database onboard slot path\n"
+					"MACAddressPolicy=persistent\n",
+					&lf[2]),
+			 0);
+	/* the seed's file comes first and pins its literal, useless name */
+	const struct link_file *p = pin(lf, 3, &f, "ib7");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_str_eq(p->name, "mlx-{attr/phys_port_name}");
+	/* without it, 71 (NamePolicy=keep leaves Name= in force) */
+	p = pin(lf + 1, 2, &f, "ib7");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_str_eq(p->name, "sriov-{phys_port_name}");
+	/* only 99-default: the first match sets no Name= */
+	ck_assert_ptr_null(pin(lf + 2, 1, &f, "ib7"));
+	/* Name= under a path policy: the policy names it */
+	struct link_file pol;
+	ck_assert_int_eq(linkfile_parse("x.link",
+					"[Match]\nPath=pci-0000:18:00.4\n[Link]\n"
+					"NamePolicy=path\nName=keepme\n",
+					&pol),
+			 0);
+	ck_assert_ptr_null(pin(&pol, 1, &f, "ib7"));
+	linkfile_fini(&pol);
+	for (int i = 0; i < 3; i++)
+		linkfile_fini(&lf[i]);
+}
+END_TEST
+
+static void mkdirs(const char *root, const char *rel)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (char *p = path + strlen(root) + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(path, 0755);
+			*p = '/';
+		}
+	mkdir(path, 0755);
+}
+
+static void put(const char *root, const char *rel, const char *content)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	tu_write(path, content);
+}
+
+START_TEST(linkfile_read_all_in_systemd_order)
+{
+	char root[] = "/tmp/ibvf-linkfile-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	mkdirs(root, "etc/systemd/network");
+	mkdirs(root, "run/systemd/network");
+	mkdirs(root, "usr/lib/systemd/network");
+	mkdirs(root, "lib/systemd/network");
+	put(root, "usr/lib/systemd/network/99-default.link",
+	    "[Match]\nOriginalName=*\n[Link]\nNamePolicy=keep kernel database onboard slot path\n");
+	put(root, "usr/lib/systemd/network/50-masked.link", "[Match]\nOriginalName=*\n");
+	put(root, "lib/systemd/network/50-masked.link", "[Match]\nOriginalName=*\n");
+	put(root, "run/systemd/network/70-a.link",
+	    "[Match]\nPath=pci-0000:18:00.4\n[Link]\n"
+	    "Name=from-run\n");
+	put(root, "usr/lib/systemd/network/70-a.link",
+	    "[Match]\nPath=pci-0000:18:00.4\n"
+	    "[Link]\nName=from-usr\n");
+	put(root, "etc/systemd/network/10-first.link",
+	    "[Match]\nPath=pci-0000:5e:00.*\n"
+	    "[Link]\nName=five\n");
+	put(root, "etc/systemd/network/README", "not a link file");
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/etc/systemd/network/50-masked.link", root);
+	ck_assert_int_eq(symlink("/dev/null", path), 0);
+
+	struct sys *s;
+	struct err e;
+	ck_assert_int_eq(sys_open_linux(root, &s, &e), 0);
+	struct link_file *v;
+	size_t n;
+	ck_assert_int_eq(linkfile_read_all(s, &v, &n), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(v[0].path, "/etc/systemd/network/10-first.link");
+	ck_assert_str_eq(v[1].path, "/run/systemd/network/70-a.link");
+	ck_assert_str_eq(v[1].name, "from-run");
+	ck_assert_str_eq(v[2].path, "/usr/lib/systemd/network/99-default.link");
+	linkfile_free_all(v, n);
+	sys_close(s);
+	char *dir = strdup(root);
+	tu_rmtree(dir);
+}
+END_TEST
+
+static struct node *discover(const char *dir)
+{
+	struct sys *s;
+	struct err e;
+	ck_assert_msg(sys_open_sim(dir, NULL, &s, &e) == 0, "open: %s", e.msg);
+	struct node *n;
+	ck_assert_msg(node_discover(s, &n, &e) == 0, "discover: %s", e.msg);
+	sys_close(s);
+	return n;
+}
+
+/* `ibvf persist` writes under the node's /etc: discovery reads its files
+ * back, they pin the names they give, and the unit's counts are the PFs'. */
+START_TEST(persist_output_parses_and_pins)
+{
+	char *dir = tu_mkfixture(NULL), *o, *er;
+	ck_assert_int_eq(tu_sim_run(dir, &o, &er, "vf", "rename", "0000:18:00.4", "ibp24s0v3",
+				    "--yes", NULL),
+			 0);
+	free(o);
+	free(er);
+	ck_assert_int_eq(tu_sim_run(dir, &o, &er, "persist", NULL), 0);
+	free(o);
+	free(er);
+	struct node *n = discover(dir);
+	ck_assert_str_eq(n->persist_unit, "/etc/systemd/system/ibvf-sriov.service");
+	size_t with_vfs = 0;
+	for (size_t i = 0; i < n->n_pfs; i++) {
+		const struct pf *pf = &n->pfs[i];
+		with_vfs += pf->sriov && pf->n_vfs;
+		for (size_t j = 0; j < n->n_persisted; j++)
+			if (!strcmp(n->persisted[j].bdf, pf->fn.bdf))
+				ck_assert_uint_eq(n->persisted[j].numvfs, pf->n_vfs);
+	}
+	ck_assert_uint_eq(n->n_persisted, with_vfs);
+	const struct pf *pf = node_find_pf(n, "0000:18:00.0");
+	const struct fn *f = node_find_fn(n, "0000:18:00.4", NULL, NULL);
+	ck_assert_ptr_nonnull(pf);
+	ck_assert_ptr_nonnull(f);
+	const struct link_file *lf = linkfile_pinning(n, f, "ib3");
+	ck_assert_ptr_nonnull(lf);
+	ck_assert_str_eq(lf->name, "ibp24s0v3");
+	ck_assert_str_eq(lf->path, "/etc/systemd/network/70-ibvf-0000-18-00.4.link");
+	/* a VF of the same PF with another address is not pinned by it */
+	const struct fn *other = node_find_fn(n, "0000:18:00.5", NULL, NULL);
+	const struct link_file *ol = other ? linkfile_pinning(n, other, "ib4") : NULL;
+	ck_assert(!ol || strcmp(ol->name, "ibp24s0v3"));
+	node_free(n);
+	tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(persist_read_tolerates_hand_edits)
+{
+	char root[] = "/tmp/ibvf-unit-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	mkdirs(root, "etc/systemd/system/ibvf-sriov.service.d");
+	put(root, "etc/systemd/system/ibvf-sriov.service",
+	    "[Unit]\nDescription=ibvf\n# ExecStart=/x vf create 0000:01:00.0 9\n"
+	    "[Service]\nType=oneshot\n"
+	    "ExecStart=/usr/sbin/modprobe -a mlx5_core\n"
+	    "ExecStart=/usr/local/bin/ibvf vf create 0000:18:00.0 16 --yes --timeout 120\n"
+	    "ExecStart = -/usr/local/bin/ibvf  vf  create  0000:5E:00.0  \\\n  8 --yes\n"
+	    "ExecStart=/usr/local/bin/ibvf vf create mlx5_3 8 --yes\n"
+	    "ExecStart=/usr/local/bin/ibvf vf create 0000:9a:00.0 many\n"
+	    "ExecStart=/usr/local/bin/ibvf vf create 0000:18:00.0 12 --yes\n"
+	    "ExecStart=/usr/local/bin/ibvf vf guid 0000:18:00.1 --node 1 --port 2\n"
+	    "[Install]\nWantedBy=multi-user.target\n");
+	put(root, "etc/systemd/system/ibvf-sriov.service.d/10-more.conf",
+	    "[Service]\nExecStart=/usr/local/bin/ibvf vf create 0000:c0:00.0 4 --yes\n");
+	struct sys *s;
+	struct err e;
+	ck_assert_int_eq(sys_open_linux(root, &s, &e), 0);
+	struct node *n = calloc(1, sizeof(*n));
+	ck_assert_int_eq(persist_read(s, n), 0);
+	ck_assert_str_eq(n->persist_unit, "/etc/systemd/system/ibvf-sriov.service");
+	ck_assert_uint_eq(n->n_persisted, 3);
+	ck_assert_str_eq(n->persisted[0].bdf, "0000:18:00.0");
+	ck_assert_uint_eq(n->persisted[0].numvfs, 12); /* the last line wins */
+	ck_assert_str_eq(n->persisted[1].bdf, "0000:5e:00.0");
+	ck_assert_uint_eq(n->persisted[1].numvfs, 8);
+	ck_assert_str_eq(n->persisted[2].bdf, "0000:c0:00.0");
+	node_free(n);
+	/* an empty ExecStart= in a drop-in forgets the unit's */
+	put(root, "etc/systemd/system/ibvf-sriov.service.d/20-reset.conf",
+	    "[Service]\nExecStart=\nExecStart=/usr/local/bin/ibvf vf create 0000:18:00.0 2\n");
+	n = calloc(1, sizeof(*n));
+	ck_assert_int_eq(persist_read(s, n), 0);
+	ck_assert_uint_eq(n->n_persisted, 1);
+	ck_assert_uint_eq(n->persisted[0].numvfs, 2);
+	node_free(n);
+	sys_close(s);
+	char *dir = strdup(root);
+	tu_rmtree(dir);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("linkfile");
+	TCase *tc = tcase_create("files");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, linkfile_parses_match_lists_and_link_name);
+	tcase_add_test(tc, linkfile_matches_as_systemd);
+	tcase_add_test(tc, linkfile_pinning_first_match_only);
+	tcase_add_test(tc, linkfile_read_all_in_systemd_order);
+	tcase_add_test(tc, persist_output_parses_and_pins);
+	tcase_add_test(tc, persist_read_tolerates_hand_edits);
+	suite_add_tcase(s, tc);
+	return tu_run_suite(s);
+}
