@@ -179,6 +179,8 @@ static void pod_fields(struct json_object *o, const struct pod_binding *b, bool 
 	add(o, "guid", jstr(b->guid));
 	add(o, "pkey", jstr(b->pkey));
 	add(o, "netns", jstr(b->netns));
+	add(o, "netns_present",
+	    b->netns_present.known ? json_object_new_boolean(b->netns_present.v != 0) : NULL);
 	add(o, "container_id", jstr(b->container_id));
 	struct json_object *src = json_object_new_array();
 	for (unsigned int bit = 1; bit; bit <<= 1)
@@ -266,6 +268,19 @@ static void add_persisted(struct json_object *o, const struct node *n)
 	add(o, "persisted", a);
 }
 
+/* Pod-binding files found but not readable whole. */
+static struct json_object *broken_json(const struct node *n)
+{
+	struct json_object *a = json_object_new_array();
+	for (size_t i = 0; i < n->n_cni_broken; i++) {
+		struct json_object *b = json_object_new_object();
+		add(b, "path", jstr(n->cni_broken[i].path));
+		add(b, "why", jstr(n->cni_broken[i].why));
+		json_object_array_add(a, b);
+	}
+	return a;
+}
+
 struct json_object *node_to_json(const struct node *n)
 {
 	struct json_object *o = json_object_new_object();
@@ -290,6 +305,7 @@ struct json_object *node_to_json(const struct node *n)
 		json_object_array_add(unpl, u);
 	}
 	add(o, "pods_unplaced", unpl);
+	add(o, "cni_broken", broken_json(n));
 	add(o, "notes", strv_json(n->notes, n->n_notes));
 	return o;
 }

@@ -98,6 +98,11 @@ void node_free(struct node *n)
 	linkfile_free_all(n->link_files, n->n_link_files);
 	free(n->persist_unit);
 	free(n->persisted);
+	for (size_t i = 0; i < n->n_cni_broken; i++) {
+		free(n->cni_broken[i].path);
+		free(n->cni_broken[i].why);
+	}
+	free(n->cni_broken);
 	strv_free(n->notes, n->n_notes);
 	free(n->hostname);
 	free(n->kernel);

@@ -43,6 +43,8 @@ struct pod_set {
 	size_t n;
 	char **notes;
 	size_t n_notes;
+	struct bad_file *broken; /* files found but not readable whole */
+	size_t n_broken;
 };
 
 /* Reads and merges every source. opts may be NULL (PODS_NETNS_AUTO). Missing
@@ -52,8 +54,9 @@ void pods_set_fini(struct pod_set *set);
 const struct pod_binding *pods_find(const struct pod_set *set, const char *bdf);
 
 /* Reads the bindings and hands each to its VF (vf->pod); bindings of PCI
- * addresses that are no VF of the node go to n->pods_unplaced, and notes to
- * n->notes. Returns 0 or -ENOMEM. */
+ * addresses that are no VF of the node go to n->pods_unplaced, notes to
+ * n->notes and the files that could not be read whole to n->cni_broken.
+ * Returns 0 or -ENOMEM. */
 int pods_attach(struct sys *s, const struct pods_opts *opts, struct node *n);
 
 /* "multus", "ib-sriov", "sriov", "checkpoint", "podlog" for one POD_SRC_* bit. */

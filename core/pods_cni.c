@@ -209,7 +209,9 @@ static void read_sriov_pci_file(struct pods_ctx *c, const char *path, const char
 	if (r == -ENOENT)
 		return;
 	if (r <= 0 || buf[0] != '/' || !pods_value_ok(buf)) {
-		pods_note(c, "skipped '%s': %s", path, r < 0 ? strerror(-r) : "not a netns path");
+		const char *why = r < 0 ? strerror(-r) : r == 0 ? "empty file" : "not a netns path";
+		pods_note(c, "skipped '%s': %s", path, why);
+		pods_broken(c, path, why);
 		return;
 	}
 	struct pod_binding *b = pods_binding(c, bdf);

@@ -25,6 +25,8 @@ struct pods_ctx {
 	int err; /* -ENOMEM once anything failed to allocate */
 };
 
+/* Records a pod-binding file found but not readable whole (bounded). */
+void pods_broken(struct pods_ctx *c, const char *path, const char *why);
 /* Adds a line to the set's notes (bounded). */
 void pods_note(struct pods_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* v when it is a printable string of sane length, else NULL. */
