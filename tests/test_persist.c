@@ -253,8 +253,14 @@ START_TEST(default_output_is_under_the_root_and_dry_run_writes_nothing)
 	free(e);
 	ck_assert_int_eq(ibvf(dir, &o, &e, "persist", "--dry-run", NULL, NULL, NULL), 0);
 	ck_assert_ptr_nonnull(strstr(o, "Name=ibp24s0v3"));
-	snprintf(path, sizeof(path), "%s/etc/systemd/network", dir);
+	/* the fixture's own files (mlx5_3's names, a unit of 4 VFs on
+	 * 0000:c0:00.0) are as they were */
+	snprintf(path, sizeof(path), "%s/etc/systemd/network/70-ibvf-0000-18-00.4.link", dir);
 	ck_assert_int_ne(access(path, F_OK), 0);
+	snprintf(path, sizeof(path), "%s/etc/systemd/system/ibvf-sriov.service", dir);
+	char *unit = slurp(path);
+	ck_assert_ptr_nonnull(strstr(unit, " vf create 0000:c0:00.0 4 "));
+	free(unit);
 	free(o);
 	free(e);
 	/* A stale file of ours goes; a file of someone else's stays. */
@@ -272,7 +278,9 @@ START_TEST(default_output_is_under_the_root_and_dry_run_writes_nothing)
 	snprintf(path, sizeof(path), "%s/etc/systemd/network/10-other.link", dir);
 	ck_assert_int_eq(access(path, F_OK), 0);
 	snprintf(path, sizeof(path), "%s/etc/systemd/system/ibvf-sriov.service", dir);
-	ck_assert_int_eq(access(path, F_OK), 0);
+	unit = slurp(path);
+	ck_assert_ptr_nonnull(strstr(unit, " vf create 0000:c0:00.0 8 "));
+	free(unit);
 	free(o);
 	free(e);
 	tu_rmtree(dir);

@@ -124,7 +124,7 @@ int sim_ibdev_write(const char *root, const char *fn_rel, const struct sim_ibdev
 	PUT("sys_image_guid", "%s\n", sg);
 	PUT("fw_ver", "%s\n", d->fw_ver);
 	PUT("hca_type", "MT%u\n", d->device);
-	PUT("board_id", "MT_0000000838\n");
+	PUT("board_id", "%s\n", d->board_id ? d->board_id : SIM_BOARD_COMPUTE);
 	PUT("node_desc", "%s %s\n", d->hostname ? d->hostname : "dgx-h200-07", d->name);
 	PUT("ports/1/state", "%d: %s\n", d->state, state_name(d->state));
 	PUT("ports/1/phys_state", "%d: %s\n", d->phys_state, phys_state_name(d->phys_state));

@@ -36,6 +36,7 @@ static const struct {
 	const char *ifname;
 } slots[SIM_POD_VFS] = {{0, "net1"}, {1, "net1"}, {1, "net2"}, {2, "net1"}};
 #define TRUNCATED_SLOT 3
+#define NETNS_GONE_POD 0 /* trainer-0 */
 static const char *stale_uid = "0d9e8f7a-6b5c-4d3e-9f2a-1b0c9d8e7f44";
 
 static int save(const char *root, const char *rel, json_object *j, bool truncate, struct err *e)
@@ -221,7 +222,7 @@ static int write_checkpoint(const char *root, const struct sim_pod_vf v[SIM_POD_
 }
 
 int sim_k8s_write(const char *root, const struct sim_pod_vf v[SIM_POD_VFS], const char *stale_bdf,
-		  bool truncate, char (*all_vfs)[16], size_t n_all, struct err *e)
+		  bool faulty, char (*all_vfs)[16], size_t n_all, struct err *e)
 {
 	char rel[PATH_MAX];
 	int r = sim_mkdirs(root, "var/lib/cni/multus/results", e);
@@ -237,7 +238,7 @@ int sim_k8s_write(const char *root, const struct sim_pod_vf v[SIM_POD_VFS], cons
 			pods[p].name, pods[p].uid, pods[p].container);
 		r = sim_putf(root, e, rel, "%s", "");
 		sim_fmt(rel, sizeof(rel), "var/run/netns/cni-%s", pods[p].netns_uuid);
-		if (r == 0)
+		if (r == 0 && !(faulty && p == NETNS_GONE_POD))
 			r = sim_putf(root, e, rel, "%s", "");
 	}
 	for (int s = 0; s < SIM_POD_VFS && r == 0; s++) {
@@ -245,7 +246,7 @@ int sim_k8s_write(const char *root, const struct sim_pod_vf v[SIM_POD_VFS], cons
 			continue;
 		const struct pod *p = &pods[slots[s].pod];
 		r = write_multus(root, p, &v[s], slots[s].ifname, 10 + (unsigned int)s,
-				 truncate && s == TRUNCATED_SLOT, e);
+				 faulty && s == TRUNCATED_SLOT, e);
 		if (r == 0)
 			r = write_ib_sriov(root, p, &v[s], slots[s].ifname, e);
 	}

@@ -133,7 +133,7 @@ int sim_kernel_unbind(const char *root, const char *bdf, const char *what, struc
 
 /* The PF's ibdev facts a VF inherits. */
 struct pf_facts {
-	char fw_ver[32], rate[64];
+	char fw_ver[32], rate[64], board_id[64];
 	bool ethernet;
 	uint64_t sys_image_guid;
 };
@@ -149,7 +149,7 @@ static int pf_facts(const char *root, const char *pf_rel, struct pf_facts *f)
 #define GET(file, dst)                                                                             \
 	(sim_fmt(rel, sizeof(rel), "%s/%s", dir, file), sim_get(root, rel, dst, sizeof(dst)))
 	if ((r = GET("fw_ver", f->fw_ver)) < 0 || (r = GET("ports/1/rate", f->rate)) < 0 ||
-	    (r = GET("ports/1/link_layer", buf)) < 0)
+	    (r = GET("board_id", f->board_id)) < 0 || (r = GET("ports/1/link_layer", buf)) < 0)
 		return r;
 	f->ethernet = !strcmp(buf, "Ethernet");
 	if ((r = GET("sys_image_guid", buf)) < 0)
@@ -195,6 +195,7 @@ int sim_kernel_bind(const char *root, const char *bdf, const char *what, struct 
 		.sys_image_guid = f.sys_image_guid,
 		.port_guid = a.port_guid,
 		.fw_ver = f.fw_ver,
+		.board_id = f.board_id,
 		.ethernet = f.ethernet,
 		.state = active ? 4 : 1,
 		.phys_state = 5,

@@ -28,6 +28,9 @@ enum {
 	ETH_PF = 4,	   /* mlx5_6: fell back to Ethernet */
 	DUP_PF = 5,	   /* mlx5_9 VF 2: the GUID of mlx5_5 VF 2 */
 	OLD_FW_PF = 6,	   /* mlx5_10: firmware 28.39.1002 */
+	SLOW_PF = 7,	   /* mlx5_11: port trained at 2X, 200 Gb/sec */
+	PINNED_PF = 1,	   /* mlx5_3: the only VF names .link files pin */
+	UNIT_PF = 5,	   /* mlx5_9: the boot unit re-creates another VF count */
 	MOFED_LAST_PF = 3, /* sriov/<vf>/ files on mlx5_0,3,4,5 only */
 };
 #define PORT_DOWN_VF	5
@@ -57,6 +60,8 @@ struct build {
 	struct sim_pod_vf pods[SIM_POD_VFS];
 	char (*all_vfs)[16];
 	size_t n_all_vfs;
+	struct sim_vf_name *names; /* VF names .link files pin */
+	size_t n_names;
 	struct err *e;
 };
 
@@ -120,6 +125,18 @@ static const char *pf_fw(const struct build *b, const struct pfdef *p)
 	return b->faulty && p->compute == OLD_FW_PF ? SIM_FW_OLD : SIM_FW_OK;
 }
 
+static const char *pf_rate(const struct build *b, const struct pfdef *p)
+{
+	if (pf_ethernet(b, p))
+		return SIM_RATE_HDR;
+	return b->faulty && p->compute == SLOW_PF ? SIM_RATE_2X : SIM_RATE_NDR;
+}
+
+static const char *pf_board(const struct pfdef *p)
+{
+	return p->compute < 0 ? SIM_BOARD_STORAGE : SIM_BOARD_COMPUTE;
+}
+
 static bool pf_mofed(const struct build *b, const struct pfdef *p)
 {
 	return p->compute >= 0 && (!b->faulty || p->compute <= MOFED_LAST_PF);
@@ -163,10 +180,11 @@ static int write_pf(struct build *b, struct pfdef *p)
 		.sys_image_guid = pf_guid(p),
 		.port_guid = pf_guid(p),
 		.fw_ver = pf_fw(b, p),
+		.board_id = pf_board(p),
 		.ethernet = eth,
 		.state = 4,
 		.phys_state = 5,
-		.rate = eth ? SIM_RATE_HDR : SIM_RATE_NDR,
+		.rate = pf_rate(b, p),
 		.lid = eth ? 0 : b->next_lid++,
 		.sm_lid = eth ? 0 : 1,
 		.hostname = HOSTNAME,
@@ -249,6 +267,13 @@ static int write_vf_netdev(struct build *b, const struct pfdef *p, unsigned int 
 			p->netdev, vf);
 	if (r < 0)
 		return err_set(b->e, r, "no free netdev name for '%s'", bdf);
+	if (!b->faulty || (p->compute == PINNED_PF && !v->kernel_name)) {
+		struct sim_vf_name *nm = &b->names[b->n_names++];
+		memcpy(nm->bdf, bdf, 16);
+		memcpy(nm->pf_bdf, p->bdf, 16);
+		memcpy(nm->name, name, 16);
+		nm->vf = vf;
+	}
 	if (v->in_pod) {
 		/* Moved into the pod's netns: gone from the host's sysfs. */
 		struct sim_pod_vf *pod = &b->pods[v->pod_slot];
@@ -322,10 +347,11 @@ static int write_vf(struct build *b, const struct pfdef *p, unsigned int vf)
 		.sys_image_guid = pf_guid(p),
 		.port_guid = v.guid,
 		.fw_ver = pf_fw(b, p),
+		.board_id = pf_board(p),
 		.ethernet = eth,
 		.state = eth || active ? 4 : 1,
 		.phys_state = v.port_down ? 2 : 5,
-		.rate = eth ? SIM_RATE_HDR : SIM_RATE_NDR,
+		.rate = pf_rate(b, p),
 		.lid = lid,
 		.sm_lid = eth ? 0 : 1,
 		.hostname = HOSTNAME,
@@ -444,6 +470,26 @@ static int write_system(struct build *b)
 	return r < 0 ? r : sim_symlink(b->root, "sys/class/net/lo", lo, b->e);
 }
 
+/* The .link files and boot unit `ibvf persist` would have left: every VF
+ * name of a healthy node; on the faulty one only mlx5_3's, and a unit from
+ * before mlx5_9 had its VFs re-created with another count. */
+static int write_systemd(struct build *b)
+{
+	struct sim_pf_count counts[PFS_MAX];
+	size_t n = 0;
+	for (size_t i = 0; i < b->n_pf; i++) {
+		const struct pfdef *p = &b->pf[i];
+		if (p->compute < 0 || !b->vfs)
+			continue;
+		memcpy(counts[n].bdf, p->bdf, 16);
+		counts[n].numvfs = b->vfs;
+		if (b->faulty && p->compute == UNIT_PF)
+			counts[n].numvfs = b->vfs > 1 ? b->vfs / 2 : 4;
+		n++;
+	}
+	return sim_systemd_write(b->root, b->names, b->n_names, counts, n, b->e);
+}
+
 static int check_empty(const char *dir, struct err *e)
 {
 	DIR *d = opendir(dir);
@@ -478,8 +524,12 @@ int sim_fixture_create(const char *dir, const struct sim_fixture_opts *o, struct
 	if (r < 0)
 		return r;
 	b.all_vfs = calloc((size_t)b.pfs * b.vfs + 1, sizeof(*b.all_vfs));
-	if (!b.all_vfs)
+	b.names = calloc((size_t)b.pfs * b.vfs + 1, sizeof(*b.names));
+	if (!b.all_vfs || !b.names) {
+		free(b.all_vfs);
+		free(b.names);
 		return err_set(e, ENOMEM, "cannot build the fixture");
+	}
 	if ((r = plan_pfs(&b)) < 0 || (r = write_system(&b)) < 0)
 		goto out;
 	for (size_t i = 0; i < b.n_pf && r == 0; i++)
@@ -496,8 +546,11 @@ int sim_fixture_create(const char *dir, const struct sim_fixture_opts *o, struct
 	r = sim_k8s_write(b.root, b.pods, *stale ? stale : NULL, b.faulty, b.all_vfs, b.n_all_vfs,
 			  e);
 	if (r == 0)
+		r = write_systemd(&b);
+	if (r == 0)
 		r = sim_putf(b.root, e, ".sim/next_lid", "%u\n", b.next_lid);
 out:
 	free(b.all_vfs);
+	free(b.names);
 	return r;
 }

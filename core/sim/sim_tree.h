@@ -36,6 +36,11 @@ int sim_fixture_create(const char *dir, const struct sim_fixture_opts *o, struct
 #define SIM_FW_OLD    "28.39.1002"
 #define SIM_RATE_NDR  "400 Gb/sec (4X NDR)"
 #define SIM_RATE_HDR  "200 Gb/sec (4X HDR)"
+#define SIM_RATE_2X   "200 Gb/sec (2X NDR)" /* two of the four lanes trained */
+/* PSIDs: the compute HCAs are single-port OSFP cards, the storage NICs
+ * dual-port ones. */
+#define SIM_BOARD_COMPUTE "MT_0000000838"
+#define SIM_BOARD_STORAGE "MT_0000000834"
 
 /* snprintf without the compiler's truncation warnings: paths are checked
  * where it matters. Returns -ENAMETOOLONG when truncated. */
@@ -85,7 +90,8 @@ struct sim_ibdev_spec {
 	unsigned int device; /* PCI device id: hca_type is MT<decimal> */
 	uint64_t node_guid, sys_image_guid, port_guid;
 	const char *fw_ver;
-	bool ethernet; /* RoCE: gids from the MAC */
+	const char *board_id; /* NULL: SIM_BOARD_COMPUTE */
+	bool ethernet;	      /* RoCE: gids from the MAC */
 	uint8_t mac[6];
 	int state, phys_state; /* 4 ACTIVE / 5 LinkUp ... */
 	const char *rate;
@@ -141,10 +147,28 @@ enum {
 }; /* trainer-0 net1, trainer-1 net1+net2, llm-serve-0 net1 */
 /* Writes CNI caches, the kubelet checkpoint, pod log dirs and netns files.
  * stale_bdf (may be NULL) gets a checkpoint entry of a pod that is gone;
- * truncate writes llm-serve-0's Multus cache half-way. */
+ * faulty writes llm-serve-0's Multus cache half-way and leaves trainer-0's
+ * netns file out (its sandbox went, its CNI caches stayed). */
 int sim_k8s_write(const char *root, const struct sim_pod_vf pods[SIM_POD_VFS],
-		  const char *stale_bdf, bool truncate, char (*all_vfs)[16], size_t n_all,
+		  const char *stale_bdf, bool faulty, char (*all_vfs)[16], size_t n_all,
 		  struct err *e);
+
+/* A VF's netdev name on the host (sim_systemd.c): its own, or the one it had
+ * before it moved into a pod. */
+struct sim_vf_name {
+	char bdf[16], pf_bdf[16], name[16];
+	unsigned int vf;
+};
+/* A PF's VF count as the boot unit re-creates it. */
+struct sim_pf_count {
+	char bdf[16];
+	unsigned int numvfs;
+};
+/* Writes etc/systemd/network/70-ibvf-<bdf>.link for each of names and
+ * etc/systemd/system/ibvf-sriov.service re-creating counts, as `ibvf
+ * persist` writes them. */
+int sim_systemd_write(const char *root, const struct sim_vf_name *names, size_t n_names,
+		      const struct sim_pf_count *counts, size_t n_counts, struct err *e);
 
 /* Fault injection (sim_faults.c); param is sys_sim_params.faults. The errno
  * an armed fault gives the operation kind ("write" with the path, "rename",

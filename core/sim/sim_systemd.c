@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+/* The simulated node's systemd files (docs/fixture.md): the .link files and
+ * the boot unit `ibvf persist` would have written, in its exact format
+ * (core/persist.c), so discovery reads them as it reads a real node's. */
+#include "core/sim/sim_tree.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define IBVF_PATH "/usr/local/sbin/ibvf"
+
+static int write_link(const char *root, const struct sim_vf_name *v, struct err *e)
+{
+	char rel[PATH_MAX], fname[64];
+	sim_fmt(fname, sizeof(fname), "70-ibvf-%s.link", v->bdf);
+	for (char *c = fname; *c; c++)
+		if (*c == ':')
+			*c = '-';
+	sim_fmt(rel, sizeof(rel), "etc/systemd/network/%s", fname);
+	return sim_putf(root, e, rel,
+			"# Written by 'ibvf persist': VF %u of %s keeps the name %s.\n"
+			"[Match]\n"
+			"Path=pci-%s\n"
+			"\n"
+			"[Link]\n"
+			"Name=%s\n",
+			v->vf, v->pf_bdf, v->name, v->bdf, v->name);
+}
+
+static int write_unit(const char *root, const struct sim_pf_count *counts, size_t n, struct err *e)
+{
+	size_t cap = 2048 + n * 128, len = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return err_set(e, ENOMEM, "cannot build the boot unit");
+#define PUT(...) (len += (size_t)snprintf(buf + len, cap - len, __VA_ARGS__))
+	PUT("# Written by 'ibvf persist' on dgx-h200-07: the SR-IOV layout to restore at boot.\n"
+	    "# Order: driver -> VFs -> GUIDs -> udev settle, all before the kubelet.\n"
+	    "[Unit]\n"
+	    "Description=ibvf: SR-IOV VFs and their GUIDs\n"
+	    "Documentation=man:systemd.link(5)\n"
+	    "DefaultDependencies=no\n"
+	    "After=local-fs.target systemd-modules-load.service systemd-udevd.service\n"
+	    "Wants=network-pre.target\n"
+	    "Before=network-pre.target kubelet.service shutdown.target\n"
+	    "Conflicts=shutdown.target\n"
+	    "\n"
+	    "[Service]\n"
+	    "Type=oneshot\n"
+	    "RemainAfterExit=yes\n"
+	    "TimeoutStartSec=900\n"
+	    "ExecStart=/usr/sbin/modprobe -a mlx5_core\n"
+	    "ExecStart=/usr/bin/udevadm settle --timeout=60\n");
+	for (size_t i = 0; i < n; i++)
+		PUT("ExecStart=%s vf create %s %u --yes --timeout 120\n", IBVF_PATH, counts[i].bdf,
+		    counts[i].numvfs);
+	PUT("ExecStart=/usr/bin/udevadm settle --timeout=60\n"
+	    "\n"
+	    "[Install]\n"
+	    "WantedBy=multi-user.target\n");
+#undef PUT
+	int r = len < cap ? sim_putf(root, e, "etc/systemd/system/ibvf-sriov.service", "%s", buf)
+			  : err_setx(e, EFBIG, "boot unit too long");
+	free(buf);
+	return r;
+}
+
+int sim_systemd_write(const char *root, const struct sim_vf_name *names, size_t n_names,
+		      const struct sim_pf_count *counts, size_t n_counts, struct err *e)
+{
+	int r = sim_mkdirs(root, "etc/systemd/network", e);
+	for (size_t i = 0; i < n_names && r == 0; i++)
+		r = write_link(root, &names[i], e);
+	if (r == 0 && n_counts)
+		r = write_unit(root, counts, n_counts, e);
+	return r;
+}
