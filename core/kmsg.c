@@ -131,11 +131,47 @@ static const char *parse_record(const char *line, struct kmsg_line *l)
 }
 
 /* A dmesg text line: "<3>[  12.3] msg", "[  12.3] msg", "msg". */
+/* dmesg -x's "kern  :err   : ": the level by name; p moves past it. */
+static bool parse_decoded_level(const char **p, int *ret)
+{
+	static const char *const levels[] = {"emerg", "alert",	"crit", "err",
+					     "warn",  "notice", "info", "debug"};
+	const char *colon = strchr(*p, ':');
+	if (!colon || colon - *p > 8)
+		return false;
+	const char *lv = colon + 1;
+	size_t len = strcspn(lv, " :");
+	const char *end = lv + len;
+	while (*end == ' ')
+		end++;
+	if (*end != ':')
+		return false;
+	for (int i = 0; i < 8; i++)
+		if (len == strlen(levels[i]) && !strncmp(lv, levels[i], len)) {
+			*ret = i;
+			*p = end + 1 + (end[1] == ' ');
+			return true;
+		}
+	return false;
+}
+
+/* "Dec 01 07:00:00 host kernel: msg" (journalctl -k, syslog): the message
+ * after "kernel: ". */
+static const char *skip_syslog_prefix(const char *p)
+{
+	const char *k = strstr(p, " kernel: ");
+	return k && k - p < 64 && isalpha((unsigned char)p[0]) && strchr(p, ':') < k ? k + 9 : p;
+}
+
+/* A dmesg text line: "<3>[  12.3] msg", "[  12.3] msg", "kern  :err   : [  12.3]
+ * msg" (dmesg -x), "[Tue Dec  1 07:00:00 2026] msg" (dmesg -T: no time since
+ * boot), a journal line, or a bare message. */
 static const char *parse_text(const char *line, struct kmsg_line *l)
 {
-	const char *p = line;
+	const char *p = skip_syslog_prefix(line);
 	l->prio = -1;
-	if (p[0] == '<' && isdigit((unsigned char)p[1])) {
+	if (parse_decoded_level(&p, &l->prio)) {
+	} else if (p[0] == '<' && isdigit((unsigned char)p[1])) {
 		char *end;
 		unsigned long prio = strtoul(p + 1, &end, 10);
 		if (*end == '>' && end - p <= 5) {
@@ -144,8 +180,11 @@ static const char *parse_text(const char *line, struct kmsg_line *l)
 		}
 	}
 	int64_t us;
+	const char *close = p[0] == '[' ? strchr(p, ']') : NULL;
 	if (parse_stamp(&p, &us))
 		l->ts_usec = (struct kval){true, us};
+	else if (close && close - p > 20 && close - p < 40 && isalpha((unsigned char)p[1]))
+		p = close + 1 + (close[1] == ' '); /* dmesg -T */
 	return p;
 }
 

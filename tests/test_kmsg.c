@@ -84,6 +84,33 @@ START_TEST(kmsg_dmesg_text_with_and_without_stamps)
 }
 END_TEST
 
+START_TEST(kmsg_dmesg_decoded_human_and_journal_forms)
+{
+	struct node *n = parse("kern  :warn  : [    4.102311] mlx5_core: Unknown symbol strlcpy "
+			       "(err -2)\n"
+			       "kern  :info  : [    4.211873] mlx5_core 0000:18:00.0: firmware "
+			       "version: 28.43.1014\n"
+			       "[Tue Dec  1 07:00:04 2026] mlx5_ib: disagrees about version of "
+			       "symbol ib_register_device\n"
+			       "Dec 01 07:02:10 dgx-h200-07 kernel: mlx5_core 0000:18:00.2: probe "
+			       "with driver mlx5_core failed with error -2\n");
+	ck_assert_uint_eq(n->n_kmsg, 4);
+	ck_assert_str_eq(n->kmsg[0].msg, "mlx5_core: Unknown symbol strlcpy (err -2)");
+	ck_assert_int_eq(n->kmsg[0].prio, 4);
+	ck_assert_int_eq(n->kmsg[0].ts_usec.v, 4102311);
+	ck_assert_int_eq(n->kmsg[1].prio, 6);
+	ck_assert(!n->kmsg[1].error);
+	ck_assert_str_eq(n->kmsg[2].msg,
+			 "mlx5_ib: disagrees about version of symbol ib_register_device");
+	ck_assert(!n->kmsg[2].ts_usec.known);
+	ck_assert(n->kmsg[2].error);
+	ck_assert_str_eq(n->kmsg[3].msg, "mlx5_core 0000:18:00.2: probe with driver mlx5_core "
+					 "failed with error -2");
+	ck_assert(n->kmsg[3].error);
+	node_free(n);
+}
+END_TEST
+
 START_TEST(kmsg_words_are_tokens)
 {
 	/* "lib_" is no ib_ driver; "errors" and "err" in a function name are no
@@ -138,6 +165,7 @@ int main(void)
 	TCase *tc = tcase_create("parse");
 	tcase_add_test(tc, kmsg_records_keep_driver_lines_with_stamp_and_level);
 	tcase_add_test(tc, kmsg_dmesg_text_with_and_without_stamps);
+	tcase_add_test(tc, kmsg_dmesg_decoded_human_and_journal_forms);
 	tcase_add_test(tc, kmsg_words_are_tokens);
 	tcase_add_test(tc, kmsg_control_chars_stay_escaped);
 	tcase_add_test(tc, kmsg_keeps_the_newest_256);

@@ -108,6 +108,8 @@ check_all() {
 	jq_expect "kmsg_errors is an array" '.kmsg_errors | type' array
 	jq_expect "kmsg is an array" '.kmsg | type' array
 	jq_expect "kmsg records have a message" '[.kmsg[] | select(.msg | type != "string")] | length' 0
+	jq_expect "persisted is an array" '.persisted | type' array
+	jq_expect "cni_broken is an array" '.cni_broken | type' array
 	jq_expect "notes is an array" '.notes | type' array
 	jq_expect "orphans is an array" '.orphans | type' array
 	jq_expect "PFs listed" '[.pfs[].bdf] | join(" ")' "${pfs[*]}" "igb driver dir"
