@@ -387,7 +387,12 @@ void discover_header(struct discover *d)
 	n->hostname = attr_read_str(d->s, "/proc/sys/kernel", "hostname");
 	n->kernel = attr_read_str(d->s, "/proc/sys/kernel", "osrelease");
 	n->driver_version = attr_read_str(d->s, "/sys/module/mlx5_core", "version");
-	discover_kmsg(d);
+	int dropped = discover_kmsg(d);
+	if (dropped > 0)
+		note(d,
+		     "kernel log: %d RDMA driver records dropped, %zu kept (failures first, then "
+		     "the newest)",
+		     dropped, n->n_kmsg);
 	if (linkfile_read_all(d->s, &n->link_files, &n->n_link_files) < 0)
 		note(d, "cannot read the systemd .link files: out of memory");
 	if (persist_read(d->s, n) < 0)

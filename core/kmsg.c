@@ -8,6 +8,7 @@
 #include "kmsg.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +17,8 @@
 
 #include "refresh.h"
 
-#define KMSG_MAX       (1u << 20) /* bytes of log read */
-#define KMSG_LINES_MAX 256	  /* records kept: the newest */
-#define KMSG_MSG_MAX   1024	  /* bytes of a message kept (the kernel's own bound) */
+#define KMSG_MAX     (1u << 20) /* bytes of log read */
+#define KMSG_MSG_MAX 1024	/* bytes of a message kept (the kernel's own bound) */
 
 static bool is_word_char(char c)
 {
@@ -188,16 +188,26 @@ static const char *parse_text(const char *line, struct kmsg_line *l)
 	return p;
 }
 
+/* Adds a record; when full, the oldest record that is no failure makes room
+ * (a flood of link messages must not push out the boot's Unknown symbol),
+ * else the oldest. Returns 1 when a record was dropped, 0, or -1. */
 static int keep(struct node *n, const struct kmsg_line *l, const char *msg, size_t len)
 {
 	struct kmsg_line k = *l;
+	int dropped = 0;
 	if (!(k.msg = msg_dup(msg, len)))
 		return -1;
 	k.error = kmsg_is_failure(k.msg, k.prio);
 	if (n->n_kmsg == KMSG_LINES_MAX) {
-		free(n->kmsg[0].msg);
-		memmove(n->kmsg, n->kmsg + 1, (KMSG_LINES_MAX - 1) * sizeof(*n->kmsg));
+		size_t i = 0;
+		while (i < n->n_kmsg && n->kmsg[i].error)
+			i++;
+		if (i == n->n_kmsg)
+			i = 0;
+		free(n->kmsg[i].msg);
+		memmove(n->kmsg + i, n->kmsg + i + 1, (KMSG_LINES_MAX - 1 - i) * sizeof(*n->kmsg));
 		n->n_kmsg--;
+		dropped = 1;
 	} else if (!n->n_kmsg) {
 		if (!(n->kmsg = calloc(KMSG_LINES_MAX, sizeof(*n->kmsg)))) {
 			free(k.msg);
@@ -205,12 +215,13 @@ static int keep(struct node *n, const struct kmsg_line *l, const char *msg, size
 		}
 	}
 	n->kmsg[n->n_kmsg++] = k;
-	return 0;
+	return dropped;
 }
 
 int kmsg_parse(struct node *n, const char *text, size_t len)
 {
 	bool records = false; /* the text is /dev/kmsg records */
+	int dropped = 0;
 	const char *end = text + len;
 	for (const char *line = text; line < end;) {
 		const char *nl = memchr(line, '\n', (size_t)(end - line));
@@ -231,20 +242,23 @@ int kmsg_parse(struct node *n, const char *text, size_t len)
 			records = true;
 		else
 			msg = parse_text(buf, &l);
-		if (names_rdma_driver(msg) && keep(n, &l, msg, strlen(msg)) < 0)
+		int r = names_rdma_driver(msg) ? keep(n, &l, msg, strlen(msg)) : 0;
+		if (r < 0)
 			return -1;
+		dropped += r && dropped < INT_MAX;
 	}
-	return 0;
+	return dropped;
 }
 
-void discover_kmsg(struct discover *d)
+int discover_kmsg(struct discover *d)
 {
 	char *buf;
 	size_t len;
 	if (sys_read_kmsg(d->s, KMSG_MAX, &buf, &len) < 0)
-		return;
-	kmsg_parse(d->n, buf, len);
+		return 0;
+	int r = kmsg_parse(d->n, buf, len);
 	free(buf);
+	return r;
 }
 
 size_t kmsg_count_errors(const struct node *n)

@@ -140,6 +140,27 @@ START_TEST(kmsg_control_chars_stay_escaped)
 }
 END_TEST
 
+START_TEST(kmsg_a_flood_keeps_the_failures)
+{
+	size_t cap = 1000 * 80, len = 0;
+	char *text = malloc(cap);
+	len += (size_t)snprintf(text, cap,
+				"4,1,4102311,-;mlx5_core: Unknown symbol strlcpy (err -2)\n");
+	for (int i = 0; i < 900; i++)
+		len += (size_t)snprintf(text + len, cap - len,
+					"6,%d,%d,-;mlx5_core 0000:18:00.0: link up %d\n", i + 2,
+					5000000 + i, i);
+	struct node *n = calloc(1, sizeof(*n));
+	ck_assert_int_eq(kmsg_parse(n, text, len), 901 - 256);
+	ck_assert_uint_eq(n->n_kmsg, 256);
+	ck_assert_str_eq(n->kmsg[0].msg, "mlx5_core: Unknown symbol strlcpy (err -2)");
+	ck_assert_str_eq(n->kmsg[1].msg, "mlx5_core 0000:18:00.0: link up 645");
+	ck_assert_str_eq(n->kmsg[255].msg, "mlx5_core 0000:18:00.0: link up 899");
+	free(text);
+	node_free(n);
+}
+END_TEST
+
 START_TEST(kmsg_keeps_the_newest_256)
 {
 	size_t cap = 400 * 64, len = 0;
@@ -149,7 +170,7 @@ START_TEST(kmsg_keeps_the_newest_256)
 					"6,%d,%d,-;mlx5_core 0000:18:00.0: line %d\n", i, i * 10,
 					i);
 	struct node *n = calloc(1, sizeof(*n));
-	ck_assert_int_eq(kmsg_parse(n, text, len), 0);
+	ck_assert_int_eq(kmsg_parse(n, text, len), 400 - 256);
 	ck_assert_uint_eq(n->n_kmsg, 256);
 	ck_assert_str_eq(n->kmsg[0].msg, "mlx5_core 0000:18:00.0: line 144");
 	ck_assert_str_eq(n->kmsg[255].msg, "mlx5_core 0000:18:00.0: line 399");
@@ -169,6 +190,7 @@ int main(void)
 	tcase_add_test(tc, kmsg_words_are_tokens);
 	tcase_add_test(tc, kmsg_control_chars_stay_escaped);
 	tcase_add_test(tc, kmsg_keeps_the_newest_256);
+	tcase_add_test(tc, kmsg_a_flood_keeps_the_failures);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }

@@ -386,7 +386,7 @@ static int write_kmsg(struct build *b, const char *kernel)
 	     kernel);
 	/* The stamps and levels are the kernel's: module loading warns (4) of
 	 * an unknown symbol, and 6.8's driver core warns (4) "<driver>: probe
-	 * of <bdf> failed" (6.10 and later: "<driver> <bdf>: probe with driver
+	 * of <bdf> failed" (later kernels: "<driver> <bdf>: probe with driver
 	 * <driver> failed", an error). */
 	if (b->faulty) {
 		usec = 4102311;
