@@ -59,8 +59,9 @@ bool kmsg_is_failure(const char *msg, int prio)
 	       has_token(msg, "failed", true) || has_token(msg, "error", true);
 }
 
-/* Copies a message, writing a control character as \xNN, as /dev/kmsg does:
- * a captured text may hold raw ones. */
+/* Copies a message, writing a control character or a byte past ASCII as
+ * \xNN, as /dev/kmsg does: a captured text (dmesg decodes the escapes) may
+ * hold raw ones. */
 static char *msg_dup(const char *s, size_t len)
 {
 	if (len > KMSG_MSG_MAX)
@@ -70,7 +71,7 @@ static char *msg_dup(const char *s, size_t len)
 		return NULL;
 	for (size_t i = 0; i < len; i++) {
 		unsigned char ch = (unsigned char)s[i];
-		if (ch < 0x20 || ch == 0x7f)
+		if (ch < 0x20 || ch >= 0x7f)
 			o += sprintf(o, "\\x%02x", ch);
 		else
 			*o++ = (char)ch;

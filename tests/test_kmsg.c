@@ -132,10 +132,10 @@ END_TEST
 START_TEST(kmsg_control_chars_stay_escaped)
 {
 	struct node *n = parse("4,1,10,-;mlx5_core: name \\x1b[31m evil\n"
-			       "[    1.000000] mlx5_core: raw \x1b[31m\x07 evil\n");
+			       "[    1.000000] mlx5_core: raw \x1b[31m\x07 evil \xc3\xa9\n");
 	ck_assert_uint_eq(n->n_kmsg, 2);
 	ck_assert_str_eq(n->kmsg[0].msg, "mlx5_core: name \\x1b[31m evil");
-	ck_assert_str_eq(n->kmsg[1].msg, "mlx5_core: raw \\x1b[31m\\x07 evil");
+	ck_assert_str_eq(n->kmsg[1].msg, "mlx5_core: raw \\x1b[31m\\x07 evil \\xc3\\xa9");
 	node_free(n);
 }
 END_TEST
