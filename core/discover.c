@@ -370,6 +370,8 @@ int node_discover(struct sys *s, struct node **ret, struct err *e)
 		place_rdma_orphans(&d);
 	sys_links_free(d.links, d.n_links);
 	if (r >= 0)
+		r = persist_read(s, n);
+	if (r >= 0)
 		r = pods_attach(s, NULL, n);
 	if (r < 0) {
 		node_free(n);
@@ -395,8 +397,6 @@ void discover_header(struct discover *d)
 		     dropped, n->n_kmsg);
 	if (linkfile_read_all(d->s, &n->link_files, &n->n_link_files) < 0)
 		note(d, "cannot read the systemd .link files: out of memory");
-	if (persist_read(d->s, n) < 0)
-		note(d, "cannot read ibvf's boot unit: out of memory");
 }
 
 bool discover_uses_netlink(struct sys *s)

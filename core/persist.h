@@ -49,7 +49,8 @@ void persist_free(struct persist *p);
 
 /* The unit's path into n->persist_unit and the VF count of each "vf create
  * PF N" it runs into n->persisted (persist_read.c): NULL and none when
- * there is no unit or it is masked. 0 or -ENOMEM. */
+ * there is no unit or it is masked. Reads after n's PFs: a hand-edited line
+ * may name a PF by its netdev or ibdev. 0 or -ENOMEM. */
 int persist_read(struct sys *s, struct node *n);
 
 /* Where each file goes (see persist_write) and its content, with the notes:

@@ -2,7 +2,8 @@
 /* The VF layout ibvf's boot unit re-creates, read back from the node (what
  * persist.c wrote, maybe edited by hand since): each
  * "ExecStart=... vf create <PF> <N> ..." of /etc/systemd/system/
- * ibvf-sriov.service and its drop-ins, in the order systemd reads them. */
+ * ibvf-sriov.service and its drop-ins, in the order systemd reads them. It
+ * runs once the PFs are known: a hand edit may name a PF by its netdev. */
 #include "persist.h"
 
 #include <ctype.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "resolve.h"
 #include "sys.h"
 
 #define UNIT_DIR      "/etc/systemd/system"
@@ -19,19 +21,17 @@
 #define UNIT_VFS_MAX  65535 /* a PCI function's VF count is 16 bits */
 #define DROPINS_MAX   64
 
-/* "0000:18:00.0" (or "18:00.0", domain 0) as the kernel writes it. */
-static bool bdf_parse(const char *s, char *ret, size_t size)
+/* The PF a unit names: its PCI address ("0000:18:00.0", "18:00.0"), or a
+ * hand edit's netdev or ibdev name of a PF of the node. */
+static bool pf_target(const struct node *n, const char *name, char bdf[static 16])
 {
-	unsigned int dom = 0, bus, dev, fn;
-	char tail;
-	if (sscanf(s, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) != 4) {
-		dom = 0;
-		if (sscanf(s, "%x:%x.%x%c", &bus, &dev, &fn, &tail) != 3)
-			return false;
-	}
-	if (dom > 0xffff || bus > 0xff || dev > 0x1f || fn > 7)
+	struct node_ref ref;
+	if (node_bdf_normalize(name, true, bdf))
+		return true;
+	if (node_lookup(n, name, NODE_NAME_NETDEV | NODE_NAME_ALTNAME | NODE_NAME_RDMA, &ref) < 0 ||
+	    !ref.pf || ref.vf)
 		return false;
-	snprintf(ret, size, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
+	memcpy(bdf, ref.pf->fn.bdf, 16);
 	return true;
 }
 
@@ -54,23 +54,76 @@ static int persisted_set(struct node *n, const char *bdf, unsigned int numvfs)
 	return 0;
 }
 
+static bool count_parse(const char *s, unsigned int *ret)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+	if (!isdigit((unsigned char)*s) || *end || v > UNIT_VFS_MAX)
+		return false;
+	*ret = (unsigned int)v;
+	return true;
+}
+
+/* "ibvf vf create [options] <PF> <N> [options]". */
+static int vf_create(struct node *n, char **tok, size_t nt)
+{
+	const char *args[2];
+	size_t na = 0;
+	for (size_t i = 0; i < nt && na < 2; i++) {
+		if (tok[i][0] != '-')
+			args[na++] = tok[i];
+		else if (!strcmp(tok[i], "--timeout"))
+			i++; /* its value */
+	}
+	char bdf[16];
+	unsigned int num;
+	if (na < 2 || !pf_target(n, args[0], bdf) || !count_parse(args[1], &num))
+		return 0;
+	return persisted_set(n, bdf, num);
+}
+
+/* A hand edit's "sh -c 'echo 8 > /sys/bus/pci/devices/<PF>/sriov_numvfs'"
+ * (or /sys/class/net/<PF netdev>/device/sriov_numvfs). */
+static int echo_numvfs(struct node *n, char **tok, size_t nt)
+{
+	if (nt < 3 || strcmp(tok[1], ">"))
+		return 0;
+	char path[256], bdf[16], *p = path;
+	unsigned int num;
+	snprintf(path, sizeof(path), "%s", tok[2]);
+	path[strcspn(path, "'\";")] = '\0';
+	size_t len = strlen(path);
+	const char *tail = "/sriov_numvfs";
+	if (len < strlen(tail) || strcmp(path + len - strlen(tail), tail) ||
+	    !count_parse(tok[0], &num))
+		return 0;
+	path[len - strlen(tail)] = '\0';
+	if (!strncmp(p, "/sys/bus/pci/devices/", 21)) {
+		p += 21;
+	} else if (!strncmp(p, "/sys/class/net/", 15) && strlen(p) > 22 &&
+		   !strcmp(p + strlen(p) - 7, "/device")) {
+		p[strlen(p) - 7] = '\0';
+		p += 15;
+	} else {
+		return 0;
+	}
+	return pf_target(n, p, bdf) ? persisted_set(n, bdf, num) : 0;
+}
+
 /* One ExecStart= command line: "vf create <PF> <N>" anywhere in it. */
 static int exec_line(struct node *n, char *cmd)
 {
-	char *tok[16];
+	char *tok[32];
 	size_t nt = 0;
-	for (char *save, *t = strtok_r(cmd, " \t", &save); t && nt < 16;
+	for (char *save, *t = strtok_r(cmd, " \t", &save); t && nt < 32;
 	     t = strtok_r(NULL, " \t", &save))
 		tok[nt++] = t;
-	for (size_t i = 0; i + 3 < nt; i++) {
-		if (strcmp(tok[i], "vf") || strcmp(tok[i + 1], "create"))
-			continue;
-		char bdf[16], *end;
-		unsigned long num = strtoul(tok[i + 3], &end, 10);
-		if (!bdf_parse(tok[i + 2], bdf, sizeof(bdf)) || *end || end == tok[i + 3] ||
-		    num > UNIT_VFS_MAX)
-			return 0;
-		return persisted_set(n, bdf, (unsigned int)num);
+	for (size_t i = 0; i + 1 < nt; i++) {
+		if (!strcmp(tok[i], "vf") && !strcmp(tok[i + 1], "create"))
+			return vf_create(n, tok + i + 2, nt - i - 2);
+		const char *echo = tok[i] + (tok[i][0] == '\'' || tok[i][0] == '"');
+		if (!strcmp(echo, "echo"))
+			return echo_numvfs(n, tok + i + 1, nt - i - 1);
 	}
 	return 0;
 }

@@ -25,6 +25,7 @@
 
 #include "node.h"
 #include "node_copy.h"
+#include "persist.h"
 #include "pods.h"
 #include "refresh_place.h"
 #include "sys.h"
@@ -372,6 +373,8 @@ static int build(struct refresh *rf)
 		r = pf_build(rf, i);
 	if (r == 0)
 		r = orphans_place(rf);
+	if (r == 0)
+		r = persist_read(rf->d.s, n);
 	if (r == 0)
 		r = pods_attach(rf->d.s, NULL, n);
 	return r;

@@ -180,6 +180,33 @@ START_TEST(faulty_node_pins_some_names_and_unit_disagrees)
 }
 END_TEST
 
+/* Hand edits: a drop-in naming PFs by netdev and ibdev, and an echo into
+ * sriov_numvfs. */
+START_TEST(unit_hand_edits_name_pfs_by_netdev)
+{
+	char *dir = tu_mkfixture(NULL), path[4096];
+	snprintf(path, sizeof(path), "mkdir -p '%s/etc/systemd/system/ibvf-sriov.service.d'", dir);
+	ck_assert_int_eq(system(path), 0);
+	snprintf(path, sizeof(path), "%s/etc/systemd/system/ibvf-sriov.service.d/50-edit.conf",
+		 dir);
+	tu_write(path,
+		 "[Service]\n"
+		 "ExecStart=/bin/sh -c 'echo 6 > /sys/class/net/ibp206s0/device/sriov_numvfs'\n"
+		 "ExecStart=/bin/sh -c \"echo 3 > /sys/bus/pci/devices/0000:18:00.0/"
+		 "sriov_numvfs\"\n"
+		 "ExecStart=/usr/local/sbin/ibvf vf create --timeout 60 mlx5_11 5 --yes\n"
+		 "ExecStart=/usr/local/sbin/ibvf vf create ibp94s0v0 2 --yes\n");
+	struct node *n = discover_dir(dir, true);
+	ck_assert_uint_eq(n->n_persisted, 8);
+	ck_assert_uint_eq(persisted(n, "0000:ce:00.0")->numvfs, 6);
+	ck_assert_uint_eq(persisted(n, "0000:18:00.0")->numvfs, 3);
+	ck_assert_uint_eq(persisted(n, "0000:dc:00.0")->numvfs, 5);
+	ck_assert_uint_eq(persisted(n, "0000:5e:00.0")->numvfs, 8); /* a VF is no PF */
+	node_free(n);
+	tu_rmtree(dir);
+}
+END_TEST
+
 /* A healthy node, simulated and read as a captured tree: every VF name
  * pinned by its own file, the unit's counts the PFs', no broken file,
  * every pod's netns there, no degraded port. */
@@ -264,6 +291,7 @@ int main(void)
 	tcase_add_test(tc, faulty_node_rate_board_and_name_collision);
 	tcase_add_test(tc, faulty_node_pods_netns_gone_and_broken_cache);
 	tcase_add_test(tc, faulty_node_pins_some_names_and_unit_disagrees);
+	tcase_add_test(tc, unit_hand_edits_name_pfs_by_netdev);
 	tcase_add_test(tc, healthy_node_pins_every_name);
 	tcase_add_test(tc, captured_tree_with_dmesg_text);
 	suite_add_tcase(s, tc);
