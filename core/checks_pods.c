@@ -76,9 +76,13 @@ CHECK_FN(check_pod_netns_gone)
 			if (!f)
 				return;
 			finding_evidence(f, b->netns, "(absent)");
-			if (b->container_id)
-				finding_evidence(f, "CNI cache", "containerId %s, ifName %s",
-						 b->container_id, b->ifname ? b->ifname : "?");
+			if ((b->sources & POD_SRC_MULTUS) && b->network && b->container_id &&
+			    b->ifname) {
+				char where[320];
+				snprintf(where, sizeof(where), "/var/lib/cni/multus/results/%s-%s-%s",
+					 b->network, b->container_id, b->ifname);
+				finding_evidence(f, where, "\"netns\":\"%s\"", b->netns);
+			}
 			char get[160];
 			snprintf(get, sizeof(get),
 				 "kubectl get pod -n %s %s: if it still runs, delete it so kubelet "
