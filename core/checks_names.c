@@ -143,6 +143,12 @@ CHECK_FN(check_name_changed)
 			finding_remedy_ibvf(
 				f, "give the VF its name back; 'ibvf persist' keeps it",
 				(const char *const[]){"vf", "rename", c->bdf, c->old_name, NULL});
+		else if (f->severity > CHECK_INFO)
+			finding_remedy_manual(
+				f, "pin the names so they stop changing",
+				(const char *const[]){"ibvf persist (a .link file per named VF, "
+						      "matched by PCI path)",
+						      NULL});
 	}
 }
 

@@ -79,8 +79,9 @@ CHECK_FN(check_pod_netns_gone)
 			if ((b->sources & POD_SRC_MULTUS) && b->network && b->container_id &&
 			    b->ifname) {
 				char where[320];
-				snprintf(where, sizeof(where), "/var/lib/cni/multus/results/%s-%s-%s",
-					 b->network, b->container_id, b->ifname);
+				snprintf(where, sizeof(where),
+					 "/var/lib/cni/multus/results/%s-%s-%s", b->network,
+					 b->container_id, b->ifname);
 				finding_evidence(f, where, "\"netns\":\"%s\"", b->netns);
 			}
 			char get[160];

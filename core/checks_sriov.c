@@ -84,9 +84,9 @@ static void layout_gone(struct findings *out, const struct node *n, const struct
 		"the boot unit creates %u VFs on %s, which is not on the node", p->numvfs, p->bdf);
 	if (!f)
 		return;
-	finding_evidence(f,
-			 n->persist_unit ? n->persist_unit : "/etc/systemd/system/ibvf-sriov.service",
-			 "vf create %s %u", p->bdf, p->numvfs);
+	finding_evidence(
+		f, n->persist_unit ? n->persist_unit : "/etc/systemd/system/ibvf-sriov.service",
+		"vf create %s %u", p->bdf, p->numvfs);
 	finding_remedy_ibvf(f, "write the boot unit again from the node as it is",
 			    (const char *const[]){"persist", NULL});
 }

@@ -177,8 +177,8 @@ struct port *cu_port(struct fn *fn)
 void cu_port_state(struct port *p, int state, int phys)
 {
 	static const char *const states[] = {"NOP", "DOWN", "INIT", "ARMED", "ACTIVE"};
-	static const char *const phys_states[] = {"Unknown", "Sleep", "Polling", "Disabled",
-						  "PortConfigurationTraining", "LinkUp"};
+	static const char *const phys_states[] = {
+		"Unknown", "Sleep", "Polling", "Disabled", "PortConfigurationTraining", "LinkUp"};
 	p->state = (struct kval){true, state};
 	p->phys_state = (struct kval){true, phys};
 	cu_str(&p->state_name, states[state]);
