@@ -109,3 +109,12 @@ const struct kmsg_line *check_probe_failure(const struct node *n, const char *bd
 			return &n->kmsg[i];
 	return NULL;
 }
+
+bool check_safe_word(const char *s)
+{
+	size_t n = 0;
+	for (; s && s[n]; n++)
+		if (!isalnum((unsigned char)s[n]) && !strchr("._:/-", s[n]))
+			return false;
+	return n > 0 && n <= 253;
+}

@@ -261,6 +261,7 @@ START_TEST(pod_netns_gone_and_broken_cache)
 	ck_assert_ptr_nonnull(vf->pod);
 	ck_assert_ptr_nonnull(vf->pod->netns);
 	vf->pod->netns_present = (struct kval){true, 0};
+	cu_str(&vf->pod->name, "x; rm -rf /"); /* a crafted cache file */
 	n->cni_broken = calloc(1, sizeof(*n->cni_broken));
 	n->n_cni_broken = 1;
 	n->cni_broken[0].path = strdup("/var/lib/cni/multus/results/ib-sriov-network-e4d2-net1");
@@ -269,6 +270,8 @@ START_TEST(pod_netns_gone_and_broken_cache)
 	const struct finding *f = cu_first(&fs, "pod-netns-gone", "0000:40:00.4");
 	ck_assert_ptr_nonnull(f);
 	ck_assert(cu_evidence(f, vf->pod->netns, "absent"));
+	ck_assert(cu_step(f, "kubectl get pod -n ml-training <pod>"));
+	ck_assert(!cu_step(f, "rm -rf"));
 	f = cu_first(&fs, "cni-cache-broken", "");
 	ck_assert_ptr_nonnull(f);
 	ck_assert(cu_evidence(f, "/var/lib/cni/multus/results/", "byte 412"));
