@@ -84,8 +84,8 @@ const char *check_find_bdf(const char *s, char bdf[16])
 }
 
 /* The driver core's words for a failed probe: "mlx5_core: probe of
- * 0000:18:00.2 failed with error -2" (Linux before 6.9), "mlx5_core
- * 0000:18:00.2: probe with driver mlx5_core failed with error -2" (6.9 on),
+ * 0000:18:00.2 failed with error -2" (Linux before 6.10), "mlx5_core
+ * 0000:18:00.2: probe with driver mlx5_core failed with error -2" (6.10 on),
  * and mlx5's own "mlx5_core 0000:18:00.2: probe_one:...: mlx5_init_one failed
  * with error code -110". */
 static bool names_probe_failure(const char *msg, const char *bdf)

@@ -77,7 +77,7 @@ END_TEST
 
 START_TEST(probe_failed_in_both_kernels_words)
 {
-	/* Linux before 6.9, then 6.9 on (dev_err). */
+	/* Linux before 6.10, then 6.10 on (dev_err). */
 	unbind(cu_vf(n, "0000:18:00.2"));
 	unbind(cu_vf(n, "0000:40:00.3"));
 	cu_kmsg(n, 123456790, "mlx5_core: probe of 0000:18:00.2 failed with error -2");
