@@ -93,16 +93,22 @@ static void probe_failed_one(struct findings *out, const struct node *n, const s
 		struct finding *f = check_add(out, def, vf ? SUBJECT_VF : SUBJECT_PF, bdf,
 					      "%s %s failed to probe earlier, bound to %s now",
 					      vf ? "VF" : "PF", bdf, fn->driver);
-		if (f)
+		if (f) {
+			char where[64];
 			f->severity = CHECK_INFO;
+			check_kmsg_where(where, sizeof(where), l);
+			finding_evidence(f, where, "%s", l->msg);
+		}
 		return;
 	}
 	struct finding *f;
-	if (fn)
-		f = check_add(out, def, vf ? SUBJECT_VF : SUBJECT_PF, bdf,
-			      "%s %s%s%s%s failed to probe: no driver, netdev or RDMA device",
-			      vf ? "VF" : "PF", bdf, vf ? " (" : "", vf ? check_pf_label(pf) : "",
-			      vf ? " VF)" : "");
+	if (vf)
+		f = check_add(out, def, SUBJECT_VF, bdf,
+			      "VF %s (%s VF %u) failed to probe: no driver, netdev or RDMA device",
+			      bdf, check_pf_label(pf), vf->index);
+	else if (fn)
+		f = check_add(out, def, SUBJECT_PF, bdf,
+			      "PF %s failed to probe: no driver, netdev or RDMA device", bdf);
 	else
 		f = check_add(out, def, SUBJECT_NODE, NULL,
 			      "%s failed to probe and is no longer on the node", bdf);

@@ -89,6 +89,7 @@ START_TEST(probe_failed_in_both_kernels_words)
 	ck_assert_int_eq(f->kind, SUBJECT_VF);
 	ck_assert_int_eq(f->severity, CHECK_CRITICAL);
 	ck_assert(cu_evidence(f, "kernel log [  123.456790]", "probe of 0000:18:00.2 failed"));
+	ck_assert_msg(strstr(f->title, "(mlx5_0 VF 1)"), "%s", f->title);
 	f = cu_first(&fs, "probe-failed", "0000:40:00.3");
 	ck_assert_ptr_nonnull(f);
 	ck_assert(cu_evidence(f, "kernel log [    5.000000]", "failed with error -22"));
@@ -107,6 +108,7 @@ START_TEST(probe_failed_earlier_bound_now_is_info)
 	const struct finding *f = cu_first(&fs, "probe-failed", "0000:18:00.4");
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(f->severity, CHECK_INFO);
+	ck_assert(cu_evidence(f, "kernel log [    9.000000]", "error -110"));
 	f = cu_first(&fs, "probe-failed", "");
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(f->severity, CHECK_INFO);
