@@ -202,7 +202,10 @@ static size_t guid_refs(const struct node *n, struct guid_ref **ret)
 		}
 		for (size_t j = 0; j < pf->n_vfs; j++) {
 			const struct vf *vf = &pf->vfs[j];
-			if (!vf->fn.driver || !check_fn_ib(&vf->fn))
+			/* A VF whose RDMA device went into a pod's netns runs its
+			 * PF's link layer. */
+			bool ib = check_fn_port(&vf->fn) ? check_fn_ib(&vf->fn) : check_port_ib(p);
+			if (!vf->fn.driver || !ib)
 				continue;
 			if (vf->node_guid.known && vf->node_guid.v)
 				v[c++] = (struct guid_ref){pf, vf, false, vf->node_guid.v};

@@ -125,8 +125,11 @@ static void pf_down(struct findings *out, const struct pf *pf, const struct rdma
 				      word(p->state_name), word(p->phys_state_name), vfs, cause);
 	if (!f)
 		return;
+	/* Without VFs, a port disabled on purpose (an unused second port) is
+	 * worth knowing only; one polling for a peer is a warning. */
 	if (!(pf->numvfs.known && pf->numvfs.v > 0))
-		f->severity = CHECK_WARNING;
+		f->severity =
+			p->phys_state.known && p->phys_state.v == 3 ? CHECK_INFO : CHECK_WARNING;
 	state_evidence(f, r, p);
 	sm_lid_evidence(f, r, p);
 	if (first) {

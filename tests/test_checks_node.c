@@ -245,6 +245,21 @@ START_TEST(no_subnet_manager)
 }
 END_TEST
 
+START_TEST(disabled_port_without_vfs_is_info)
+{
+	struct pf *pf = cu_pf(n, "0000:dc:00.0");
+	cu_port_state(cu_port(&pf->fn), 1, 3);
+	vfs_state(pf, 1, 3);
+	pf->numvfs.v = 0;
+	cu_checks(n, NULL, &fs);
+	ck_assert_int_eq(cu_first(&fs, "port-down", "0000:dc:00.0")->severity, CHECK_INFO);
+	findings_fini(&fs);
+	cu_port_state(cu_port(&pf->fn), 1, 2); /* Polling: a cable or peer missing */
+	cu_checks(n, NULL, &fs);
+	ck_assert_int_eq(cu_first(&fs, "port-down", "0000:dc:00.0")->severity, CHECK_WARNING);
+}
+END_TEST
+
 START_TEST(vf_ports_down_under_active_pfs_sm_virtualization)
 {
 	for (size_t i = 0; i < n->n_pfs; i++)
@@ -301,6 +316,7 @@ int main(void)
 	tcase_add_test(tc, pf_link_down_is_one_finding_for_it_and_its_vfs);
 	tcase_add_test(tc, all_ports_down_one_finding_per_hca);
 	tcase_add_test(tc, no_subnet_manager);
+	tcase_add_test(tc, disabled_port_without_vfs_is_info);
 	tcase_add_test(tc, vf_ports_down_under_active_pfs_sm_virtualization);
 	tcase_add_test(tc, vf_link_state_policy_disable);
 	suite_add_tcase(s, tc);
