@@ -1,44 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* Name checks: a VF netdev with a kernel name nothing pins, a name seen to
  * change, and a pod VF's host name the kernel has given to another netdev. */
-#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "checks_int.h"
+#include "linkfile.h"
 #include "persist.h"
-
-/* Any of the globs matches s (no globs: no condition). */
-static bool globs_match(char *const *globs, size_t n, const char *s)
-{
-	if (!n)
-		return true;
-	for (size_t i = 0; i < n; i++)
-		if (globs[i] && s && fnmatch(globs[i], s, 0) == 0)
-			return true;
-	return false;
-}
-
-/* A .link file gives this netdev of fn the name it has: its [Match]
- * conditions hold (Path= against "pci-<bdf>", OriginalName=, Driver=) and
- * its Name= is that name. */
-static const struct link_file *name_pinned(const struct node *n, const struct fn *fn,
-					   const struct netdev *nd)
-{
-	char path[32];
-	snprintf(path, sizeof(path), "pci-%s", fn->bdf);
-	for (size_t i = 0; i < n->n_link_files; i++) {
-		const struct link_file *l = &n->link_files[i];
-		if (!globs_match(l->match_path, l->n_match_path, path) ||
-		    !globs_match(l->match_original_name, l->n_match_original_name, nd->name) ||
-		    !globs_match(l->match_driver, l->n_match_driver, fn->driver) ||
-		    (l->n_match_mac && !globs_match(l->match_mac, l->n_match_mac, nd->address)))
-			continue;
-		/* systemd applies the first file that matches, and only it. */
-		return l->name && strcmp(l->name, nd->name) == 0 ? l : NULL;
-	}
-	return NULL;
-}
 
 static bool name_in_use(const struct node *n, const char *name)
 {
@@ -96,8 +64,11 @@ CHECK_FN(check_name_unstable)
 		for (size_t j = 0; j < pf->n_vfs; j++) {
 			const struct vf *vf = &pf->vfs[j];
 			const struct netdev *nd = vf->fn.n_netdevs ? &vf->fn.netdevs[0] : NULL;
-			if (!nd || !nd->name || !persist_kernel_name(nd->name) ||
-			    name_pinned(n, &vf->fn, nd))
+			if (!nd || !nd->name || !persist_kernel_name(nd->name))
+				continue;
+			/* The file udev applies at boot names it so: pinned. */
+			const struct link_file *pin = linkfile_pinning(n, &vf->fn, nd->name);
+			if (pin && !strcmp(pin->name, nd->name))
 				continue;
 			struct finding *f = check_add(
 				out, def, SUBJECT_VF, vf->fn.bdf,
@@ -108,11 +79,13 @@ CHECK_FN(check_name_unstable)
 			char where[128];
 			check_fn_path(where, sizeof(where), vf->fn.bdf, "net/");
 			finding_evidence(f, where, "%s", nd->name);
-			finding_evidence(f,
-					 "/etc/systemd/network, /run/systemd/network, "
-					 "/usr/lib/systemd/network",
-					 "%zu .link file%s, none naming pci-%s", n->n_link_files,
-					 n->n_link_files == 1 ? "" : "s", vf->fn.bdf);
+			if (pin)
+				finding_evidence(f, pin->path, "Name=%s (not the name it has)",
+						 pin->name);
+			else
+				finding_evidence(f, "/etc/systemd/network",
+						 "no .link file of the %zu on the node names it",
+						 n->n_link_files);
 			rename_remedy(f, n, pf, vf);
 		}
 	}

@@ -54,42 +54,16 @@ struct node *cu_node(void)
 	return n;
 }
 
-static void strv_free(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void cu_node_free(struct node *n)
 {
-	for (size_t i = 0; i < n->n_kmsg; i++)
-		free(n->kmsg[i].msg);
-	free(n->kmsg);
-	for (size_t i = 0; i < n->n_link_files; i++) {
-		struct link_file *l = &n->link_files[i];
-		free(l->path);
-		strv_free(l->match_path, l->n_match_path);
-		strv_free(l->match_original_name, l->n_match_original_name);
-		strv_free(l->match_mac, l->n_match_mac);
-		strv_free(l->match_driver, l->n_match_driver);
-		free(l->name);
-		free(l->name_policy);
-	}
-	free(n->link_files);
-	free(n->persist_unit);
-	free(n->persisted);
+	/* Until node_free() frees the broken-file list itself: nothing twice. */
 	for (size_t i = 0; i < n->n_cni_broken; i++) {
 		free(n->cni_broken[i].path);
 		free(n->cni_broken[i].why);
 	}
 	free(n->cni_broken);
-	n->kmsg = NULL;
-	n->link_files = NULL;
-	n->persist_unit = NULL;
-	n->persisted = NULL;
 	n->cni_broken = NULL;
-	n->n_kmsg = n->n_link_files = n->n_persisted = n->n_cni_broken = 0;
+	n->n_cni_broken = 0;
 	node_free(n);
 }
 

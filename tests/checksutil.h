@@ -17,8 +17,7 @@ void cu_fixture(const char *const *args);
 void cu_fixture_done(void);
 /* The suite's node, discovered (each call a new snapshot). */
 struct node *cu_node(void);
-/* Frees what the tests added (kernel log, .link files, persisted layout,
- * broken files), then the node. */
+/* Frees the node with what the tests added to it. */
 void cu_node_free(struct node *n);
 
 /* Runs the checks; aborts the test on failure. */

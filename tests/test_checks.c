@@ -127,11 +127,30 @@ START_TEST(failed_probe_gets_no_wrong_explanation)
 					    "guid-duplicate"};
 	for (size_t i = 0; i < 4; i++)
 		ck_assert_uint_eq(cu_count(&fs, wrong[i], "0000:18:00.2"), 0);
-	/* Linked to its log record when the kernel log names it, else unbound. */
+	/* Linked to its log record. */
 	ck_assert_uint_eq(cu_on(&fs, "0000:18:00.2"), 1);
-	const struct finding *f = cu_first(&fs, NULL, "0000:18:00.2");
-	ck_assert(!strcmp(f->id, "probe-failed") || !strcmp(f->id, "vf-unbound"));
+	const struct finding *f = cu_first(&fs, "probe-failed", "0000:18:00.2");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->kind, SUBJECT_VF);
+	ck_assert(cu_evidence(f, "kernel log [  130.412907]",
+			      "mlx5_core: probe of 0000:18:00.2 failed with error -2"));
 	ck_assert(cu_evidence(f, "/sys/bus/pci/devices/0000:18:00.2/driver", "absent"));
+	ck_assert_uint_eq(cu_count(&fs, "probe-failed", NULL), 1);
+	ck_assert_uint_eq(cu_count(&fs, "vf-unbound", NULL), 0);
+}
+END_TEST
+
+START_TEST(driver_built_for_another_kernel)
+{
+	ck_assert_uint_eq(cu_count(&fs, "driver-kernel-mismatch", NULL), 1);
+	const struct finding *f = cu_first(&fs, "driver-kernel-mismatch", "");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->kind, SUBJECT_NODE);
+	ck_assert(cu_evidence(f, "/proc/sys/kernel/osrelease", "6.8.0-55-generic"));
+	ck_assert(cu_evidence(f, "/sys/module/mlx5_core/version", "25.01-0.6.0"));
+	ck_assert(cu_evidence(f, "kernel log [    4.102311]",
+			      "mlx5_core: Unknown symbol strlcpy (err -2)"));
+	ck_assert(cu_step(f, "--add-kernel-support"));
 }
 END_TEST
 
@@ -219,6 +238,7 @@ int main(void)
 	tcase_add_test(tc, firmware_old_once_on_mlx5_10);
 	tcase_add_test(tc, port_down_vf_of_mlx5_3);
 	tcase_add_test(tc, failed_probe_gets_no_wrong_explanation);
+	tcase_add_test(tc, driver_built_for_another_kernel);
 	tcase_add_test(tc, kernel_names_unpinned);
 	tcase_add_test(tc, pod_vf_host_name_taken);
 	tcase_add_test(tc, stale_checkpoint_entry);
