@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "checksutil.h"
+#include "core/linkfile.h"
 #include "testutil.h"
 
 static struct node *n;
@@ -149,6 +150,10 @@ END_TEST
 
 START_TEST(sriov_off_everywhere_is_info)
 {
+	/* No boot unit asking for VFs either. */
+	free(n->persisted);
+	n->persisted = NULL;
+	n->n_persisted = 0;
 	for (size_t i = 0; i < n->n_pfs; i++) {
 		n->pfs[i].totalvfs.v = 0;
 		n->pfs[i].numvfs.v = 0;
@@ -210,6 +215,7 @@ static void rename_vf(struct vf *vf, const char *name)
 	cu_str(&vf->fn.netdevs[0].name, name);
 }
 
+/* Adds a .link file after the node's own (udev applies the first match). */
 static void add_link_file(const char *path_glob, const char *name)
 {
 	n->link_files = realloc(n->link_files, (n->n_link_files + 1) * sizeof(*n->link_files));
@@ -223,12 +229,20 @@ static void add_link_file(const char *path_glob, const char *name)
 
 START_TEST(kernel_name_pinned_or_not)
 {
+	linkfile_free_all(n->link_files, n->n_link_files);
+	n->link_files = NULL;
+	n->n_link_files = 0;
 	rename_vf(cu_vf(n, "0000:40:00.2"), "ib3");
+	rename_vf(cu_vf(n, "0000:40:00.6"), "ib4");
 	rename_vf(cu_vf(n, "0000:40:00.3"), "eth12");
 	rename_vf(cu_vf(n, "0000:40:00.5"), "ibx3"); /* not the kernel's form */
 	add_link_file("pci-0000:40:00.2", "ib3");
+	/* A file that names it otherwise did not apply: still the kernel's. */
+	add_link_file("pci-0000:40:00.6", "ibp64s0v5");
 	cu_checks(n, NULL, &fs);
-	ck_assert_uint_eq(cu_count(&fs, "name-unstable", NULL), 1);
+	ck_assert_uint_eq(cu_count(&fs, "name-unstable", NULL), 2);
+	ck_assert(cu_evidence(cu_first(&fs, "name-unstable", "0000:40:00.6"),
+			      "/etc/systemd/network/70-x.link", "Name=ibp64s0v5"));
 	const struct finding *f = cu_first(&fs, "name-unstable", "0000:40:00.3");
 	ck_assert_ptr_nonnull(f);
 	ck_assert(cu_evidence(f, NULL, "eth12"));
