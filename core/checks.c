@@ -15,6 +15,72 @@ const struct check_def checks_table[] = {
 	 "A VF whose node or port GUID is zero cannot join the InfiniBand fabric: its port stays "
 	 "DOWN and a pod given it has no RDMA network.",
 	 check_guid_zero},
+	/* checks part (issue 11): every check but the device plugins'. */
+	{"driver-kernel-mismatch", CHECK_CRITICAL, "RDMA driver built for another kernel",
+	 "A driver module built against another kernel loads with unresolved symbols: functions "
+	 "fail to probe, and VFs come up late, misnamed or not at all.",
+	 check_kmsg_mismatch},
+	{"probe-failed", CHECK_CRITICAL, "PCI function failed to probe",
+	 "A function whose probe failed has no driver, netdev or RDMA device: nothing on it works, "
+	 "and its GUIDs or port state say nothing about why.",
+	 check_probe_failed},
+	{"vf-unbound", CHECK_WARNING, "VF with no driver",
+	 "A VF with no driver bound has no netdev or RDMA device, so no pod can be given it.",
+	 check_vf_unbound},
+	{"guid-duplicate", CHECK_CRITICAL, "duplicate GUID",
+	 "Two ports with one GUID confuse the subnet manager: one of them, or both, cannot be "
+	 "reached, and traffic for one may reach the other.",
+	 check_guid_duplicate},
+	{"guid-invalid", CHECK_WARNING, "invalid GUID",
+	 "A GUID of all ones, or with the EUI-64 group (I/G) bit set, is no valid port or node "
+	 "identity: the subnet manager may refuse it or route to it wrongly.",
+	 check_guid_invalid},
+	{"port-down", CHECK_CRITICAL, "InfiniBand port down",
+	 "A port that is not ACTIVE and LinkUp carries no RDMA traffic: every pod on it loses its "
+	 "network.",
+	 check_port_down},
+	{"ethernet-fallback", CHECK_CRITICAL, "compute HCA fallen back to Ethernet",
+	 "A compute HCA whose port runs Ethernet is off the InfiniBand fabric: its VFs carry no "
+	 "InfiniBand traffic, and device plugins selecting InfiniBand skip them.",
+	 check_ethernet_fallback},
+	{"firmware-old", CHECK_WARNING, "firmware below the SR-IOV minimum",
+	 "Firmware older than the minimum for its model has SR-IOV faults fixed since: VF ports "
+	 "that do not come up, link-type fallbacks.",
+	 check_firmware_old},
+	{"sriov-disabled", CHECK_WARNING, "SR-IOV off in firmware",
+	 "With SR-IOV off in the HCA's firmware the kernel offers no VFs at all on it.",
+	 check_sriov_disabled},
+	{"sriov-layout", CHECK_WARNING, "VF count differs from the persisted layout",
+	 "The boot unit will re-create the persisted count at the next boot, so the node does not "
+	 "come back as it runs now.",
+	 check_sriov_layout},
+	{"rate-degraded", CHECK_WARNING, "link below its model's rate",
+	 "A port trained below the rate or width of its model's other ports (a lane or cable "
+	 "fault) caps every VF on it.",
+	 check_rate_degraded},
+	{"name-unstable", CHECK_WARNING, "VF with an unpinned kernel name",
+	 "The kernel's ibN and ethN names follow probe order, which changes from boot to boot and "
+	 "with every rebind: configs and CNIs naming them break.",
+	 check_name_unstable},
+	{"name-changed", CHECK_INFO, "name changed while ibvf ran",
+	 "A netdev renamed under a running workload breaks whatever finds it by name.",
+	 check_name_changed},
+	{"name-collision", CHECK_CRITICAL, "pod VF's host name taken",
+	 "When the pod goes, the CNI renames the VF back to its host name; with that name taken "
+	 "the rename fails and the VF is left misnamed or stuck in the pod's netns.",
+	 check_name_collision},
+	{"pod-stale", CHECK_WARNING, "stale kubelet checkpoint entry",
+	 "A checkpoint entry no pod confirms marks the VF as allocated: the device plugin's count "
+	 "is off and the VF looks busy though nothing uses it.",
+	 check_pod_stale},
+	{"pod-netns-gone", CHECK_WARNING, "pod netns gone",
+	 "A binding whose network namespace is gone names a pod that no longer has the VF: the "
+	 "CNI's cleanup did not run.",
+	 check_pod_netns_gone},
+	{"cni-cache-broken", CHECK_WARNING, "half-written CNI cache file",
+	 "The CNI reads its cache file to undo what it did when the pod goes: a truncated file "
+	 "makes that DEL fail and leaves the VF in limbo.",
+	 check_cni_cache_broken},
 };
 const size_t checks_table_len = sizeof(checks_table) / sizeof(checks_table[0]);
 
@@ -188,7 +254,8 @@ int checks_run(const struct node *n, const struct checks_opts *opts, struct find
 		}
 	/* qsort is not stable: the subject and table order break ties, and
 	 * findings of one check on one subject keep their order by title. */
-	qsort(out->v, out->n, sizeof(*out->v), cmp_finding);
+	if (out->n) /* qsort(NULL, 0, ...) is undefined */
+		qsort(out->v, out->n, sizeof(*out->v), cmp_finding);
 	return 0;
 }
 

@@ -140,3 +140,12 @@ void finding_remedy_ibvf(struct finding *f, const char *summary, const char *con
 void finding_remedy_manual(struct finding *f, const char *summary, const char *const *steps);
 /* The check's table row for this id (checks call it with their own id). */
 const struct check_def *check_def_of(const char *id);
+
+/* The firmware below which SR-IOV is not stable for a PF's PCI device id
+ * ("28.43.1014" for a ConnectX-7, 0x1021), or NULL when ibvf knows none;
+ * *ret_model (may be NULL) gets the model's name. */
+const char *check_fw_minimum(int64_t pci_device, const char **ret_model);
+/* Compares firmware versions field by field, numerically ("28.39.1002" <
+ * "28.43.1014"): *ret is -1, 0 or 1. Returns 0, or -EINVAL when either does
+ * not parse. */
+int check_fw_compare(const char *a, const char *b, int *ret);

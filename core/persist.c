@@ -48,8 +48,7 @@ static struct persist_file *add_file(struct persist *p, const char *subdir, cons
 	return f;
 }
 
-/* "ib3", "eth12": the kernel's enumerated names, which change with probe order. */
-static bool kernel_name(const char *name)
+bool persist_kernel_name(const char *name)
 {
 	size_t pre = !strncmp(name, "ib", 2) ? 2 : !strncmp(name, "eth", 3) ? 3 : 0;
 	if (!pre || !name[pre])
@@ -80,7 +79,7 @@ static int link_file(struct persist *p, const struct pf *pf, const struct vf *vf
 		     vf->fn.bdf);
 		return 0;
 	}
-	if (kernel_name(name)) {
+	if (persist_kernel_name(name)) {
 		note(p,
 		     "VF %u of %s (%s) has the kernel name '%s', which changes from boot to "
 		     "boot: no .link file (give it a name with 'ibvf vf rename')",

@@ -14,6 +14,7 @@
  * unknown GUIDs no guid line: each is named in the notes. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "err.h"
@@ -42,6 +43,10 @@ struct persist_opts {
 	const char *modprobe; /* NULL: /usr/sbin/modprobe */
 	const char *udevadm;  /* NULL: /usr/bin/udevadm */
 };
+
+/* "ib3", "eth12": the kernel's enumerated names (its ib%d and eth%d
+ * templates), which change with probe order. */
+bool persist_kernel_name(const char *name);
 
 int persist_build(const struct node *n, const struct persist_opts *o, struct persist **ret,
 		  struct err *e);

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+/* Small helpers the checks share: a function's port, where a file is on a
+ * running node, kernel-log stamps and the probe failures they record. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "checks_int.h"
+
+const struct rdma *check_fn_rdma(const struct fn *fn)
+{
+	return fn->n_rdmas ? &fn->rdmas[0] : NULL;
+}
+
+const struct port *check_fn_port(const struct fn *fn)
+{
+	const struct rdma *r = check_fn_rdma(fn);
+	return r && r->n_ports ? &r->ports[0] : NULL;
+}
+
+bool check_port_ib(const struct port *p)
+{
+	return p && p->link_layer && strcmp(p->link_layer, "InfiniBand") == 0;
+}
+
+bool check_port_eth(const struct port *p)
+{
+	return p && p->link_layer && strcmp(p->link_layer, "Ethernet") == 0;
+}
+
+bool check_fn_ib(const struct fn *fn)
+{
+	const struct port *p = check_fn_port(fn);
+	if (p)
+		return check_port_ib(p);
+	for (size_t i = 0; i < fn->n_netdevs; i++)
+		if (fn->netdevs[i].type.known && fn->netdevs[i].type.v == 32)
+			return true;
+	return false;
+}
+
+const char *check_pf_label(const struct pf *pf)
+{
+	const struct rdma *r = check_fn_rdma(&pf->fn);
+	return r && r->name ? r->name : pf->fn.bdf;
+}
+
+void check_port_path(char *buf, size_t size, const char *ibdev, const struct port *p,
+		     const char *file)
+{
+	snprintf(buf, size, "/sys/class/infiniband/%s/ports/%u/%s", ibdev, p->num, file);
+}
+
+void check_kmsg_where(char *buf, size_t size, const struct kmsg_line *l)
+{
+	if (!l->ts_usec.known || l->ts_usec.v < 0) {
+		snprintf(buf, size, "kernel log");
+		return;
+	}
+	long long us = (long long)l->ts_usec.v;
+	snprintf(buf, size, "kernel log [%5lld.%06lld]", us / 1000000, us % 1000000);
+}
+
+/* dddd:bb:dd.f, lower-case hex as the kernel writes it. */
+static bool is_bdf(const char *s)
+{
+	static const char form[] = "xxxx:xx:xx.x";
+	for (size_t i = 0; i < sizeof(form) - 1; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (form[i] == 'x' ? !isxdigit(c) || isupper(c) : c != (unsigned char)form[i])
+			return false;
+	}
+	return !isxdigit((unsigned char)s[sizeof(form) - 1]);
+}
+
+const char *check_find_bdf(const char *s, char bdf[16])
+{
+	for (const char *p = s; *p; p++)
+		if ((p == s || !isxdigit((unsigned char)p[-1])) && is_bdf(p)) {
+			snprintf(bdf, 16, "%.12s", p);
+			return p;
+		}
+	return NULL;
+}
+
+/* The driver core's words for a failed probe: "mlx5_core: probe of
+ * 0000:18:00.2 failed with error -2" (Linux before 6.10), "mlx5_core
+ * 0000:18:00.2: probe with driver mlx5_core failed with error -2" (6.10 on),
+ * and mlx5's own "mlx5_core 0000:18:00.2: probe_one:...: mlx5_init_one failed
+ * with error code -110". */
+static bool names_probe_failure(const char *msg, const char *bdf)
+{
+	char at[16];
+	const char *p = check_find_bdf(msg, at);
+	if (!p || strcmp(at, bdf) != 0)
+		return false;
+	if (strstr(msg, "probe of ") && strstr(p, " failed with error "))
+		return true;
+	if (strstr(p, ": probe with driver ") && strstr(p, " failed with error "))
+		return true;
+	return strstr(p, "init_one failed with error") != NULL;
+}
+
+const struct kmsg_line *check_probe_failure(const struct node *n, const char *bdf)
+{
+	/* The latest record: a function probed again reports its last try. */
+	for (size_t i = n->n_kmsg; i-- > 0;)
+		if (n->kmsg[i].msg && names_probe_failure(n->kmsg[i].msg, bdf))
+			return &n->kmsg[i];
+	return NULL;
+}
+
+bool check_safe_word(const char *s)
+{
+	size_t n = 0;
+	for (; s && s[n]; n++)
+		if (!isalnum((unsigned char)s[n]) && !strchr("._:/-", s[n]))
+			return false;
+	return n > 0 && n <= 253;
+}
