@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devplugin.h"
 #include "node.h"
 #include "node_copy.h"
 #include "pods.h"
@@ -374,6 +375,8 @@ static int build(struct refresh *rf)
 		r = orphans_place(rf);
 	if (r == 0)
 		r = pods_attach(rf->d.s, NULL, n);
+	if (r == 0)
+		r = devplugin_copy(n, o); /* a full discovery reads them again */
 	return r;
 }
 

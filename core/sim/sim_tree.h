@@ -146,6 +146,11 @@ int sim_k8s_write(const char *root, const struct sim_pod_vf pods[SIM_POD_VFS],
 		  const char *stale_bdf, bool truncate, char (*all_vfs)[16], size_t n_all,
 		  struct err *e);
 
+/* The device plugins' ConfigMaps in their pods' kubelet volumes
+ * (sim_devplugin.c): right, or with faulty the field report's SR-IOV
+ * selectors that match no VF. */
+int sim_devplugin_write(const char *root, bool faulty, struct err *e);
+
 /* Fault injection (sim_faults.c); param is sys_sim_params.faults. The errno
  * an armed fault gives the operation kind ("write" with the path, "rename",
  * ...; path NULL), or 0. */
