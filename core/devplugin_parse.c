@@ -439,6 +439,7 @@ static int parse_top(struct parse *p, const char *text, size_t len)
 	struct json_tokener *tok = json_tokener_new_ex(DP_JSON_DEPTH);
 	if (!tok)
 		return -ENOMEM;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT); /* as Go: no trailing commas */
 	struct json_object *o = len ? json_tokener_parse_ex(tok, text, (int)len) : NULL;
 	enum json_tokener_error je = json_tokener_get_error(tok);
 	size_t end = json_tokener_get_parse_end(tok);
