@@ -55,8 +55,8 @@ static int resolve_in(struct sys *s, const char *dir, char *rel, size_t size)
 					return -ELOOP;
 				if (target[0] == '/')
 					return -EXDEV;
-				if (snprintf(next, sizeof(next), "%.*s%s%s", (int)start, rel, target,
-					     rel + end) >= (int)size)
+				if (snprintf(next, sizeof(next), "%.*s%s%s", (int)start, rel,
+					     target, rel + end) >= (int)size)
 					return -ENAMETOOLONG;
 				strcpy(rel, next);
 				relinked = true;

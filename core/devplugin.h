@@ -71,10 +71,10 @@ struct dp_selector {
 
 struct dp_resource {
 	enum dp_plugin plugin; /* whose rules its selectors follow */
-	char *name;	   /* resourceName */
-	char *prefix;	   /* resourcePrefix; NULL: the plugin's --resource-prefix */
-	char *device_type; /* SR-IOV deviceType ("netDevice" when absent); NULL for RDMA */
-	int rdma_hca_max;  /* RDMA shared plugin; -1 when absent */
+	char *name;	       /* resourceName */
+	char *prefix;	       /* resourcePrefix; NULL: the plugin's --resource-prefix */
+	char *device_type;     /* SR-IOV deviceType ("netDevice" when absent); NULL for RDMA */
+	int rdma_hca_max;      /* RDMA shared plugin; -1 when absent */
 	struct dp_selector *sel;
 	size_t n_sel;
 	bool sel_array; /* SR-IOV: selectors given as a list of objects */

@@ -44,8 +44,7 @@ static struct json_object *jget(struct json_object *o, const char *key)
 	struct json_object *v;
 	if (json_object_object_get_ex(o, key, &v))
 		return v;
-	json_object_object_foreach(o, k, val)
-	{
+	json_object_object_foreach(o, k, val) {
 		if (!strcasecmp(k, key))
 			return val;
 	}
@@ -78,8 +77,7 @@ static int get_string(struct parse *p, struct json_object *o, const char *key, c
 		return -EINVAL;
 	}
 	if (json_object_get_string_len(v) > DP_VALUE_LEN) {
-		set_error(p, &p->c->error, "%s.%s is longer than %d bytes", ctx, key,
-			  DP_VALUE_LEN);
+		set_error(p, &p->c->error, "%s.%s is longer than %d bytes", ctx, key, DP_VALUE_LEN);
 		return -EINVAL;
 	}
 	*ret = dup_value(p, json_object_get_string(v));
@@ -99,8 +97,8 @@ static int get_list(struct parse *p, struct json_object *o, const char *key, con
 	}
 	size_t n = json_object_array_length(v);
 	if (n > DP_VALUES_MAX) {
-		set_error(p, err, "%s.%s holds %zu entries: more than ibvf reads (%d)", ctx, key,
-			  n, DP_VALUES_MAX);
+		set_error(p, err, "%s.%s holds %zu entries: more than ibvf reads (%d)", ctx, key, n,
+			  DP_VALUES_MAX);
 		return -E2BIG;
 	}
 	if (n && !(ret->v = calloc(n, sizeof(*ret->v)))) {
@@ -156,14 +154,14 @@ static int get_int(struct parse *p, struct json_object *o, const char *key, cons
 }
 
 static const char *const sriov_keys[DP_FIELDS] = {
-	[DP_VENDORS] = "vendors",	    [DP_DEVICES] = "devices",
-	[DP_DRIVERS] = "drivers",	    [DP_PCI_ADDRESSES] = "pciAddresses",
-	[DP_PF_NAMES] = "pfNames",	    [DP_ROOT_DEVICES] = "rootDevices",
-	[DP_LINK_TYPES] = "linkTypes",	    [DP_IF_NAMES] = NULL,
+	[DP_VENDORS] = "vendors",      [DP_DEVICES] = "devices",
+	[DP_DRIVERS] = "drivers",      [DP_PCI_ADDRESSES] = "pciAddresses",
+	[DP_PF_NAMES] = "pfNames",     [DP_ROOT_DEVICES] = "rootDevices",
+	[DP_LINK_TYPES] = "linkTypes", [DP_IF_NAMES] = NULL,
 };
 static const char *const rdma_keys[DP_FIELDS] = {
-	[DP_VENDORS] = "vendors",     [DP_DEVICES] = "deviceIDs", [DP_DRIVERS] = "drivers",
-	[DP_IF_NAMES] = "ifNames",    [DP_LINK_TYPES] = "linkTypes",
+	[DP_VENDORS] = "vendors",  [DP_DEVICES] = "deviceIDs",	  [DP_DRIVERS] = "drivers",
+	[DP_IF_NAMES] = "ifNames", [DP_LINK_TYPES] = "linkTypes",
 };
 
 const char *devplugin_field_key(enum dp_plugin p, enum dp_field f)

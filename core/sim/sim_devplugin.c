@@ -81,8 +81,9 @@ static int write_pod(const char *root, const struct plugin_pod *p, const char *c
 		     struct err *e)
 {
 	char vol[PATH_MAX], rel[PATH_MAX], target[PATH_MAX];
-	int r = sim_fmt(vol, sizeof(vol), "var/lib/kubelet/pods/%s/volumes/kubernetes.io~configmap/%s",
-			p->uid, p->volume);
+	int r = sim_fmt(vol, sizeof(vol),
+			"var/lib/kubelet/pods/%s/volumes/kubernetes.io~configmap/%s", p->uid,
+			p->volume);
 	if (r == 0)
 		r = sim_fmt(rel, sizeof(rel), "%s/%s/config.json", vol, STAMP);
 	if (r == 0)
