@@ -113,7 +113,8 @@ START_TEST(field_report_selectors_select_no_vf)
 			      "[\"mlx5_core\"],\"pfNames\":[\"ibp24s0\",\"ibp64s0\",\"ibp79s0\","
 			      "\"ibp94s0\",\"ibp192s0\",\"ibp206s0\",\"ibp220s0\"],\"linkTypes\":"
 			      "[\"infiniband\"],\"isRdma\":true"));
-	ck_assert(has_step(f, "kubectl -n nvidia-network-operator get pod sriov-device-plugin-7wq4z"));
+	ck_assert(has_step(f,
+			   "kubectl -n nvidia-network-operator get pod sriov-device-plugin-7wq4z"));
 	ck_assert(has_step(f, "rollout restart daemonset sriov-device-plugin "));
 	ck_assert(has_step(f, "nvidia.com/ibvf: 55"));
 	ck_assert_uint_eq(count(&x.fs, "dp-link-type"), 0);

@@ -41,31 +41,29 @@ static const char readme_example[] =
 	"[\"p0#1-5\"], \"auxTypes\": [\"sf\"]}]}]}\n";
 
 /* Its deployments/configMap.yaml: the older form, one selector object. */
-static const char configmap_example[] =
-	"{\n    \"resourceList\": [{\n"
-	"            \"resourceName\": \"mlnx_sriov_rdma\",\n"
-	"            \"selectors\": {\n"
-	"                \"vendors\": [\"15b3\"],\n"
-	"                \"devices\": [\"1018\"],\n"
-	"                \"drivers\": [\"mlx5_ib\"],\n"
-	"                \"isRdma\": true\n"
-	"            }\n"
-	"        }\n    ]\n}\n";
+static const char configmap_example[] = "{\n    \"resourceList\": [{\n"
+					"            \"resourceName\": \"mlnx_sriov_rdma\",\n"
+					"            \"selectors\": {\n"
+					"                \"vendors\": [\"15b3\"],\n"
+					"                \"devices\": [\"1018\"],\n"
+					"                \"drivers\": [\"mlx5_ib\"],\n"
+					"                \"isRdma\": true\n"
+					"            }\n"
+					"        }\n    ]\n}\n";
 
 /* The RDMA shared device plugin's deployment ConfigMap: both forms. */
-static const char rdma_example[] =
-	"{\n  \"periodicUpdateInterval\": 300,\n  \"configList\": [{\n"
-	"       \"resourceName\": \"hca_shared_devices_a\",\n"
-	"       \"rdmaHcaMax\": 1000,\n"
-	"       \"devices\": [\"ib0\", \"ib1\"]\n"
-	"     },\n     {\n"
-	"       \"resourceName\": \"hca_shared_devices_b\",\n"
-	"       \"rdmaHcaMax\": 500,\n"
-	"       \"selectors\": {\n"
-	"         \"vendors\": [\"15b3\"],\n"
-	"         \"deviceIDs\": [\"1017\"],\n"
-	"         \"ifNames\": [\"ib3\", \"ib4\"]\n"
-	"       }\n     }\n  ]\n}\n";
+static const char rdma_example[] = "{\n  \"periodicUpdateInterval\": 300,\n  \"configList\": [{\n"
+				   "       \"resourceName\": \"hca_shared_devices_a\",\n"
+				   "       \"rdmaHcaMax\": 1000,\n"
+				   "       \"devices\": [\"ib0\", \"ib1\"]\n"
+				   "     },\n     {\n"
+				   "       \"resourceName\": \"hca_shared_devices_b\",\n"
+				   "       \"rdmaHcaMax\": 500,\n"
+				   "       \"selectors\": {\n"
+				   "         \"vendors\": [\"15b3\"],\n"
+				   "         \"deviceIDs\": [\"1017\"],\n"
+				   "         \"ifNames\": [\"ib3\", \"ib4\"]\n"
+				   "       }\n     }\n  ]\n}\n";
 
 static struct dp_config parse_ok(const char *text)
 {
@@ -163,8 +161,9 @@ START_TEST(what_the_plugins_refuse_is_said)
 	ck_assert_str_eq(error_of("{\"resourceList\":[{\"resourceName\":\"a\",\"selectors\":"
 				  "{\"vendors\":\"15b3\"}}]}"),
 			 "resourceList[0].selectors.vendors is not a list of strings");
-	ck_assert_str_eq(error_of("{\"resourceList\":[{\"resourceName\":\"a b\",\"selectors\":{}}]}"),
-			 "resource name \"a b\" contains invalid characters");
+	ck_assert_str_eq(
+		error_of("{\"resourceList\":[{\"resourceName\":\"a b\",\"selectors\":{}}]}"),
+		"resource name \"a b\" contains invalid characters");
 	ck_assert_str_eq(error_of("{\"resourceList\":[{\"resourceName\":\"a\",\"deviceType\":"
 				  "\"gpu\",\"selectors\":{}}]}"),
 			 "unsupported deviceType: \"gpu\"");
@@ -174,8 +173,9 @@ START_TEST(what_the_plugins_refuse_is_said)
 				  "{\"resourceName\":\"a\",\"selectors\":{}}]}"),
 			 "resource name \"a\" already exists");
 	/* The RDMA plugin: dashes are not allowed; both forms at once refused. */
-	ck_assert_str_eq(error_of("{\"configList\":[{\"resourceName\":\"a-b\",\"devices\":[\"ib0\"]}]}"),
-			 "resource name \"a-b\" contains invalid characters");
+	ck_assert_str_eq(
+		error_of("{\"configList\":[{\"resourceName\":\"a-b\",\"devices\":[\"ib0\"]}]}"),
+		"resource name \"a-b\" contains invalid characters");
 	ck_assert_str_eq(error_of("{\"configList\":[{\"resourceName\":\"a\",\"devices\":[\"ib0\"],"
 				  "\"selectors\":{\"vendors\":[\"15b3\"]}}]}"),
 			 "configList[0]: both \"selectors\" and \"devices\"");
@@ -282,7 +282,9 @@ START_TEST(configmap_volumes_are_read_through_data_links)
 	configmap(root, "66666666-7777-4888-9999-000000000000", "config", rdma_example);
 	/* Another pod's ConfigMap that is no plugin's config. */
 	configmap(root, "aaaaaaaa-7777-4888-9999-000000000000", "app", "{\"log\":\"debug\"}");
-	put(root, "var/log/pods/kube-system_sriov-dp-abcde_11111111-2222-4333-8444-555555555555/c/0.log", "");
+	put(root,
+	    "var/log/pods/kube-system_sriov-dp-abcde_11111111-2222-4333-8444-555555555555/c/0.log",
+	    "");
 	struct node *n = read_root(root);
 	ck_assert_uint_eq(n->n_dp_configs, 2);
 	const struct dp_config *c = &n->dp_configs[0];
@@ -402,9 +404,10 @@ START_TEST(sriov_selectors_follow_the_plugin)
 	/* ids as ghw gives them: lowercase, without 0x. */
 	ck_assert_uint_eq(selected(n, SRIOV("{\"devices\":[\"0x101e\"]}"), false), 0);
 	ck_assert_uint_eq(selected(n, SRIOV("{\"devices\":[\"101E\"]}"), false), 0);
-	ck_assert_uint_eq(selected(n, SRIOV("{\"vendors\":[\"15b3\"],\"drivers\":[\"mlx5_core\"],"
-					    "\"linkTypes\":[\"infiniband\"],\"isRdma\":true}"),
-			       false),
+	ck_assert_uint_eq(selected(n,
+				   SRIOV("{\"vendors\":[\"15b3\"],\"drivers\":[\"mlx5_core\"],"
+					 "\"linkTypes\":[\"infiniband\"],\"isRdma\":true}"),
+				   false),
 			  64);
 	ck_assert_uint_eq(selected(n, SRIOV("{\"linkTypes\":[\"ib\"]}"), false), 0);
 	/* pfNames: whole names, any case, "#" ranges of VF indexes. */
@@ -412,9 +415,8 @@ START_TEST(sriov_selectors_follow_the_plugin)
 	ck_assert_uint_eq(selected(n, SRIOV("{\"pfNames\":[\"IBP24S0\"]}"), false), 8);
 	ck_assert_uint_eq(selected(n, SRIOV("{\"pfNames\":[\"ibp*\"]}"), false), 0);
 	ck_assert_uint_eq(selected(n, SRIOV("{\"pfNames\":[\"ibp24s0#0-3,5\"]}"), false), 5);
-	ck_assert_uint_eq(selected(n, SRIOV("{\"pfNames\":[\"ibp24s0#0-3,5\",\"ibp64s0#7\"]}"),
-			       false),
-			  6);
+	ck_assert_uint_eq(
+		selected(n, SRIOV("{\"pfNames\":[\"ibp24s0#0-3,5\",\"ibp64s0#7\"]}"), false), 6);
 	/* A malformed range selects nothing from that PF, as in the plugin. */
 	ck_assert_uint_eq(selected(n, SRIOV("{\"pfNames\":[\"ibp24s0#a-3\"]}"), false), 0);
 	ck_assert_uint_eq(selected(n, SRIOV("{\"pfNames\":[\"ibp24s0#1-2-3\"]}"), false), 0);
@@ -423,9 +425,10 @@ START_TEST(sriov_selectors_follow_the_plugin)
 	ck_assert_uint_eq(selected(n, SRIOV("{\"rootDevices\":[\"18:00.0\"]}"), false), 0);
 	ck_assert_uint_eq(selected(n, SRIOV("{\"pciAddresses\":[\"0000:18:00.1\"]}"), false), 1);
 	/* A selector list: any object selects. */
-	ck_assert_uint_eq(selected(n, SRIOV("[{\"pfNames\":[\"ibp24s0\"]},{\"pfNames\":"
-					    "[\"ibp64s0#0\"]}]"),
-			       false),
+	ck_assert_uint_eq(selected(n,
+				   SRIOV("[{\"pfNames\":[\"ibp24s0\"]},{\"pfNames\":"
+					 "[\"ibp64s0#0\"]}]"),
+				   false),
 			  9);
 	/* PFs with VFs are not listed; those without (storage) are. */
 	ck_assert_uint_eq(selected(n, SRIOV("{\"devices\":[\"1021\"]}"), true), 4);
@@ -441,9 +444,8 @@ START_TEST(link_types_read_the_netdev_and_the_pf_for_vfs_in_pods)
 	struct sys *s;
 	struct node *n = sim_node(dir, &s);
 	/* mlx5_6 (9a:00.0) fell back to Ethernet: its 8 VFs are "ether". */
-	ck_assert_uint_eq(selected(n, SRIOV("{\"devices\":[\"101e\"],\"linkTypes\":[\"ether\"]}"),
-			       false),
-			  8);
+	ck_assert_uint_eq(
+		selected(n, SRIOV("{\"devices\":[\"101e\"],\"linkTypes\":[\"ether\"]}"), false), 8);
 	/* 64 VFs less mlx5_6's and the never-probed 18:00.2 (no driver). The
 	 * four VFs in pods have no host netdev: their PF's type counts. */
 	ck_assert_uint_eq(selected(n, SRIOV("{\"linkTypes\":[\"infiniband\"]}"), false), 55);
@@ -469,9 +471,10 @@ START_TEST(rdma_shared_selectors_follow_the_plugin)
 	struct sys *s;
 	struct node *n = sim_node(dir, &s);
 	/* Every function with a driver and an RDMA device: PFs with VFs too. */
-	ck_assert_uint_eq(selected(n, RDMA("{\"deviceIDs\":[\"1021\"],\"linkTypes\":"
-					   "[\"infiniband\"]}"),
-			       true),
+	ck_assert_uint_eq(selected(n,
+				   RDMA("{\"deviceIDs\":[\"1021\"],\"linkTypes\":"
+					"[\"infiniband\"]}"),
+				   true),
 			  7);
 	ck_assert_uint_eq(selected(n, RDMA("{\"deviceIDs\":[\"1021\"]}"), true), 12);
 	ck_assert_uint_eq(selected(n, RDMA("{\"ifNames\":[\"ibp24s0\",\"ib0\"]}"), true), 2);
@@ -495,9 +498,10 @@ START_TEST(the_fixture_holds_both_plugins_configs)
 	ck_assert_str_eq(c->res[0].sel[0].f[DP_PF_NAMES].v[0], "mlx-*");
 	ck_assert_int_eq(n->dp_configs[1].plugin, DP_RDMA_SHARED);
 	/* A refresh keeps them, and an operator's file with them. */
-	ck_assert_int_eq(devplugin_read_file(s, "/var/lib/kubelet/pods/8a7b6c5d-4e3f-4a2b-9c1d-"
-						"0e9f8a7b6c66/volumes/kubernetes.io~configmap/"
-						"config/..data/config.json",
+	ck_assert_int_eq(devplugin_read_file(s,
+					     "/var/lib/kubelet/pods/8a7b6c5d-4e3f-4a2b-9c1d-"
+					     "0e9f8a7b6c66/volumes/kubernetes.io~configmap/"
+					     "config/..data/config.json",
 					     n),
 			 0);
 	struct node *m;
