@@ -240,7 +240,8 @@ static void link_type_finding(struct findings *out, const struct dp_run *x,
 		}
 	}
 	dp_remedy(f, x->n, c, r,
-		  by_rdma ? "add \"isRdma\": true" : "add \"linkTypes\": [\"infiniband\"]");
+		  by_rdma ? "add \"isRdma\": true to the selectors"
+			  : "add \"linkTypes\": [\"infiniband\"] to the selectors");
 }
 
 CHECK_FN(check_dp_link_type)

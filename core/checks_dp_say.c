@@ -81,14 +81,21 @@ void dp_evidence_resource(struct finding *f, const struct dp_config *c, const st
 	evidence_json(f, where, "", o);
 }
 
-/* The distinct values of field f among the candidate devices (VFs when
- * there are any), "a, b, c, ..." into buf. */
-static size_t values_of(const struct dp_resource *r, enum dp_field f, const struct devs *d,
-			const bool *cand, char *buf, size_t size)
+/* Whether the SR-IOV plugin would list VFs: then its resources are about
+ * VFs, and what the node has is told of them. */
+static bool vf_candidates(const struct dp_resource *r, const struct devs *d, const bool *cand)
 {
 	bool vfs = false;
-	for (size_t i = 0; i < d->n; i++)
+	for (size_t i = 0; r->plugin == DP_SRIOV && i < d->n; i++)
 		vfs |= cand[i] && d->v[i].vf;
+	return vfs;
+}
+
+/* The distinct values of field f among the candidate devices (only VFs
+ * when vfs), "a, b, c, ..." into buf. */
+static size_t values_of(const struct dp_resource *r, enum dp_field f, const struct devs *d,
+			const bool *cand, bool vfs, char *buf, size_t size)
+{
 	char seen[LIST_SHOWN][64], v[64];
 	size_t n = 0, more = 0;
 	for (size_t i = 0; i < d->n; i++) {
@@ -159,10 +166,10 @@ void dp_explain(struct finding *f, const struct dp_config *c, const struct dp_re
 {
 	char vals[256], lst[512], where[512];
 	dp_clean(c->path, where, sizeof(where));
-	bool vfs = false;
+	bool vfs = vf_candidates(r, d, cand), listed = false;
 	for (size_t i = 0; i < d->n; i++)
-		vfs |= cand[i] && d->v[i].vf;
-	if (!vfs) {
+		listed |= cand[i];
+	if (r->plugin == DP_SRIOV ? !vfs : !listed) {
 		finding_evidence(f, where, "the node has no %s it could list",
 				 c->plugin == DP_SRIOV
 					 ? "VF with a driver"
@@ -190,7 +197,7 @@ void dp_explain(struct finding *f, const struct dp_config *c, const struct dp_re
 							JSON_C_TO_STRING_NOSLASHESCAPE)
 				   : "?");
 			json_object_put(j);
-			values_of(r, fl, d, cand, vals, sizeof(vals));
+			values_of(r, fl, d, cand, vfs, vals, sizeof(vals));
 			finding_evidence(f, where, "%s %s: %s %s%s",
 					 devplugin_field_key(c->plugin, fl), lst, what_of(fl, vfs),
 					 vals, hint(fl, &sel->f[fl]));
@@ -359,8 +366,8 @@ void dp_remedy(struct finding *f, const struct node *n, const struct dp_config *
 			 where);
 	steps[k] = s[k], k++;
 	snprintf(s[k], sizeof(s[k]),
-		 "kubectl -n %s edit configmap CONFIGMAP   # in config.json, %s of resource %s: "
-		 "\"selectors\": %s",
+		 "kubectl -n %s edit configmap CONFIGMAP   # in config.json, %s of resource %s, "
+		 "giving \"selectors\": %s",
 		 ns, change, ql, sj);
 	steps[k] = s[k], k++;
 	if (c->pod_name)

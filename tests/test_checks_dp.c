@@ -183,6 +183,32 @@ START_TEST(other_hardware_and_taken_devices)
 }
 END_TEST
 
+START_TEST(field_report_rdma_shared_config_selects_nothing)
+{
+	struct sim x;
+	sim_open(&x, true);
+	/* The field report's rdmaSharedDevicePlugin values, as the Network
+	 * Operator renders them into the plugin's config. */
+	sim_add(&x, "{\"configList\":[{\"resourceName\":\"dgx_h200_ib\",\"rdmaHcaMax\":63,"
+		    "\"selectors\":{\"vendors\":[\"15b3\"],\"deviceIDs\":[\"1017\",\"1018\","
+		    "\"101b\",\"101c\"],\"ifNames\":[\"mlx-*\"]}}]}");
+	sim_check(&x);
+	ck_assert_uint_eq(count(&x.fs, "dp-selector-empty"), 1);
+	const struct finding *f = first(&x.fs, "dp-selector-empty");
+	ck_assert_int_eq(f->severity, CHECK_WARNING);
+	ck_assert_msg(strstr(f->title, "RDMA shared device plugin resource \"rdma/dgx_h200_ib\""),
+		      "%s", f->title);
+	ck_assert(has_evidence(f, "/ibvf-test-dp.json",
+			       "deviceIDs [\"1017\",\"1018\",\"101b\",\"101c\"]: the node's "
+			       "functions are 1021, 101e"));
+	ck_assert(has_evidence(f, "/ibvf-test-dp.json", "ifNames [\"mlx-*\"]: their netdevs are "));
+	ck_assert(has_step(f, "\"deviceIDs\":[\"1021\"]"));
+	ck_assert(has_step(f, "\"ifNames\":[\"ibp24s0\""));
+	ck_assert(has_step(f, "rdma/dgx_h200_ib: 8"));
+	sim_close(&x);
+}
+END_TEST
+
 START_TEST(a_config_the_plugin_refuses_is_found)
 {
 	struct sim x;
@@ -222,6 +248,7 @@ static Suite *suite(void)
 	tcase_add_test(t, healthy_node_has_no_device_plugin_finding);
 	tcase_add_test(t, a_resource_mixing_link_layers_is_found);
 	tcase_add_test(t, other_hardware_and_taken_devices);
+	tcase_add_test(t, field_report_rdma_shared_config_selects_nothing);
 	tcase_add_test(t, a_config_the_plugin_refuses_is_found);
 	suite_add_tcase(s, t);
 	return s;
