@@ -81,6 +81,19 @@ const struct check_def checks_table[] = {
 	 "The CNI reads its cache file to undo what it did when the pod goes: a truncated file "
 	 "makes that DEL fail and leaves the VF in limbo.",
 	 check_cni_cache_broken},
+	/* dp */
+	{"dp-selector-empty", CHECK_WARNING, "device plugin resource selects nothing",
+	 "A device plugin resource whose selectors match none of the node's VFs is advertised "
+	 "with 0 devices: pods requesting it stay Pending, or fail to bind their VF.",
+	 check_dp_selector_empty},
+	{"dp-link-type", CHECK_WARNING, "device plugin resource mixes link layers",
+	 "A resource that holds Ethernet VFs (or VFs without an RDMA device) next to "
+	 "InfiniBand ones hands some pods a VF that cannot reach the InfiniBand fabric.",
+	 check_dp_link_type},
+	{"dp-config-invalid", CHECK_WARNING, "device plugin config refused",
+	 "A device plugin refuses a config it cannot parse and advertises none of its "
+	 "resources: every pod requesting them stays Pending.",
+	 check_dp_config_invalid},
 };
 const size_t checks_table_len = sizeof(checks_table) / sizeof(checks_table[0]);
 

@@ -9,6 +9,10 @@
 	void name(struct findings *out, const struct node *n, const struct checks_opts *o)
 
 CHECK_FN(check_guid_zero);
+/* dp */
+CHECK_FN(check_dp_selector_empty);
+CHECK_FN(check_dp_link_type);
+CHECK_FN(check_dp_config_invalid);
 
 /* The path of a function's file as it is on a running node:
  * "/sys/bus/pci/devices/0000:18:00.1/<rel>". */

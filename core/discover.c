@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "attr.h"
+#include "devplugin.h"
 #include "guid.h"
 #include "linkfile.h"
 #include "persist.h"
@@ -373,6 +374,8 @@ int node_discover(struct sys *s, struct node **ret, struct err *e)
 		r = persist_read(s, n);
 	if (r >= 0)
 		r = pods_attach(s, NULL, n);
+	if (r >= 0)
+		r = devplugin_attach(s, n);
 	if (r < 0) {
 		node_free(n);
 		return err_set(e, r, "cannot read the node");

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devplugin.h"
+
 static void strv_free(char **v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -103,6 +105,7 @@ void node_free(struct node *n)
 		free(n->cni_broken[i].why);
 	}
 	free(n->cni_broken);
+	devplugin_free(n->dp_configs, n->n_dp_configs);
 	strv_free(n->notes, n->n_notes);
 	free(n->hostname);
 	free(n->kernel);

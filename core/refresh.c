@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devplugin.h"
 #include "node.h"
 #include "node_copy.h"
 #include "persist.h"
@@ -377,6 +378,8 @@ static int build(struct refresh *rf)
 		r = persist_read(rf->d.s, n);
 	if (r == 0)
 		r = pods_attach(rf->d.s, NULL, n);
+	if (r == 0)
+		r = devplugin_copy(n, o); /* a full discovery reads them again */
 	return r;
 }
 

@@ -545,6 +545,8 @@ int sim_fixture_create(const char *dir, const struct sim_fixture_opts *o, struct
 			sim_bdf_add(b.pf[i].bdf, 1 + STALE_VF, stale);
 	r = sim_k8s_write(b.root, b.pods, *stale ? stale : NULL, b.faulty, b.all_vfs, b.n_all_vfs,
 			  e);
+	if (r == 0 && b.vfs) /* the plugins run where there are VFs to hand out */
+		r = sim_devplugin_write(b.root, b.faulty, e);
 	if (r == 0)
 		r = write_systemd(&b);
 	if (r == 0)

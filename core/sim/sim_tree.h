@@ -170,6 +170,11 @@ struct sim_pf_count {
 int sim_systemd_write(const char *root, const struct sim_vf_name *names, size_t n_names,
 		      const struct sim_pf_count *counts, size_t n_counts, struct err *e);
 
+/* The device plugins' ConfigMaps in their pods' kubelet volumes
+ * (sim_devplugin.c): right, or with faulty the field report's SR-IOV
+ * selectors that match no VF. */
+int sim_devplugin_write(const char *root, bool faulty, struct err *e);
+
 /* Fault injection (sim_faults.c); param is sys_sim_params.faults. The errno
  * an armed fault gives the operation kind ("write" with the path, "rename",
  * ...; path NULL), or 0. */
