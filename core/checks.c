@@ -188,7 +188,8 @@ int checks_run(const struct node *n, const struct checks_opts *opts, struct find
 		}
 	/* qsort is not stable: the subject and table order break ties, and
 	 * findings of one check on one subject keep their order by title. */
-	qsort(out->v, out->n, sizeof(*out->v), cmp_finding);
+	if (out->n) /* qsort(NULL, 0, ...) is undefined (UBSan says so) */
+		qsort(out->v, out->n, sizeof(*out->v), cmp_finding);
 	return 0;
 }
 
