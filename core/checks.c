@@ -216,7 +216,7 @@ void finding_remedy_manual(struct finding *f, const char *summary, const char *c
 	remedy_set(f, REMEDY_MANUAL, summary, steps);
 }
 
-static void finding_fini(struct finding *f)
+void finding_fini(struct finding *f)
 {
 	free(f->title);
 	for (size_t i = 0; i < f->n_evidence; i++) {

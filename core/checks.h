@@ -107,6 +107,8 @@ extern const size_t checks_table_len;
  * then subject, then table order. Returns 0 or -ENOMEM. */
 int checks_run(const struct node *n, const struct checks_opts *opts, struct findings *out);
 void findings_fini(struct findings *f);
+/* Frees what one finding holds (findings_fini() does it for each). */
+void finding_fini(struct finding *f);
 
 const struct check_def *check_find(const char *id);
 /* "info", "warning", "critical"; parse returns -EINVAL for anything else. */

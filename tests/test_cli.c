@@ -166,7 +166,7 @@ START_TEST(missing_root_is_a_clear_error)
 END_TEST
 
 /* Every command of the table, as `ibvf help` must list it. */
-static const char *const commands[] = {"console", "list",  "watch",	"vf",	 "persist",
+static const char *const commands[] = {"console", "list",  "check",	"watch", "vf",	"persist",
 				       "journal", "bench", "mkfixture", "debug", "help"};
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -240,6 +240,8 @@ static const struct {
 } anywhere[] = {
 	{SIM, {"list", "--json"}, 0},
 	{SIM, {"list", "--pods"}, 0},
+	{SIM, {"check", "--json"}, 2}, /* the seeded node's findings are critical */
+	{"--json", {"check", SIM}, 2},
 	{"--json", {"list", SIM}, 0},
 	{SIM, {"vf", "state", "18:00.1", "auto", "--dry-run", "--json"}, 0},
 	{SIM, {"persist", "--dry-run"}, 0},

@@ -15,6 +15,7 @@
 #include "bench/verdict.h"
 #include "testutil.h"
 #include "tui/bench_text.h"
+#include "tui/check_text.h"
 #include "tui/journal_text.h"
 #include "tui/plan_text.h"
 #include "tui/text.h"
@@ -447,6 +448,54 @@ START_TEST(journal_cli_text_is_the_journal_json_rendered)
 }
 END_TEST
 
+/* A report as `ibvf check --json` prints it: a critical finding with an ibvf
+ * remedy whose words need quoting, a warning with manual steps, a node
+ * finding. */
+static const char check_report[] =
+	"{\"version\":1,\"host\":\"h\",\"kernel\":\"6.8.0\",\"driver_version\":null,"
+	"\"findings\":["
+	"{\"id\":\"name-x\",\"severity\":\"warning\",\"subject\":\"0000:18:00.3\","
+	"\"subject_kind\":\"vf\",\"netdev\":\"ib1\",\"ibdev\":null,\"title\":\"T2\","
+	"\"why\":\"W2\",\"evidence\":[],\"remedy\":{\"kind\":\"manual\",\"summary\":\"S2\","
+	"\"steps\":[\"mlxconfig -d 18:00.0 set LINK_TYPE_P1=1\",\"reset\"]}},"
+	"{\"id\":\"guid-zero\",\"severity\":\"critical\",\"subject\":\"0000:18:00.1\","
+	"\"subject_kind\":\"vf\",\"netdev\":\"ib0\",\"ibdev\":\"mlx5_12\",\"title\":\"T1\","
+	"\"why\":\"W1\",\"evidence\":[{\"where\":\"/sys/x/node_guid\",\"value\":\"0\"}],"
+	"\"remedy\":{\"kind\":\"ibvf\",\"summary\":\"S1\",\"argv\":[\"vf\",\"rename\","
+	"\"0000:18:00.1\",\"it's a name\",\"\"]}},"
+	"{\"id\":\"kmsg\",\"severity\":\"info\",\"subject\":null,\"subject_kind\":\"node\","
+	"\"netdev\":null,\"ibdev\":null,\"title\":\"T3\",\"why\":null,\"evidence\":[],"
+	"\"remedy\":{\"kind\":\"none\",\"summary\":null,\"steps\":[]}}],"
+	"\"counts\":{\"critical\":1,\"warning\":1,\"info\":1},\"dropped\":0}";
+
+START_TEST(check_text_groups_by_severity_and_quotes_the_remedy)
+{
+	struct json_object *o = json_tokener_parse(check_report);
+	ck_assert_ptr_nonnull(o);
+	struct text t = {0};
+	check_text(&t, o);
+	expect_line(&t, "critical (1)", TEXT_HEADING);
+	expect_line(&t, "  critical 0000:18:00.1 (ib0, mlx5_12)  [guid-zero]", TEXT_ERROR);
+	expect_line(&t, "    /sys/x/node_guid: 0", TEXT_NORMAL);
+	expect_line(&t, "    why: W1", TEXT_NORMAL);
+	expect_line(&t, "    fix: S1", TEXT_NORMAL);
+	expect_line(&t, "      $ ibvf vf rename 0000:18:00.1 'it'\\''s a name' ''", TEXT_CHANGED);
+	expect_line(&t, "  warning  0000:18:00.3 (ib1)  [name-x]", TEXT_WARNING);
+	expect_line(&t, "      1. mlxconfig -d 18:00.0 set LINK_TYPE_P1=1", TEXT_NORMAL);
+	expect_line(&t, "      2. reset", TEXT_NORMAL);
+	expect_line(&t, "  info     node  [kmsg]", TEXT_NORMAL);
+	expect_line(&t, "1 critical, 1 warning, 1 info", TEXT_HEADING);
+	/* Critical before warning before info, whatever the JSON's order. */
+	char *all = joined(&t);
+	ck_assert(strstr(all, "[guid-zero]") < strstr(all, "[name-x]"));
+	ck_assert(strstr(all, "[name-x]") < strstr(all, "[kmsg]"));
+	ck_assert_ptr_null(strstr(all, "fix: \n"));
+	free(all);
+	text_clear(&t);
+	json_object_put(o);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("render");
@@ -465,6 +514,9 @@ int main(void)
 	tcase_add_test(tc, journal_text_lists_entries_with_their_changes);
 	tcase_add_test(tc, journal_view_lines_come_from_the_same_renderer);
 	tcase_add_test(tc, journal_cli_text_is_the_journal_json_rendered);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("check");
+	tcase_add_test(tc, check_text_groups_by_severity_and_quotes_the_remedy);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }

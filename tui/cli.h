@@ -20,11 +20,12 @@ struct cli {
 
 /* What a command takes of the global options. */
 enum cmd_flags {
-	CMD_NODE = 1u << 0,   /* reads the node: --sim, --root, --kernel */
-	CMD_JSON = 1u << 1,   /* has JSON output: --json */
-	CMD_THEME = 1u << 2,  /* draws: --theme */
-	CMD_KERNEL = 1u << 3, /* takes --kernel without --sim (mkfixture) */
-	CMD_ANY = 1u << 4,    /* ignores every global option (help) */
+	CMD_NODE = 1u << 0,	     /* reads the node: --sim, --root, --kernel */
+	CMD_JSON = 1u << 1,	     /* has JSON output: --json */
+	CMD_THEME = 1u << 2,	     /* draws: --theme */
+	CMD_KERNEL = 1u << 3,	     /* takes --kernel without --sim (mkfixture) */
+	CMD_ANY = 1u << 4,	     /* ignores every global option (help) */
+	CMD_SEVERITY_EXIT = 1u << 5, /* exits 0/1/2 by severity; any error EXIT_UNKNOWN */
 };
 
 /* One row of the command table (commands.c). argv[0] of the handler is the
@@ -39,6 +40,10 @@ struct cmd {
 };
 
 #define EXIT_USAGE 2
+/* `ibvf check` exits 0 (clean or info), 1 (warnings), 2 (critical) as the
+ * Nagios plugin convention has it; when it could not check (a bad argument,
+ * an unknown device, a node it could not read) it exits 3, Nagios' UNKNOWN. */
+#define EXIT_UNKNOWN 3
 
 /* commands.c: the table, and help rendered from it. */
 const struct cmd *cmd_find(const char *name);
@@ -59,6 +64,7 @@ void cli_print_json(struct json_object *o);
 /* The handlers, one file each. */
 int cmd_console(const struct cli *c, int argc, char **argv);
 int cmd_list(const struct cli *c, int argc, char **argv);
+int cmd_check(const struct cli *c, int argc, char **argv);
 int cmd_watch(const struct cli *c, int argc, char **argv);
 int cmd_vf(const struct cli *c, int argc, char **argv);
 int cmd_persist(const struct cli *c, int argc, char **argv);

@@ -68,6 +68,21 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"its result as JSON. Exit 2: refused, nothing changed; 1: a step or the\n"                 \
 	"verification failed (see 'ibvf journal')."
 
+#define CHECK_HELP                                                                                 \
+	"What is wrong on the node: each finding with its subject, the evidence (the\n"            \
+	"file and value read, or the kernel-log line), why it matters, and its remedy\n"           \
+	"(an ibvf command line, or manual steps ibvf never runs itself).\n"                        \
+	"  ID              only findings of this check (ids: --list)\n"                            \
+	"  DEVICE          only findings on this PF (and its VFs) or VF: PCI address,\n"           \
+	"                  netdev, RDMA device or the pod holding the VF\n"                        \
+	"                  (ids and devices combine: guid-zero 18:00.0)\n"                         \
+	"  --severity S    only findings of severity S or above: info, warning, critical\n"        \
+	"  --list          the checks: id, severity, title\n"                                      \
+	"  --json          the findings as JSON (version, host, kernel, findings, counts)\n"       \
+	"Exit status, from the findings shown: 0 none (or info only), 1 warnings,\n"               \
+	"2 critical; 3 when it could not check (bad argument, unknown device, node\n"              \
+	"unreadable). As a Nagios/monitoring check: ibvf check >/dev/null; echo $?"
+
 static const struct cmd commands[] = {
 	{"console", cmd_console, CMD_NODE | CMD_THEME,
 	 "the live console (the default on a terminal)", "console",
@@ -83,6 +98,9 @@ static const struct cmd commands[] = {
 	 "--json prints the whole model (every field, unknown values as null).\n"
 	 "--pods shows the pods instead: each pod with the VFs it holds, the interface\n"
 	 "and its state inside the pod, and where the binding was found."},
+	{"check", cmd_check, CMD_NODE | CMD_JSON | CMD_SEVERITY_EXIT,
+	 "what is wrong on the node, with evidence and remedy; exit 0/1/2",
+	 "check [--json] [--severity S] [--list] [ID|DEVICE...]", CHECK_HELP},
 	{"watch", cmd_watch, CMD_NODE | CMD_JSON, "print node changes as they happen",
 	 "watch [--json]",
 	 "Print each change of the node (PCI functions, netdevs, RDMA devices added,\n"

@@ -6,12 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_text.h"
 #include "cli.h"
+#include "core/checks.h"
+#include "core/checks_report.h"
 #include "core/json.h"
 #include "core/node.h"
 #include "core/sys.h"
+#include "text.h"
 
 enum col {
+	COL_MARK, /* the worst finding on the row: !! critical, ! warning */
 	COL_DEVICE,
 	COL_DRIVER,
 	COL_NETDEV,
@@ -29,8 +34,8 @@ enum col {
 };
 
 static const char *const headers[N_COLS] = {
-	"DEVICE", "DRIVER", "NETDEV", "IBDEV",	   "STATE",	"PHYS", "RATE",
-	"LINK",	  "FW",	    "VFS",    "NODE GUID", "PORT GUID", "POD",
+	"",	"DEVICE", "DRIVER", "NETDEV", "IBDEV",	   "STATE",	"PHYS",
+	"RATE", "LINK",	  "FW",	    "VFS",    "NODE GUID", "PORT GUID", "POD",
 };
 
 enum pod_col {
@@ -57,7 +62,7 @@ static const char *const pod_headers[N_PCOLS] = {
 
 struct table {
 	const char *const *headers;
-	int n_cols;
+	int first, n_cols; /* the columns printed: first .. n_cols - 1 */
 	char *(*cells)[MAX_COLS];
 	size_t n, cap;
 };
@@ -114,6 +119,21 @@ static void fill_device_cells(char **row, struct json_object *fn)
 	row[COL_FW] = cell(rd, "fw_ver");
 }
 
+/* "!!" for a critical finding on the function, "!" for a warning, else "". */
+static char *mark(struct json_object *fn)
+{
+	struct json_object *a = get(fn, "findings");
+	int worst = -1;
+	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
+		enum check_severity s;
+		struct json_object *f = json_object_array_get_idx(a, i);
+		if (check_severity_parse(json_object_get_string(get(f, "severity")), &s) == 0 &&
+		    (int)s > worst)
+			worst = (int)s;
+	}
+	return strdup(worst == CHECK_CRITICAL ? "!!" : worst == CHECK_WARNING ? "!" : "");
+}
+
 static const char *str_or(struct json_object *o, const char *key, const char *dflt)
 {
 	struct json_object *v = get(o, key);
@@ -132,6 +152,7 @@ static void add_pf_rows(struct table *t, struct json_object *pf)
 	if (!row)
 		return;
 	row[COL_DEVICE] = strdup(json_object_get_string(get(pf, "bdf")));
+	row[COL_MARK] = mark(pf);
 	fill_device_cells(row, pf);
 	struct json_object *nv = get(pf, "numvfs"), *tv = get(pf, "totalvfs");
 	char vfs[64] = "-";
@@ -154,6 +175,7 @@ static void add_pf_rows(struct table *t, struct json_object *pf)
 			 json_object_get_int(get(vf, "index")),
 			 json_object_get_string(get(vf, "bdf")));
 		row[COL_DEVICE] = strdup(dev);
+		row[COL_MARK] = mark(vf);
 		fill_device_cells(row, vf);
 		row[COL_VFS] = strdup("");
 		row[COL_NODE_GUID] = cell(vf, "node_guid");
@@ -171,17 +193,29 @@ static size_t width(const char *s)
 	return w;
 }
 
+/* Every cell as it may reach a terminal: control characters escaped. */
+static void table_escape(struct table *t)
+{
+	for (size_t r = 0; r < t->n; r++)
+		for (int c = 0; c < t->n_cols; c++) {
+			char *e = t->cells[r][c] ? text_escape(t->cells[r][c]) : NULL;
+			free(t->cells[r][c]);
+			t->cells[r][c] = e;
+		}
+}
+
 static void table_print(FILE *f, struct table *t)
 {
 	size_t w[MAX_COLS];
-	for (int c = 0; c < t->n_cols; c++) {
+	table_escape(t);
+	for (int c = t->first; c < t->n_cols; c++) {
 		w[c] = width(t->headers[c]);
 		for (size_t r = 0; r < t->n; r++)
 			if (t->cells[r][c] && width(t->cells[r][c]) > w[c])
 				w[c] = width(t->cells[r][c]);
 	}
 	for (size_t r = 0; r <= t->n; r++) {
-		for (int c = 0; c < t->n_cols; c++) {
+		for (int c = t->first; c < t->n_cols; c++) {
 			const char *s = r == 0 ? t->headers[c] : t->cells[r - 1][c];
 			s = s ? s : "";
 			if (c + 1 == t->n_cols)
@@ -204,20 +238,43 @@ static void print_strings(FILE *f, struct json_object *node, const char *key, co
 {
 	struct json_object *a = get(node, key);
 	size_t n = a ? json_object_array_length(a) : 0;
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s: %s\n", label,
-			json_object_get_string(json_object_array_get_idx(a, i)));
+	for (size_t i = 0; i < n; i++) {
+		char *s = text_escape(json_object_get_string(json_object_array_get_idx(a, i)));
+		fprintf(f, "%s: %s\n", label, s ? s : "?");
+		free(s);
+	}
+}
+
+/* The host line, its names escaped. */
+static void print_host(FILE *f, struct json_object *node)
+{
+	struct json_object *drv = get(node, "driver_version");
+	char *h = text_escape(str_or(node, "host", "?")),
+	     *k = text_escape(str_or(node, "kernel", "?")),
+	     *d = text_escape(drv ? json_object_get_string(drv) : "(in-tree or not loaded)");
+	fprintf(f, "host %s  kernel %s  mlx5_core %s\n", h ? h : "?", k ? k : "?", d ? d : "?");
+	free(h);
+	free(k);
+	free(d);
+}
+
+/* "15 critical, 2 warnings: run `ibvf check`", when there are any. */
+static void print_findings_footer(FILE *f, struct json_object *node)
+{
+	struct json_object *c = get(node, "counts");
+	int64_t crit = json_object_get_int64(get(c, "critical")),
+		warn = json_object_get_int64(get(c, "warning"));
+	if (crit || warn)
+		fprintf(f, "%lld critical, %lld warning%s: run `ibvf check`\n", (long long)crit,
+			(long long)warn, warn == 1 ? "" : "s");
 }
 
 void list_print_text(FILE *f, struct json_object *node)
 {
-	struct json_object *drv = get(node, "driver_version");
-	fprintf(f, "host %s  kernel %s  mlx5_core %s\n", json_object_get_string(get(node, "host")),
-		json_object_get_string(get(node, "kernel")),
-		drv ? json_object_get_string(drv) : "(in-tree or not loaded)");
+	print_host(f, node);
 	print_strings(f, node, "kmsg_errors", "kernel log");
 
-	struct table t = {.headers = headers, .n_cols = N_COLS};
+	struct table t = {.headers = headers, .first = COL_MARK, .n_cols = N_COLS};
 	struct json_object *pfs = get(node, "pfs");
 	for (size_t i = 0; pfs && i < json_object_array_length(pfs); i++)
 		add_pf_rows(&t, json_object_array_get_idx(pfs, i));
@@ -239,12 +296,17 @@ void list_print_text(FILE *f, struct json_object *node)
 		row[COL_POD] = strdup("-");
 		json_object_put(wrap);
 	}
+	t.first = COL_DEVICE; /* the marks' column only when a row has one */
+	for (size_t r = 0; r < t.n; r++)
+		if (t.cells[r][COL_MARK] && t.cells[r][COL_MARK][0])
+			t.first = COL_MARK;
 	if (t.n)
 		table_print(f, &t);
 	else
 		fputs("no SR-IOV or RDMA PCI functions found\n", f);
 	table_free(&t);
 	print_strings(f, node, "notes", "note");
+	print_findings_footer(f, node);
 }
 
 /* "multus,ib-sriov,checkpoint" */
@@ -325,6 +387,17 @@ void list_print_pods_text(FILE *f, struct json_object *pods)
 	print_strings(f, pods, "notes", "note");
 }
 
+/* The checks' findings on the node's JSON (each function's, the node's). */
+static int list_add_findings(struct json_object *o, const struct node *n)
+{
+	struct findings fs;
+	int r = checks_run(n, NULL, &fs);
+	if (r == 0)
+		r = checks_decorate_node_json(o, &fs);
+	findings_fini(&fs);
+	return r;
+}
+
 int cmd_list(const struct cli *c, int argc, char **argv)
 {
 	bool pods = false;
@@ -344,6 +417,10 @@ int cmd_list(const struct cli *c, int argc, char **argv)
 		return 1;
 	}
 	struct json_object *o = pods ? node_pods_to_json(n) : node_to_json(n);
+	if (o && !pods && list_add_findings(o, n) < 0) {
+		json_object_put(o);
+		o = NULL;
+	}
 	if (!o) {
 		cli_error("cannot render the node: out of memory");
 		node_free(n);

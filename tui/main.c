@@ -118,13 +118,20 @@ static int check_globals(const struct cmd *cmd, const struct cli *c)
 	return 0;
 }
 
+/* The exit status of a bad argument: `check` keeps 1 and 2 for findings. */
+static int usage_status(const char *name)
+{
+	const struct cmd *cmd = name ? cmd_find(name) : NULL;
+	return cmd && (cmd->flags & CMD_SEVERITY_EXIT) ? EXIT_UNKNOWN : EXIT_USAGE;
+}
+
 static int run(int argc, char **argv, char **rest)
 {
 	struct globals g = {0};
 	const char *name;
 	int n;
 	if (split_args(argc, argv, &g, rest, &n, &name) < 0)
-		return EXIT_USAGE;
+		return usage_status(name);
 	if (g.version) {
 		printf("ibvf %s\n", IBVF_VERSION);
 		return 0;
@@ -144,7 +151,7 @@ static int run(int argc, char **argv, char **rest)
 		return 0;
 	}
 	if (check_globals(cmd, &g.c) < 0)
-		return EXIT_USAGE;
+		return usage_status(cmd->name);
 	rest[0] = (char *)cmd->name;
 	return cmd->run(&g.c, n, rest);
 }

@@ -9,7 +9,7 @@
 /* A copy of s with C0 controls, DEL and the C1 controls' UTF-8 forms
  * (0xc2 0x80..0x9f) written as \xNN, so nothing read from the node or a
  * file can move the cursor or retitle a terminal. */
-static char *escape(const char *s)
+char *text_escape(const char *s)
 {
 	size_t len = strlen(s);
 	char *out = malloc(len * 4 + 1), *p = out;
@@ -49,7 +49,7 @@ void text_add(struct text *t, enum text_role role, const char *fmt, ...)
 	va_start(ap, fmt);
 	int r = vasprintf(&raw, fmt, ap);
 	va_end(ap);
-	if (r < 0 || !(s = escape(raw))) {
+	if (r < 0 || !(s = text_escape(raw))) {
 		free(r < 0 ? NULL : raw);
 		t->truncated = true;
 		return;

@@ -40,6 +40,9 @@ struct text {
 /* Appends a line (printf-style); a failed allocation sets t->truncated. */
 void text_add(struct text *t, enum text_role role, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* A malloc'd copy of s with control characters written as \xNN, as
+ * text_add() does to each line (for text printed otherwise); NULL on ENOMEM. */
+char *text_escape(const char *s);
 /* Frees the lines; t is empty and reusable after. */
 void text_clear(struct text *t);
 /* Puts n spaces before the lines from index `from` on (a nested block). */

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+/* `ibvf check`: what is wrong on the node, each finding with its evidence,
+ * why it matters and its remedy. The exit status is the highest severity
+ * shown (0 none or info, 1 warning, 2 critical), as monitoring expects; every
+ * error exits EXIT_UNKNOWN so it cannot pass for a finding. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "check_text.h"
+#include "cli.h"
+#include "core/checks.h"
+#include "core/checks_report.h"
+#include "core/resolve.h"
+#include "core/sys.h"
+
+struct check_args {
+	enum check_severity min;
+	bool list;
+	char **words; /* check ids and devices, as typed */
+	int n_words;
+};
+
+/* What the arguments select: findings of these ids (any when none), on
+ * these functions (any when !by_device), of at least min severity. */
+struct check_filter {
+	enum check_severity min;
+	const char **ids;
+	size_t n_ids;
+	bool by_device;
+	char (*bdfs)[16];
+	size_t n_bdfs, cap;
+};
+
+static int parse_args(int argc, char **argv, struct check_args *a)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *s = argv[i], *v = NULL;
+		if (!strcmp(s, "--list")) {
+			a->list = true;
+		} else if (!strcmp(s, "--severity") || !strncmp(s, "--severity=", 11)) {
+			v = s[10] ? s + 11 : i + 1 < argc ? argv[++i] : NULL;
+			if (!v) {
+				cli_error("option '--severity' needs a value (info, warning, "
+					  "critical)");
+				return -1;
+			}
+			if (check_severity_parse(v, &a->min) < 0) {
+				cli_error("unknown severity '%s' (info, warning, critical)", v);
+				return -1;
+			}
+		} else if (s[0] == '-' && s[1]) {
+			cli_error("unknown option '%s' (see 'ibvf check --help')", s);
+			return -1;
+		} else {
+			a->words[a->n_words++] = argv[i];
+		}
+	}
+	return 0;
+}
+
+static int filter_add_bdf(struct check_filter *fl, const char *bdf)
+{
+	if (fl->n_bdfs == fl->cap) {
+		size_t cap = fl->cap ? fl->cap * 2 : 16;
+		void *v = realloc(fl->bdfs, cap * sizeof(*fl->bdfs));
+		if (!v)
+			return -ENOMEM;
+		fl->bdfs = v;
+		fl->cap = cap;
+	}
+	snprintf(fl->bdfs[fl->n_bdfs++], sizeof(fl->bdfs[0]), "%s", bdf);
+	return 0;
+}
+
+/* A word is a check id, else a device: a PF selects itself and its VFs. */
+static int filter_add_word(struct check_filter *fl, const struct node *n, const char *w)
+{
+	if (check_find(w)) {
+		fl->ids[fl->n_ids++] = w;
+		return 0;
+	}
+	struct node_ref ref;
+	struct err e = {{0}};
+	int r = node_resolve(n, w, &ref, &e);
+	if (r == -ENODEV) {
+		cli_error("'%s' is neither a check id nor a device (ids: 'ibvf check --list'; "
+			  "devices: PCI address, netdev, RDMA device or pod)",
+			  w);
+		return r;
+	}
+	if (r < 0) {
+		cli_error("%s", e.msg);
+		return r;
+	}
+	if (!ref.pf) {
+		cli_error("'%s' is an RDMA device on no PCI function: name a PF or VF", w);
+		return -ENODEV;
+	}
+	fl->by_device = true;
+	if (ref.vf)
+		return filter_add_bdf(fl, ref.vf->fn.bdf);
+	r = filter_add_bdf(fl, ref.pf->fn.bdf);
+	for (size_t i = 0; r == 0 && i < ref.pf->n_vfs; i++)
+		r = filter_add_bdf(fl, ref.pf->vfs[i].fn.bdf);
+	if (r < 0)
+		cli_error("out of memory");
+	return r;
+}
+
+static bool keep(const struct finding *f, void *ctx)
+{
+	const struct check_filter *fl = ctx;
+	bool ok = f->severity >= fl->min;
+	if (ok && fl->n_ids) {
+		ok = false;
+		for (size_t i = 0; !ok && i < fl->n_ids; i++)
+			ok = !strcmp(fl->ids[i], f->id);
+	}
+	if (ok && fl->by_device) {
+		ok = false;
+		for (size_t i = 0; !ok && i < fl->n_bdfs; i++)
+			ok = !strcmp(fl->bdfs[i], f->subject);
+	}
+	return ok;
+}
+
+static int print_table(const struct cli *c)
+{
+	struct json_object *t = checks_table_json();
+	if (!t) {
+		cli_error("out of memory");
+		return EXIT_UNKNOWN;
+	}
+	if (c->json)
+		cli_print_json(t);
+	else
+		text_render_print(stdout, t, check_text_table);
+	json_object_put(t);
+	return fflush(stdout) == 0 ? 0 : EXIT_UNKNOWN;
+}
+
+/* Runs the checks, keeps what the filter selects, prints it; the exit
+ * status from what was printed. */
+static int report(const struct cli *c, const struct node *n, struct check_filter *fl)
+{
+	struct findings fs;
+	if (checks_run(n, NULL, &fs) < 0) {
+		cli_error("cannot run the checks: out of memory");
+		return EXIT_UNKNOWN;
+	}
+	findings_select(&fs, keep, fl);
+	struct json_object *o = checks_report_json(&fs, n);
+	enum check_severity max = findings_max_severity(&fs);
+	findings_fini(&fs);
+	if (!o) {
+		cli_error("cannot render the findings: out of memory");
+		return EXIT_UNKNOWN;
+	}
+	if (c->json)
+		cli_print_json(o);
+	else
+		text_render_print(stdout, o, check_text);
+	json_object_put(o);
+	if (fflush(stdout) != 0)
+		return EXIT_UNKNOWN;
+	return max == CHECK_CRITICAL ? 2 : max == CHECK_WARNING ? 1 : 0;
+}
+
+int cmd_check(const struct cli *c, int argc, char **argv)
+{
+	struct check_args a = {.min = CHECK_INFO, .words = calloc((size_t)argc, sizeof(char *))};
+	struct check_filter fl = {.ids = calloc((size_t)argc, sizeof(char *))};
+	int rc = EXIT_UNKNOWN;
+	struct sys *s = NULL;
+	struct node *n = NULL;
+	struct err e = {{0}};
+	if (!a.words || !fl.ids) {
+		cli_error("out of memory");
+		goto out;
+	}
+	if (parse_args(argc, argv, &a) < 0)
+		goto out;
+	if (a.list) {
+		if (a.n_words)
+			cli_error("check --list takes no check or device, got '%s'", a.words[0]);
+		else
+			rc = print_table(c);
+		goto out;
+	}
+	fl.min = a.min;
+	if (cli_open(c, &s) < 0)
+		goto out;
+	if (node_discover(s, &n, &e) < 0) {
+		cli_error("%s", e.msg);
+		goto out;
+	}
+	for (int i = 0; i < a.n_words; i++)
+		if (filter_add_word(&fl, n, a.words[i]) < 0)
+			goto out;
+	rc = report(c, n, &fl);
+out:
+	node_free(n);
+	sys_close(s);
+	free(fl.bdfs);
+	free(fl.ids);
+	free(a.words);
+	return rc;
+}
