@@ -49,7 +49,8 @@ int console_attr(const struct console *c, enum theme_role r)
 	if (r == TR_SELECTION || r == TR_FKEY_LABEL || r == TR_COLUMN_HEADER ||
 	    r == TR_VIEW_ACTIVE || r == TR_DETAILS_TITLE)
 		a |= A_REVERSE;
-	if (r == TR_CHANGED || r == TR_PORT_DOWN || r == TR_GUID_ZERO || r == TR_ETHERNET)
+	if (r == TR_CHANGED || r == TR_PORT_DOWN || r == TR_GUID_ZERO || r == TR_ETHERNET ||
+	    r == TR_CHECK_CRITICAL || r == TR_CHECK_WARNING)
 		a |= A_BOLD;
 	return (int)a;
 }
@@ -170,6 +171,23 @@ static void draw_header(struct console *c)
 	}
 }
 
+/* The Checks tab's count: "12!" (warnings or worse) in the worst
+ * severity's role, "3" (info only), "ok" (none). */
+static void checks_count(const struct console *c, char *buf, size_t size, enum theme_role *ret)
+{
+	const size_t *k = c->checks.counts;
+	size_t n = k[CHECK_CRITICAL] + k[CHECK_WARNING] + k[CHECK_INFO];
+	enum check_severity worst = k[CHECK_CRITICAL] ? CHECK_CRITICAL
+				    : k[CHECK_WARNING] ? CHECK_WARNING
+						       : CHECK_INFO;
+	if (!n) {
+		snprintf(buf, size, "ok");
+		return;
+	}
+	snprintf(buf, size, "%zu%s", n, worst > CHECK_INFO ? "!" : "");
+	*ret = console_severity_role(worst);
+}
+
 static void draw_views(struct console *c)
 {
 	const struct rect *v = &c->lay.views;
@@ -178,17 +196,26 @@ static void draw_views(struct console *c)
 	fill(v->y, 0, v->w, console_attr(c, TR_VIEW_INACTIVE));
 	int x = 1;
 	for (int i = 0; i < VIEW_N && x < v->w; i++) {
-		char label[48];
+		char label[48], count[24] = "";
 		bool built = c->views[i].draw != NULL;
 		snprintf(label, sizeof(label), " %d %s%s ", i + 1, c->views[i].name,
 			 built ? "" : " (not built)");
 		enum theme_role r = i == (int)c->view ? TR_VIEW_ACTIVE
 				    : built	      ? TR_VIEW_INACTIVE
 						      : TR_VIEW_ABSENT;
-		int w = (int)strlen(label);
+		if (i == VIEW_CHECKS)
+			checks_count(c, count, sizeof(count), &r);
+		int w = (int)strlen(label), cw = (int)strlen(count);
 		if (x + w > v->w)
 			w = v->w - x;
-		console_put(v->y, x, w, label, console_attr(c, r));
+		console_put(v->y, x, w, label, console_attr(c, i == (int)c->view ? TR_VIEW_ACTIVE : r));
+		if (cw && x + w + cw + 1 <= v->w) { /* " 2 Checks 12! ": the count in its colour */
+			console_put(v->y, x + w, cw, count, console_attr(c, r));
+			console_put(v->y, x + w + cw, 1, " ",
+				    console_attr(c, i == (int)c->view ? TR_VIEW_ACTIVE
+								      : TR_VIEW_INACTIVE));
+			w += cw + 1;
+		}
 		x += w + 1;
 	}
 	/* The view's own filter; the tree's under a view without one. */
@@ -204,7 +231,7 @@ static void draw_views(struct console *c)
 }
 
 static const char *const col_names[TC_N] = {
-	"DEVICE", "NETDEV", "IBDEV", "STATE", "PHYS", "RATE", "LINK", "PORT GUID", "POD",
+	"DEVICE", "NETDEV", "IBDEV", "STATE", "PHYS", "RATE", "LINK", "FIRMWARE", "PORT GUID", "POD",
 };
 
 static enum theme_role state_role(const struct port *p)
@@ -254,6 +281,15 @@ static void compact_rate(const char *rate, char *buf, size_t size)
 		snprintf(buf, size, "%s", str_or(rate, "?"));
 }
 
+/* Whether one of the row's findings is of check id. */
+static bool row_has(const struct console_mark *m, const struct console *c, const char *id)
+{
+	for (size_t i = 0; m && i < m->n; i++)
+		if (!strcmp(console_mark_finding(c, m, i)->id, id))
+			return true;
+	return false;
+}
+
 static void draw_row(struct console *c, const struct tree_row *r, int y, const struct tree_cols *tc,
 		     bool selected)
 {
@@ -261,9 +297,11 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 	enum theme_role role[TC_N];
 	enum snap_field fields[TC_N] = {SNAP_PRESENT,	 SNAP_NETDEV,	  SNAP_IBDEV,
 					SNAP_PORT_STATE, SNAP_PHYS_STATE, SNAP_RATE,
-					SNAP_LINK_LAYER, SNAP_PORT_GUID,  SNAP_N_FIELDS};
+					SNAP_LINK_LAYER, SNAP_FW,	  SNAP_PORT_GUID,
+					SNAP_N_FIELDS};
 	const struct port *p = tree_row_port(r);
 	const struct fn *f = tree_row_fn(r);
+	const struct console_mark *m = r->ghost ? NULL : console_mark_find(c, r->bdf);
 	enum theme_role base = r->ghost ? TR_GONE : r->kind == ROW_PF ? TR_PF : TR_VF;
 	for (int i = 0; i < TC_N; i++)
 		role[i] = base;
@@ -271,10 +309,10 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 		const char *g = !r->n_children ? " "
 				: r->collapsed ? (c->utf8 ? "▸" : "+")
 					       : (c->utf8 ? "▾" : "-");
-		snprintf(cell[TC_DEVICE], sizeof(cell[0]), "%s %s", g, r->bdf);
+		snprintf(cell[TC_DEVICE], sizeof(cell[0]), "   %s %s", g, r->bdf);
 	} else {
 		const char *g = r->last ? (c->utf8 ? "└─" : "`-") : (c->utf8 ? "├─" : "|-");
-		snprintf(cell[TC_DEVICE], sizeof(cell[0]), "  %s vf%d %s", g, r->vf, r->bdf);
+		snprintf(cell[TC_DEVICE], sizeof(cell[0]), "   %s vf%d %s", g, r->vf, r->bdf);
 	}
 	snprintf(cell[TC_NETDEV], sizeof(cell[0]), "%s", str_or(tree_row_netdev(r), "-"));
 	snprintf(cell[TC_IBDEV], sizeof(cell[0]), "%s", str_or(tree_row_ibdev(r), "-"));
@@ -291,6 +329,8 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 	if (tc->compact[TC_LINK])
 		ll = !strcmp(ll, "InfiniBand") ? "IB" : !strcmp(ll, "Ethernet") ? "Eth" : ll;
 	snprintf(cell[TC_LINK], sizeof(cell[0]), "%s", ll);
+	const char *fw = f && f->n_rdmas ? f->rdmas[0].fw_ver : NULL;
+	snprintf(cell[TC_FW], sizeof(cell[0]), "%s", fw ? fw : r->ghost || !f ? "" : "-");
 	struct kguid guid = r->vfp ? r->vfp->port_guid : p ? p->port_guid : (struct kguid){0};
 	if (guid.known)
 		guid_format_sysfs(guid.v, cell[TC_GUID]);
@@ -307,8 +347,10 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 		if (p && p->link_layer && !strcmp(p->link_layer, "Ethernet") &&
 		    is_fallback(c->node, r->pf))
 			role[TC_LINK] = TR_ETHERNET;
-		if (guid.known && guid.v == 0)
+		if (row_has(m, c, "guid-zero"))
 			role[TC_GUID] = TR_GUID_ZERO;
+		if (row_has(m, c, "firmware-old"))
+			role[TC_FW] = TR_WARNING;
 	}
 	int sel = console_attr(c, TR_SELECTION);
 	if (selected)
@@ -321,6 +363,9 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 			attr = console_attr(c, TR_CHANGED);
 		console_put(y, tc->x[i], tc->w[i], cell[i], attr);
 	}
+	if (m && tc->w[TC_DEVICE] >= 2) /* the findings mark: "!!", "!", "i" */
+		console_put(y, tc->x[TC_DEVICE], 2, console_severity_mark(m->max),
+			    selected ? sel | (int)A_BOLD : console_attr(c, console_severity_role(m->max)));
 }
 
 void console_draw_tree(struct console *c)

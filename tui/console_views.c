@@ -29,6 +29,7 @@ int console_views_init(struct console *c)
 	view_checks_init(c, &c->views[VIEW_CHECKS]);
 	view_bench_init(c, &c->views[VIEW_BENCH]);
 	view_journal_init(c, &c->views[VIEW_JOURNAL]);
+	view_kmsg_init(c, &c->views[VIEW_KMSG]);
 	view_dialog_init(c, &c->dialog);
 	view_help_init(c, &c->help);
 	view_ask_init(c, &c->ask);
@@ -63,14 +64,6 @@ void console_overlay(struct console *c, struct view *v)
 	if (v && v->enter)
 		v->enter(c, v);
 	c->dirty = true;
-}
-
-/* ---- the checks view: a tab for issue 11 ---- */
-
-void view_checks_init(struct console *c, struct view *v)
-{
-	(void)c;
-	*v = (struct view){.name = "Checks"}; /* no draw: "not built" */
 }
 
 /* ---- a question or a notice in the status line ---- */

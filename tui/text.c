@@ -58,6 +58,49 @@ void text_add(struct text *t, enum text_role role, const char *fmt, ...)
 	t->lines[t->n++] = (struct text_line){.role = role, .s = s};
 }
 
+static bool shell_plain(const char *w)
+{
+	if (!*w)
+		return false;
+	for (; *w; w++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,",
+			    *w))
+			return false;
+	return true;
+}
+
+/* Appends s to buf at *len; false when it did not fit. */
+static bool put_str(char *buf, size_t size, size_t *len, const char *s)
+{
+	size_t l = strlen(s);
+	if (*len + l >= size)
+		return false;
+	memcpy(buf + *len, s, l + 1);
+	*len += l;
+	return true;
+}
+
+void text_shell_join(char *buf, size_t size, const char *const *argv, size_t n)
+{
+	size_t len = 0;
+	bool ok = true;
+	if (!size)
+		return;
+	buf[0] = '\0';
+	for (size_t i = 0; ok && i < n; i++) {
+		const char *w = argv[i] ? argv[i] : "";
+		bool plain = shell_plain(w);
+		ok = (!i || put_str(buf, size, &len, " ")) && (plain || put_str(buf, size, &len, "'"));
+		for (; ok && *w; w++) {
+			char ch[2] = {*w, '\0'};
+			ok = put_str(buf, size, &len, *w == '\'' ? "'\\''" : ch);
+		}
+		ok = ok && (plain || put_str(buf, size, &len, "'"));
+	}
+	if (!ok && size > 4)
+		memcpy(buf + (len + 4 < size ? len : size - 4), "...", 4);
+}
+
 void text_clear(struct text *t)
 {
 	for (size_t i = 0; i < t->n; i++)

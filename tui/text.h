@@ -52,6 +52,11 @@ void text_render_print(FILE *f, struct json_object *o,
 /* The first line containing needle, or NULL (for tests and searches). */
 const struct text_line *text_find(const struct text *t, const char *needle);
 
+/* argv (n words) as one shell command line: a word with anything but
+ * letters, digits and -_./:=@%+, is single-quoted ('it'\''s'). Truncated
+ * to size (and then ends in "..."). */
+void text_shell_join(char *buf, size_t size, const char *const *argv, size_t n);
+
 /* The console's colour for a line of this role, on a background of base. */
 enum theme_role text_theme_role(enum text_role role, enum theme_role base);
 
