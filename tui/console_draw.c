@@ -203,17 +203,16 @@ static void draw_views(struct console *c)
 		enum theme_role r = i == (int)c->view ? TR_VIEW_ACTIVE
 				    : built	      ? TR_VIEW_INACTIVE
 						      : TR_VIEW_ABSENT;
+		enum theme_role cr = r;
 		if (i == VIEW_CHECKS)
-			checks_count(c, count, sizeof(count), &r);
+			checks_count(c, count, sizeof(count), &cr);
 		int w = (int)strlen(label), cw = (int)strlen(count);
 		if (x + w > v->w)
 			w = v->w - x;
-		console_put(v->y, x, w, label, console_attr(c, i == (int)c->view ? TR_VIEW_ACTIVE : r));
+		console_put(v->y, x, w, label, console_attr(c, r));
 		if (cw && x + w + cw + 1 <= v->w) { /* " 2 Checks 12! ": the count in its colour */
-			console_put(v->y, x + w, cw, count, console_attr(c, r));
-			console_put(v->y, x + w + cw, 1, " ",
-				    console_attr(c, i == (int)c->view ? TR_VIEW_ACTIVE
-								      : TR_VIEW_INACTIVE));
+			console_put(v->y, x + w, cw, count, console_attr(c, cr));
+			console_put(v->y, x + w + cw, 1, " ", console_attr(c, r));
 			w += cw + 1;
 		}
 		x += w + 1;
