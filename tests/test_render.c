@@ -172,6 +172,23 @@ static const char *row_of(const struct text *t, unsigned long long bytes)
 	return NULL;
 }
 
+START_TEST(shell_join_quotes_what_the_shell_would_read_otherwise)
+{
+	char b[128];
+	const char *plain[] = {"ibvf",	       "vf",	 "guid",
+			       "0000:18:00.4", "--node", "02:03:00:18:00:00:00:03"};
+	text_shell_join(b, sizeof(b), plain, 6);
+	ck_assert_str_eq(b, "ibvf vf guid 0000:18:00.4 --node 02:03:00:18:00:00:00:03");
+	const char *odd[] = {"ibvf", "vf", "rename", "ib 0", "it's", "$(rm -rf /)", "", "a*"};
+	text_shell_join(b, sizeof(b), odd, 8);
+	ck_assert_str_eq(b, "ibvf vf rename 'ib 0' 'it'\\''s' '$(rm -rf /)' '' 'a*'");
+	char small[16];
+	text_shell_join(small, sizeof(small), plain, 6); /* cut short, and says so */
+	ck_assert_uint_eq(strlen(small), 15);
+	ck_assert_str_eq(small + 12, "...");
+}
+END_TEST
+
 START_TEST(bandwidth_text_has_the_figures_of_the_json)
 {
 	struct bench_result *r = result_of(BENCH_WRITE_BW);
@@ -454,6 +471,7 @@ int main(void)
 	tcase_add_test(tc, dry_run_text_is_the_plan_json_rendered);
 	tcase_add_test(tc, applied_plan_shows_status_detail_errors_and_verification);
 	tcase_add_test(tc, control_characters_are_escaped);
+	tcase_add_test(tc, shell_join_quotes_what_the_shell_would_read_otherwise);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("bench");
 	tcase_add_test(tc, bandwidth_text_has_the_figures_of_the_json);

@@ -171,66 +171,9 @@ static void draw_header(struct console *c)
 	}
 }
 
-/* The Checks tab's count: "12!" (warnings or worse) in the worst
- * severity's role, "3" (info only), "ok" (none). */
-static void checks_count(const struct console *c, char *buf, size_t size, enum theme_role *ret)
-{
-	const size_t *k = c->checks.counts;
-	size_t n = k[CHECK_CRITICAL] + k[CHECK_WARNING] + k[CHECK_INFO];
-	enum check_severity worst = k[CHECK_CRITICAL] ? CHECK_CRITICAL
-				    : k[CHECK_WARNING] ? CHECK_WARNING
-						       : CHECK_INFO;
-	if (!n) {
-		snprintf(buf, size, "ok");
-		return;
-	}
-	snprintf(buf, size, "%zu%s", n, worst > CHECK_INFO ? "!" : "");
-	*ret = console_severity_role(worst);
-}
-
-static void draw_views(struct console *c)
-{
-	const struct rect *v = &c->lay.views;
-	if (!v->h)
-		return;
-	fill(v->y, 0, v->w, console_attr(c, TR_VIEW_INACTIVE));
-	int x = 1;
-	for (int i = 0; i < VIEW_N && x < v->w; i++) {
-		char label[48], count[24] = "";
-		bool built = c->views[i].draw != NULL;
-		snprintf(label, sizeof(label), " %d %s%s ", i + 1, c->views[i].name,
-			 built ? "" : " (not built)");
-		enum theme_role r = i == (int)c->view ? TR_VIEW_ACTIVE
-				    : built	      ? TR_VIEW_INACTIVE
-						      : TR_VIEW_ABSENT;
-		enum theme_role cr = r;
-		if (i == VIEW_CHECKS)
-			checks_count(c, count, sizeof(count), &cr);
-		int w = (int)strlen(label), cw = (int)strlen(count);
-		if (x + w > v->w)
-			w = v->w - x;
-		console_put(v->y, x, w, label, console_attr(c, r));
-		if (cw && x + w + cw + 1 <= v->w) { /* " 2 Checks 12! ": the count in its colour */
-			console_put(v->y, x + w, cw, count, console_attr(c, cr));
-			console_put(v->y, x + w + cw, 1, " ", console_attr(c, r));
-			w += cw + 1;
-		}
-		x += w + 1;
-	}
-	/* The view's own filter; the tree's under a view without one. */
-	const struct view *fv = c->views[c->view].filtered ? &c->views[c->view] : &c->views[0];
-	const struct listw *l = fv->list;
-	if (l && l->filter[0] && c->mode != MODE_FILTER) {
-		char f[160];
-		snprintf(f, sizeof(f), " filter: %s ", l->filter);
-		int w = (int)strlen(f);
-		if (w < v->w - x)
-			console_put(v->y, v->w - w, w, f, console_attr(c, TR_PROMPT));
-	}
-}
-
 static const char *const col_names[TC_N] = {
-	"DEVICE", "NETDEV", "IBDEV", "STATE", "PHYS", "RATE", "LINK", "FIRMWARE", "PORT GUID", "POD",
+	"DEVICE", "NETDEV", "IBDEV",	"STATE",     "PHYS",
+	"RATE",	  "LINK",   "FIRMWARE", "PORT GUID", "POD",
 };
 
 static enum theme_role state_role(const struct port *p)
@@ -294,10 +237,9 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 {
 	char cell[TC_N][96];
 	enum theme_role role[TC_N];
-	enum snap_field fields[TC_N] = {SNAP_PRESENT,	 SNAP_NETDEV,	  SNAP_IBDEV,
-					SNAP_PORT_STATE, SNAP_PHYS_STATE, SNAP_RATE,
-					SNAP_LINK_LAYER, SNAP_FW,	  SNAP_PORT_GUID,
-					SNAP_N_FIELDS};
+	enum snap_field fields[TC_N] = {
+		SNAP_PRESENT, SNAP_NETDEV,     SNAP_IBDEV, SNAP_PORT_STATE, SNAP_PHYS_STATE,
+		SNAP_RATE,    SNAP_LINK_LAYER, SNAP_FW,	   SNAP_PORT_GUID,  SNAP_N_FIELDS};
 	const struct port *p = tree_row_port(r);
 	const struct fn *f = tree_row_fn(r);
 	const struct console_mark *m = r->ghost ? NULL : console_mark_find(c, r->bdf);
@@ -364,7 +306,8 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 	}
 	if (m && tc->w[TC_DEVICE] >= 2) /* the findings mark: "!!", "!", "i" */
 		console_put(y, tc->x[TC_DEVICE], 2, console_severity_mark(m->max),
-			    selected ? sel | (int)A_BOLD : console_attr(c, console_severity_role(m->max)));
+			    selected ? sel | (int)A_BOLD
+				     : console_attr(c, console_severity_role(m->max)));
 }
 
 void console_draw_tree(struct console *c)
@@ -499,7 +442,7 @@ void console_draw(struct console *c)
 		return;
 	}
 	draw_header(c);
-	draw_views(c);
+	console_draw_views(c);
 	struct view *v = &c->views[c->view];
 	v->draw(c, v);
 	draw_fkeys(c);

@@ -51,8 +51,8 @@ struct console_mark {
 /* checks_run() over the current snapshot, once per snapshot (never per
  * frame), and the index the tree's marks and the details read. */
 struct console_checks {
-	struct findings fs;	  /* critical first (checks_run's order) */
-	size_t *by_subject;	  /* indices into fs.v, by subject then fs order */
+	struct findings fs;	    /* critical first (checks_run's order) */
+	size_t *by_subject;	    /* indices into fs.v, by subject then fs order */
 	struct console_mark *marks; /* one per subject, sorted by BDF */
 	size_t n_marks;
 	size_t counts[3]; /* by enum check_severity */
@@ -174,6 +174,8 @@ void view_help_init(struct console *c, struct view *v);
 void view_ask_init(struct console *c, struct view *v);
 void view_tree_init(struct console *c, struct view *v);
 void console_overlay(struct console *c, struct view *v);
+/* The view bar: each view's number and name, the Checks tab's count. */
+void console_draw_views(struct console *c);
 /* A question in the status line: y runs yes(c, arg) (arg is copied),
  * anything else drops it. With yes NULL a notice: Enter or Esc closes it,
  * other keys are swallowed (text typed for a dialog that did not open acts
@@ -215,7 +217,7 @@ int console_set_theme(struct console *c, const char *name);
 void console_snapshot_ask(struct console *c, const char *file);
 int console_snapshot_write(struct console *c, const char *name);
 
-/* console_checks.c: findings per snapshot, the Checks view (view 2) */
+/* console_findings.c: the findings of each snapshot; console_checks.c: view 2 */
 /* Runs the checks over c->node with the renames seen so far. */
 void console_checks_run(struct console *c);
 void console_checks_free(struct console_checks *k);
@@ -228,6 +230,11 @@ const char *console_severity_mark(enum check_severity s);
 enum theme_role console_severity_role(enum check_severity s);
 /* The kernel-log line a finding's evidence quotes, or -1. */
 long console_finding_kmsg(const struct console *c, const struct finding *f);
+struct text;
+/* The finding in lines of at most w columns: severity and id, title,
+ * subject, evidence, why, remedy (the ibvf command line shell-quoted, or
+ * the manual steps). */
+void console_finding_text(const struct console *c, struct text *t, const struct finding *f, int w);
 
 /* console_kmsg.c: view 5, the kernel log's RDMA driver records */
 void view_kmsg_init(struct console *c, struct view *v);

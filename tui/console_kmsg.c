@@ -113,9 +113,10 @@ static void kmsg_draw(struct console *c, struct view *v)
 		struct text t = {0};
 		kmsg_format(&t, l); /* escaped: a log line is anyone's text */
 		enum theme_role role = row == kv->list.sel ? TR_SELECTION
-				       : l->error	    ? TR_ERROR
-							    : TR_NORMAL;
-		dialog_put(r.y + 1 + (int)i, 0, r.w, t.n ? t.lines[0].s : "", console_attr(c, role));
+				       : l->error	   ? TR_ERROR
+							   : TR_NORMAL;
+		dialog_put(r.y + 1 + (int)i, 0, r.w, t.n ? t.lines[0].s : "",
+			   console_attr(c, role));
 		text_clear(&t);
 	}
 }

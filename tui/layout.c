@@ -50,8 +50,8 @@ enum {
 };
 
 static const int full_w[TC_N] = {
-	[TC_NETDEV] = 13, [TC_IBDEV] = 9, [TC_STATE] = 6, [TC_PHYS] = 8,
-	[TC_RATE] = 19,	  [TC_LINK] = 10, [TC_FW] = 10,	  [TC_GUID] = 19, [TC_POD] = POD_MIN,
+	[TC_NETDEV] = 13, [TC_IBDEV] = 9, [TC_STATE] = 6, [TC_PHYS] = 8,      [TC_RATE] = 19,
+	[TC_LINK] = 10,	  [TC_FW] = 10,	  [TC_GUID] = 19, [TC_POD] = POD_MIN,
 };
 
 static int cols_width(const struct tree_cols *c)

@@ -63,7 +63,8 @@ static bool shell_plain(const char *w)
 	if (!*w)
 		return false;
 	for (; *w; w++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,",
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./"
+			    ":=@%+,",
 			    *w))
 			return false;
 	return true;
@@ -90,7 +91,8 @@ void text_shell_join(char *buf, size_t size, const char *const *argv, size_t n)
 	for (size_t i = 0; ok && i < n; i++) {
 		const char *w = argv[i] ? argv[i] : "";
 		bool plain = shell_plain(w);
-		ok = (!i || put_str(buf, size, &len, " ")) && (plain || put_str(buf, size, &len, "'"));
+		ok = (!i || put_str(buf, size, &len, " ")) &&
+		     (plain || put_str(buf, size, &len, "'"));
 		for (; ok && *w; w++) {
 			char ch[2] = {*w, '\0'};
 			ok = put_str(buf, size, &len, *w == '\'' ? "'\\''" : ch);
