@@ -10,6 +10,7 @@
 #include "core/guid.h"
 #include "core/kmsg.h"
 #include "core/pods.h"
+#include "text.h"
 
 static attr_t style_attrs(unsigned int a)
 {
@@ -80,11 +81,17 @@ static int fit_bytes(const char *s, int w, int *ret_cols)
 	return i;
 }
 
-/* Writes s in w columns at (y, x), padded with spaces. */
+/* Writes s in w columns at (y, x), padded with spaces; a control
+ * character (a name, a file, a kernel-log line) as \xNN. */
 void console_put(int y, int x, int w, const char *s, int attr)
 {
 	if (w <= 0)
 		return;
+	char esc[1024];
+	if (text_needs_escape(s)) {
+		text_escape(esc, sizeof(esc), s);
+		s = esc;
+	}
 	int cols;
 	int n = fit_bytes(s ? s : "", w, &cols);
 	attron(attr);

@@ -3,28 +3,51 @@
 #include "text.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A copy of s with C0 controls, DEL and the C1 controls' UTF-8 forms
- * (0xc2 0x80..0x9f) written as \xNN, so nothing read from the node or a
- * file can move the cursor or retitle a terminal. */
-static char *escape(const char *s)
+static bool is_control(const unsigned char *c)
 {
-	size_t len = strlen(s);
-	char *out = malloc(len * 4 + 1), *p = out;
-	if (!out)
-		return NULL;
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		bool c1 = c[0] == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f;
-		if (*c < 0x20 || *c == 0x7f || c1) {
-			p += sprintf(p, "\\x%02x", c1 ? c[1] : *c);
+	return *c < 0x20 || *c == 0x7f || (c[0] == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f);
+}
+
+bool text_needs_escape(const char *s)
+{
+	for (const unsigned char *c = (const unsigned char *)s; s && *c; c++)
+		if (is_control(c))
+			return true;
+	return false;
+}
+
+void text_escape(char *buf, size_t size, const char *s)
+{
+	size_t n = 0;
+	if (!size)
+		return;
+	for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
+		bool c1 = is_control(c) && *c == 0xc2;
+		if (is_control(c)) {
+			if (n + 4 >= size)
+				break;
+			n += (size_t)snprintf(buf + n, size - n, "\\x%02x", c1 ? c[1] : *c);
 			c += c1;
 		} else {
-			*p++ = (char)*c;
+			if (n + 1 >= size)
+				break;
+			buf[n++] = (char)*c;
 		}
 	}
-	*p = '\0';
+	buf[n] = '\0';
+}
+
+/* A copy of s, escaped (text_escape). */
+static char *escape(const char *s)
+{
+	size_t size = strlen(s) * 4 + 1;
+	char *out = malloc(size);
+	if (out)
+		text_escape(out, size, s);
 	return out;
 }
 
