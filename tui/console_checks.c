@@ -221,6 +221,9 @@ static void draw_list(struct console *c, struct checks_view *cv, const struct re
 		return;
 	}
 	listw_fit(&cv->list, r->h - 1);
+	struct listw *l = &cv->list; /* a heading stays in sight above its first finding */
+	if (l->page > 1 && l->top > 0 && l->top == l->sel && is_heading(cv->rows[l->top - 1]))
+		l->top--;
 	for (long i = 0; i < cv->list.page && cv->list.top + i < cv->list.n; i++)
 		draw_row(c, cv, cv->list.top + i, r->y + 1 + (int)i, r->w);
 }
