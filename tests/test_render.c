@@ -132,9 +132,9 @@ START_TEST(control_characters_are_escaped)
 	char b[32], small[8];
 	ck_assert(text_needs_escape("ib\b0\n"));
 	ck_assert(!text_needs_escape("mlx5_core: probe of 0000:18:00.2 failed ▾"));
-	text_escape(b, sizeof(b), "ib\b0\n\xc2\x9b");
+	text_escape_into(b, sizeof(b), "ib\b0\n\xc2\x9b");
 	ck_assert_str_eq(b, "ib\\x080\\x0a\\x9b");
-	text_escape(small, sizeof(small), "a\x1b\x1b"); /* cut at a whole \xNN */
+	text_escape_into(small, sizeof(small), "a\x1b\x1b"); /* cut at a whole \xNN */
 	ck_assert_str_eq(small, "a\\x1b");
 }
 END_TEST

@@ -89,7 +89,7 @@ void console_put(int y, int x, int w, const char *s, int attr)
 		return;
 	char esc[1024];
 	if (text_needs_escape(s)) {
-		text_escape(esc, sizeof(esc), s);
+		text_escape_into(esc, sizeof(esc), s);
 		s = esc;
 	}
 	int cols;

@@ -41,7 +41,7 @@ void dialog_put(int y, int x, int w, const char *s, int attr)
 		return;
 	char esc[1024];
 	if (text_needs_escape(s)) { /* text_add escaped its lines; anything else */
-		text_escape(esc, sizeof(esc), s);
+		text_escape_into(esc, sizeof(esc), s);
 		s = esc;
 	}
 	int n = (int)strlen(s ? s : "");

@@ -20,7 +20,7 @@ bool text_needs_escape(const char *s)
 	return false;
 }
 
-void text_escape(char *buf, size_t size, const char *s)
+void text_escape_into(char *buf, size_t size, const char *s)
 {
 	size_t n = 0;
 	if (!size)
@@ -47,7 +47,7 @@ static char *escape(const char *s)
 	size_t size = strlen(s) * 4 + 1;
 	char *out = malloc(size);
 	if (out)
-		text_escape(out, size, s);
+		text_escape_into(out, size, s);
 	return out;
 }
 

@@ -57,7 +57,7 @@ const struct text_line *text_find(const struct text *t, const char *needle);
  * move the cursor or retitle a terminal; cut at a character to fit size.
  * text_add escapes this way; the console's put functions call it for a
  * string text_needs_escape finds a control in. */
-void text_escape(char *buf, size_t size, const char *s);
+void text_escape_into(char *buf, size_t size, const char *s);
 bool text_needs_escape(const char *s);
 
 /* argv (n words) as one shell command line: a word with anything but
