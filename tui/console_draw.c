@@ -311,7 +311,9 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 			attr = console_attr(c, TR_CHANGED);
 		console_put(y, tc->x[i], tc->w[i], cell[i], attr);
 	}
-	if (m && tc->w[TC_DEVICE] >= 2) /* the findings mark: "!!", "!", "i" */
+	/* The findings mark, as `ibvf list` has it: "!!" critical, "!" warning
+	 * (info is no fault: the details and the Checks view list it). */
+	if (m && m->max > CHECK_INFO && tc->w[TC_DEVICE] >= 2)
 		console_put(y, tc->x[TC_DEVICE], 2, console_severity_mark(m->max),
 			    selected ? sel | (int)A_BOLD
 				     : console_attr(c, console_severity_role(m->max)));
