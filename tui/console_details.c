@@ -278,7 +278,9 @@ static void finding_lines(struct dlist *d)
 		char label[24];
 		snprintf(label, sizeof(label), "%s %s", console_severity_mark(f->severity),
 			 check_severity_name(f->severity));
-		dl_add(d, label, console_severity_role(f->severity), SNAP_N_FIELDS, "%s", f->title);
+		const struct check_def *def = check_find(f->id); /* its short title */
+		dl_add(d, label, console_severity_role(f->severity), SNAP_N_FIELDS, "%s",
+		       def ? def->title : f->title);
 		if (f->n_evidence)
 			dl_add(d, "  evidence", TR_NORMAL, SNAP_N_FIELDS, "%s: %s",
 			       f->evidence[0].where, f->evidence[0].value);
