@@ -623,6 +623,15 @@ expect_re() { # expect_re REGEX [-e]: the pane (with its colours under -e) shows
 	fi
 }
 
+expect_no_re() { # expect_no_re REGEX: the pane shows no match now
+	checks=$((checks + 1))
+	if T capture-pane -p -t s | grep -qE -- "$1"; then
+		echo "FAIL: '$1' is on screen"
+		capture
+		fails=$((fails + 1))
+	fi
+}
+
 scenario_checks() {
 	start 80 24
 	# The tab bar counts the findings, in the worst severity's colour.
@@ -645,12 +654,19 @@ scenario_checks() {
 	expect_re '^   \$ ibvf vf guid 0000:18:00\.4 --node 02:03:00:18:00:00:00:03 --port'
 	keys Enter # the finding's row in the tree
 	wait_re '^ VF 3 of PF 0000:18:00\.0  0000:18:00\.4'
-	expect_re '^!! critical +VF 0000:18:00\.4'
+	expect_re '^!! critical +zero GUID'
 	keys 2 Escape
 	settle
 	expect_re '^ Findings: .*'
 	keys t # from the list straight to the row
 	wait_re '^ VF 3 of PF 0000:18:00\.0  0000:18:00\.4'
+	# The VF whose probe failed is explained by its finding and the kernel
+	# log, not as a zero GUID.
+	filter 18:00.2
+	wait_re '^ VF 1 of PF 0000:18:00\.0  0000:18:00\.2'
+	expect_re '^!! critical +.*probe'
+	expect_re '^  evidence +kernel log \[ *[0-9]+\.[0-9]{6}\]: mlx5_core: probe of 0000:18'
+	expect_no_re 'zero GUID'
 	stop
 	# Wide: the check's id has a column.
 	start 160 48
@@ -674,10 +690,30 @@ scenario_kmsg() {
 	keys Escape
 	settle
 	expect_re '^DEVICE '
+	# From the driver/kernel mismatch finding to its log line, selected.
+	keys 2
+	filter driver-kernel
+	keys Enter
+	settle
+	expect_re '^   kernel log \[ *[0-9]+\.[0-9]{6}\]: mlx5_core: Unknown symbol strlcpy'
+	keys Enter
+	wait_re '^ Kernel log: '
+	expect_re $'\e\[30m\e\[48;5;38m\[ *[0-9]+\.[0-9]{6}\] mlx5_core: Unknown symbol strlcpy' -e
 	stop
 }
 
-all=(checks kmsg startup expand_collapse filter help zero_guid mouse pods ethernet_fallback theme resize live
+scenario_renamed() {
+	# A name that changed while the console ran is a finding (name-changed).
+	start 160 48
+	"$ibvf" "--sim=$tmp/node" debug rename ib1 ibZ >/dev/null || fails=$((fails + 1))
+	wait_for "ibZ" 5
+	keys 2
+	filter name-changed
+	wait_re '^ i +0000:18:00\.3  name-changed .*ib1.*ibZ'
+	stop
+}
+
+all=(checks kmsg renamed startup expand_collapse filter help zero_guid mouse pods ethernet_fallback theme resize live
 	action_create action_rename action_refused_notice action_pod action_guid action_journal action_running bench_view)
 for s in "${@:-${all[@]}}"; do
 	echo "# $s"
