@@ -660,19 +660,20 @@ scenario_checks() {
 	expect_re '^ Findings: .*'
 	keys t # from the list straight to the row
 	wait_re '^ VF 3 of PF 0000:18:00\.0  0000:18:00\.4'
-	# The VF whose probe failed is explained by its finding and the kernel
-	# log, not as a zero GUID.
-	filter 18:00.2
-	wait_re '^ VF 1 of PF 0000:18:00\.0  0000:18:00\.2'
-	expect_re '^!! critical +.*probe'
-	expect_re '^  evidence +kernel log \[ *[0-9]+\.[0-9]{6}\]: mlx5_core: probe of 0000:18'
-	expect_no_re 'zero GUID'
 	stop
 	# Wide: the check's id has a column.
 	start 160 48
 	keys 2
 	wait_re '^ !! 0000:18:00\.1  guid-zero +VF 0000:18:00\.1'
 	expect_re 'Enter: open  t: its row  L: kernel log'
+	# The VF whose probe failed is explained by its finding and the kernel
+	# log, not as a zero GUID.
+	keys 1
+	filter 18:00.2
+	wait_re '^ VF 1 of PF 0000:18:00\.0  0000:18:00\.2'
+	expect_re '^!! critical +.*probe'
+	expect_re '^  evidence +kernel log \[ *[0-9]+\.[0-9]{6}\]: mlx5_core: probe of 0000:18:00\.2'
+	expect_no_re 'zero GUID'
 	stop
 	# Without colour the marks still read.
 	start 80 24 NO_COLOR=1
@@ -698,7 +699,7 @@ scenario_kmsg() {
 	expect_re '^   kernel log \[ *[0-9]+\.[0-9]{6}\]: mlx5_core: Unknown symbol strlcpy'
 	keys Enter
 	wait_re '^ Kernel log: '
-	expect_re $'\e\[30m\e\[48;5;38m\[ *[0-9]+\.[0-9]{6}\] mlx5_core: Unknown symbol strlcpy' -e
+	expect_re $'\e\[48;5;38m\[ *[0-9]+\.[0-9]{6}\] mlx5_core: Unknown symbol strlcpy' -e
 	stop
 }
 
