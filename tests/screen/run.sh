@@ -670,6 +670,7 @@ scenario_checks() {
 	# log, not as a zero GUID.
 	keys 1
 	filter 18:00.2
+	keys End
 	wait_re '^ VF 1 of PF 0000:18:00\.0  0000:18:00\.2'
 	expect_re '^!! critical +.*probe'
 	expect_re '^  evidence +kernel log \[ *[0-9]+\.[0-9]{6}\]: mlx5_core: probe of 0000:18:00\.2'
