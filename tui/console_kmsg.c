@@ -87,26 +87,23 @@ void console_kmsg_show(struct console *c, long line)
 	console_view_switch(c, VIEW_KMSG);
 }
 
-static void kmsg_draw(struct console *c, struct view *v)
+static void draw_list(struct console *c, struct kmsg_view *kv, const struct rect *r)
 {
-	struct kmsg_view *kv = v->state;
 	const struct node *n = c->node;
-	struct rect r = c->lay.tree;
-	r.h += c->lay.details.h;
+	size_t errors = console_kmsg_errors(n);
 	char head[256];
 	snprintf(head, sizeof(head),
 		 " Kernel log: %zu record%s naming an RDMA driver, %zu error%s (oldest first)",
-		 n ? n->n_kmsg : 0, n && n->n_kmsg == 1 ? "" : "s", console_kmsg_errors(n),
-		 console_kmsg_errors(n) == 1 ? "" : "s");
-	dialog_put(r.y, 0, r.w, head, console_attr(c, TR_COLUMN_HEADER));
+		 n ? n->n_kmsg : 0, n && n->n_kmsg == 1 ? "" : "s", errors, errors == 1 ? "" : "s");
+	dialog_put(r->y, 0, r->w, head, console_attr(c, TR_COLUMN_HEADER));
 	if (!kv->n_shown) {
-		dialog_put(r.y + 1, 1, r.w - 1,
+		dialog_put(r->y + 1, 1, r->w - 1,
 			   n && n->n_kmsg ? "nothing matches the filter (/ to change it)"
 					  : "no kernel-log record names an RDMA driver",
 			   console_attr(c, TR_STATUS));
 		return;
 	}
-	listw_fit(&kv->list, r.h - 1);
+	listw_fit(&kv->list, r->h - 1);
 	for (long i = 0; i < kv->list.page && kv->list.top + i < (long)kv->n_shown; i++) {
 		long row = kv->list.top + i;
 		const struct kmsg_line *l = &n->kmsg[kv->shown[row]];
@@ -115,10 +112,48 @@ static void kmsg_draw(struct console *c, struct view *v)
 		enum theme_role role = row == kv->list.sel ? TR_SELECTION
 				       : l->error	   ? TR_ERROR
 							   : TR_NORMAL;
-		dialog_put(r.y + 1 + (int)i, 0, r.w, t.n ? t.lines[0].s : "",
+		dialog_put(r->y + 1 + (int)i, 0, r->w, t.n ? t.lines[0].s : "",
 			   console_attr(c, role));
 		text_clear(&t);
 	}
+}
+
+/* The selected record whole: its level and its message, wrapped. */
+static void draw_record(struct console *c, struct kmsg_view *kv, const struct rect *d)
+{
+	static const char *const level[] = {"emerg",   "alert",	 "crit", "err",
+					    "warning", "notice", "info", "debug"};
+	const struct kmsg_line *l = kv->n_shown ? &c->node->kmsg[kv->shown[kv->list.sel]] : NULL;
+	char title[128];
+	snprintf(title, sizeof(title), " Record %ld of %zu  level %s%s", l ? kv->list.sel + 1 : 0,
+		 kv->n_shown, l && l->prio >= 0 && l->prio < 8 ? level[l->prio] : "?",
+		 l && l->error ? "  (a failure)" : "");
+	dialog_put(d->y, 0, d->w, l ? title : " Record", console_attr(c, TR_DETAILS_TITLE));
+	if (!l)
+		return;
+	struct text t = {0};
+	kmsg_format(&t, l);
+	const char *s = t.n ? t.lines[0].s : "";
+	int w = d->w - 2 > 10 ? d->w - 2 : 10, len = (int)strlen(s);
+	for (int y = 1, at = 0; y < d->h && at < len; y++, at += w) {
+		char part[1100];
+		snprintf(part, sizeof(part), "%.*s", w, s + at);
+		dialog_put(d->y + y, 1, d->w - 1, part,
+			   console_attr(c, l->error ? TR_ERROR : TR_NORMAL));
+	}
+	text_clear(&t);
+}
+
+static void kmsg_draw(struct console *c, struct view *v)
+{
+	struct kmsg_view *kv = v->state;
+	struct rect r = c->lay.tree;
+	if (!c->lay.details.h) {
+		draw_list(c, kv, &r);
+		return;
+	}
+	draw_list(c, kv, &r);
+	draw_record(c, kv, &c->lay.details);
 }
 
 static void kmsg_node_changed(struct console *c, struct view *v)
