@@ -52,10 +52,26 @@ static bool finding_matches(const struct listw *l, const struct finding *f)
 	       listw_match(l, check_severity_name(f->severity));
 }
 
+static void remember(struct console *c, struct checks_view *cv)
+{
+	const struct finding *f = selected(c, cv);
+	snprintf(cv->sel_id, sizeof(cv->sel_id), "%s", f ? f->id : "");
+	snprintf(cv->sel_subject, sizeof(cv->sel_subject), "%s", f ? f->subject : "");
+}
+
+static void set_open(struct view *v, bool open)
+{
+	struct checks_view *cv = v->state;
+	cv->open = open;
+	cv->text = (struct listw){.text = true};
+	v->list = open ? &cv->text : &cv->list;
+}
+
 /* Rows: each severity's heading, then its findings (critical first), the
  * filter applied; the selection stays on the same finding. */
-static void rebuild(struct console *c, struct checks_view *cv)
+static void rebuild(struct console *c, struct view *v)
 {
+	struct checks_view *cv = v->state;
 	const struct findings *fs = &c->checks.fs;
 	cv->n_rows = 0;
 	memset(cv->shown, 0, sizeof(cv->shown));
@@ -84,14 +100,9 @@ static void rebuild(struct console *c, struct checks_view *cv)
 		cv->list.sel++;
 	cv->prev_sel = cv->list.sel;
 	if (cv->open && !selected(c, cv))
-		cv->open = false;
-}
-
-static void remember(struct console *c, struct checks_view *cv)
-{
-	const struct finding *f = selected(c, cv);
-	snprintf(cv->sel_id, sizeof(cv->sel_id), "%s", f ? f->id : "");
-	snprintf(cv->sel_subject, sizeof(cv->sel_subject), "%s", f ? f->subject : "");
+		set_open(v, false); /* the finding is gone */
+	if (sel < 0)
+		remember(c, cv);
 }
 
 /* Headings are not stops: the selection moves on past them. */
@@ -113,21 +124,12 @@ static void checks_moved(struct console *c, struct view *v)
 
 static void checks_node_changed(struct console *c, struct view *v)
 {
-	rebuild(c, v->state);
+	rebuild(c, v);
 }
 
 static void checks_filtered(struct console *c, struct view *v)
 {
-	rebuild(c, v->state);
-	remember(c, v->state);
-}
-
-static void set_open(struct view *v, bool open)
-{
-	struct checks_view *cv = v->state;
-	cv->open = open;
-	cv->text = (struct listw){.text = true};
-	v->list = open ? &cv->text : &cv->list;
+	rebuild(c, v);
 }
 
 static bool checks_action(struct console *c, struct view *v, enum key_action a)
@@ -262,7 +264,7 @@ static void checks_draw(struct console *c, struct view *v)
 
 static void checks_enter(struct console *c, struct view *v)
 {
-	rebuild(c, v->state);
+	rebuild(c, v);
 }
 
 static void checks_free(struct view *v)

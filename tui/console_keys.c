@@ -64,7 +64,7 @@ bool console_tree_jump(struct console *c, const char *bdf)
 {
 	const struct pf *pf = NULL;
 	if (!c->node || !node_find_fn(c->node, bdf, &pf, NULL)) {
-		console_message(c, TR_WARNING, "%s is no longer on the node", bdf);
+		console_message(c, TR_WARNING, "%s is no PF or VF of the tree", bdf);
 		return false;
 	}
 	set_collapsed(c, pf->fn.bdf, false);
