@@ -170,7 +170,7 @@ static void draw_header(struct console *c)
 	size_t kerr = kmsg_count_errors(n);
 	if (kerr) {
 		char k[64];
-		snprintf(k, sizeof(k), "kernel log: %zu driver error%s", kerr,
+		snprintf(k, sizeof(k), "kernel log: %zu driver error%s (L)", kerr,
 			 kerr == 1 ? "" : "s");
 		int x = (int)strlen(line) + 2;
 		if (x + (int)strlen(k) < h->w)

@@ -241,7 +241,6 @@ void view_kmsg_init(struct console *c, struct view *v);
 /* Switches to the kernel log with line (an index of node->kmsg; -1: the
  * first error) selected. */
 void console_kmsg_show(struct console *c, long line);
-size_t console_kmsg_errors(const struct node *n);
 
 /* console_keys.c: the tree view with bdf's row selected (its PF expanded,
  * the filter dropped if it hides the row); false when there is no such row. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "console_int.h"
+#include "core/kmsg.h"
 #include "dialog.h"
 #include "text.h"
 
@@ -18,14 +19,6 @@ struct kmsg_view {
 	struct listw list;
 	bool placed; /* the selection was set (a jump, or the first error) */
 };
-
-size_t console_kmsg_errors(const struct node *n)
-{
-	size_t e = 0;
-	for (size_t i = 0; n && i < n->n_kmsg; i++)
-		e += n->kmsg[i].error;
-	return e;
-}
 
 /* "[   12.345678] msg", as dmesg prints it. */
 static void kmsg_format(struct text *t, const struct kmsg_line *l)
@@ -90,7 +83,7 @@ void console_kmsg_show(struct console *c, long line)
 static void draw_list(struct console *c, struct kmsg_view *kv, const struct rect *r)
 {
 	const struct node *n = c->node;
-	size_t errors = console_kmsg_errors(n);
+	size_t errors = kmsg_count_errors(n);
 	char head[256];
 	snprintf(head, sizeof(head),
 		 " Kernel log: %zu record%s naming an RDMA driver, %zu error%s (oldest first)",
