@@ -116,6 +116,29 @@ START_TEST(tree_columns_at_80_show_guid_and_pod_at_160_everything)
 }
 END_TEST
 
+START_TEST(tree_columns_show_firmware_where_the_width_allows)
+{
+	struct tree_cols c;
+	layout_tree_columns(120, 21, &c); /* rate compacted, the rest full */
+	ck_assert(c.shown[TC_FW] && c.shown[TC_PHYS] && c.compact[TC_RATE]);
+	ck_assert_int_eq(c.w[TC_FW], 10); /* "28.39.1002" */
+	layout_tree_columns(110, 21, &c); /* the physical state goes first */
+	ck_assert(c.shown[TC_FW] && !c.shown[TC_PHYS]);
+	layout_tree_columns(100, 21, &c);
+	ck_assert(!c.shown[TC_FW] && c.shown[TC_GUID] && c.shown[TC_POD]);
+	layout_tree_columns(80, 21, &c);
+	ck_assert(!c.shown[TC_FW]);
+	/* Once it fits, it stays as the terminal widens. */
+	bool was = false;
+	for (int w = 40; w <= 300; w++) {
+		layout_tree_columns(w, 21, &c);
+		ck_assert_msg(!was || c.shown[TC_FW], "firmware dropped again at %d", w);
+		was = c.shown[TC_FW];
+	}
+	ck_assert(was);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("layout");
@@ -126,6 +149,7 @@ int main(void)
 	tcase_add_test(tc, too_small_below_40x10);
 	tcase_add_test(tc, tree_columns_fit_every_width_and_keep_the_essentials);
 	tcase_add_test(tc, tree_columns_at_80_show_guid_and_pod_at_160_everything);
+	tcase_add_test(tc, tree_columns_show_firmware_where_the_width_allows);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

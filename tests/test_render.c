@@ -129,6 +129,14 @@ START_TEST(control_characters_are_escaped)
 	ck_assert_str_eq(t.lines[0].s, "vf rename: rename '\\x1b]0;owned\\x07' \\x85x");
 	text_clear(&t);
 	json_object_put(plan);
+	/* What the console's put functions do with a string they are given. */
+	char b[32], small[8];
+	ck_assert(text_needs_escape("ib\b0\n"));
+	ck_assert(!text_needs_escape("mlx5_core: probe of 0000:18:00.2 failed ▾"));
+	text_escape_into(b, sizeof(b), "ib\b0\n\xc2\x9b");
+	ck_assert_str_eq(b, "ib\\x080\\x0a\\x9b");
+	text_escape_into(small, sizeof(small), "a\x1b\x1b"); /* cut at a whole \xNN */
+	ck_assert_str_eq(small, "a\\x1b");
 }
 END_TEST
 
@@ -172,6 +180,23 @@ static const char *row_of(const struct text *t, unsigned long long bytes)
 			return t->lines[i].s;
 	return NULL;
 }
+
+START_TEST(shell_join_quotes_what_the_shell_would_read_otherwise)
+{
+	char b[128];
+	const char *plain[] = {"ibvf",	       "vf",	 "guid",
+			       "0000:18:00.4", "--node", "02:03:00:18:00:00:00:03"};
+	text_shell_join(b, sizeof(b), plain, 6);
+	ck_assert_str_eq(b, "ibvf vf guid 0000:18:00.4 --node 02:03:00:18:00:00:00:03");
+	const char *odd[] = {"ibvf", "vf", "rename", "ib 0", "it's", "$(rm -rf /)", "", "a*"};
+	text_shell_join(b, sizeof(b), odd, 8);
+	ck_assert_str_eq(b, "ibvf vf rename 'ib 0' 'it'\\''s' '$(rm -rf /)' '' 'a*'");
+	char small[16];
+	text_shell_join(small, sizeof(small), plain, 6); /* cut short, and says so */
+	ck_assert_uint_eq(strlen(small), 15);
+	ck_assert_str_eq(small + 12, "...");
+}
+END_TEST
 
 START_TEST(bandwidth_text_has_the_figures_of_the_json)
 {
@@ -503,6 +528,7 @@ int main(void)
 	tcase_add_test(tc, dry_run_text_is_the_plan_json_rendered);
 	tcase_add_test(tc, applied_plan_shows_status_detail_errors_and_verification);
 	tcase_add_test(tc, control_characters_are_escaped);
+	tcase_add_test(tc, shell_join_quotes_what_the_shell_would_read_otherwise);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("bench");
 	tcase_add_test(tc, bandwidth_text_has_the_figures_of_the_json);

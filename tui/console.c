@@ -106,7 +106,7 @@ static void ghost_add(struct console *c, const struct node *old, const struct sn
 		snprintf(g->ibdev, sizeof(g->ibdev), "%s", f->rdmas[0].name);
 	/* A function often loses its names before it goes: show the last ones. */
 	for (size_t i = c->n_names; i-- > 0;) {
-		const struct name_change *n = &c->names[i];
+		const struct console_rename *n = &c->names[i];
 		char *dst = n->ibdev ? g->ibdev : g->netdev;
 		if (!strcmp(n->bdf, g->bdf) && !dst[0] && !n->new[0])
 			snprintf(dst, sizeof(g->netdev), "%s", n->old);
@@ -139,9 +139,12 @@ static void highlight_add(struct console *c, const char *bdf, enum snap_field f,
 	h->until = until;
 }
 
+/* Keeps the newest CONSOLE_RENAMES_MAX. */
 static void name_add(struct console *c, const struct snap_change *ch)
 {
-	struct name_change *n = console_grow(c->names, &c->cap_names, c->n_names, sizeof(*n));
+	if (c->n_names == CONSOLE_RENAMES_MAX)
+		memmove(&c->names[0], &c->names[1], --c->n_names * sizeof(c->names[0]));
+	struct console_rename *n = console_grow(c->names, &c->cap_names, c->n_names, sizeof(*n));
 	if (!n)
 		return;
 	c->names = n;
@@ -222,6 +225,7 @@ int console_update(struct console *c, struct console_pending *p)
 	if (old)
 		console_apply_diff(c, old, &d);
 	node_free(old);
+	console_checks_run(c);
 	console_tree_update(c); /* the rows pointed into the old node */
 	console_views_node_changed(c);
 	snapshot_diff_free(&d);
@@ -361,6 +365,7 @@ static void console_free(struct console *c)
 	free(c->collapsed);
 	free(c->names);
 	free(c->hl);
+	console_checks_free(&c->checks);
 }
 
 void console_curses_setup(struct console *c)

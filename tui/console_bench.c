@@ -35,13 +35,15 @@ int console_bench(struct console *c, int runs)
 	set_term(scr);
 	resize_term(48, 160);
 	console_curses_setup(c);
-	double med[3];
-	for (int pass = 0; pass < 3; pass++) {
+	double med[4];
+	for (int pass = 0; pass < 4; pass++) {
 		for (int i = 0; i < runs; i++) {
 			double t0 = console_now();
 			if (pass == 0) {
 				clearok(curscr, TRUE);
 				console_redraw(c);
+			} else if (pass == 3) {
+				console_checks_run(c);
 			} else {
 				console_rebuild(c);
 			}
@@ -60,8 +62,10 @@ int console_bench(struct console *c, int runs)
 	printf("rows %zu, median of %d runs\n"
 	       "  full redraw 160x48            %9.3f ms  (goal < 5)\n"
 	       "  rebuild+diff (with discovery) %9.3f ms  (goal < 20)\n"
-	       "  diff+rows alone (no discovery)%9.3f ms\n",
-	       c->tree.n, runs, med[0] * 1e3, med[1] * 1e3, med[2] * 1e3);
+	       "  diff+rows alone (no discovery)%9.3f ms\n"
+	       "  checks, once a snapshot       %9.3f ms  (%zu findings)\n",
+	       c->tree.n, runs, med[0] * 1e3, med[1] * 1e3, med[2] * 1e3, med[3] * 1e3,
+	       c->checks.fs.n);
 	return 0;
 }
 

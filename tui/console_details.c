@@ -83,7 +83,7 @@ static void name_history(struct dlist *d)
 {
 	const struct console *c = d->c;
 	for (size_t i = 0; i < c->n_names; i++) {
-		const struct name_change *n = &c->names[i];
+		const struct console_rename *n = &c->names[i];
 		if (strcmp(n->bdf, d->bdf) || n->ibdev)
 			continue;
 		char at[16];
@@ -220,9 +220,6 @@ static void vf_lines(struct dlist *d, const struct vf *vf)
 		  SNAP_PORT_GUID);
 	guid_pair(d, "node GUID", vf->node_guid, a->mofed ? a->mofed_node : a->node_guid,
 		  SNAP_NODE_GUID);
-	if (vf->port_guid.known && vf->port_guid.v == 0)
-		dl_add(d, "why", TR_GUID_ZERO, SNAP_N_FIELDS,
-		       "zero GUID: the port cannot go ACTIVE");
 	pod_lines(d, vf->pod);
 	dl_add(d, "admin mac", TR_NORMAL, SNAP_ADMIN_MAC, "%s", s_or(a->mac));
 	static const char *const ls[] = {"auto (Follow)", "enable (Up)", "disable (Down)"};
@@ -271,6 +268,25 @@ static void pf_lines(struct dlist *d, const struct pf *pf)
 	fn_tail(d, &pf->fn);
 }
 
+/* What the checks found on this function (the findings are the one
+ * account of what is wrong): each title, and its first piece of evidence. */
+static void finding_lines(struct dlist *d)
+{
+	const struct console_mark *m = console_mark_find(d->c, d->bdf);
+	for (size_t i = 0; m && i < m->n; i++) {
+		const struct finding *f = console_mark_finding(d->c, m, i);
+		char label[24];
+		snprintf(label, sizeof(label), "%s %s", console_severity_mark(f->severity),
+			 check_severity_name(f->severity));
+		const struct check_def *def = check_find(f->id); /* its short title */
+		dl_add(d, label, console_severity_role(f->severity), SNAP_N_FIELDS, "%s",
+		       def ? def->title : f->title);
+		if (f->n_evidence)
+			dl_add(d, "  evidence", TR_NORMAL, SNAP_N_FIELDS, "%s: %s",
+			       f->evidence[0].where, f->evidence[0].value);
+	}
+}
+
 size_t console_details(const struct console *c, struct dline *ret, size_t max, int value_w)
 {
 	if (!c->tree.n)
@@ -287,8 +303,10 @@ size_t console_details(const struct console *c, struct dline *ret, size_t max, i
 		       r->ghost->ibdev[0] ? r->ghost->ibdev : "-");
 		name_history(&d);
 	} else if (r->kind == ROW_VF) {
+		finding_lines(&d);
 		vf_lines(&d, r->vfp);
 	} else {
+		finding_lines(&d);
 		pf_lines(&d, r->pf);
 	}
 	return d.n;

@@ -10,6 +10,7 @@
 #include "core/guid.h"
 #include "core/kmsg.h"
 #include "core/pods.h"
+#include "text.h"
 
 static attr_t style_attrs(unsigned int a)
 {
@@ -49,7 +50,8 @@ int console_attr(const struct console *c, enum theme_role r)
 	if (r == TR_SELECTION || r == TR_FKEY_LABEL || r == TR_COLUMN_HEADER ||
 	    r == TR_VIEW_ACTIVE || r == TR_DETAILS_TITLE)
 		a |= A_REVERSE;
-	if (r == TR_CHANGED || r == TR_PORT_DOWN || r == TR_GUID_ZERO || r == TR_ETHERNET)
+	if (r == TR_CHANGED || r == TR_PORT_DOWN || r == TR_GUID_ZERO || r == TR_ETHERNET ||
+	    r == TR_CHECK_CRITICAL || r == TR_CHECK_WARNING)
 		a |= A_BOLD;
 	return (int)a;
 }
@@ -79,11 +81,17 @@ static int fit_bytes(const char *s, int w, int *ret_cols)
 	return i;
 }
 
-/* Writes s in w columns at (y, x), padded with spaces. */
+/* Writes s in w columns at (y, x), padded with spaces; a control
+ * character (a name, a file, a kernel-log line) as \xNN. */
 void console_put(int y, int x, int w, const char *s, int attr)
 {
 	if (w <= 0)
 		return;
+	char esc[1024];
+	if (text_needs_escape(s)) {
+		text_escape_into(esc, sizeof(esc), s);
+		s = esc;
+	}
 	int cols;
 	int n = fit_bytes(s ? s : "", w, &cols);
 	attron(attr);
@@ -162,7 +170,7 @@ static void draw_header(struct console *c)
 	size_t kerr = kmsg_count_errors(n);
 	if (kerr) {
 		char k[64];
-		snprintf(k, sizeof(k), "kernel log: %zu driver error%s", kerr,
+		snprintf(k, sizeof(k), "kernel log: %zu driver error%s (L)", kerr,
 			 kerr == 1 ? "" : "s");
 		int x = (int)strlen(line) + 2;
 		if (x + (int)strlen(k) < h->w)
@@ -170,41 +178,9 @@ static void draw_header(struct console *c)
 	}
 }
 
-static void draw_views(struct console *c)
-{
-	const struct rect *v = &c->lay.views;
-	if (!v->h)
-		return;
-	fill(v->y, 0, v->w, console_attr(c, TR_VIEW_INACTIVE));
-	int x = 1;
-	for (int i = 0; i < VIEW_N && x < v->w; i++) {
-		char label[48];
-		bool built = c->views[i].draw != NULL;
-		snprintf(label, sizeof(label), " %d %s%s ", i + 1, c->views[i].name,
-			 built ? "" : " (not built)");
-		enum theme_role r = i == (int)c->view ? TR_VIEW_ACTIVE
-				    : built	      ? TR_VIEW_INACTIVE
-						      : TR_VIEW_ABSENT;
-		int w = (int)strlen(label);
-		if (x + w > v->w)
-			w = v->w - x;
-		console_put(v->y, x, w, label, console_attr(c, r));
-		x += w + 1;
-	}
-	/* The view's own filter; the tree's under a view without one. */
-	const struct view *fv = c->views[c->view].filtered ? &c->views[c->view] : &c->views[0];
-	const struct listw *l = fv->list;
-	if (l && l->filter[0] && c->mode != MODE_FILTER) {
-		char f[160];
-		snprintf(f, sizeof(f), " filter: %s ", l->filter);
-		int w = (int)strlen(f);
-		if (w < v->w - x)
-			console_put(v->y, v->w - w, w, f, console_attr(c, TR_PROMPT));
-	}
-}
-
 static const char *const col_names[TC_N] = {
-	"DEVICE", "NETDEV", "IBDEV", "STATE", "PHYS", "RATE", "LINK", "PORT GUID", "POD",
+	"DEVICE", "NETDEV", "IBDEV",	"STATE",     "PHYS",
+	"RATE",	  "LINK",   "FIRMWARE", "PORT GUID", "POD",
 };
 
 static enum theme_role state_role(const struct port *p)
@@ -254,16 +230,26 @@ static void compact_rate(const char *rate, char *buf, size_t size)
 		snprintf(buf, size, "%s", str_or(rate, "?"));
 }
 
+/* Whether one of the row's findings is of check id. */
+static bool row_has(const struct console_mark *m, const struct console *c, const char *id)
+{
+	for (size_t i = 0; m && i < m->n; i++)
+		if (!strcmp(console_mark_finding(c, m, i)->id, id))
+			return true;
+	return false;
+}
+
 static void draw_row(struct console *c, const struct tree_row *r, int y, const struct tree_cols *tc,
 		     bool selected)
 {
 	char cell[TC_N][96];
 	enum theme_role role[TC_N];
-	enum snap_field fields[TC_N] = {SNAP_PRESENT,	 SNAP_NETDEV,	  SNAP_IBDEV,
-					SNAP_PORT_STATE, SNAP_PHYS_STATE, SNAP_RATE,
-					SNAP_LINK_LAYER, SNAP_PORT_GUID,  SNAP_N_FIELDS};
+	enum snap_field fields[TC_N] = {
+		SNAP_PRESENT, SNAP_NETDEV,     SNAP_IBDEV, SNAP_PORT_STATE, SNAP_PHYS_STATE,
+		SNAP_RATE,    SNAP_LINK_LAYER, SNAP_FW,	   SNAP_PORT_GUID,  SNAP_N_FIELDS};
 	const struct port *p = tree_row_port(r);
 	const struct fn *f = tree_row_fn(r);
+	const struct console_mark *m = r->ghost ? NULL : console_mark_find(c, r->bdf);
 	enum theme_role base = r->ghost ? TR_GONE : r->kind == ROW_PF ? TR_PF : TR_VF;
 	for (int i = 0; i < TC_N; i++)
 		role[i] = base;
@@ -271,10 +257,10 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 		const char *g = !r->n_children ? " "
 				: r->collapsed ? (c->utf8 ? "▸" : "+")
 					       : (c->utf8 ? "▾" : "-");
-		snprintf(cell[TC_DEVICE], sizeof(cell[0]), "%s %s", g, r->bdf);
+		snprintf(cell[TC_DEVICE], sizeof(cell[0]), "   %s %s", g, r->bdf);
 	} else {
 		const char *g = r->last ? (c->utf8 ? "└─" : "`-") : (c->utf8 ? "├─" : "|-");
-		snprintf(cell[TC_DEVICE], sizeof(cell[0]), "  %s vf%d %s", g, r->vf, r->bdf);
+		snprintf(cell[TC_DEVICE], sizeof(cell[0]), "   %s vf%d %s", g, r->vf, r->bdf);
 	}
 	snprintf(cell[TC_NETDEV], sizeof(cell[0]), "%s", str_or(tree_row_netdev(r), "-"));
 	snprintf(cell[TC_IBDEV], sizeof(cell[0]), "%s", str_or(tree_row_ibdev(r), "-"));
@@ -291,6 +277,8 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 	if (tc->compact[TC_LINK])
 		ll = !strcmp(ll, "InfiniBand") ? "IB" : !strcmp(ll, "Ethernet") ? "Eth" : ll;
 	snprintf(cell[TC_LINK], sizeof(cell[0]), "%s", ll);
+	const char *fw = f && f->n_rdmas ? f->rdmas[0].fw_ver : NULL;
+	snprintf(cell[TC_FW], sizeof(cell[0]), "%s", fw ? fw : r->ghost || !f ? "" : "-");
 	struct kguid guid = r->vfp ? r->vfp->port_guid : p ? p->port_guid : (struct kguid){0};
 	if (guid.known)
 		guid_format_sysfs(guid.v, cell[TC_GUID]);
@@ -307,8 +295,10 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 		if (p && p->link_layer && !strcmp(p->link_layer, "Ethernet") &&
 		    is_fallback(c->node, r->pf))
 			role[TC_LINK] = TR_ETHERNET;
-		if (guid.known && guid.v == 0)
+		if (row_has(m, c, "guid-zero"))
 			role[TC_GUID] = TR_GUID_ZERO;
+		if (row_has(m, c, "firmware-old"))
+			role[TC_FW] = TR_WARNING;
 	}
 	int sel = console_attr(c, TR_SELECTION);
 	if (selected)
@@ -321,6 +311,12 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 			attr = console_attr(c, TR_CHANGED);
 		console_put(y, tc->x[i], tc->w[i], cell[i], attr);
 	}
+	/* The findings mark, as `ibvf list` has it: "!!" critical, "!" warning
+	 * (info is no fault: the details and the Checks view list it). */
+	if (m && m->max > CHECK_INFO && tc->w[TC_DEVICE] >= 2)
+		console_put(y, tc->x[TC_DEVICE], 2, console_severity_mark(m->max),
+			    selected ? sel | (int)A_BOLD
+				     : console_attr(c, console_severity_role(m->max)));
 }
 
 void console_draw_tree(struct console *c)
@@ -455,7 +451,7 @@ void console_draw(struct console *c)
 		return;
 	}
 	draw_header(c);
-	draw_views(c);
+	console_draw_views(c);
 	struct view *v = &c->views[c->view];
 	v->draw(c, v);
 	draw_fkeys(c);

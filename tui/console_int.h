@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "core/checks.h"
 #include "core/snapshot_diff.h"
 #include "keys.h"
 #include "layout.h"
@@ -17,8 +18,10 @@
 struct cli;
 struct sys;
 
-/* A netdev rename seen during this run: "ib7 -> ib3 at 14:02:11". */
-struct name_change {
+/* A netdev rename seen during this run: "ib7 -> ib3 at 14:02:11". The
+ * newest CONSOLE_RENAMES_MAX are kept. */
+#define CONSOLE_RENAMES_MAX 256
+struct console_rename {
 	char bdf[16];
 	bool ibdev; /* an RDMA device name (kept to name a function that is gone) */
 	char old[SNAP_VALUE_MAX], new[SNAP_VALUE_MAX];
@@ -36,6 +39,24 @@ enum console_mode {
 	MODE_NORMAL,
 	MODE_FILTER,
 	MODE_COMMAND,
+};
+
+/* The findings of one PCI function (its subject), for its row's mark. */
+struct console_mark {
+	char bdf[16];
+	enum check_severity max;
+	size_t first, n; /* into console_checks.by_subject */
+};
+
+/* checks_run() over the current snapshot, once per snapshot (never per
+ * frame), and the index the tree's marks and the details read. */
+struct console_checks {
+	struct findings fs;	    /* critical first (checks_run's order) */
+	size_t *by_subject;	    /* indices into fs.v, by subject then fs order */
+	struct console_mark *marks; /* one per subject, sorted by BDF */
+	size_t n_marks;
+	size_t counts[3]; /* by enum check_severity */
+	double cost;	  /* seconds the last run took */
 };
 
 struct console;
@@ -75,10 +96,11 @@ struct console {
 	size_t n_ghosts, cap_ghosts;
 	char (*collapsed)[16];
 	size_t n_collapsed, cap_collapsed;
-	struct name_change *names;
+	struct console_rename *names;
 	size_t n_names, cap_names;
 	struct highlight *hl;
 	size_t n_hl, cap_hl;
+	struct console_checks checks; /* the findings of the current snapshot */
 
 	char sel[16];	 /* the selected function's BDF */
 	struct listw tl; /* the tree's rows */
@@ -152,6 +174,8 @@ void view_help_init(struct console *c, struct view *v);
 void view_ask_init(struct console *c, struct view *v);
 void view_tree_init(struct console *c, struct view *v);
 void console_overlay(struct console *c, struct view *v);
+/* The view bar: each view's number and name, the Checks tab's count. */
+void console_draw_views(struct console *c);
 /* A question in the status line: y runs yes(c, arg) (arg is copied),
  * anything else drops it. With yes NULL a notice: Enter or Esc closes it,
  * other keys are swallowed (text typed for a dialog that did not open acts
@@ -192,6 +216,35 @@ int console_set_theme(struct console *c, const char *name);
  * safely (a new 0600 file, never through a link). */
 void console_snapshot_ask(struct console *c, const char *file);
 int console_snapshot_write(struct console *c, const char *name);
+
+/* console_findings.c: the findings of each snapshot; console_checks.c: view 2 */
+/* Runs the checks over c->node with the renames seen so far. */
+void console_checks_run(struct console *c);
+void console_checks_free(struct console_checks *k);
+/* The findings whose subject is bdf, or NULL. */
+const struct console_mark *console_mark_find(const struct console *c, const char *bdf);
+const struct finding *console_mark_finding(const struct console *c, const struct console_mark *m,
+					   size_t i);
+/* "!!", "!", "i"; and the theme role of a severity. */
+const char *console_severity_mark(enum check_severity s);
+enum theme_role console_severity_role(enum check_severity s);
+/* The kernel-log line a finding's evidence quotes, or -1. */
+long console_finding_kmsg(const struct console *c, const struct finding *f);
+struct text;
+/* The finding in lines of at most w columns: severity and id, title,
+ * subject, evidence, why, remedy (the ibvf command line shell-quoted, or
+ * the manual steps). */
+void console_finding_text(const struct console *c, struct text *t, const struct finding *f, int w);
+
+/* console_kmsg.c: view 5, the kernel log's RDMA driver records */
+void view_kmsg_init(struct console *c, struct view *v);
+/* Switches to the kernel log with line (an index of node->kmsg; -1: the
+ * first error) selected. */
+void console_kmsg_show(struct console *c, long line);
+
+/* console_keys.c: the tree view with bdf's row selected (its PF expanded,
+ * the filter dropped if it hides the row); false when there is no such row. */
+bool console_tree_jump(struct console *c, const char *bdf);
 
 /* console_draw.c */
 void console_put(int y, int x, int w, const char *s, int attr);

@@ -60,6 +60,27 @@ static void set_all_collapsed(struct console *c, bool collapse)
 	console_tree_update(c);
 }
 
+bool console_tree_jump(struct console *c, const char *bdf)
+{
+	const struct pf *pf = NULL;
+	if (!c->node || !node_find_fn(c->node, bdf, &pf, NULL)) {
+		console_message(c, TR_WARNING, "%s is no PF or VF of the tree", bdf);
+		return false;
+	}
+	set_collapsed(c, pf->fn.bdf, false);
+	if (tree_find(&c->tree, bdf) < 0 && c->tl.filter[0]) {
+		c->tl.filter[0] = '\0';
+		console_tree_update(c);
+	}
+	long row = tree_find(&c->tree, bdf);
+	if (row < 0)
+		return false;
+	c->zoom = false;
+	console_view_switch(c, VIEW_TREE);
+	select_row(c, row);
+	return true;
+}
+
 static void key_left_right(struct console *c, bool right)
 {
 	if (!c->tree.n)
@@ -95,7 +116,7 @@ static void key_mouse(struct console *c, struct view *v)
 		if (row < 0)
 			return;
 		if (v == &c->views[VIEW_TREE] && row == was && c->tree.rows[row].kind == ROW_PF &&
-		    ev.x < 2)
+		    ev.x < 5) /* the mark and the expander */
 			set_collapsed(c, c->tree.rows[row].bdf, !c->tree.rows[row].collapsed);
 	}
 	if (v->moved)
@@ -209,6 +230,9 @@ static void run_action(struct console *c, struct view *v, const struct key_bindi
 	case KA_RENAME:
 	case KA_GUID:
 		console_actions_open(c, a);
+		break;
+	case KA_KMSG:
+		console_kmsg_show(c, -1);
 		break;
 	default:
 		break;

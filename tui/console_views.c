@@ -29,6 +29,7 @@ int console_views_init(struct console *c)
 	view_checks_init(c, &c->views[VIEW_CHECKS]);
 	view_bench_init(c, &c->views[VIEW_BENCH]);
 	view_journal_init(c, &c->views[VIEW_JOURNAL]);
+	view_kmsg_init(c, &c->views[VIEW_KMSG]);
 	view_dialog_init(c, &c->dialog);
 	view_help_init(c, &c->help);
 	view_ask_init(c, &c->ask);
@@ -65,12 +66,64 @@ void console_overlay(struct console *c, struct view *v)
 	c->dirty = true;
 }
 
-/* ---- the checks view: a tab for issue 11 ---- */
+/* ---- the view bar ---- */
 
-void view_checks_init(struct console *c, struct view *v)
+/* The Checks tab's count: "12!" (warnings or worse) in the worst
+ * severity's role, "3" (info only), "ok" (none). */
+static void checks_count(const struct console *c, char *buf, size_t size, enum theme_role *ret)
 {
-	(void)c;
-	*v = (struct view){.name = "Checks"}; /* no draw: "not built" */
+	const size_t *k = c->checks.counts;
+	size_t n = k[CHECK_CRITICAL] + k[CHECK_WARNING] + k[CHECK_INFO];
+	enum check_severity worst = k[CHECK_CRITICAL]  ? CHECK_CRITICAL
+				    : k[CHECK_WARNING] ? CHECK_WARNING
+						       : CHECK_INFO;
+	if (!n) {
+		snprintf(buf, size, "ok");
+		return;
+	}
+	snprintf(buf, size, "%zu%s", n, worst > CHECK_INFO ? "!" : "");
+	*ret = console_severity_role(worst);
+}
+
+void console_draw_views(struct console *c)
+{
+	const struct rect *v = &c->lay.views;
+	if (!v->h)
+		return;
+	console_put(v->y, 0, v->w, "", console_attr(c, TR_VIEW_INACTIVE));
+	int x = 1;
+	for (int i = 0; i < VIEW_N && x < v->w; i++) {
+		char label[48], count[24] = "";
+		bool built = c->views[i].draw != NULL;
+		snprintf(label, sizeof(label), " %d %s%s ", i + 1, c->views[i].name,
+			 built ? "" : " (not built)");
+		enum theme_role r = i == (int)c->view ? TR_VIEW_ACTIVE
+				    : built	      ? TR_VIEW_INACTIVE
+						      : TR_VIEW_ABSENT;
+		enum theme_role cr = r;
+		if (i == VIEW_CHECKS)
+			checks_count(c, count, sizeof(count), &cr);
+		int w = (int)strlen(label), cw = (int)strlen(count);
+		if (x + w > v->w)
+			w = v->w - x;
+		console_put(v->y, x, w, label, console_attr(c, r));
+		if (cw && x + w + cw + 1 <= v->w) { /* " 2 Checks 12! ": the count in its colour */
+			console_put(v->y, x + w, cw, count, console_attr(c, cr));
+			console_put(v->y, x + w + cw, 1, " ", console_attr(c, r));
+			w += cw + 1;
+		}
+		x += w + 1;
+	}
+	/* The view's own filter; the tree's under a view without one. */
+	const struct view *fv = c->views[c->view].filtered ? &c->views[c->view] : &c->views[0];
+	const struct listw *l = fv->list;
+	if (l && l->filter[0] && c->mode != MODE_FILTER) {
+		char f[160];
+		snprintf(f, sizeof(f), " filter: %s ", l->filter);
+		int w = (int)strlen(f);
+		if (w < v->w - x)
+			console_put(v->y, v->w - w, w, f, console_attr(c, TR_PROMPT));
+	}
 }
 
 /* ---- a question or a notice in the status line ---- */

@@ -13,6 +13,7 @@
 
 #include "core/guid.h"
 #include "dialog_int.h"
+#include "text.h"
 #include "plan_text.h"
 
 static struct dialog *dlg_of(struct console *c)
@@ -38,6 +39,11 @@ void dialog_put(int y, int x, int w, const char *s, int attr)
 {
 	if (w <= 0 || y < 0 || y >= LINES)
 		return;
+	char esc[1024];
+	if (text_needs_escape(s)) { /* text_add escaped its lines; anything else */
+		text_escape_into(esc, sizeof(esc), s);
+		s = esc;
+	}
 	int n = (int)strlen(s ? s : "");
 	n = n > w ? w : n;
 	attron(attr);

@@ -9,6 +9,7 @@
 #define TREE	KV(VIEW_TREE)
 #define JOURNAL KV(VIEW_JOURNAL)
 #define BENCH	KV(VIEW_BENCH)
+#define CHECKS	KV(VIEW_CHECKS)
 
 const struct key_binding keys_table[] = {
 	{KV_ALL, {KEY_UP, 'k'}, KA_UP, 0, "Up/Down j/k", "move the selection"},
@@ -56,11 +57,25 @@ const struct key_binding keys_table[] = {
 	{KV_ALL, {KEY_F(7)}, KA_RENAME, 0, NULL, NULL},
 	{KV_ALL, {KEY_F(8)}, KA_GUID, 0, NULL, NULL},
 	{KV_ALL, {0}, KA_N, 0, "", "(a preview first; while it applies, Esc stops waiting)"},
-	{KV_ALL, {'\t'}, KA_NEXT_VIEW, 0, "Tab 1-4", "views: 1 Tree, 3 Bench, 4 Journal"},
+	{KV_ALL,
+	 {'\t'},
+	 KA_NEXT_VIEW,
+	 0,
+	 "Tab 1-5",
+	 "views: 1 Tree, 2 Checks, 3 Bench, 4 Journal, 5 Kernel log"},
 	{KV_ALL, {'1'}, KA_VIEW, VIEW_TREE, NULL, NULL},
 	{KV_ALL, {'2'}, KA_VIEW, VIEW_CHECKS, NULL, NULL},
 	{KV_ALL, {'3'}, KA_VIEW, VIEW_BENCH, NULL, NULL},
 	{KV_ALL, {'4'}, KA_VIEW, VIEW_JOURNAL, NULL, NULL},
+	{KV_ALL, {'5'}, KA_VIEW, VIEW_KMSG, NULL, NULL},
+	{CHECKS,
+	 {'\n', '\r', KEY_ENTER},
+	 KA_FINDING,
+	 0,
+	 "checks: Enter",
+	 "the finding: evidence, why, remedy; Enter again: its row"},
+	{CHECKS, {'t'}, KA_JUMP, 0, "checks: t", "go to the finding's PF or VF in the tree"},
+	{KV_ALL, {'L'}, KA_KMSG, 0, "L", "the kernel log (from a finding: at its line)"},
 	{JOURNAL,
 	 {'\n', '\r', KEY_ENTER, ' '},
 	 KA_ENTRY_STEPS,

@@ -12,6 +12,7 @@ enum console_view {
 	VIEW_CHECKS,
 	VIEW_BENCH,
 	VIEW_JOURNAL,
+	VIEW_KMSG, /* the kernel log's RDMA driver records */
 	VIEW_N,
 };
 
@@ -52,7 +53,10 @@ enum key_action {
 	KA_FIELD_NEXT,
 	KA_VALUE_PREV, /* bench form: the field's previous value */
 	KA_VALUE_NEXT,
-	KA_RUN, /* bench form: run it */
+	KA_RUN,	    /* bench form: run it */
+	KA_FINDING, /* checks: open the finding; opened: go to its subject */
+	KA_JUMP,    /* checks: the finding's PF or VF in the tree */
+	KA_KMSG,    /* the kernel log (from a finding: at its line) */
 	KA_N,
 };
 

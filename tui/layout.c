@@ -50,8 +50,8 @@ enum {
 };
 
 static const int full_w[TC_N] = {
-	[TC_NETDEV] = 13, [TC_IBDEV] = 9, [TC_STATE] = 6, [TC_PHYS] = 8,
-	[TC_RATE] = 19,	  [TC_LINK] = 10, [TC_GUID] = 19, [TC_POD] = POD_MIN,
+	[TC_NETDEV] = 13, [TC_IBDEV] = 9, [TC_STATE] = 6, [TC_PHYS] = 8,      [TC_RATE] = 19,
+	[TC_LINK] = 10,	  [TC_FW] = 10,	  [TC_GUID] = 19, [TC_POD] = POD_MIN,
 };
 
 static int cols_width(const struct tree_cols *c)
@@ -74,7 +74,7 @@ void layout_tree_columns(int width, int device_w, struct tree_cols *ret)
 	c.w[TC_DEVICE] = device_w > 0 ? device_w : 1;
 
 	/* Least useful first: each step makes the line narrower. */
-	for (int step = 0; cols_width(&c) > width && step < 10; step++) {
+	for (int step = 0; cols_width(&c) > width && step < 11; step++) {
 		switch (step) {
 		case 0:
 			c.compact[TC_RATE] = true;
@@ -83,29 +83,32 @@ void layout_tree_columns(int width, int device_w, struct tree_cols *ret)
 		case 1:
 			c.shown[TC_PHYS] = false;
 			break;
-		case 2:
+		case 2: /* "28.39.1002": where the width allows */
+			c.shown[TC_FW] = false;
+			break;
+		case 3:
 			c.compact[TC_LINK] = true;
 			c.w[TC_LINK] = 4;
 			break;
-		case 3:
+		case 4:
 			c.shown[TC_RATE] = false;
 			break;
-		case 4:
+		case 5:
 			c.w[TC_NETDEV] = 9;
 			break;
-		case 5:
+		case 6:
 			c.shown[TC_POD] = false;
 			break;
-		case 6:
+		case 7:
 			c.shown[TC_IBDEV] = false;
 			break;
-		case 7:
+		case 8:
 			c.shown[TC_LINK] = false;
 			break;
-		case 8:
+		case 9:
 			c.shown[TC_GUID] = false;
 			break;
-		case 9:
+		case 10:
 			c.w[TC_DEVICE] -= cols_width(&c) - width;
 			if (c.w[TC_DEVICE] < 1)
 				c.w[TC_DEVICE] = 1;

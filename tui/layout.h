@@ -42,6 +42,7 @@ enum tcol {
 	TC_PHYS,
 	TC_RATE,
 	TC_LINK,
+	TC_FW,	 /* the RDMA device's firmware version */
 	TC_GUID, /* port GUID */
 	TC_POD,
 	TC_N,
@@ -53,7 +54,8 @@ struct tree_cols {
 	int x[TC_N], w[TC_N];
 };
 
-/* Fits the columns into width; device_w is the widest DEVICE cell. DEVICE,
- * NETDEV and STATE are always shown (narrowed if need be); the others are
- * compacted, then dropped, least useful first. */
+/* Fits the columns into width; device_w is the widest DEVICE cell (its
+ * first two columns are the row's findings mark). DEVICE, NETDEV and STATE
+ * are always shown (narrowed if need be); the others are compacted, then
+ * dropped, least useful first: RATE compacted, PHYS, FW, ... */
 void layout_tree_columns(int width, int device_w, struct tree_cols *ret);

@@ -55,6 +55,19 @@ void text_render_print(FILE *f, struct json_object *o,
 /* The first line containing needle, or NULL (for tests and searches). */
 const struct text_line *text_find(const struct text *t, const char *needle);
 
+/* s with C0 controls, DEL and the C1 controls' UTF-8 forms (0xc2
+ * 0x80..0x9f) written as \xNN, so nothing read from the node or a file can
+ * move the cursor or retitle a terminal; cut at a character to fit size.
+ * text_add escapes this way; the console's put functions call it for a
+ * string text_needs_escape finds a control in. */
+void text_escape_into(char *buf, size_t size, const char *s);
+bool text_needs_escape(const char *s);
+
+/* argv (n words) as one shell command line: a word with anything but
+ * letters, digits and -_./:=@%+, is single-quoted ('it'\''s'). Truncated
+ * to size (and then ends in "..."). */
+void text_shell_join(char *buf, size_t size, const char *const *argv, size_t n);
+
 /* The console's colour for a line of this role, on a background of base. */
 enum theme_role text_theme_role(enum text_role role, enum theme_role base);
 

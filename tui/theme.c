@@ -46,6 +46,9 @@ static const char *const role_names[TR_N] = {
 	[TR_HELP] = "help",
 	[TR_BENCH_PASS] = "bench_pass",
 	[TR_BENCH_FAIL] = "bench_fail",
+	[TR_CHECK_CRITICAL] = "check_critical",
+	[TR_CHECK_WARNING] = "check_warning",
+	[TR_CHECK_INFO] = "check_info",
 };
 
 /* Keep in step with themes/default.theme (test_theme checks it). */
@@ -78,6 +81,9 @@ static const char *const default_specs[TR_N] = {
 	[TR_HELP] = "231 on 24",
 	[TR_BENCH_PASS] = "black on 76 bold",
 	[TR_BENCH_FAIL] = "231 on 160 bold",
+	[TR_CHECK_CRITICAL] = "196 bold",
+	[TR_CHECK_WARNING] = "214 bold",
+	[TR_CHECK_INFO] = "110",
 };
 
 const char *theme_role_name(enum theme_role r)

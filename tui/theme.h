@@ -36,6 +36,9 @@ enum theme_role {
 	TR_HELP,
 	TR_BENCH_PASS,
 	TR_BENCH_FAIL,
+	TR_CHECK_CRITICAL, /* a finding's mark and count: critical */
+	TR_CHECK_WARNING,
+	TR_CHECK_INFO,
 	TR_N,
 };
 

@@ -143,7 +143,7 @@ static bool is_collapsed(const struct tree_input *in, const char *bdf)
 static int vf_device_w(const char *bdf, unsigned int index)
 {
 	char buf[32];
-	return 2 + 2 + 1 + snprintf(buf, sizeof(buf), "vf%u", index) + 1 + (int)strlen(bdf);
+	return 3 + 2 + 1 + snprintf(buf, sizeof(buf), "vf%u", index) + 1 + (int)strlen(bdf);
 }
 
 static void fill_vf_row(struct tree_row *r, const struct pf_slot *p, const struct vf_slot *v)
@@ -181,8 +181,8 @@ static int add_pf(const struct tree_input *in, struct tree *t, const struct pf_s
 	pr->collapsed = is_collapsed(in, p->bdf);
 	snprintf(pr->bdf, sizeof(pr->bdf), "%s", p->bdf);
 	bool pf_match = !filter || tree_row_matches(pr, filter);
-	if (14 > t->device_w)
-		t->device_w = 14;
+	if (17 > t->device_w) /* mark, expander, BDF: "!! ▾ 0000:18:00.0" */
+		t->device_w = 17;
 
 	size_t shown = 0;
 	bool hide = pr->collapsed && !filter;

@@ -612,7 +612,110 @@ scenario_bench_view() {
 	stop
 }
 
-all=(startup expand_collapse filter help zero_guid mouse pods ethernet_fallback theme resize live
+# The checks on the screen (issue 11): the findings change as checks are
+# added, so these assert on specific lines, not on whole-screen captures.
+expect_re() { # expect_re REGEX [-e]: the pane (with its colours under -e) shows a match now
+	checks=$((checks + 1))
+	if ! T capture-pane -p "${@:2}" -t s | grep -qE -- "$1"; then
+		echo "FAIL: nothing matching '$1' on screen"
+		capture
+		fails=$((fails + 1))
+	fi
+}
+
+expect_no_re() { # expect_no_re REGEX: the pane shows no match now
+	checks=$((checks + 1))
+	if T capture-pane -p -t s | grep -qE -- "$1"; then
+		echo "FAIL: '$1' is on screen"
+		capture
+		fails=$((fails + 1))
+	fi
+}
+
+scenario_checks() {
+	start 80 24
+	# The tab bar counts the findings, in the worst severity's colour.
+	expect_re '^  1 Tree   2 Checks [0-9]+!   3 Bench   4 Journal   5 Kernel log'
+	expect_re $'2 Checks \e\[1m\e\[38;5;196m[^ ]*[0-9]+!' -e
+	# Row marks: a zero-GUID VF is critical, in the mark's colour; the VF
+	# whose probe failed is not explained as a zero GUID.
+	expect_re '^!! ├─ vf0 0000:18:00\.1 ib0 '
+	expect_re $'^\e\[1m\e\[38;5;196m[^!]*!!' -e
+	keys 2
+	wait_re '^ Findings: [0-9]+ critical, [0-9]+ warning, [0-9]+ info'
+	expect_re '^ ?critical \([0-9]+\)'
+	expect_re '^ !! 0000:18:00\.1  VF 0000:18:00\.1 .* zero node and port GUID'
+	filter 18:00.4
+	keys Enter
+	settle
+	expect_re '^ evidence'
+	expect_re '^   /sys/class/infiniband/mlx5_14/node_guid: 0000:0000:0000:0000'
+	expect_re '^ remedy \(ibvf runs it'
+	expect_re '^   \$ ibvf vf guid 0000:18:00\.4 --node 02:03:00:18:00:00:00:03 --port'
+	keys Enter # the finding's row in the tree
+	wait_re '^ VF 3 of PF 0000:18:00\.0  0000:18:00\.4'
+	expect_re '^!! critical +zero GUID'
+	keys 2 Escape
+	settle
+	expect_re '^ Findings: .*'
+	keys t # from the list straight to the row
+	wait_re '^ VF 3 of PF 0000:18:00\.0  0000:18:00\.4'
+	stop
+	# Wide: the check's id has a column.
+	start 160 48
+	keys 2
+	wait_re '^ !! 0000:18:00\.1  guid-zero +VF 0000:18:00\.1'
+	expect_re 'Enter: open  t: its row  L: kernel log'
+	# The VF whose probe failed is explained by its finding and the kernel
+	# log, not as a zero GUID.
+	keys 1
+	filter 18:00.2
+	keys End
+	wait_re '^ VF 1 of PF 0000:18:00\.0  0000:18:00\.2'
+	expect_re '^!! critical +.*probe'
+	expect_re '^  evidence +kernel log \[ *[0-9]+\.[0-9]{6}\]: mlx5_core: probe of 0000:18:00\.2'
+	expect_no_re 'zero GUID'
+	stop
+	# Without colour the marks still read.
+	start 80 24 NO_COLOR=1
+	expect_re '^!! ├─ vf0 0000:18:00\.1 '
+	stop
+}
+
+scenario_kmsg() {
+	start 80 24
+	expect_re 'kernel log: 2 driver errors \(L\)'
+	keys L
+	wait_re '^ Kernel log: [0-9]+ records? naming an RDMA driver, 2 errors'
+	expect_re '^\[ *[0-9]+\.[0-9]{6}\] mlx5_core: Unknown symbol strlcpy'
+	expect_re $'\e\[1m\e\[38;5;196m\[ *[0-9]+\.[0-9]{6}\] mlx5_core: probe of 0000:18:00\.2 failed' -e
+	keys Escape
+	settle
+	expect_re '^DEVICE '
+	# From the driver/kernel mismatch finding to its log line, selected.
+	keys 2
+	filter driver-kernel
+	keys Enter
+	settle
+	expect_re '^   kernel log \[ *[0-9]+\.[0-9]{6}\]: mlx5_core: Unknown symbol strlcpy'
+	keys Enter
+	wait_re '^ Kernel log: '
+	expect_re $'\e\[48;5;38m\[ *[0-9]+\.[0-9]{6}\] mlx5_core: Unknown symbol strlcpy' -e
+	stop
+}
+
+scenario_renamed() {
+	# A name that changed while the console ran is a finding (name-changed).
+	start 160 48
+	"$ibvf" "--sim=$tmp/node" debug rename ib1 ibZ >/dev/null || fails=$((fails + 1))
+	wait_for "ibZ" 5
+	keys 2
+	filter name-changed
+	wait_re '^ i +0000:18:00\.3  name-changed .*ib1.*ibZ'
+	stop
+}
+
+all=(checks kmsg renamed startup expand_collapse filter help zero_guid mouse pods ethernet_fallback theme resize live
 	action_create action_rename action_refused_notice action_pod action_guid action_journal action_running bench_view)
 for s in "${@:-${all[@]}}"; do
 	echo "# $s"

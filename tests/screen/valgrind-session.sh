@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A scripted console session under valgrind: move, collapse, filter, help, a
-# theme switch, a snapshot, a live rename by another process, a resize to
-# 60x20 and back, quit. Passes when valgrind reports no error and no leak.
+# theme switch, the Checks and kernel-log views, a snapshot, a live rename by
+# another process, a resize to 60x20 and back, quit. Passes when valgrind
+# reports no error and no leak.
 #   tests/screen/valgrind-session.sh IBVF_BIN
 set -uo pipefail
 ibvf=$(realpath "$1")
@@ -52,6 +53,18 @@ keys x
 keys :
 keys -l 'theme mono'
 keys Enter
+# The Checks view: a finding opened, its row, the kernel log, a filter.
+keys 2
+keys Down Down
+keys Enter
+keys Enter
+keys L
+keys Down
+keys 2
+keys /
+keys -l zero
+keys Enter
+keys t
 keys s
 wait_for "write a snapshot" 30 || exit 1
 keys y
