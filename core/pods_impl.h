@@ -48,5 +48,10 @@ struct json_object *pods_parse_file(struct pods_ctx *c, const char *path);
 void pods_for_each_file(struct pods_ctx *c, const char *dir,
 			void (*fn)(struct pods_ctx *c, const char *path, const char *name));
 
+/* Whether each binding's netns file (/var/run/netns/cni-<uuid>,
+ * /proc/<pid>/ns/net) is still there (pods_files.c). Known on the running
+ * node and the simulated one; in a captured tree only when the capture
+ * holds the directory the file would be in (/proc/1 for a process's). */
+void pods_netns_presence(struct pods_ctx *c);
 /* The CNI caches: Multus results, ib-sriov-cni, sriov-cni (pods_cni.c). */
 void pods_read_cni(struct pods_ctx *c);
