@@ -166,6 +166,9 @@ END_TEST
 
 START_TEST(sriov_layout_against_the_boot_unit)
 {
+	/* in place of the healthy node's own unit */
+	free(n->persist_unit);
+	free(n->persisted);
 	n->persist_unit = strdup("/etc/systemd/system/ibvf-sriov.service");
 	n->persisted = calloc(3, sizeof(*n->persisted));
 	n->n_persisted = 3;
