@@ -101,8 +101,8 @@ struct dp_config {
  * errors; a file that is no plugin's config is ignored. Returns 0 or -ENOMEM. */
 int devplugin_attach(struct sys *s, struct node *n);
 
-/* Reads one file given by the operator (`ibvf check --dp-config FILE`; path
- * as on the node: under --root DIR or the simulated node it is read there).
+/* Reads one file given by the operator (`ibvf check --dp-config FILE`, which
+ * reads it through a sys rooted at this host's "/", whatever node is judged).
  * The file is added to n->dp_configs even when it is not a valid config
  * (then its error says why). Returns 0, or -errno when the file cannot be
  * read (-ENOENT, -EFBIG beyond DP_FILE_MAX, ...), -ENOSPC beyond

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/err.h"
 #include "core/sys.h"
@@ -218,6 +219,8 @@ static const char *const bad[][6] = {
 	{"check", "--severity", NULL},	    {"check", "--list", "guid-zero", NULL},
 	{"check", "--theme", "mono", NULL}, {"check", "--sim=/tmp", "--root", "/", NULL},
 	{"check", "--root", NULL},	    {"check", "--root=/nonexistent/ibvf", NULL},
+	{"check", "--dp-config", NULL},	    {"check", "--dp-config=/nonexistent/ibvf.json", NULL},
+	{"check", "--dp-config", "/proc/self/environ", "--list", NULL},
 };
 
 START_TEST(cannot_check_is_one_line_and_exit_3)
@@ -246,6 +249,51 @@ START_TEST(cannot_check_is_one_line_and_exit_3)
 				      "RDMA device or pod)\n");
 	free(out);
 	free(err);
+}
+END_TEST
+
+/* --dp-config judges the operator's own file (a relative path from the
+ * working directory, read on this host even with --sim) beside the node's:
+ * the field report's selectors (101c, mlx-*) select nothing and each is
+ * named with what the node has; a healthy node's selectors select its VFs;
+ * a file that is no plugin's config is refused by name. */
+START_TEST(dp_config_file_is_judged)
+{
+	char tmpl[] = "/tmp/ibvf-dp-XXXXXX", path[4200], cwd[4096];
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	snprintf(path, sizeof(path), "%s/seed.json", tmpl);
+	tu_write(path, "{\"resourceList\":[{\"resourceName\":\"seeded\",\"selectors\":"
+		       "{\"vendors\":[\"15b3\"],\"devices\":[\"101c\"],\"pfNames\":"
+		       "[\"mlx-*\"],\"isRdma\":true}}]}\n");
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	ck_assert_int_eq(chdir(tmpl), 0);
+	struct json_object *o = check_json(healthy, 1, "--dp-config=seed.json", "dp-selector-empty");
+	ck_assert_int_eq(chdir(cwd), 0);
+	struct json_object *fs = get(o, "findings");
+	ck_assert_uint_eq(json_object_array_length(fs), 1);
+	const char *text = json_object_to_json_string(json_object_array_get_idx(fs, 0));
+	ck_assert_msg(strstr(text, "seed.json") && strstr(text, "101c") && strstr(text, "101e") &&
+			      strstr(text, "mlx-*"),
+		      "finding: %s", text);
+	json_object_put(o);
+	/* The selectors the remedy proposes select the node's VFs: no finding. */
+	tu_write(path, "{\"resourceList\":[{\"resourceName\":\"good\",\"selectors\":"
+		       "{\"vendors\":[\"15b3\"],\"devices\":[\"101e\"],\"drivers\":"
+		       "[\"mlx5_core\"],\"linkTypes\":[\"infiniband\"],\"isRdma\":true}}]}\n");
+	char arg[4300];
+	snprintf(arg, sizeof(arg), "--dp-config=%s", path);
+	o = check_json(healthy, 0, arg, NULL);
+	ck_assert_uint_eq(json_object_array_length(get(o, "findings")), 0);
+	json_object_put(o);
+	/* Not a plugin's config: dp-config-invalid, with the file named. */
+	tu_write(path, "{\"hello\": 1}\n");
+	o = check_json(healthy, 1, arg, NULL);
+	fs = get(o, "findings");
+	ck_assert_uint_eq(json_object_array_length(fs), 1);
+	ck_assert_str_eq(sget(json_object_array_get_idx(fs, 0), "id"), "dp-config-invalid");
+	json_object_put(o);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(rmdir(tmpl), 0);
 }
 END_TEST
 
@@ -390,6 +438,7 @@ int main(void)
 	tcase_add_test(tc, severity_is_a_minimum);
 	tcase_add_loop_test(tc, cannot_check_is_one_line_and_exit_3, 0,
 			    sizeof(bad) / sizeof(bad[0]));
+	tcase_add_test(tc, dp_config_file_is_judged);
 	tcase_add_test(tc, list_option_prints_the_check_table);
 	tcase_add_test(tc, list_json_carries_the_findings);
 	tcase_add_test(tc, list_text_marks_rows_and_counts);

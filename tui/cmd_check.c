@@ -4,8 +4,10 @@
  * shown (0 none or info, 1 warning, 2 critical), as monitoring expects; every
  * error exits EXIT_UNKNOWN so it cannot pass for a finding. */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -13,6 +15,7 @@
 #include "cli.h"
 #include "core/checks.h"
 #include "core/checks_report.h"
+#include "core/devplugin.h"
 #include "core/resolve.h"
 #include "core/sys.h"
 
@@ -21,6 +24,8 @@ struct check_args {
 	bool list;
 	char **words; /* check ids and devices, as typed */
 	int n_words;
+	const char **dp_files; /* --dp-config, in order */
+	int n_dp_files;
 };
 
 /* What the arguments select: findings of these ids (any when none), on
@@ -51,6 +56,14 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 				cli_error("unknown severity '%s' (info, warning, critical)", v);
 				return -1;
 			}
+		} else if (!strcmp(s, "--dp-config") || !strncmp(s, "--dp-config=", 12)) {
+			v = s[11] ? s + 12 : i + 1 < argc ? argv[++i] : NULL;
+			if (!v || !*v) {
+				cli_error("option '--dp-config' needs a file (a device plugin's "
+					  "config.json)");
+				return -1;
+			}
+			a->dp_files[a->n_dp_files++] = v;
 		} else if (s[0] == '-' && s[1]) {
 			cli_error("unknown option '%s' (see 'ibvf check --help')", s);
 			return -1;
@@ -108,6 +121,47 @@ static int filter_add_word(struct check_filter *fl, const struct node *n, const 
 	if (r < 0)
 		cli_error("out of memory");
 	return r;
+}
+
+/* Adds the operator's --dp-config files to the node's own. They are the
+ * operator's files: read from this host's filesystem (a relative path from
+ * the working directory) even under --root or --sim. */
+static int read_dp_files(struct node *n, const struct check_args *a)
+{
+	struct sys *s = NULL;
+	struct err e = {{0}};
+	if (a->n_dp_files && sys_open_linux(NULL, &s, &e) < 0) {
+		cli_error("%s", e.msg);
+		return -1;
+	}
+	int rc = 0;
+	for (int i = 0; rc == 0 && i < a->n_dp_files; i++) {
+		const char *f = a->dp_files[i];
+		char abs[PATH_MAX], cwd[PATH_MAX];
+		if (f[0] != '/') {
+			if (!getcwd(cwd, sizeof(cwd)) ||
+			    snprintf(abs, sizeof(abs), "%s/%s", cwd, f) >= (int)sizeof(abs)) {
+				cli_error("--dp-config '%s': cannot make the path absolute", f);
+				rc = -1;
+				break;
+			}
+			f = abs;
+		}
+		int r = devplugin_read_file(s, f, n);
+		if (r == -EFBIG)
+			cli_error("--dp-config '%s': bigger than %u KiB, not a device plugin "
+				  "config",
+				  a->dp_files[i], DP_FILE_MAX / 1024);
+		else if (r == -ENOSPC)
+			cli_error("--dp-config '%s': more than %d device plugin configs", a->dp_files[i],
+				  DP_CONFIGS_MAX);
+		else if (r < 0)
+			cli_error("--dp-config '%s': %s", a->dp_files[i], strerror(-r));
+		if (r < 0)
+			rc = -1;
+	}
+	sys_close(s);
+	return rc;
 }
 
 static bool keep(const struct finding *f, void *ctx)
@@ -171,21 +225,24 @@ static int report(const struct cli *c, const struct node *n, struct check_filter
 
 int cmd_check(const struct cli *c, int argc, char **argv)
 {
-	struct check_args a = {.min = CHECK_INFO, .words = calloc((size_t)argc, sizeof(char *))};
+	struct check_args a = {.min = CHECK_INFO,
+			       .words = calloc((size_t)argc, sizeof(char *)),
+			       .dp_files = calloc((size_t)argc, sizeof(char *))};
 	struct check_filter fl = {.ids = calloc((size_t)argc, sizeof(char *))};
 	int rc = EXIT_UNKNOWN;
 	struct sys *s = NULL;
 	struct node *n = NULL;
 	struct err e = {{0}};
-	if (!a.words || !fl.ids) {
+	if (!a.words || !fl.ids || !a.dp_files) {
 		cli_error("out of memory");
 		goto out;
 	}
 	if (parse_args(argc, argv, &a) < 0)
 		goto out;
 	if (a.list) {
-		if (a.n_words)
-			cli_error("check --list takes no check or device, got '%s'", a.words[0]);
+		if (a.n_words || a.n_dp_files)
+			cli_error("check --list takes no check, device or --dp-config, got '%s'",
+				  a.n_words ? a.words[0] : "--dp-config");
 		else
 			rc = print_table(c);
 		goto out;
@@ -197,6 +254,8 @@ int cmd_check(const struct cli *c, int argc, char **argv)
 		cli_error("%s", e.msg);
 		goto out;
 	}
+	if (read_dp_files(n, &a) < 0)
+		goto out;
 	for (int i = 0; i < a.n_words; i++)
 		if (filter_add_word(&fl, n, a.words[i]) < 0)
 			goto out;
@@ -206,6 +265,7 @@ out:
 	sys_close(s);
 	free(fl.bdfs);
 	free(fl.ids);
+	free(a.dp_files);
 	free(a.words);
 	return rc;
 }

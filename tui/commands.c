@@ -77,6 +77,8 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"                  netdev, RDMA device or the pod holding the VF\n"                        \
 	"                  (ids and devices combine: guid-zero 18:00.0)\n"                         \
 	"  --severity S    only findings of severity S or above: info, warning, critical\n"        \
+	"  --dp-config F   also judge this device plugin config.json (repeatable); the\n"         \
+	"                  ones in the kubelet's pod volumes are always read\n"                   \
 	"  --list          the checks: id, severity, title\n"                                      \
 	"  --json          the findings as JSON (version, host, kernel, findings, counts)\n"       \
 	"Exit status, from the findings shown: 0 none (or info only), 1 warnings,\n"               \
@@ -100,7 +102,7 @@ static const struct cmd commands[] = {
 	 "and its state inside the pod, and where the binding was found."},
 	{"check", cmd_check, CMD_NODE | CMD_JSON | CMD_SEVERITY_EXIT,
 	 "what is wrong on the node, with evidence and remedy; exit 0/1/2",
-	 "check [--json] [--severity S] [--list] [ID|DEVICE...]", CHECK_HELP},
+	 "check [--json] [--severity S] [--dp-config FILE] [--list] [ID|DEVICE...]", CHECK_HELP},
 	{"watch", cmd_watch, CMD_NODE | CMD_JSON, "print node changes as they happen",
 	 "watch [--json]",
 	 "Print each change of the node (PCI functions, netdevs, RDMA devices added,\n"
