@@ -190,6 +190,53 @@ START_TEST(stale_checkpoint_entry)
 }
 END_TEST
 
+/* The seeded node's other faults, each on its subject with the kernel's
+ * or the file's own words as evidence. */
+START_TEST(rate_degraded_on_mlx5_11)
+{
+	ck_assert_uint_eq(cu_count(&fs, "rate-degraded", NULL), 1);
+	const struct finding *f = cu_first(&fs, "rate-degraded", "0000:dc:00.0");
+	ck_assert_ptr_nonnull(f);
+	ck_assert(cu_evidence(f, "/sys/class/infiniband/mlx5_11/ports/1/rate",
+			      "200 Gb/sec (2X NDR)"));
+	ck_assert(cu_evidence(f, "/ports/1/rate", "400 Gb/sec (4X NDR)"));
+	ck_assert_int_eq(f->remedy.kind, REMEDY_MANUAL);
+}
+END_TEST
+
+START_TEST(pod_netns_gone_of_trainer_0)
+{
+	ck_assert_uint_eq(cu_count(&fs, "pod-netns-gone", NULL), 1);
+	const struct finding *f = cu_first(&fs, "pod-netns-gone", "0000:40:00.4");
+	ck_assert_ptr_nonnull(f);
+	ck_assert(cu_evidence(f, "/var/run/netns/cni-", "absent"));
+	ck_assert(cu_evidence(f, "/var/lib/cni/multus/results/", "\"netns\""));
+	ck_assert(cu_step(f, "trainer-0"));
+}
+END_TEST
+
+START_TEST(cni_cache_half_written)
+{
+	ck_assert_uint_eq(cu_count(&fs, "cni-cache-broken", NULL), 1);
+	const struct finding *f = cu_first(&fs, "cni-cache-broken", "");
+	ck_assert_ptr_nonnull(f);
+	ck_assert(cu_evidence(f, "/var/lib/cni/multus/results/ib-sriov-network-", "truncated"));
+	ck_assert_int_eq(f->remedy.kind, REMEDY_MANUAL);
+}
+END_TEST
+
+START_TEST(sriov_layout_differs_from_the_boot_unit)
+{
+	ck_assert_uint_eq(cu_count(&fs, "sriov-layout", NULL), 1);
+	const struct finding *f = cu_first(&fs, "sriov-layout", "0000:c0:00.0");
+	ck_assert_ptr_nonnull(f);
+	ck_assert(cu_evidence(f, "/sys/bus/pci/devices/0000:c0:00.0/sriov_numvfs", "8"));
+	ck_assert(cu_evidence(f, "/etc/systemd/system/ibvf-sriov.service",
+			      "vf create 0000:c0:00.0 4"));
+	ck_assert_int_eq(f->remedy.kind, REMEDY_IBVF);
+}
+END_TEST
+
 START_TEST(json_has_counts_and_remedy)
 {
 	struct json_object *j = findings_to_json(&fs), *v, *c;
@@ -242,6 +289,10 @@ int main(void)
 	tcase_add_test(tc, kernel_names_unpinned);
 	tcase_add_test(tc, pod_vf_host_name_taken);
 	tcase_add_test(tc, stale_checkpoint_entry);
+	tcase_add_test(tc, rate_degraded_on_mlx5_11);
+	tcase_add_test(tc, pod_netns_gone_of_trainer_0);
+	tcase_add_test(tc, cni_cache_half_written);
+	tcase_add_test(tc, sriov_layout_differs_from_the_boot_unit);
 	tcase_add_test(tc, json_has_counts_and_remedy);
 	tcase_add_test(tc, every_finding_complete);
 	suite_add_tcase(s, tc);

@@ -5,50 +5,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* s as one shell word: as it is when it holds only safe characters, else in
- * single quotes (a quote inside written '\''). NULL on ENOMEM. */
-static char *shell_word(const char *s)
-{
-	static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-				   "0123456789_-+=.,/:@%";
-	if (*s && strspn(s, safe) == strlen(s))
-		return strdup(s);
-	char *out = malloc(strlen(s) * 4 + 3), *p = out;
-	if (!out)
-		return NULL;
-	*p++ = '\'';
-	for (; *s; s++) {
-		if (*s == '\'') {
-			memcpy(p, "'\\''", 4);
-			p += 4;
-		} else {
-			*p++ = *s;
-		}
-	}
-	*p++ = '\'';
-	*p = '\0';
-	return out;
-}
-
-/* "ibvf vf guid 0000:18:00.1 --node ..." from the remedy's argv. */
+/* "ibvf vf guid 0000:18:00.1 --node ..." from the remedy's argv, each word
+ * quoted for the shell as plans' lines are (text_shell_join). */
 static char *ibvf_command(struct json_object *argv)
 {
-	size_t len = strlen("ibvf") + 1, n = json_object_array_length(argv);
-	char *line = strdup("ibvf");
-	for (size_t i = 0; line && i < n; i++) {
-		const char *a = json_object_get_string(json_object_array_get_idx(argv, i));
-		char *w = shell_word(a ? a : ""), *nl;
-		if (!w || !(nl = realloc(line, len + strlen(w) + 1))) {
-			free(w);
-			free(line);
-			return NULL;
-		}
-		line = nl;
-		line[len - 1] = ' ';
-		strcpy(line + len, w);
-		len += strlen(w) + 1;
+	size_t n = json_object_array_length(argv);
+	const char **w = calloc(n + 1, sizeof(*w));
+	char *line = malloc(4096);
+	if (!w || !line) {
 		free(w);
+		free(line);
+		return NULL;
 	}
+	w[0] = "ibvf";
+	for (size_t i = 0; i < n; i++)
+		w[i + 1] = json_object_get_string(json_object_array_get_idx(argv, i));
+	text_shell_join(line, 4096, w, n + 1);
+	free(w);
 	return line;
 }
 
