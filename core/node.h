@@ -103,8 +103,8 @@ struct link_file {
 	char *path; /* as on the node: /etc/systemd/network/70-ibvf-0000-18-00.4.link */
 	char **match_path, **match_original_name, **match_mac, **match_driver;
 	size_t n_match_path, n_match_original_name, n_match_mac, n_match_driver;
-	char *name;	   /* [Link] Name= */
-	char *name_policy; /* [Link] NamePolicy= */
+	char *name;		    /* [Link] Name= */
+	char *name_policy;	    /* [Link] NamePolicy= */
 	char **match_permanent_mac; /* PermanentMACAddress= */
 	size_t n_match_permanent_mac;
 	bool match_other; /* a [Match] key ibvf cannot evaluate (Property=, Type=, ...) */
@@ -184,13 +184,13 @@ struct pf {
 
 struct node {
 	char *hostname;
-	char *kernel;	      /* /proc/sys/kernel/osrelease */
-	char *driver_version; /* /sys/module/mlx5_core/version (MOFED sets it) */
+	char *kernel;		/* /proc/sys/kernel/osrelease */
+	char *driver_version;	/* /sys/module/mlx5_core/version (MOFED sets it) */
 	struct kmsg_line *kmsg; /* kernel-log records naming an RDMA driver, oldest first */
 	size_t n_kmsg;
 	struct link_file *link_files; /* systemd .link files, in systemd's order */
 	size_t n_link_files;
-	char *persist_unit; /* path of ibvf's boot unit when present */
+	char *persist_unit;		/* path of ibvf's boot unit when present */
 	struct persisted_pf *persisted; /* the VF counts it re-creates */
 	size_t n_persisted;
 	struct bad_file *cni_broken; /* pod-binding files that could not be read whole */

@@ -214,12 +214,18 @@ END_TEST
 /* Every way it cannot check: one line on stderr, nothing on stdout, exit 3
  * (never 1 or 2, which mean findings). */
 static const char *const bad[][6] = {
-	{"check", "no-such-check", NULL},   {"check", "0000:99:00.0", NULL},
-	{"check", "--frobnicate", NULL},    {"check", "--severity", "bogus", NULL},
-	{"check", "--severity", NULL},	    {"check", "--list", "guid-zero", NULL},
-	{"check", "--theme", "mono", NULL}, {"check", "--sim=/tmp", "--root", "/", NULL},
-	{"check", "--root", NULL},	    {"check", "--root=/nonexistent/ibvf", NULL},
-	{"check", "--dp-config", NULL},	    {"check", "--dp-config=/nonexistent/ibvf.json", NULL},
+	{"check", "no-such-check", NULL},
+	{"check", "0000:99:00.0", NULL},
+	{"check", "--frobnicate", NULL},
+	{"check", "--severity", "bogus", NULL},
+	{"check", "--severity", NULL},
+	{"check", "--list", "guid-zero", NULL},
+	{"check", "--theme", "mono", NULL},
+	{"check", "--sim=/tmp", "--root", "/", NULL},
+	{"check", "--root", NULL},
+	{"check", "--root=/nonexistent/ibvf", NULL},
+	{"check", "--dp-config", NULL},
+	{"check", "--dp-config=/nonexistent/ibvf.json", NULL},
 	{"check", "--dp-config", "/proc/self/environ", "--list", NULL},
 };
 
@@ -267,7 +273,8 @@ START_TEST(dp_config_file_is_judged)
 		       "[\"mlx-*\"],\"isRdma\":true}}]}\n");
 	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
 	ck_assert_int_eq(chdir(tmpl), 0);
-	struct json_object *o = check_json(healthy, 1, "--dp-config=seed.json", "dp-selector-empty");
+	struct json_object *o =
+		check_json(healthy, 1, "--dp-config=seed.json", "dp-selector-empty");
 	ck_assert_int_eq(chdir(cwd), 0);
 	struct json_object *fs = get(o, "findings");
 	ck_assert_uint_eq(json_object_array_length(fs), 1);

@@ -153,8 +153,8 @@ static int read_dp_files(struct node *n, const struct check_args *a)
 				  "config",
 				  a->dp_files[i], DP_FILE_MAX / 1024);
 		else if (r == -ENOSPC)
-			cli_error("--dp-config '%s': more than %d device plugin configs", a->dp_files[i],
-				  DP_CONFIGS_MAX);
+			cli_error("--dp-config '%s': more than %d device plugin configs",
+				  a->dp_files[i], DP_CONFIGS_MAX);
 		else if (r < 0)
 			cli_error("--dp-config '%s': %s", a->dp_files[i], strerror(-r));
 		if (r < 0)

@@ -77,8 +77,8 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"                  netdev, RDMA device or the pod holding the VF\n"                        \
 	"                  (ids and devices combine: guid-zero 18:00.0)\n"                         \
 	"  --severity S    only findings of severity S or above: info, warning, critical\n"        \
-	"  --dp-config F   also judge this device plugin config.json (repeatable); the\n"         \
-	"                  ones in the kubelet's pod volumes are always read\n"                   \
+	"  --dp-config F   also judge this device plugin config.json (repeatable); the\n"          \
+	"                  ones in the kubelet's pod volumes are always read\n"                    \
 	"  --list          the checks: id, severity, title\n"                                      \
 	"  --json          the findings as JSON (version, host, kernel, findings, counts)\n"       \
 	"Exit status, from the findings shown: 0 none (or info only), 1 warnings,\n"               \
