@@ -23,9 +23,8 @@ struct parse {
 	bool nomem;
 };
 
-static void set_error(struct parse *p, char **where, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void set_error(struct parse *p, char **where, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void set_error(struct parse *p, char **where,
+							    const char *fmt, ...)
 {
 	if (*where)
 		return; /* the first reason is the one the plugin gives */
@@ -171,11 +170,6 @@ const char *devplugin_field_key(enum dp_plugin p, enum dp_field f)
 	return p == DP_RDMA_SHARED ? rdma_keys[f] : sriov_keys[f];
 }
 
-const char *devplugin_plugin_name(enum dp_plugin p)
-{
-	return p == DP_RDMA_SHARED ? "RDMA shared device plugin" : "SR-IOV network device plugin";
-}
-
 /* Selectors of the SR-IOV plugin that depend on what sysfs does not show. */
 static void sriov_unjudged(struct parse *p, struct json_object *o, struct dp_selector *s)
 {
@@ -270,6 +264,35 @@ static void check_names(struct parse *p, bool dash)
 	}
 }
 
+/* Room for the list's resources (at most DP_RESOURCES_MAX): how many to
+ * read, 0 on ENOMEM. */
+static size_t alloc_resources(struct parse *p, struct json_object *list)
+{
+	size_t n = json_object_array_length(list);
+	if (n > DP_RESOURCES_MAX)
+		n = DP_RESOURCES_MAX;
+	if (n && !(p->c->res = calloc(n, sizeof(*p->c->res)))) {
+		p->nomem = true;
+		return 0;
+	}
+	return n;
+}
+
+/* The list's i-th entry as the config's next resource, ctx its name
+ * ("resourceList[2]"); NULL, with the config's error, when it is no object. */
+static struct dp_resource *next_resource(struct parse *p, struct json_object *list, size_t i,
+					 const char *key, char ctx[48], struct json_object **ret)
+{
+	struct dp_config *c = p->c;
+	*ret = json_object_array_get_idx(list, i);
+	snprintf(ctx, 48, "%s[%zu]", key, i);
+	if (!json_object_is_type(*ret, json_type_object)) {
+		set_error(p, &c->error, "%s is not an object", ctx);
+		return NULL;
+	}
+	return &c->res[c->n_res++];
+}
+
 static void parse_sriov(struct parse *p, struct json_object *list)
 {
 	struct dp_config *c = p->c;
@@ -279,23 +302,13 @@ static void parse_sriov(struct parse *p, struct json_object *list)
 			set_error(p, &c->error, "resourceList is not a list");
 		return;
 	}
-	size_t n = json_object_array_length(list);
-	if (n > DP_RESOURCES_MAX)
-		n = DP_RESOURCES_MAX;
-	if (n && !(c->res = calloc(n, sizeof(*c->res)))) {
-		p->nomem = true;
-		return;
-	}
+	size_t n = alloc_resources(p, list);
 	for (size_t i = 0; i < n && !c->error && !p->nomem; i++) {
-		struct json_object *o = json_object_array_get_idx(list, i);
-		struct dp_resource *r = &c->res[c->n_res];
+		struct json_object *o;
 		char ctx[48];
-		snprintf(ctx, sizeof(ctx), "resourceList[%zu]", i);
-		if (!json_object_is_type(o, json_type_object)) {
-			set_error(p, &c->error, "%s is not an object", ctx);
+		struct dp_resource *r = next_resource(p, list, i, "resourceList", ctx, &o);
+		if (!r)
 			break;
-		}
-		c->n_res++;
 		r->plugin = DP_SRIOV;
 		r->rdma_hca_max = -1;
 		if (get_string(p, o, "resourceName", ctx, &r->name) < 0 ||
@@ -393,22 +406,13 @@ static void parse_rdma(struct parse *p, struct json_object *top, struct json_obj
 		set_error(p, &c->error, "no resources configuration found");
 		return;
 	}
-	if (n > DP_RESOURCES_MAX)
-		n = DP_RESOURCES_MAX;
-	if (!(c->res = calloc(n, sizeof(*c->res)))) {
-		p->nomem = true;
-		return;
-	}
+	n = alloc_resources(p, list);
 	for (size_t i = 0; i < n && !c->error && !p->nomem; i++) {
-		struct json_object *o = json_object_array_get_idx(list, i);
-		struct dp_resource *r = &c->res[c->n_res];
+		struct json_object *o;
 		char ctx[48];
-		snprintf(ctx, sizeof(ctx), "configList[%zu]", i);
-		if (!json_object_is_type(o, json_type_object)) {
-			set_error(p, &c->error, "%s is not an object", ctx);
+		struct dp_resource *r = next_resource(p, list, i, "configList", ctx, &o);
+		if (!r)
 			break;
-		}
-		c->n_res++;
 		r->plugin = DP_RDMA_SHARED;
 		r->rdma_hca_max = 0;
 		if (!(r->sel = calloc(1, sizeof(*r->sel)))) {
@@ -491,49 +495,4 @@ int devplugin_parse(const char *text, size_t len, const char *path, struct dp_co
 	}
 	*ret = c;
 	return 0;
-}
-
-static void list_fini(struct dp_list *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	*l = (struct dp_list){0};
-}
-
-static void resource_fini(struct dp_resource *r)
-{
-	for (size_t i = 0; i < r->n_sel; i++) {
-		for (int f = 0; f < DP_FIELDS; f++)
-			list_fini(&r->sel[i].f[f]);
-		free(r->sel[i].unjudged);
-	}
-	free(r->sel);
-	free(r->name);
-	free(r->prefix);
-	free(r->device_type);
-	free(r->error);
-}
-
-void dp_config_fini(struct dp_config *c)
-{
-	if (!c)
-		return;
-	for (size_t i = 0; i < c->n_res; i++)
-		resource_fini(&c->res[i]);
-	free(c->res);
-	free(c->path);
-	free(c->error);
-	free(c->pod_uid);
-	free(c->volume);
-	free(c->pod_ns);
-	free(c->pod_name);
-	*c = (struct dp_config){0};
-}
-
-void devplugin_free(struct dp_config *v, size_t n)
-{
-	for (size_t i = 0; v && i < n; i++)
-		dp_config_fini(&v[i]);
-	free(v);
 }
