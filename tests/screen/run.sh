@@ -24,8 +24,14 @@ trap cleanup EXIT
 fails=0
 checks=0
 
+# A scenario whose findings depend on which intermediate states of the
+# simulated kernel a rebuild saw (a name's history) sets mask_checks=1: the
+# tab's count is masked, the rest of the screen still compared.
+mask_checks=0
 mask() {
-	sed -E -e "s#$tmp#TMP#g" \
+	local extra=()
+	((mask_checks)) && extra=(-e 's/ 2 Checks [0-9]+/ 2 Checks NN/')
+	sed -E -e "s#$tmp#TMP#g" "${extra[@]}" \
 		-e 's/(^|[^0-9:.])[0-9]{2}:[0-9]{2}:[0-9]{2}($|[^0-9:.])/\1HH:MM:SS\2/g' \
 		-e 's/[0-9]{8}-[0-9]{6}/YYYYMMDD-HHMMSS/g' \
 		-e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T/YYYY-MM-DDT/g' \
@@ -321,7 +327,9 @@ scenario_live() {
 		echo "     numvfs 8 -> 4 shown after $(((t1 - t0) / 1000000)) ms (limit 1000)"
 	settle
 	# The PF's details: its VFs' own histories depend on which of the
-	# simulated kernel's intermediate states a rebuild happened to see.
+	# simulated kernel's intermediate states a rebuild happened to see,
+	# and so do the name-changed findings the tab counts.
+	mask_checks=1
 	snap live-numvfs-8-to-4
 	keys s # asks first, with the full path; anything but y writes nothing
 	wait_for "write a snapshot" 2
@@ -342,6 +350,7 @@ scenario_live() {
 		ls -la "$tmp"/work
 		fails=$((fails + 1))
 	fi
+	mask_checks=0
 	stop
 }
 
