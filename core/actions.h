@@ -43,6 +43,7 @@ enum action_kind {
 	ACTION_ASSIGN_ALL,  /* unique GUIDs for every VF with zero or duplicate GUIDs */
 	ACTION_STATE,	    /* a VF's link-state policy */
 	ACTION_RENAME_LINK, /* rename any netdev (the rename of a VF without the VF) */
+	ACTION_RENAME_ALL,  /* every VF not held by a pod to its policy name (naming.h) */
 };
 
 #define ACTION_TIMEOUT_S 30
@@ -61,6 +62,7 @@ struct action_req {
 	unsigned int timeout_s; /* waits; 0 = ACTION_TIMEOUT_S */
 	long long undo_of;	/* set by journal_undo_req */
 	char kernel[64];	/* plan for this kernel release; "" = the node's */
+	char scheme[64];	/* RENAME_ALL: the naming scheme; "" = the default */
 };
 
 /* Makes the plan for a request over a snapshot of the node. Refusals (bad
@@ -111,8 +113,8 @@ int action_check_privilege(const struct plan *p, struct err *e);
 int action_resolve(const struct node *n, const char *name, const struct pf **ret_pf,
 		   const struct vf **ret_vf, struct err *e);
 
-/* Whether name can be an interface name (IFNAMSIZ, no '/', ':', spaces, not
- * "." or ".."): 0 or -EINVAL with the reason in e. */
+/* Whether name can be an interface name: naming_check() (naming.h) with
+ * the kernel's own forms allowed. 0 or -EINVAL with the reason in e. */
 int action_check_ifname(const char *name, struct err *e);
 
 /* Parses the --prefix of assign-all: 5 bytes as "00:11:22:33:44" or
@@ -132,3 +134,24 @@ int actions_plan_guid(struct sys *s, const struct node *n, const struct action_r
 		      struct plan *p, struct err *e);
 int actions_plan_assign_all(struct sys *s, const struct node *n, const struct action_req *req,
 			    struct plan *p, struct err *e);
+/* Rename plans (core/actions_rename.c). A VF's new name must pass
+ * naming_check(); a kernel form (ibN, ethN) only with force or as an undo.
+ *
+ * RENAME_ALL renames every VF that has a netdev and no pod to its name
+ * under req->scheme; with req->undo_of, to the names it had before that
+ * journal entry (a rename-all) instead. Pod VFs are skipped with a note
+ * naming the pod (with force they are renamed when their netdev is on the
+ * host). Names moving between the renamed VFs (a chain a->b->c, a swap) are
+ * ordered, and a cycle goes through a temporary name; a target held by any
+ * other netdev, or the host name a pod's VF gets back, is refused. */
+int actions_plan_rename(struct sys *s, const struct node *n, const struct action_req *req,
+			struct plan *p, struct err *e);
+int actions_plan_link_rename(struct sys *s, const struct node *n, const struct action_req *req,
+			     struct plan *p, struct err *e);
+int actions_plan_rename_all(struct sys *s, const struct node *n, const struct action_req *req,
+			    struct plan *p, struct err *e);
+/* The steps renaming a link from -> to (down, rename, up on kernels before
+ * 6.2 when it is up), and the kernel release a plan is for. */
+int action_rename_steps(struct plan *p, const char *kernel, const char *from, const char *to,
+			bool up);
+const char *action_kernel_of(const struct node *n, const struct action_req *req);

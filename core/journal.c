@@ -186,6 +186,12 @@ int journal_undo_req(struct json_object *entries, long long id, struct action_re
 		return err_setx(e, EOPNOTSUPP, "journal entry %lld ('%s') changed nothing to undo",
 				id, action);
 	struct action_req req = {.undo_of = id};
+	if (!strcmp(action, "vf rename-all")) {
+		/* The plan reads the names back from this entry (actions_rename_all.c). */
+		req.kind = ACTION_RENAME_ALL;
+		*ret = req;
+		return 0;
+	}
 	bool rename = !strcmp(action, "vf rename") || !strcmp(action, "link rename");
 	if (!rename && strcmp(action, "vf guid"))
 		return err_setx(e, EOPNOTSUPP,

@@ -28,7 +28,7 @@ int journal_append(struct sys *s, struct plan *p, struct err *e);
 int journal_read(struct sys *s, struct json_object **ret, size_t *ret_skipped, struct err *e);
 
 /* The request that undoes entry id of entries (as journal_read gives them):
- * renames and GUID changes only. -ENOENT, -EALREADY (undone already),
+ * renames (a rename-all too) and GUID changes only. -ENOENT, -EALREADY (undone already),
  * -EOPNOTSUPP (another action, or a GUID that was zero before). */
 int journal_undo_req(struct json_object *entries, long long id, struct action_req *ret,
 		     struct err *e);

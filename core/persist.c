@@ -19,6 +19,7 @@
 
 #include "actions.h"
 #include "guid.h"
+#include "naming.h"
 #include "plan.h"
 
 #define LINK_PREFIX "70-ibvf-"
@@ -50,13 +51,7 @@ static struct persist_file *add_file(struct persist *p, const char *subdir, cons
 
 bool persist_kernel_name(const char *name)
 {
-	size_t pre = !strncmp(name, "ib", 2) ? 2 : !strncmp(name, "eth", 3) ? 3 : 0;
-	if (!pre || !name[pre])
-		return false;
-	for (const char *c = name + pre; *c; c++)
-		if (!isdigit((unsigned char)*c))
-			return false;
-	return true;
+	return naming_kernel_form(name);
 }
 
 /* The name a VF should keep: its netdev's, or the one it had on the host

@@ -13,6 +13,7 @@
 
 #include <json-c/json.h>
 
+#include "core/naming.h"
 #include "core/sys.h"
 #include "plan_text.h"
 
@@ -109,6 +110,8 @@ enum {
 	OPT_TIMEOUT,
 	OPT_OUTPUT,
 	OPT_IBVF,
+	OPT_RENAME_ALL,
+	OPT_SCHEME,
 };
 
 static const struct option act_options[] = {
@@ -122,6 +125,8 @@ static const struct option act_options[] = {
 	{"timeout", required_argument, NULL, OPT_TIMEOUT},
 	{"output", required_argument, NULL, OPT_OUTPUT},
 	{"ibvf", required_argument, NULL, OPT_IBVF},
+	{"all", no_argument, NULL, OPT_RENAME_ALL},
+	{"scheme", required_argument, NULL, OPT_SCHEME},
 	{0},
 };
 
@@ -170,8 +175,30 @@ static int act_set(struct act_args *p, int opt, const char *arg)
 	case OPT_IBVF:
 		p->ibvf = arg;
 		break;
+	case OPT_RENAME_ALL:
+		p->rename_all = true;
+		break;
+	case OPT_SCHEME: {
+		struct err e;
+		if (naming_scheme_check(arg, &e) < 0) {
+			cli_error("%s", e.msg);
+			return -EINVAL;
+		}
+		snprintf(p->req.scheme, sizeof(p->req.scheme), "%s", arg);
+		break;
+	}
 	}
 	return 0;
+}
+
+/* Whether name is one of the space-separated words of allowed. */
+static bool allowed_word(const char *allowed, const char *name)
+{
+	size_t len = strlen(name);
+	for (const char *w = allowed; (w = strstr(w, name)); w += len)
+		if ((w == allowed || w[-1] == ' ') && (w[len] == ' ' || !w[len]))
+			return true;
+	return false;
 }
 
 int cli_action_parse(int argc, char **argv, const char *allowed, struct act_args *ret)
@@ -191,7 +218,7 @@ int cli_action_parse(int argc, char **argv, const char *allowed, struct act_args
 				  argv[optind - 1], argv[0]);
 			return -EINVAL;
 		}
-		if (name && !strstr(allowed, name)) {
+		if (name && !allowed_word(allowed, name)) {
 			cli_error("'%s' takes no --%s", argv[0], name);
 			return -EINVAL;
 		}

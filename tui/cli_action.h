@@ -14,7 +14,7 @@ struct act_opts {
 struct act_args {
 	struct act_opts o;
 	struct action_req req;
-	bool all;
+	bool all, rename_all; /* --assign-all, --all */
 	const char *node, *port, *output, *ibvf;
 	char **args;
 	int n_args;
@@ -22,7 +22,7 @@ struct act_args {
 
 /* Parses argv (argv[0] the command's name) with the options named in
  * allowed ("dry-run yes force node port assign-all prefix timeout output
- * ibvf"); options may come before, between or after the arguments. 0, or
+ * ibvf all scheme"); options may come before, between or after the arguments. 0, or
  * -EINVAL said in one line. */
 int cli_action_parse(int argc, char **argv, const char *allowed, struct act_args *ret);
 /* Exactly n positional arguments, else one line naming usage: -EINVAL. */

@@ -7,6 +7,7 @@
 
 #include "cli_action.h"
 #include "core/guid.h"
+#include "core/naming.h"
 
 /* One vf action: its arguments (-1: it counts them itself) and how they
  * become the request. */
@@ -35,8 +36,19 @@ static int build_count(struct act_args *p, struct action_req *req)
 static int build_rename(struct act_args *p, struct action_req *req)
 {
 	struct err e;
+	if (p->rename_all) {
+		req->kind = ACTION_RENAME_ALL;
+		return cli_want_args(p, 0, "vf rename --all [--scheme PATTERN]");
+	}
+	if (req->scheme[0]) {
+		cli_error("--scheme goes with --all");
+		return -EINVAL;
+	}
+	if (cli_want_args(p, 2, "vf rename VF NAME") < 0)
+		return -EINVAL;
 	req->kind = ACTION_RENAME;
-	if (action_check_ifname(p->args[1], &e) < 0) {
+	/* The one rule (naming.h): a kernel form only with --force. */
+	if (naming_check(p->args[1], req->force, &e) < 0) {
 		cli_error("%s", e.msg);
 		return -EINVAL;
 	}
@@ -96,18 +108,29 @@ static int build_state(struct act_args *p, struct action_req *req)
 static const struct vf_action vf_actions[] = {
 	{"create", 2, "vf create PF N", build_count},
 	{"destroy", 1, "vf destroy PF", build_count},
-	{"rename", 2, "vf rename VF NAME", build_rename},
+	{"rename", -1, "vf rename VF NAME | vf rename --all [--scheme P]", build_rename},
 	{"guid", -1, "vf guid VF [--node G] [--port G]", build_guid},
 	{"state", 2, "vf state VF auto|enable|disable", build_state},
 };
 
-/* Only `guid` takes --node, --port, --assign-all and --prefix. */
-static const char *guid_only_opt(const struct act_args *p)
+/* Only `guid` takes --node, --port, --assign-all and --prefix; only
+ * `rename` --all and --scheme. */
+static const char *other_opt(const struct vf_action *a, const struct act_args *p)
 {
+	if (!strcmp(a->name, "rename"))
+		return p->node		   ? "node"
+		       : p->port	   ? "port"
+		       : p->all		   ? "assign-all"
+		       : p->req.has_prefix ? "prefix"
+					   : NULL;
+	if (!strcmp(a->name, "guid"))
+		return p->rename_all ? "all" : p->req.scheme[0] ? "scheme" : NULL;
 	return p->node		   ? "node"
 	       : p->port	   ? "port"
 	       : p->all		   ? "assign-all"
 	       : p->req.has_prefix ? "prefix"
+	       : p->rename_all	   ? "all"
+	       : p->req.scheme[0]  ? "scheme"
 				   : NULL;
 }
 
@@ -115,7 +138,8 @@ int cmd_vf(const struct cli *c, int argc, char **argv)
 {
 	struct act_args p;
 	const struct vf_action *a = NULL;
-	if (cli_action_parse(argc, argv, "dry-run yes force timeout node port assign-all prefix",
+	if (cli_action_parse(argc, argv,
+			     "dry-run yes force timeout node port assign-all prefix all scheme",
 			     &p) < 0)
 		return EXIT_USAGE;
 	if (!p.n_args) {
@@ -133,14 +157,14 @@ int cmd_vf(const struct cli *c, int argc, char **argv)
 	}
 	p.args++;
 	p.n_args--;
-	if (strcmp(a->name, "guid") && guid_only_opt(&p)) {
-		cli_error("'%s' takes no --%s", a->name, guid_only_opt(&p));
+	if (other_opt(a, &p)) {
+		cli_error("'%s' takes no --%s", a->name, other_opt(a, &p));
 		return EXIT_USAGE;
 	}
 	if ((a->n_args >= 0 && cli_want_args(&p, a->n_args, a->usage) < 0) ||
 	    a->build(&p, &p.req) < 0)
 		return EXIT_USAGE;
-	if (p.n_args)
+	if (p.n_args && p.req.kind != ACTION_RENAME_ALL)
 		snprintf(p.req.target, sizeof(p.req.target), "%s", p.args[0]);
 	return cli_action_run(c, &p.o, &p.req);
 }
