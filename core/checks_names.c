@@ -6,6 +6,7 @@
 
 #include "checks_int.h"
 #include "linkfile.h"
+#include "naming.h"
 #include "persist.h"
 
 static bool name_in_use(const struct node *n, const char *name)
@@ -23,35 +24,70 @@ static bool name_in_use(const struct node *n, const char *name)
 	return false;
 }
 
-/* A name for the VF that stays: "<PF netdev>v<index>" (ibp24s0v3), when it
- * fits IFNAMSIZ and is free; else "". */
+/* Who on the node other than self has the netdev name: NULL when nobody. */
+static const struct fn *name_holder(const struct node *n, const char *name, const struct fn *self,
+				    bool *ret_vf)
+{
+	for (size_t i = 0; i < n->n_pfs; i++) {
+		const struct pf *pf = &n->pfs[i];
+		for (size_t k = 0; k < pf->fn.n_netdevs; k++)
+			if (!strcmp(pf->fn.netdevs[k].name, name)) {
+				*ret_vf = false;
+				return &pf->fn;
+			}
+		for (size_t j = 0; j < pf->n_vfs; j++)
+			for (size_t k = 0; k < pf->vfs[j].fn.n_netdevs; k++)
+				if (&pf->vfs[j].fn != self &&
+				    !strcmp(pf->vfs[j].fn.netdevs[k].name, name)) {
+					*ret_vf = true;
+					return &pf->vfs[j].fn;
+				}
+	}
+	return NULL;
+}
+
+/* The VF's name under the naming policy (naming.h), the one `vf rename
+ * --all` gives it, when it is free; else "". */
 static void stable_name(const struct node *n, const struct pf *pf, const struct vf *vf,
 			char buf[16])
 {
-	buf[0] = '\0';
-	if (!pf->fn.n_netdevs)
-		return;
-	char name[32];
-	int len = snprintf(name, sizeof(name), "%sv%u", pf->fn.netdevs[0].name, vf->index);
-	if (len > 0 && len < 16 && !persist_kernel_name(name) && !name_in_use(n, name))
-		memcpy(buf, name, (size_t)len + 1);
+	struct err e;
+	bool is_vf;
+	if (naming_vf_name(NULL, pf, vf, buf, &e) < 0 || name_holder(n, buf, &vf->fn, &is_vf))
+		buf[0] = '\0';
 }
 
 static void rename_remedy(struct finding *f, const struct node *n, const struct pf *pf,
 			  const struct vf *vf)
 {
-	char name[16];
-	stable_name(n, pf, vf, name);
-	if (*name) {
+	char name[16], step[96];
+	struct err e = {{0}};
+	bool is_vf = false;
+	const struct fn *holder = NULL;
+	if (naming_vf_name(NULL, pf, vf, name, &e) == 0)
+		holder = name_holder(n, name, &vf->fn, &is_vf);
+	if (!e.msg[0] && !holder) {
 		finding_remedy_ibvf(f,
-				    "give the VF a name of its own; 'ibvf persist' then pins it "
-				    "with a .link file",
+				    "give the VF its predictable name (the naming policy, as 'ibvf "
+				    "vf rename --all' names every kernel-named VF in one plan); "
+				    "'ibvf persist' then pins it with a .link file",
 				    (const char *const[]){"vf", "rename", vf->fn.bdf, name, NULL});
 		return;
 	}
-	char step[96];
+	if (holder && is_vf) {
+		/* Another VF has its name: one plan moves both. */
+		finding_remedy_ibvf(f,
+				    "rename every VF to its predictable name in one plan (this "
+				    "VF's name is another VF's now); 'ibvf persist' then pins them",
+				    (const char *const[]){"vf", "rename", "--all", NULL});
+		return;
+	}
 	snprintf(step, sizeof(step), "ibvf vf rename %s <a name of 1-15 characters>", vf->fn.bdf);
-	finding_remedy_manual(f, "give the VF a name of its own, then pin it",
+	finding_remedy_manual(f,
+			      holder ? "give the VF a name of its own (its predictable name is "
+				       "taken by a PF), then pin it"
+				     : "give the VF a name of its own (the naming policy gives it "
+				       "none), then pin it",
 			      (const char *const[]){step, "ibvf persist", NULL});
 }
 

@@ -24,11 +24,17 @@ int naming_check(const char *name, bool kernel_ok, struct err *e)
 	size_t len = strlen(name);
 	if (len == 0)
 		return err_setx(e, EINVAL, "invalid interface name '': it is empty");
+	/* Before any message quotes the name: nothing unprintable reaches a terminal. */
+	for (size_t i = 0; i < len; i++)
+		if (!isprint((unsigned char)name[i]) || name[i] == ' ' || name[i] == '\t')
+			return err_setx(e, EINVAL,
+					"invalid interface name: byte %zu is a space or not "
+					"printable ASCII",
+					i + 1);
 	if (len > SYS_IFNAMSIZ - 1)
 		return err_setx(e, EINVAL,
-				"invalid interface name '%.*s...': %zu bytes, the kernel takes at "
-				"most %d",
-				SYS_IFNAMSIZ - 1, name, len, SYS_IFNAMSIZ - 1);
+				"invalid interface name '%.64s%s': %zu bytes, a name has 1 to %d",
+				name, len > 64 ? "..." : "", len, SYS_IFNAMSIZ - 1);
 	if (!strcmp(name, ".") || !strcmp(name, ".."))
 		return err_setx(e, EINVAL,
 				"invalid interface name '%s': '.' and '..' are not names", name);
@@ -50,9 +56,9 @@ int naming_check(const char *name, bool kernel_ok, struct err *e)
 	if (!kernel_ok && naming_kernel_form(name))
 		return err_setx(
 			e, EINVAL,
-			"refusing the name '%s': it is a kernel name (ibN, ethN), which the "
-			"kernel hands out again at the next probe, so it can collide after "
-			"a reboot; --force to use it anyway",
+			"refusing '%s': a kernel name (ibN, ethN) is handed out again by the "
+			"kernel at the next probe and can collide after a reboot; --force to "
+			"use it anyway",
 			name);
 	return 0;
 }

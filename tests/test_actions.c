@@ -92,7 +92,7 @@ START_TEST(bad_input_is_one_line_exit_2_and_the_node_untouched)
 {
 	char *dir = tu_mkfixture(NULL);
 	assert_refused(dir, "is taken", "vf", "rename", "18:00.4", "ibp64s0v0", "--yes", NULL);
-	assert_refused(dir, "kernel name", "vf", "rename", "18:00.4", "ib3", "--yes", NULL);
+	assert_refused(dir, "a kernel name", "vf", "rename", "18:00.4", "ib3", "--yes", NULL);
 	assert_refused(dir, "is taken", "vf", "rename", "18:00.4", "ibp24s0", "--yes", NULL);
 	assert_refused(dir, "invalid interface name", "vf", "rename", "18:00.4", "a:b", "--yes",
 		       NULL);

@@ -74,8 +74,11 @@ void dialog_render_plan(struct dialog *d)
 static void plan_made(struct console *c)
 {
 	struct dialog *dlg = dlg_of(c);
-	/* A forced plan acts on a pod's VF: as dangerous as a destructive one. */
-	dlg->on_cancel = dlg->plan->destructive || dlg->req.force;
+	/* A forced plan acts on a pod's VF: as dangerous as a destructive one;
+	 * a rename breaks whatever refers to the live netdev by name. */
+	enum action_kind k = dlg->req.kind;
+	dlg->on_cancel = dlg->plan->destructive || dlg->req.force || k == ACTION_RENAME ||
+			 k == ACTION_RENAME_ALL || k == ACTION_RENAME_LINK;
 	dlg->body = (struct listw){.text = true};
 	dlg->stage = STAGE_PREVIEW;
 	dialog_render_plan(dlg);
@@ -189,7 +192,7 @@ void dialog_open_rename(struct console *c, const char *vf_bdf, const char *name,
 	struct dialog *dlg = open_common(c, ACTION_RENAME, vf_bdf, "Rename the netdev of VF %s%s",
 					 vf_bdf, force ? " (forced)" : "");
 	dlg->req.force = force;
-	field_add(dlg, FIELD_IFNAME, "new name", name, false);
+	field_add(dlg, FIELD_IFNAME, "new name", name, false)->kernel_ok = force;
 	if (submit_now)
 		submit(c);
 	c->dirty = true;

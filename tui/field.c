@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Entry fields: keystroke filters and live validation, with the same checks
- * the actions make (action_check_ifname, guid_parse). */
+ * the actions make (naming_check, guid_parse). */
 #include "field.h"
 
 #include <ctype.h>
@@ -11,6 +11,7 @@
 
 #include "core/actions.h"
 #include "core/guid.h"
+#include "core/naming.h"
 
 bool field_accepts(const struct field *f, int k, char *why, size_t size)
 {
@@ -22,7 +23,8 @@ bool field_accepts(const struct field *f, int k, char *why, size_t size)
 				 k < ' ' ? '?' : k);
 			return false;
 		}
-		if (len >= SYS_IFNAMSIZ - 1) {
+		/* A '%', or more than 15 bytes: the verdict says why the name is refused. */
+		if (len >= sizeof(f->text) - 1) {
 			snprintf(why, size, "an interface name has at most %d characters",
 				 SYS_IFNAMSIZ - 1);
 			return false;
@@ -68,7 +70,12 @@ bool field_check(const struct field *f, char *buf, size_t size)
 	}
 	switch (f->kind) {
 	case FIELD_IFNAME:
-		if (action_check_ifname(f->text, &e) < 0) {
+		if (f->overflow) {
+			snprintf(buf, size, "more than %zu bytes: a name has 1 to %d",
+				 sizeof(f->text) - 1, SYS_IFNAMSIZ - 1);
+			return false;
+		}
+		if (naming_check(f->text, f->kernel_ok, &e) < 0) {
 			plan_fmt(buf, size, "%s", e.msg);
 			return false;
 		}
@@ -109,6 +116,11 @@ void field_init(struct field *f, enum field_kind kind, const char *label, const 
 	f->optional = optional;
 	f->max = -1;
 	snprintf(f->label, sizeof(f->label), "%s", label);
+	if (kind == FIELD_IFNAME) {
+		f->overflow = strlen(text ? text : "") >= sizeof(f->text);
+		memcpy(f->text, text ? text : "", strnlen(text ? text : "", sizeof(f->text) - 1));
+		return;
+	}
 	for (const char *p = text ? text : ""; *p; p++) {
 		char why[128];
 		size_t len = strlen(f->text);
@@ -124,10 +136,12 @@ int field_key(struct field *f, int k, char *why, size_t size)
 	size_t len = strlen(f->text);
 	if ((k == KEY_BACKSPACE || k == 127 || k == 8) && len) {
 		f->text[len - 1] = '\0';
+		f->overflow = false;
 		return 1;
 	}
 	if (k == 21) { /* Ctrl-U */
 		f->text[0] = '\0';
+		f->overflow = false;
 		return 1;
 	}
 	if (k < ' ' || k >= 127)

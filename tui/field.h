@@ -16,13 +16,17 @@ enum field_kind {
 struct field {
 	enum field_kind kind;
 	char label[16];
-	char text[32];
+	char text[64];
+	bool overflow;	  /* the initial text did not fit in text: refused, never cut */
 	bool optional;	  /* empty means "leave it" */
+	bool kernel_ok;	  /* IFNAME: a kernel form (ibN, ethN) is allowed (forced) */
 	long long max;	  /* NUMBER: the largest value, -1 when any */
 	char max_why[32]; /* where max comes from ("sriov_totalvfs") */
 };
 
-/* Fills a field; of text only what could have been typed is kept. */
+/* Fills a field; of text only what could have been typed is kept, except
+ * for a name, which is kept as given for field_check() to judge (a name is
+ * never changed behind the operator's back). */
 void field_init(struct field *f, enum field_kind kind, const char *label, const char *text,
 		bool optional);
 /* Whether the printable key k may be typed next; else the reason in why. */

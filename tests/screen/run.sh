@@ -384,7 +384,7 @@ scenario_action_rename() {
 	settle
 	snap action-rename-illegal-char # '/' refused as typed
 	keys C-u
-	keys -l ib3
+	keys -l ibp64s0v1
 	keys Enter
 	settle
 	snap action-rename-taken
@@ -392,6 +392,8 @@ scenario_action_rename() {
 	keys -l ibfast3
 	keys Enter
 	settle
+	snap action-rename-preview-cancel # a rename's preview starts on Cancel
+	keys Left
 	keys Enter
 	wait_for "result: ok" 10
 	settle
@@ -486,7 +488,7 @@ scenario_action_journal() {
 	keys -l "ibfast3"
 	keys Enter
 	settle
-	keys Enter
+	keys Left Enter # a rename's preview starts on Cancel
 	wait_for "result: ok" 10
 	keys x
 	settle
@@ -499,7 +501,7 @@ scenario_action_journal() {
 	keys u
 	settle
 	snap action-journal-undo-preview
-	keys Enter
+	keys Left Enter
 	wait_for "result: ok" 10
 	keys x
 	settle
@@ -724,8 +726,44 @@ scenario_renamed() {
 	stop
 }
 
+scenario_rename_field() {
+	# The rename field judges the name as it is typed, with naming_check's
+	# reasons: too long (never cut), '%' (a kernel template), a kernel form.
+	start 80 24
+	keys Down Down Down Down # vf3 0000:18:00.4, ib2
+	settle
+	keys F7
+	settle
+	keys C-u
+	keys -l ibp24s0v3-toolong
+	settle
+	snap rename-field-long
+	keys Enter
+	settle
+	snap rename-field-long-refused
+	keys C-u
+	keys -l ib%d
+	settle
+	snap rename-field-percent
+	keys C-u
+	keys -l ib9
+	settle
+	snap rename-field-kernel-name
+	keys Escape
+	settle
+	keys :
+	keys -l "rename ibp24s0v3-toolong-too" # from the command line: refused, not cut
+	keys Enter
+	settle
+	snap rename-field-command-long
+	keys Escape
+	settle
+	stop
+}
+
 all=(checks kmsg renamed startup expand_collapse filter help zero_guid mouse pods ethernet_fallback theme resize live
-	action_create action_rename action_refused_notice action_pod action_guid action_journal action_running bench_view)
+	action_create action_rename action_refused_notice action_pod action_guid action_journal action_running bench_view
+	rename_field)
 for s in "${@:-${all[@]}}"; do
 	echo "# $s"
 	"scenario_$s"
