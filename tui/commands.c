@@ -45,6 +45,7 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 
 #define VF_USAGE                                                                                   \
 	"vf create PF N | vf destroy PF | vf rename VF NAME |\n"                                   \
+	"       vf rename --all [--scheme PATTERN] |\n"                                            \
 	"       vf guid VF [--node G] [--port G] | vf guid --assign-all [--prefix P] |\n"          \
 	"       vf state VF auto|enable|disable\n"                                                 \
 	"       [--dry-run] [--yes] [--force] [--json] [--timeout S]"
@@ -55,7 +56,14 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"RDMA device, or the pod holding the VF (namespace/name).\n"                               \
 	"  create PF N     set the number of VFs (through 0; waits for their devices)\n"           \
 	"  destroy PF      remove the VFs (create PF 0)\n"                                         \
-	"  rename VF NAME  rename the VF's netdev (down/up around it before Linux 6.2)\n"          \
+	"  rename VF NAME  rename the VF's netdev (down/up around it before Linux 6.2);\n"         \
+	"                  1-15 bytes, no '%', '/', ':' or spaces; a kernel name (ibN,\n"          \
+	"                  ethN) only with --force: the kernel hands it out again\n"               \
+	"  rename --all [--scheme PATTERN]\n"                                                      \
+	"                  every VF not in a pod to its predictable name, one plan:\n"             \
+	"                  systemd's PF name + v<index> (ibp24s0 VF 3: ibp24s0v3); tokens\n"       \
+	"                  %p PF name without port suffix, %n PF name, %D %b %s %f PF PCI\n"       \
+	"                  domain/bus/slot/function, %i VF index (default %pv%i)\n"                \
 	"  guid VF         set the node and/or port GUID (00:11:22:33:44:55:66:77,\n"              \
 	"                  0011:2233:4455:6677 or 0x0011223344556677); the VF is rebound\n"        \
 	"                  for it to take effect and keeps its name\n"                             \
