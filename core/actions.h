@@ -43,6 +43,8 @@ enum action_kind {
 	ACTION_ASSIGN_ALL,  /* unique GUIDs for every VF with zero or duplicate GUIDs */
 	ACTION_STATE,	    /* a VF's link-state policy */
 	ACTION_RENAME_LINK, /* rename any netdev (the rename of a VF without the VF) */
+	ACTION_PERSIST,	    /* .link files and the boot unit (core/persist_plan.c) */
+	ACTION_FILES_UNDO,  /* restore the files journal entry undo_of wrote or removed */
 };
 
 #define ACTION_TIMEOUT_S 30
@@ -61,6 +63,8 @@ struct action_req {
 	unsigned int timeout_s; /* waits; 0 = ACTION_TIMEOUT_S */
 	long long undo_of;	/* set by journal_undo_req */
 	char kernel[64];	/* plan for this kernel release; "" = the node's */
+	char path[256];		/* PERSIST: the ibvf the unit runs; "" = this binary */
+	char outdir[256];	/* PERSIST: write the files flat here; "" = the node's /etc */
 };
 
 /* Makes the plan for a request over a snapshot of the node. Refusals (bad
@@ -130,5 +134,9 @@ bool action_kernel_older(const char *release, int major, int minor);
 int action_refuse_pod(const struct vf *vf, const char *what, struct err *e);
 int actions_plan_guid(struct sys *s, const struct node *n, const struct action_req *req,
 		      struct plan *p, struct err *e);
+int actions_plan_persist(struct sys *s, const struct node *n, const struct action_req *req,
+			 struct plan *p, struct err *e);
+int actions_plan_files_undo(struct sys *s, const struct node *n, const struct action_req *req,
+			    struct plan *p, struct err *e);
 int actions_plan_assign_all(struct sys *s, const struct node *n, const struct action_req *req,
 			    struct plan *p, struct err *e);
