@@ -282,9 +282,10 @@ int actions_plan_persist(struct sys *s, const struct node *n, const struct actio
 		goto out;
 	for (size_t i = 0; i < ps->n_notes; i++)
 		plan_note(p, "%s", ps->notes[i]);
-	plan_fmt(p->summary, sizeof(p->summary),
-		 "%zu files for %zu VFs and the unit (ibvf %s): %zu to write, %zu stale to remove",
-		 ps->n_files, ps->n_files - 1, ibvf, written, removed);
+	snprintf(p->summary, sizeof(p->summary),
+		 "the .link files of %zu VFs and %s: %zu to write, %zu stale to remove",
+		 ps->n_files - 1, PERSIST_UNIT, written, removed);
+	plan_note(p, "the unit runs %s", ibvf);
 	if (p->n_steps && !req->outdir[0])
 		plan_note(p,
 			  "then: systemctl daemon-reload && systemctl enable %s; if the driver "

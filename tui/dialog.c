@@ -75,7 +75,8 @@ static void plan_made(struct console *c)
 {
 	struct dialog *dlg = dlg_of(c);
 	/* A forced plan acts on a pod's VF: as dangerous as a destructive one. */
-	dlg->on_cancel = dlg->plan->destructive || dlg->req.force;
+	dlg->on_cancel = dlg->plan->destructive || dlg->req.force ||
+			 dlg->req.kind == ACTION_PERSIST || dlg->req.kind == ACTION_FILES_UNDO;
 	dlg->body = (struct listw){.text = true};
 	dlg->stage = STAGE_PREVIEW;
 	dialog_render_plan(dlg);
