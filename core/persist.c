@@ -218,11 +218,9 @@ static void unit_body(struct persist *p, const struct node *n, const struct pers
 			if (!vf->fn.n_rdmas && !vf->node_guid.known && !vf->port_guid.known)
 				continue; /* not an RDMA VF: no GUIDs to keep */
 			if (!guid_ok(vf->node_guid) || !guid_ok(vf->port_guid)) {
-				note(p,
-				     "VF %u of %s (%s) has no valid GUIDs to persist (fix them "
-				     "with "
-				     "'ibvf vf guid --assign-all')",
-				     vf->index, n->pfs[i].fn.bdf, vf->fn.bdf);
+				if (!p->n_unassigned++)
+					snprintf(p->unassigned, sizeof(p->unassigned), "%s",
+						 vf->fn.bdf);
 				continue;
 			}
 			guid_format_colon(vf->node_guid.v, ng);

@@ -51,6 +51,8 @@ struct persist {
 	size_t n_cmds;
 	char notes[PERSIST_NOTES_MAX][200];
 	size_t n_notes;
+	size_t n_unassigned; /* RDMA VFs without a valid node and port GUID */
+	char unassigned[16]; /* the first of them */
 };
 
 struct persist_opts {

@@ -265,6 +265,14 @@ int actions_plan_persist(struct sys *s, const struct node *n, const struct actio
 	po.ibvf = ibvf;
 	if ((r = persist_build(n, &po, &ps, e)) < 0)
 		return r;
+	if (ps->n_unassigned) {
+		r = err_setx(e, EINVAL,
+			     "cannot persist: %zu VFs (%s first) have no valid GUIDs for the unit "
+			     "to set; give them GUIDs first ('ibvf vf guid --assign-all'); nothing "
+			     "was written",
+			     ps->n_unassigned, ps->unassigned);
+		goto out;
+	}
 	if ((r = persist_dry_check(s, n, ps, e)) < 0)
 		goto out;
 	for (size_t i = 0; i < ps->n_files && r == 0; i++) {

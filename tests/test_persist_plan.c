@@ -190,6 +190,34 @@ START_TEST(dry_check_refuses_from_the_cli)
 }
 END_TEST
 
+/* A VF whose GUIDs cannot be read (no check flags unknown): the unit would
+ * leave it without, so persist refuses, naming it. */
+START_TEST(refuses_a_vf_without_guids_to_persist)
+{
+	char *dir = tu_mkfixture(healthy), *bin = pu_install(dir);
+	struct sys *s;
+	struct node *n = discover(&s, dir);
+	struct vf *vf = (struct vf *)node_find_pf(n, "0000:4f:00.0")->vfs + 2;
+	vf->node_guid.known = false;
+	struct action_req req = {.kind = ACTION_PERSIST};
+	snprintf(req.path, sizeof(req.path), "%s", bin);
+	struct plan *p = NULL;
+	struct err e = {{0}};
+	ck_assert_int_eq(action_plan(s, n, &req, &p, &e), -EINVAL);
+	ck_assert_ptr_null(p);
+	ck_assert_msg(strstr(e.msg, "cannot persist: 1 VFs (0000:4f:00.3 first) have no valid "
+				    "GUIDs for the unit to set"),
+		      "%s", e.msg);
+	vf->node_guid.known = true;
+	ck_assert_msg(action_plan(s, n, &req, &p, &e) == 0, "%s", e.msg);
+	plan_free(p);
+	node_free(n);
+	sys_close(s);
+	free(bin);
+	tu_rmtree(dir);
+}
+END_TEST
+
 static void check_mode(const char *path)
 {
 	struct stat st;
@@ -380,6 +408,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, ibvf_path_rules);
 	tcase_add_test(tc, dry_check_names_the_seeded_duplicate_line);
 	tcase_add_test(tc, dry_check_refuses_from_the_cli);
+	tcase_add_test(tc, refuses_a_vf_without_guids_to_persist);
 	tcase_add_test(tc, writes_a_link_per_vf_and_the_unit_mode_0644);
 	tcase_add_test(tc, no_terminal_no_yes_writes_nothing);
 	tcase_add_test(tc, journal_undo_restores_what_persist_replaced);
