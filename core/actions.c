@@ -202,6 +202,10 @@ static const char *action_name(enum action_kind k)
 		return "vf state";
 	case ACTION_RENAME_LINK:
 		return "link rename";
+	case ACTION_PERSIST:
+		return "persist";
+	case ACTION_FILES_UNDO:
+		return "persist undo";
 	}
 	return "?";
 }
@@ -234,6 +238,12 @@ int action_plan(struct sys *s, const struct node *n, const struct action_req *re
 		break;
 	case ACTION_STATE:
 		r = plan_state(s, n, req, p, e);
+		break;
+	case ACTION_PERSIST:
+		r = actions_plan_persist(s, n, req, p, e);
+		break;
+	case ACTION_FILES_UNDO:
+		r = actions_plan_files_undo(s, n, req, p, e);
 		break;
 	default:
 		r = err_setx(e, EINVAL, "unknown action %d", (int)req->kind);

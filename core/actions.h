@@ -44,6 +44,8 @@ enum action_kind {
 	ACTION_STATE,	    /* a VF's link-state policy */
 	ACTION_RENAME_LINK, /* rename any netdev (the rename of a VF without the VF) */
 	ACTION_RENAME_ALL,  /* every VF not held by a pod to its policy name (naming.h) */
+	ACTION_PERSIST,	    /* .link files and the boot unit (core/persist_plan.c) */
+	ACTION_FILES_UNDO,  /* restore the files journal entry undo_of wrote or removed */
 };
 
 #define ACTION_TIMEOUT_S 30
@@ -63,6 +65,8 @@ struct action_req {
 	long long undo_of;	/* set by journal_undo_req */
 	char kernel[64];	/* plan for this kernel release; "" = the node's */
 	char scheme[64];	/* RENAME_ALL: the naming scheme; "" = the default */
+	char path[256];		/* PERSIST: the ibvf the unit runs; "" = this binary */
+	char outdir[256];	/* PERSIST: write the files flat here; "" = the node's /etc */
 };
 
 /* Makes the plan for a request over a snapshot of the node. Refusals (bad
@@ -132,6 +136,10 @@ bool action_kernel_older(const char *release, int major, int minor);
 int action_refuse_pod(const struct vf *vf, const char *what, struct err *e);
 int actions_plan_guid(struct sys *s, const struct node *n, const struct action_req *req,
 		      struct plan *p, struct err *e);
+int actions_plan_persist(struct sys *s, const struct node *n, const struct action_req *req,
+			 struct plan *p, struct err *e);
+int actions_plan_files_undo(struct sys *s, const struct node *n, const struct action_req *req,
+			    struct plan *p, struct err *e);
 int actions_plan_assign_all(struct sys *s, const struct node *n, const struct action_req *req,
 			    struct plan *p, struct err *e);
 /* Rename plans (core/actions_rename.c). A VF's new name must pass

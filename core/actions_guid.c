@@ -18,6 +18,7 @@ struct used {
 	uint64_t guid;
 	const char *bdf;
 	const char *what;
+	bool pf; /* a PF's: burnt in its firmware, never the one to change */
 };
 
 struct used_set {
@@ -33,7 +34,7 @@ static int used_add(struct used_set *u, struct kguid g, const char *bdf, const c
 	if (!nv)
 		return -ENOMEM;
 	u->v = nv;
-	u->v[u->n++] = (struct used){g.v, bdf, what};
+	u->v[u->n++] = (struct used){g.v, bdf, what, false};
 	return 0;
 }
 
@@ -54,7 +55,10 @@ static int used_collect(const struct node *n, struct used_set *u)
 	int r = 0;
 	for (size_t i = 0; r == 0 && i < n->n_pfs; i++) {
 		const struct pf *pf = &n->pfs[i];
+		size_t from = u->n;
 		r = used_add_fn(u, &pf->fn);
+		for (size_t k = from; k < u->n; k++)
+			u->v[k].pf = true;
 		for (size_t j = 0; r == 0 && j < pf->n_vfs; j++) {
 			const struct vf *vf = &pf->vfs[j];
 			const char *b = vf->fn.bdf;
@@ -76,6 +80,18 @@ static const struct used *used_by_other(const struct used_set *u, uint64_t g, co
 {
 	for (size_t i = 0; i < u->n; i++)
 		if (u->v[i].guid == g && strcmp(u->v[i].bdf, self))
+			return &u->v[i];
+	return NULL;
+}
+
+/* Who holds g before self, in the guid-duplicate check's order (a PF, or
+ * a function with a lower PCI address): the later holder is the one to fix,
+ * the first keeps its GUID. */
+static const struct used *used_before(const struct used_set *u, uint64_t g, const char *self)
+{
+	for (size_t i = 0; i < u->n; i++)
+		if (u->v[i].guid == g && strcmp(u->v[i].bdf, self) &&
+		    (u->v[i].pf || strcmp(u->v[i].bdf, self) < 0))
 			return &u->v[i];
 	return NULL;
 }
@@ -281,12 +297,12 @@ static bool pf_is_ib(const struct pf *pf)
 	       !strcmp(pf->fn.rdmas[0].ports[0].link_layer, "InfiniBand");
 }
 
-/* Zero, unknown while the PF says zero, or someone else's. */
+/* Zero, unknown while the PF says zero, or held first by another. */
 static bool guid_needs_fix(const struct used_set *u, struct kguid eff, struct kguid admin,
 			   const char *self)
 {
 	if (eff.known)
-		return eff.v == 0 || used_by_other(u, eff.v, self);
+		return eff.v == 0 || used_before(u, eff.v, self);
 	return !admin.known || admin.v == 0;
 }
 

@@ -18,6 +18,7 @@
 
 #include "guid.h"
 #include "journal.h"
+#include "safefile.h"
 
 static bool cap_effective(int cap)
 {
@@ -41,7 +42,9 @@ int action_check_privilege(const struct plan *p, struct err *e)
 			break;
 		case STEP_WAIT_VFS:
 		case STEP_WAIT_NETDEV:
-			break;
+		case STEP_FILE_WRITE:
+		case STEP_FILE_REMOVE:
+			break; /* a file's own permissions say (its error names it) */
 		default:
 			netlink = true;
 		}
@@ -208,6 +211,10 @@ static int run_step(struct sys *s, struct step *st, const atomic_bool *cancel, s
 	case STEP_WAIT_VFS:
 	case STEP_WAIT_NETDEV:
 		return run_wait(s, st, cancel, e);
+	case STEP_FILE_WRITE:
+		return safefile_write(st->file, st->content, 0644, e);
+	case STEP_FILE_REMOVE:
+		return safefile_remove(st->file, e);
 	}
 	return err_setx(e, EINVAL, "unknown step kind %d", (int)st->kind);
 }
@@ -228,8 +235,27 @@ static void verify_guid(struct change *c, struct kguid eff, struct kguid admin)
 			 eff.known ? "" : "administrative", change_kind_name(c->kind), t);
 }
 
+static void verify_file(struct change *c)
+{
+	char *now = NULL;
+	struct err e = {{0}};
+	if (safefile_read(c->file, SAFEFILE_MAX, &now, &e) < 0) {
+		plan_fmt(c->verify, sizeof(c->verify), "%s", e.msg);
+		return;
+	}
+	c->verified = c->new_content ? now && !strcmp(now, c->new_content) : !now;
+	if (!c->verified)
+		plan_fmt(c->verify, sizeof(c->verify), "'%s' is %s", c->file,
+			 now ? "not what was written" : "absent");
+	free(now);
+}
+
 static void verify_change(struct sys *s, const struct node *n, struct change *c)
 {
+	if (c->kind == CHANGE_FILE) {
+		verify_file(c);
+		return;
+	}
 	const struct vf *vf = NULL;
 	const struct fn *f = c->bdf[0] ? node_find_fn(n, c->bdf, NULL, &vf) : NULL;
 	if (c->bdf[0] && !f && !(c->kind == CHANGE_NUMVFS)) {
@@ -274,6 +300,8 @@ static void verify_change(struct sys *s, const struct node *n, struct change *c)
 		verify_guid(c, vf ? vf->port_guid : (struct kguid){0},
 			    vf ? vf->admin.port_guid : (struct kguid){0});
 		break;
+	case CHANGE_FILE:
+		break;
 	case CHANGE_LINK_STATE: {
 		static const char *const policy[] = {"Follow", "Up", "Down"};
 		const char *got = NULL;
@@ -305,7 +333,8 @@ static int recheck(struct sys *s, const struct plan *p, const struct action_req 
 		return r;
 	bool same = again->n_steps == p->n_steps;
 	for (size_t i = 0; same && i < p->n_steps; i++)
-		same = !strcmp(again->steps[i].cmd, p->steps[i].cmd);
+		same = !strcmp(again->steps[i].cmd, p->steps[i].cmd) &&
+		       !strcmp(again->steps[i].content ?: "", p->steps[i].content ?: "");
 	plan_free(again);
 	if (!same)
 		return err_setx(e, ESTALE,

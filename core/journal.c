@@ -192,11 +192,16 @@ int journal_undo_req(struct json_object *entries, long long id, struct action_re
 		*ret = req;
 		return 0;
 	}
+	if (!strcmp(action, "persist") || !strcmp(action, "persist undo")) {
+		req.kind = ACTION_FILES_UNDO; /* the plan reads the files from the entry */
+		*ret = req;
+		return 0;
+	}
 	bool rename = !strcmp(action, "vf rename") || !strcmp(action, "link rename");
 	if (!rename && strcmp(action, "vf guid"))
 		return err_setx(e, EOPNOTSUPP,
-				"cannot undo journal entry %lld: undo covers renames and GUID "
-				"changes, not '%s'",
+				"cannot undo journal entry %lld: undo covers renames, GUID "
+				"changes and persist, not '%s'",
 				id, action);
 	for (size_t i = 0; i < json_object_array_length(changes); i++) {
 		struct json_object *c = json_object_array_get_idx(changes, i);

@@ -8,7 +8,9 @@
  *    "changes":[{"kind":"name","bdf","pf","vf","before","after","verified"}...], ...}
  *
  * That is plan_to_json() plus id, time, user, uid and host. Undo turns a
- * rename or GUID entry back into a request. */
+ * rename or GUID entry back into a request; a persist entry's file changes
+ * carry each file's path, its content before (old_content, absent when it
+ * did not exist) and after, and its undo restores them. */
 #pragma once
 
 #include <json-c/json.h>
@@ -28,7 +30,8 @@ int journal_append(struct sys *s, struct plan *p, struct err *e);
 int journal_read(struct sys *s, struct json_object **ret, size_t *ret_skipped, struct err *e);
 
 /* The request that undoes entry id of entries (as journal_read gives them):
- * renames (a rename-all too) and GUID changes only. -ENOENT, -EALREADY (undone already),
- * -EOPNOTSUPP (another action, or a GUID that was zero before). */
+ * renames (a rename-all too), GUID changes and persist's files (ACTION_FILES_UNDO).
+ * -ENOENT, -EALREADY (undone already), -EOPNOTSUPP (another action, or a GUID
+ * that was zero before). */
 int journal_undo_req(struct json_object *entries, long long id, struct action_req *ret,
 		     struct err *e);

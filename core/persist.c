@@ -22,8 +22,6 @@
 #include "naming.h"
 #include "plan.h"
 
-#define LINK_PREFIX "70-ibvf-"
-
 static void note(struct persist *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void note(struct persist *p, const char *fmt, ...)
@@ -86,7 +84,7 @@ static int link_file(struct persist *p, const struct pf *pf, const struct vf *vf
 		return 0;
 	}
 	char fname[64];
-	snprintf(fname, sizeof(fname), LINK_PREFIX "%s.link", vf->fn.bdf);
+	snprintf(fname, sizeof(fname), PERSIST_LINK_PREFIX "%s.link", vf->fn.bdf);
 	for (char *c = fname; *c; c++)
 		if (*c == ':')
 			*c = '-';
@@ -135,6 +133,25 @@ static void put(struct buf *b, const char *fmt, ...)
 	free(add);
 }
 
+/* A command of the unit and the request it makes, for the dry check. */
+static void add_cmd(struct persist *p, struct buf *b, const struct action_req *req)
+{
+	if (b->failed)
+		return;
+	struct persist_cmd *c = realloc(p->cmds, (p->n_cmds + 1) * sizeof(*c));
+	if (!c) {
+		b->failed = true;
+		return;
+	}
+	p->cmds = c;
+	c = &p->cmds[p->n_cmds++];
+	const char *bol = b->len ? b->s + b->len - 1 : b->s;
+	while (bol > b->s && bol[-1] != '\n')
+		bol--; /* the line just put, without its newline */
+	snprintf(c->line, sizeof(c->line), "%.*s", (int)(b->s + b->len - bol - 1), bol);
+	c->req = *req;
+}
+
 static bool guid_ok(struct kguid g)
 {
 	return g.known && g.v && g.v != UINT64_MAX;
@@ -178,9 +195,14 @@ static void unit_body(struct persist *p, const struct node *n, const struct pers
 	put(b, "ExecStart=%s settle --timeout=60\n", udevadm);
 	for (size_t i = 0; i < n->n_pfs; i++) {
 		const struct pf *pf = &n->pfs[i];
-		if (pf->sriov && pf->n_vfs)
-			put(b, "ExecStart=%s vf create %s %zu --yes --timeout 120\n", o->ibvf,
-			    pf->fn.bdf, pf->n_vfs);
+		if (!pf->sriov || !pf->n_vfs)
+			continue;
+		put(b, "ExecStart=%s vf create %s %zu --yes --timeout 120\n", o->ibvf, pf->fn.bdf,
+		    pf->n_vfs);
+		struct action_req req = {
+			.kind = ACTION_CREATE, .count = (unsigned int)pf->n_vfs, .timeout_s = 120};
+		snprintf(req.target, sizeof(req.target), "%s", pf->fn.bdf);
+		add_cmd(p, b, &req);
 	}
 	put(b, "# --force: before the kubelet runs no pod holds a VF, whatever CNI caches\n"
 	       "# left from before the reboot say.\n");
@@ -191,17 +213,23 @@ static void unit_body(struct persist *p, const struct node *n, const struct pers
 			if (!vf->fn.n_rdmas && !vf->node_guid.known && !vf->port_guid.known)
 				continue; /* not an RDMA VF: no GUIDs to keep */
 			if (!guid_ok(vf->node_guid) || !guid_ok(vf->port_guid)) {
-				note(p,
-				     "VF %u of %s (%s) has no valid GUIDs to persist (fix them "
-				     "with "
-				     "'ibvf vf guid --assign-all')",
-				     vf->index, n->pfs[i].fn.bdf, vf->fn.bdf);
+				if (!p->n_unassigned++)
+					snprintf(p->unassigned, sizeof(p->unassigned), "%s",
+						 vf->fn.bdf);
 				continue;
 			}
 			guid_format_colon(vf->node_guid.v, ng);
 			guid_format_colon(vf->port_guid.v, pg);
 			put(b, "ExecStart=%s vf guid %s --node %s --port %s --yes --force\n",
 			    o->ibvf, vf->fn.bdf, ng, pg);
+			struct action_req req = {.kind = ACTION_GUID,
+						 .set_node = true,
+						 .set_port = true,
+						 .node_guid = vf->node_guid.v,
+						 .port_guid = vf->port_guid.v,
+						 .force = true};
+			snprintf(req.target, sizeof(req.target), "%s", vf->fn.bdf);
+			add_cmd(p, b, &req);
 		}
 	put(b,
 	    "ExecStart=%s settle --timeout=60\n"
@@ -245,114 +273,6 @@ void persist_free(struct persist *p)
 	for (size_t i = 0; i < p->n_files; i++)
 		free(p->files[i].content);
 	free(p->files);
+	free(p->cmds);
 	free(p);
-}
-
-static int mkdir_p(const char *dir)
-{
-	char tmp[PATH_MAX];
-	if (plan_fmt(tmp, sizeof(tmp), "%s/", dir) < 0)
-		return -ENAMETOOLONG;
-	for (char *c = tmp + 1; *c; c++) {
-		if (*c != '/')
-			continue;
-		*c = '\0';
-		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*c = '/';
-	}
-	return 0;
-}
-
-static int write_atomic(const char *dir, const struct persist_file *f, struct err *e)
-{
-	char path[PATH_MAX], tmp[PATH_MAX];
-	int r;
-	if ((r = mkdir_p(dir)) < 0)
-		return err_set(e, -r, "cannot make the directory '%s'", dir);
-	if (plan_fmt(path, sizeof(path), "%s/%s", dir, f->name) < 0 ||
-	    plan_fmt(tmp, sizeof(tmp), "%s/.%s.tmp", dir, f->name) < 0)
-		return err_setx(e, ENAMETOOLONG, "path too long under '%s'", dir);
-	FILE *out = fopen(tmp, "we");
-	if (!out)
-		return err_set(e, errno, "cannot write '%s'", tmp);
-	fputs(f->content, out);
-	if (fclose(out) != 0) {
-		r = err_set(e, errno, "cannot write '%s'", tmp);
-		unlink(tmp);
-		return r;
-	}
-	if (rename(tmp, path) < 0) {
-		r = err_set(e, errno, "cannot rename '%s' to '%s'", tmp, path);
-		unlink(tmp);
-		return r;
-	}
-	return 0;
-}
-
-/* 70-ibvf-*.link files in dir that this run did not write. */
-static void remove_stale(const struct persist *p, const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-		if (strncmp(de->d_name, LINK_PREFIX, strlen(LINK_PREFIX)) || len < 5 ||
-		    strcmp(de->d_name + len - 5, ".link"))
-			continue;
-		bool ours = false;
-		for (size_t i = 0; i < p->n_files && !ours; i++)
-			ours = !strcmp(p->files[i].name, de->d_name);
-		if (!ours)
-			unlinkat(dirfd(d), de->d_name, 0);
-	}
-	closedir(d);
-}
-
-static void file_dir(const struct persist_file *f, const char *root, const char *outdir,
-		     char dir[static PATH_MAX])
-{
-	if (outdir)
-		plan_fmt(dir, PATH_MAX, "%s", outdir);
-	else
-		plan_fmt(dir, PATH_MAX, "%s/etc/%s", strcmp(root, "/") ? root : "", f->subdir);
-}
-
-int persist_write(const struct persist *p, const char *root, const char *outdir, struct err *e)
-{
-	char dir[PATH_MAX];
-	for (size_t i = 0; i < p->n_files; i++) {
-		const struct persist_file *f = &p->files[i];
-		file_dir(f, root, outdir, dir);
-		int r = write_atomic(dir, f, e);
-		if (r < 0)
-			return r;
-	}
-	if (!outdir) {
-		snprintf(dir, sizeof(dir), "%s/etc/systemd/network", strcmp(root, "/") ? root : "");
-		remove_stale(p, dir);
-	}
-	return 0;
-}
-
-struct json_object *persist_to_json(const struct persist *p, const char *root, const char *outdir)
-{
-	struct json_object *o = json_object_new_object(), *files = json_object_new_array(),
-			   *notes = json_object_new_array();
-	char dir[PATH_MAX], path[PATH_MAX];
-	for (size_t i = 0; i < p->n_files; i++) {
-		struct json_object *f = json_object_new_object();
-		file_dir(&p->files[i], root, outdir, dir);
-		plan_fmt(path, sizeof(path), "%s/%s", dir, p->files[i].name);
-		json_object_object_add(f, "path", json_object_new_string(path));
-		json_object_object_add(f, "content", json_object_new_string(p->files[i].content));
-		json_object_array_add(files, f);
-	}
-	for (size_t i = 0; i < p->n_notes; i++)
-		json_object_array_add(notes, json_object_new_string(p->notes[i]));
-	json_object_object_add(o, "files", files);
-	json_object_object_add(o, "notes", notes);
-	return o;
 }

@@ -10,20 +10,27 @@
  *       `ibvf vf guid VF --node G --port G` per VF -> udevadm settle,
  *       Before=network-pre.target kubelet.service
  *
- * VFs with kernel names (ib3, eth5) get no .link file and VFs with zero or
- * unknown GUIDs no guid line: each is named in the notes. */
+ * persist refuses (core/persist_plan.c) while checks find zero, duplicate
+ * or unknown GUIDs or kernel names, so every VF with a netdev gets a .link
+ * file and a guid line; what could still be left out is named in the notes.
+ *
+ * `ibvf persist` is a plan (ACTION_PERSIST): file steps, previewed,
+ * confirmed, applied, verified and journaled with what each file replaced,
+ * so `journal undo` restores them (ACTION_FILES_UNDO). */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "actions.h"
 #include "err.h"
 #include "node.h"
 
 struct sys;
 
-#define PERSIST_UNIT	  "ibvf-sriov.service"
-#define PERSIST_NOTES_MAX 32
+#define PERSIST_UNIT	    "ibvf-sriov.service"
+#define PERSIST_LINK_PREFIX "70-ibvf-"
+#define PERSIST_NOTES_MAX   32
 
 struct persist_file {
 	char name[64];	 /* 70-ibvf-0000-18-00.4.link, ibvf-sriov.service */
@@ -31,11 +38,21 @@ struct persist_file {
 	char *content;
 };
 
+/* One ExecStart= line of the unit that runs ibvf, and its request. */
+struct persist_cmd {
+	char line[400];
+	struct action_req req;
+};
+
 struct persist {
 	struct persist_file *files;
 	size_t n_files;
+	struct persist_cmd *cmds; /* in the unit's order */
+	size_t n_cmds;
 	char notes[PERSIST_NOTES_MAX][200];
 	size_t n_notes;
+	size_t n_unassigned; /* RDMA VFs without a valid node and port GUID */
+	char unassigned[16]; /* the first of them */
 };
 
 struct persist_opts {
@@ -58,11 +75,17 @@ void persist_free(struct persist *p);
  * may name a PF by its netdev or ibdev. 0 or -ENOMEM. */
 int persist_read(struct sys *s, struct node *n);
 
-/* Where each file goes (see persist_write) and its content, with the notes:
- * {"files":[{"path","content"}...],"notes":[...]}. */
-struct json_object *persist_to_json(const struct persist *p, const char *root, const char *outdir);
+/* Refuses (-EINVAL, one line naming each check id, its count and
+ * `ibvf check --fix ID`) while n has findings that make the unit wrong. */
+int persist_refusals(const struct node *n, struct err *e);
 
-/* Writes the files: flat into outdir when given, else under root/etc (root
- * "/" on the node), where it also removes 70-ibvf-*.link files of VFs that
- * are no longer named. Each file is written to a temporary name and renamed. */
-int persist_write(const struct persist *p, const char *root, const char *outdir, struct err *e);
+/* The ibvf the unit runs: path (absolute, a regular executable owned by root,
+ * not writable by group or others), or, for "", this process's own binary,
+ * which must moreover not lie in a build tree, under /tmp or in a directory
+ * non-root users can write. The path into ret. */
+int persist_ibvf_path(const char *path, char ret[static 256], struct err *e);
+
+/* The dry check: each ibvf command of the unit (p->cmds), planned with
+ * action_plan() on n as it is now; the first the node refuses (a GUID
+ * already in use) refuses persist, naming the unit's line and the reason. */
+int persist_dry_check(struct sys *s, const struct node *n, const struct persist *p, struct err *e);

@@ -31,6 +31,12 @@ void plan_free(struct plan *p)
 {
 	if (!p)
 		return;
+	for (size_t i = 0; i < p->n_steps; i++)
+		free(p->steps[i].content);
+	for (size_t i = 0; i < p->n_changes; i++) {
+		free(p->changes[i].old_content);
+		free(p->changes[i].new_content);
+	}
 	free(p->steps);
 	free(p->changes);
 	free(p);
@@ -227,6 +233,58 @@ int plan_wait_netdev(struct plan *p, const char *bdf, bool want_ibdev, unsigned 
 	return 0;
 }
 
+static void file_state(char *buf, size_t size, const char *content)
+{
+	if (content)
+		snprintf(buf, size, "%zu bytes", strlen(content));
+	else
+		snprintf(buf, size, "absent");
+}
+
+int plan_file(struct plan *p, const char *path, const char *old, const char *content)
+{
+	char *copy = content ? strdup(content) : NULL, *c_old = old ? strdup(old) : NULL,
+	     *c_new = content ? strdup(content) : NULL;
+	struct step *s = (!content || (copy && c_new)) && (!old || c_old)
+				 ? plan_add_step(p, content ? STEP_FILE_WRITE : STEP_FILE_REMOVE)
+				 : NULL;
+	struct change *c = s ? plan_add_change(p, CHANGE_FILE) : NULL;
+	if (!c) {
+		if (s)
+			p->n_steps--;
+		free(copy);
+		free(c_old);
+		free(c_new);
+		return -ENOMEM;
+	}
+	if (SET(s->file, "%s", path) < 0) {
+		p->n_steps--;
+		p->n_changes--;
+		free(copy);
+		free(c_old);
+		free(c_new);
+		return -ENAMETOOLONG;
+	}
+	s->content = copy;
+	if (content) {
+		size_t lines = 0;
+		for (const char *q = content; *q; q++)
+			lines += *q == '\n';
+		SET(s->desc, "%s %s (%zu lines, mode 0644)", old ? "replace" : "write", path,
+		    lines);
+		SET(s->cmd, "install -m 0644 /dev/stdin %s", path);
+	} else {
+		SET(s->desc, "remove %s", path);
+		SET(s->cmd, "rm -- %s", path);
+	}
+	SET(c->file, "%s", path);
+	c->old_content = c_old;
+	c->new_content = c_new;
+	file_state(c->before, sizeof(c->before), old);
+	file_state(c->after, sizeof(c->after), content);
+	return 0;
+}
+
 const char *plan_result_name(enum plan_result r)
 {
 	static const char *const names[] = {
@@ -244,7 +302,7 @@ const char *plan_result_name(enum plan_result r)
 static const char *const change_names[] = {
 	[CHANGE_NUMVFS] = "numvfs",	    [CHANGE_NAME] = "name",
 	[CHANGE_NODE_GUID] = "node_guid",   [CHANGE_PORT_GUID] = "port_guid",
-	[CHANGE_LINK_STATE] = "link_state",
+	[CHANGE_LINK_STATE] = "link_state", [CHANGE_FILE] = "file",
 };
 
 const char *change_kind_name(enum change_kind k)
@@ -289,11 +347,19 @@ static struct json_object *change_json(const struct change *c)
 	struct json_object *o = json_object_new_object();
 	json_object_object_add(o, "kind", json_object_new_string(change_kind_name(c->kind)));
 	json_object_object_add(o, "bdf", jstr(c->bdf));
-	if (c->kind != CHANGE_NUMVFS && c->bdf[0]) {
+	if (c->kind == CHANGE_FILE) {
+		json_object_object_add(o, "path", jstr(c->file));
+		json_object_object_add(o, "old_content",
+				       c->old_content ? json_object_new_string(c->old_content)
+						      : NULL);
+		json_object_object_add(o, "content",
+				       c->new_content ? json_object_new_string(c->new_content)
+						      : NULL);
+	} else if (c->kind != CHANGE_NUMVFS && c->bdf[0]) {
 		json_object_object_add(o, "pf", jstr(c->pf));
 		json_object_object_add(o, "vf", json_object_new_int((int)c->vf));
 	}
-	if (!c->bdf[0])
+	if (!c->bdf[0] && c->kind != CHANGE_FILE)
 		json_object_object_add(o, "ifindex", json_object_new_int(c->ifindex));
 	json_object_object_add(o, "before", jstr(c->before));
 	json_object_object_add(o, "after", jstr(c->after));

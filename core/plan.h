@@ -29,6 +29,8 @@ enum step_kind {
 	STEP_VF_STATE,	  /* netlink on the PF: IFLA_VF_LINK_STATE */
 	STEP_WAIT_VFS,	  /* until the PF has `count` VFs, with their devices */
 	STEP_WAIT_NETDEV, /* until the function has a netdev (and an ibdev) again */
+	STEP_FILE_WRITE,  /* a file outside sysfs (persist): content, mode 0644 */
+	STEP_FILE_REMOVE, /* a file outside sysfs (persist's stale .link files) */
 };
 
 enum step_status {
@@ -56,6 +58,8 @@ struct step {
 	bool down_up;	  /* RENAME_FN: the link goes down around the rename (kernel < 6.2) */
 	char desc[160];	  /* what the step does, for people */
 	char cmd[320];	  /* the equivalent shell command */
+	char file[256];	  /* FILE_*: the absolute path (under the node's root) */
+	char *content;	  /* FILE_WRITE: what is written (owned by the step) */
 	/* Filled in by the apply. */
 	enum step_status status;
 	char detail[128]; /* what happened when it is not obvious ("'ib5' -> 'ibp24s0v3'") */
@@ -68,6 +72,7 @@ enum change_kind {
 	CHANGE_NODE_GUID,
 	CHANGE_PORT_GUID,
 	CHANGE_LINK_STATE,
+	CHANGE_FILE, /* a file's content: before/after "absent" or "N bytes" */
 };
 
 /* One value the plan changes; identity by PCI address (and VF index). A
@@ -81,6 +86,10 @@ struct change {
 	char before[64], after[64]; /* as the kernel writes them; "" when unknown */
 	bool verified;
 	char verify[160]; /* why verification failed */
+	/* FILE: the path and both contents, NULL when the file is absent (owned
+	 * by the change; the journal keeps them for undo). */
+	char file[256];
+	char *old_content, *new_content;
 };
 
 enum plan_result {
@@ -136,6 +145,9 @@ int plan_vf_state(struct plan *p, const char *pf_ifname, unsigned int vf, int st
 int plan_wait_vfs(struct plan *p, const char *pf_bdf, unsigned int count, bool want_netdev,
 		  bool want_ibdev, unsigned int timeout_s);
 int plan_wait_netdev(struct plan *p, const char *bdf, bool want_ibdev, unsigned int timeout_s);
+/* A file written (content NULL: removed) and its change, old its content
+ * now (NULL: absent). Both are copied. */
+int plan_file(struct plan *p, const char *path, const char *old, const char *content);
 
 /* snprintf that truncates on purpose (messages into fixed fields); returns
  * -ENAMETOOLONG when it did. */

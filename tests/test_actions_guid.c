@@ -105,6 +105,44 @@ START_TEST(assign_all_leaves_no_zero_or_duplicate_guid)
 }
 END_TEST
 
+/* The seeded duplicate (0000:c0:00.3 has 0000:5e:00.3's GUID): the first
+ * holder, the one guid-duplicate does not flag, keeps its GUID; only the
+ * later one is re-GUIDed. The long preview starts with its summary. */
+START_TEST(assign_all_keeps_the_first_holder_of_a_duplicate)
+{
+	char *dir = tu_mkfixture(NULL), *out, *err;
+	int rc = tu_sim_run(dir, &out, &err, "vf", "guid", "--assign-all", "--dry-run", NULL);
+	ck_assert_int_eq(rc, 0);
+	const char *second = strchr(out, '\n') + 1;
+	ck_assert_msg(!strncmp(second,
+			       "summary: 16 VFs on 3 PFs; changes: 16 node_guid, 16 "
+			       "port_guid; 96 steps; VF links drop while they rebind\n",
+			       93),
+		      "%s", out);
+	ck_assert_ptr_null(strstr(out, "change: 0000:5e:00.3 "));
+	ck_assert_ptr_nonnull(
+		strstr(out, "change: 0000:c0:00.3 node_guid: a0:88:c2:03:00:5e:00:03 -> "));
+	free(out);
+	free(err);
+	rc = tu_sim_run(dir, &out, &err, "vf", "guid", "--assign-all", "--yes", NULL);
+	ck_assert_msg(rc == 0, "%s", err);
+	free(out);
+	free(err);
+	struct node *n = discover(dir);
+	const struct vf *first = vf_by_bdf(n, "0000:5e:00.3"),
+			*later = vf_by_bdf(n, "0000:c0:00.3");
+	ck_assert_uint_eq(first->node_guid.v, 0xa088c203005e0003ULL);
+	ck_assert_uint_eq(first->port_guid.v, 0xa088c203005e0003ULL);
+	ck_assert_uint_eq(later->node_guid.v >> 56, 0x02);
+	node_free(n);
+	rc = tu_sim_run(dir, &out, &err, "check", "guid-duplicate", "guid-zero", NULL);
+	ck_assert_msg(!strstr(out, "guid-duplicate") && !strstr(out, "guid-zero"), "%s", out);
+	free(out);
+	free(err);
+	tu_rmtree(dir);
+}
+END_TEST
+
 START_TEST(derived_scheme_is_locally_administered_and_per_pf)
 {
 	char *dir = tu_mkfixture(NULL);
@@ -155,6 +193,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, guid_takes_effect_through_a_rebind_and_the_name_stays);
 	tcase_add_test(tc, assign_all_leaves_no_zero_or_duplicate_guid);
+	tcase_add_test(tc, assign_all_keeps_the_first_holder_of_a_duplicate);
 	tcase_add_test(tc, derived_scheme_is_locally_administered_and_per_pf);
 	tcase_add_test(tc, link_state_through_mofed_and_netlink);
 	suite_add_tcase(s, tc);

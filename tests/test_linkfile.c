@@ -243,13 +243,18 @@ static struct node *discover(const char *dir)
  * back, they pin the names they give, and the unit's counts are the PFs'. */
 START_TEST(persist_output_parses_and_pins)
 {
-	char *dir = tu_mkfixture(NULL), *o, *er;
-	ck_assert_int_eq(tu_sim_run(dir, &o, &er, "vf", "rename", "0000:18:00.4", "ibp24s0v3",
+	char *dir = tu_mkfixture((const char *const[]){"--healthy", NULL}), *o, *er, *bin;
+	ck_assert_int_gt(asprintf(&bin, "%s/ibvf", dir), 0);
+	tu_write(bin, "");
+	ck_assert_int_eq(chmod(bin, 0755), 0); /* persist checks the path, never runs it */
+	ck_assert_int_eq(tu_sim_run(dir, &o, &er, "vf", "rename", "0000:18:00.4", "ibp24s0v9",
 				    "--yes", NULL),
 			 0);
 	free(o);
 	free(er);
-	ck_assert_int_eq(tu_sim_run(dir, &o, &er, "persist", NULL), 0);
+	int rc = tu_sim_run(dir, &o, &er, "persist", "--yes", "--ibvf", bin, NULL);
+	ck_assert_msg(rc == 0, "%s", er);
+	free(bin);
 	free(o);
 	free(er);
 	struct node *n = discover(dir);
@@ -269,12 +274,12 @@ START_TEST(persist_output_parses_and_pins)
 	ck_assert_ptr_nonnull(f);
 	const struct link_file *lf = linkfile_pinning(n, f, "ib3");
 	ck_assert_ptr_nonnull(lf);
-	ck_assert_str_eq(lf->name, "ibp24s0v3");
+	ck_assert_str_eq(lf->name, "ibp24s0v9");
 	ck_assert_str_eq(lf->path, "/etc/systemd/network/70-ibvf-0000-18-00.4.link");
 	/* a VF of the same PF with another address is not pinned by it */
 	const struct fn *other = node_find_fn(n, "0000:18:00.5", NULL, NULL);
 	const struct link_file *ol = other ? linkfile_pinning(n, other, "ib4") : NULL;
-	ck_assert(!ol || strcmp(ol->name, "ibp24s0v3"));
+	ck_assert(!ol || strcmp(ol->name, "ibp24s0v9"));
 	node_free(n);
 	tu_rmtree(dir);
 }

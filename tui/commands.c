@@ -120,17 +120,28 @@ static const struct cmd commands[] = {
 	 VF_USAGE, VF_HELP},
 	{"persist", cmd_persist, CMD_NODE | CMD_JSON,
 	 "write .link files and a boot unit for the VF layout",
-	 "persist [--output DIR] [--dry-run] [--ibvf PATH] [--json]",
+	 "persist [--ibvf PATH] [--output DIR] [--dry-run] [--yes] [--json]",
 	 "Write what makes the current VF layout survive a reboot: a systemd .link file\n"
-	 "per named VF (matched by PCI path) and ibvf-sriov.service, a oneshot unit that\n"
-	 "loads the driver, creates the VFs, sets their GUIDs and settles udev before\n"
-	 "the kubelet. Into /etc/systemd/{network,system} (under --root/--sim), or flat\n"
-	 "into --output DIR; --dry-run prints the files."},
+	 "per VF (matched by PCI path) and ibvf-sriov.service, a oneshot unit that loads\n"
+	 "the driver, creates the VFs, sets their GUIDs and settles udev before the\n"
+	 "kubelet. Into /etc/systemd/{network,system} (under --root/--sim), or flat into\n"
+	 "--output DIR (an absolute path). Refuses while checks find zero, duplicate or\n"
+	 "invalid GUIDs, VFs without a driver or kernel names (ibN/ethN), naming each\n"
+	 "check and 'ibvf check --fix ID'; plans every ibvf command of the unit on the\n"
+	 "node first and refuses a line the node would refuse at boot.\n"
+	 "  --ibvf PATH  the ibvf the unit runs: absolute, a root-owned executable not\n"
+	 "               writable by group or others; without it, this binary, refused\n"
+	 "               in a build tree, under /tmp or in a directory users can write\n"
+	 "  --dry-run    print the plan (each file's content) and write nothing\n"
+	 "  --yes        write without asking (needed when stdin is not a terminal)\n"
+	 "Each file is journaled with what it replaced: 'ibvf journal undo ID' removes\n"
+	 "the files persist wrote and restores the ones it replaced or removed."},
 	{"journal", cmd_journal, CMD_NODE | CMD_JSON,
-	 "list the applied actions, undo a rename or GUID change",
+	 "list the applied actions, undo a rename, GUID change or persist",
 	 "journal [--json] | journal undo ID [--dry-run] [--yes]",
 	 "List the applied plans (/var/lib/ibvf/journal.jsonl): time, user, action,\n"
-	 "result and what changed. 'undo ID' reverts a rename or a GUID change."},
+	 "result and what changed. 'undo ID' reverts a rename, a GUID change or a\n"
+	 "persist (its files back as they were)."},
 	{"bench", cmd_bench, CMD_NODE | CMD_JSON, "RDMA WRITE/READ bandwidth and latency per VF",
 	 BENCH_USAGE, BENCH_HELP},
 	{"mkfixture", cmd_mkfixture, CMD_KERNEL, "build a simulated DGX H200 node tree",

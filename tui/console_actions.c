@@ -172,6 +172,20 @@ int console_cmd_assign(struct console *c, const char *arg)
 	return 0;
 }
 
+int console_cmd_persist(struct console *c, const char *arg)
+{
+	struct action_req req = {.kind = ACTION_PERSIST};
+	if (*arg && (*arg != '/' || strlen(arg) >= sizeof(req.path) || strchr(arg, ' '))) {
+		console_message(c, TR_ERROR,
+				"invalid ibvf path '%.64s': an absolute path under %zu bytes", arg,
+				sizeof(req.path));
+		return -EINVAL;
+	}
+	snprintf(req.path, sizeof(req.path), "%s", arg);
+	dialog_open_req(c, &req, "Persist the VF layout: .link files and ibvf-sriov.service");
+	return 0;
+}
+
 int console_cmd_journal(struct console *c, const char *arg)
 {
 	(void)arg;

@@ -19,4 +19,7 @@ int console_cmd_create(struct console *c, const char *arg);
 int console_cmd_rename(struct console *c, const char *arg);
 int console_cmd_guid(struct console *c, const char *arg);
 int console_cmd_assign(struct console *c, const char *arg);
+/* persist's preview (core/persist_plan.c); arg: the ibvf the unit runs, ""
+ * for this binary. */
+int console_cmd_persist(struct console *c, const char *arg);
 int console_cmd_journal(struct console *c, const char *arg);

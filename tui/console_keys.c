@@ -234,6 +234,9 @@ static void run_action(struct console *c, struct view *v, const struct key_bindi
 	case KA_KMSG:
 		console_kmsg_show(c, -1);
 		break;
+	case KA_PERSIST:
+		console_cmd_persist(c, "");
+		break;
 	default:
 		break;
 	}

@@ -75,10 +75,12 @@ static void plan_made(struct console *c)
 {
 	struct dialog *dlg = dlg_of(c);
 	/* A forced plan acts on a pod's VF: as dangerous as a destructive one;
-	 * a rename breaks whatever refers to the live netdev by name. */
+	 * a rename breaks whatever refers to the live netdev by name; persist
+	 * changes what the next boot does. */
 	enum action_kind k = dlg->req.kind;
 	dlg->on_cancel = dlg->plan->destructive || dlg->req.force || k == ACTION_RENAME ||
-			 k == ACTION_RENAME_ALL || k == ACTION_RENAME_LINK;
+			 k == ACTION_RENAME_ALL || k == ACTION_RENAME_LINK || k == ACTION_PERSIST ||
+			 k == ACTION_FILES_UNDO;
 	dlg->body = (struct listw){.text = true};
 	dlg->stage = STAGE_PREVIEW;
 	dialog_render_plan(dlg);

@@ -33,6 +33,29 @@ static void add(struct body *b, enum theme_role role, const char *fmt, ...)
 	b->role[b->n++] = role;
 }
 
+/* A text longer than a body line (a refusal listing findings) as several,
+ * cut at spaces, the later ones indented as wrap() indents. */
+static void add_long(struct body *b, enum theme_role role, const char *s)
+{
+	bool first = true;
+	while (*s) {
+		int room = (int)sizeof(b->text[0]) - 1 - (first ? 0 : 4), len = (int)strlen(s);
+		if (len > room) {
+			len = room;
+			for (int k = room; k > room / 2; k--)
+				if (s[k] == ' ') {
+					len = k;
+					break;
+				}
+		}
+		add(b, role, "%s%.*s", first ? "" : "    ", len, s);
+		s += len;
+		while (*s == ' ')
+			s++;
+		first = false;
+	}
+}
+
 static void body_lines(struct body *b, const struct text *t)
 {
 	for (size_t i = 0; i < t->n; i++)
@@ -114,7 +137,7 @@ static void body_of(struct dialog *dlg, struct body *b, char *hint, size_t size)
 		snprintf(hint, size, "any key closes");
 		break;
 	case STAGE_REFUSED:
-		add(b, TR_ERROR, "%s", dlg->refusal);
+		add_long(b, TR_ERROR, dlg->refusal);
 		add(b, TR_HELP, "nothing was changed");
 		snprintf(hint, size, "any key closes");
 		break;

@@ -45,7 +45,7 @@ void journal_text_entry(struct text *out, struct json_object *o, int flags)
 			struct json_object *c = json_object_array_get_idx(a, i);
 			bool ok = text_jbool(c, "verified");
 			text_add(out, ok ? TEXT_NORMAL : TEXT_ERROR, "%s %s: %s -> %s%s",
-				 text_jstr(c, "bdf") ?: "link", text_jstr(c, "kind") ?: "?",
+				 text_jstr(c, "bdf") ?: text_jstr(c, "path") ?: "link", text_jstr(c, "kind") ?: "?",
 				 text_jstr(c, "before") ?: "?", text_jstr(c, "after") ?: "?",
 				 ok ? "  verified" : "  NOT verified");
 		}

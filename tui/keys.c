@@ -57,6 +57,7 @@ const struct key_binding keys_table[] = {
 	{KV_ALL, {KEY_F(7)}, KA_RENAME, 0, NULL, NULL},
 	{KV_ALL, {KEY_F(8)}, KA_GUID, 0, NULL, NULL},
 	{KV_ALL, {0}, KA_N, 0, "", "(a preview first; while it applies, Esc stops waiting)"},
+	{KV_ALL, {'P'}, KA_PERSIST, 0, "P", "persist: .link files and the boot unit (a preview)"},
 	{KV_ALL,
 	 {'\t'},
 	 KA_NEXT_VIEW,
@@ -114,7 +115,8 @@ const size_t keys_n = sizeof(keys_table) / sizeof(keys_table[0]);
 
 static const char *const commands_help[] = {
 	"commands: quit, theme NAME, snapshot [FILE], filter TEXT, help, bench,",
-	"  create N, rename NAME, guid [--node G] [--port G], assign-guids, journal",
+	"  create N, rename NAME, guid [--node G] [--port G], assign-guids, journal,",
+	"  persist [IBVF-PATH]",
 	"  (--force: act on a VF bound to a pod)",
 };
 

@@ -57,6 +57,7 @@ enum key_action {
 	KA_FINDING, /* checks: open the finding; opened: go to its subject */
 	KA_JUMP,    /* checks: the finding's PF or VF in the tree */
 	KA_KMSG,    /* the kernel log (from a finding: at its line) */
+	KA_PERSIST, /* persist's preview: .link files and the boot unit */
 	KA_N,
 };
 

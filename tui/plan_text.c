@@ -2,7 +2,11 @@
 /* A plan rendered from its JSON (plan_text.h). */
 #include "plan_text.h"
 
+#include <stdio.h>
 #include <string.h>
+
+#define SUMMARY_STEPS 10 /* a plan with more steps starts with a summary */
+#define KINDS_MAX     8
 
 void plan_text_steps(struct text *out, struct json_object *steps, bool ran)
 {
@@ -26,18 +30,36 @@ void plan_text_steps(struct text *out, struct json_object *steps, bool ran)
 	}
 }
 
+/* A file's content, a line each, under its change (previews only). */
+static void file_content(struct text *out, struct json_object *c)
+{
+	const char *t = text_jstr(c, "content");
+	if (!t) {
+		text_add(out, TEXT_NORMAL, "    (removed; the journal keeps its content for undo)");
+		return;
+	}
+	for (const char *bol = t; *bol;) {
+		const char *eol = strchr(bol, '\n');
+		int len = eol ? (int)(eol - bol) : (int)strlen(bol);
+		text_add(out, TEXT_NORMAL, "    | %.*s", len, bol);
+		bol += len + (eol != NULL);
+	}
+}
+
 static void changes(struct text *out, struct json_object *a, bool ran)
 {
 	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
 		struct json_object *c = json_object_array_get_idx(a, i);
-		const char *who = text_jstr(c, "bdf") ?: "link",
+		const char *who = text_jstr(c, "bdf") ?: text_jstr(c, "path") ?: "link",
 			   *kind = text_jstr(c, "kind") ?: "?";
 		const char *before = text_jstr(c, "before") ?: "?",
 			   *after = text_jstr(c, "after") ?: "?";
-		if (!ran)
+		if (!ran) {
 			text_add(out, TEXT_CHANGED, "  change: %s %s: %s -> %s", who, kind, before,
 				 after);
-		else if (text_jstr(c, "verify_error") || !text_jbool(c, "verified"))
+			if (!strcmp(kind, "file"))
+				file_content(out, c);
+		} else if (text_jstr(c, "verify_error") || !text_jbool(c, "verified"))
 			text_add(out, TEXT_ERROR, "  NOT verified: %s %s should be %s: %s", who,
 				 kind, after, text_jstr(c, "verify_error") ?: "not checked");
 		else
@@ -61,6 +83,56 @@ static void result(struct text *out, struct json_object *plan, const char *res)
 			 text_jstr(plan, "journal_error"));
 }
 
+static bool seen(struct json_object *a, size_t upto, const char *key, const char *v)
+{
+	for (size_t j = 0; v && j < upto; j++) {
+		const char *w = text_jstr(json_object_array_get_idx(a, j), key);
+		if (w && !strcmp(w, v))
+			return true;
+	}
+	return !v;
+}
+
+/* For a long plan, first: how many VFs and PFs, what changes, how many steps. */
+static void summary(struct text *out, struct json_object *plan)
+{
+	struct json_object *a = text_jarr(plan, "changes"), *steps = text_jarr(plan, "steps");
+	size_t n_steps = steps ? json_object_array_length(steps) : 0;
+	size_t n = a ? json_object_array_length(a) : 0, vfs = 0, pfs = 0, n_kinds = 0;
+	const char *kinds[KINDS_MAX];
+	size_t counts[KINDS_MAX] = {0};
+	if (n_steps <= SUMMARY_STEPS)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *c = json_object_array_get_idx(a, i);
+		const char *kind = text_jstr(c, "kind") ?: "?";
+		bool vf = json_object_object_get_ex(c, "vf", NULL);
+		vfs += vf && !seen(a, i, "bdf", text_jstr(c, "bdf"));
+		pfs += vf && !seen(a, i, "pf", text_jstr(c, "pf"));
+		size_t k = 0;
+		while (k < n_kinds && strcmp(kinds[k], kind))
+			k++;
+		if (k == n_kinds && n_kinds < KINDS_MAX)
+			kinds[n_kinds++] = kind;
+		if (k < n_kinds)
+			counts[k]++;
+	}
+	char what[200] = "";
+	size_t len = 0;
+	for (size_t k = 0; k < n_kinds && len < sizeof(what); k++)
+		len += (size_t)snprintf(what + len, sizeof(what) - len, "%s%zu %s", k ? ", " : "",
+					counts[k], kinds[k]);
+	if (vfs)
+		text_add(
+			out, TEXT_HEADING,
+			"summary: %zu VF%s on %zu PF%s; changes: %s; %zu steps%s", vfs,
+			vfs == 1 ? "" : "s", pfs, pfs == 1 ? "" : "s", len ? what : "none", n_steps,
+			text_jbool(plan, "destructive") ? "; VF links drop while they rebind" : "");
+	else
+		text_add(out, TEXT_HEADING, "summary: changes: %s; %zu steps", len ? what : "none",
+			 n_steps);
+}
+
 void plan_text(struct text *out, struct json_object *plan)
 {
 	const char *res = text_jstr(plan, "result") ?: "not-run";
@@ -68,6 +140,7 @@ void plan_text(struct text *out, struct json_object *plan)
 	struct json_object *a = text_jarr(plan, "notes");
 	text_add(out, TEXT_HEADING, "%s: %s", text_jstr(plan, "action") ?: "?",
 		 text_jstr(plan, "summary") ?: "");
+	summary(out, plan);
 	for (size_t i = 0; a && i < json_object_array_length(a); i++)
 		text_add(out, TEXT_WARNING, "  note: %s",
 			 json_object_get_string(json_object_array_get_idx(a, i)));

@@ -134,7 +134,7 @@ start() { # start COLS ROWS [ENV=VALUE...] [-- ARGS...]: a fresh node and consol
 	args=("$@")
 	rm -rf "$tmp/node" "$tmp/work"
 	mkdir -p "$tmp/work" "$tmp/cfg"
-	"$ibvf" mkfixture "$tmp/node" >/dev/null || exit 1
+	"$ibvf" mkfixture "$tmp/node" "${fixture_args[@]}" >/dev/null || exit 1
 	: >"$tmp/stderr"
 	T kill-server 2>/dev/null
 	T new-session -d -s s -x "$cols" -y "$rows" -c "$tmp/work" \
@@ -156,6 +156,8 @@ stop() { # quits with q and checks the exit status and stderr
 	fi
 	T kill-server 2>/dev/null
 }
+
+fixture_args=() # start's mkfixture options (a scenario may set --healthy)
 
 keys() { T send-keys -t s "$@"; }
 filter() { # filter TEXT: type TEXT into / and apply it
@@ -761,9 +763,61 @@ scenario_rename_field() {
 	stop
 }
 
+# persist from the console: P and :persist PATH. The seeded node is refused
+# with the check ids; on the healthy node the preview starts on Cancel, the
+# apply writes the unit with the installed path, the journal has it, and its
+# undo puts the fixture's unit back.
+scenario_persist() {
+	mkdir -p "$tmp/bin"
+	install -m 0755 "$ibvf" "$tmp/bin/ibvf"
+	start 80 24
+	keys :
+	keys -l "persist $tmp/bin/ibvf"
+	keys Enter
+	settle
+	snap persist-refused-findings
+	keys Escape
+	settle
+	stop
+	fixture_args=(--healthy)
+	start 80 24
+	fixture_args=()
+	keys P
+	settle
+	expect_re 'in a build tree; install ibvf and run that, or give'
+	keys Escape
+	settle
+	keys :
+	keys -l "persist $tmp/bin/ibvf"
+	keys Enter
+	settle
+	snap persist-preview # the focus on Cancel
+	keys Left Enter
+	wait_for "result: ok" 20
+	snap persist-result
+	grep -q "^ExecStart=$tmp/bin/ibvf vf create 0000:18:00.0 8 " \
+		"$tmp/node/etc/systemd/system/ibvf-sriov.service" ||
+		{ echo "FAIL: the unit does not run $tmp/bin/ibvf"; fails=$((fails + 1)); }
+	keys x
+	settle
+	keys 4
+	settle
+	snap persist-journal
+	keys u
+	settle
+	keys Left Enter
+	wait_for "result: ok" 20
+	grep -q "^ExecStart=/usr/local/sbin/ibvf vf create" \
+		"$tmp/node/etc/systemd/system/ibvf-sriov.service" ||
+		{ echo "FAIL: undo did not restore the unit"; fails=$((fails + 1)); }
+	keys x
+	settle
+	stop
+}
+
 all=(checks kmsg renamed startup expand_collapse filter help zero_guid mouse pods ethernet_fallback theme resize live
 	action_create action_rename action_refused_notice action_pod action_guid action_journal action_running bench_view
-	rename_field)
+	rename_field persist)
 for s in "${@:-${all[@]}}"; do
 	echo "# $s"
 	"scenario_$s"

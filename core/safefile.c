@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+/* Link-safe file reads, writes and removals (safefile.h). */
+#include "safefile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* "/a/b/c.link" into its directory "/a/b" and name "c.link". */
+static int split(const char *path, char dir[static PATH_MAX], const char **ret_name, struct err *e)
+{
+	const char *slash = strrchr(path, '/');
+	if (path[0] != '/' || !slash || !slash[1] || strlen(path) >= PATH_MAX)
+		return err_setx(e, EINVAL, "invalid path '%s': not an absolute file path", path);
+	size_t len = (size_t)(slash - path);
+	memcpy(dir, path, len ? len : 1);
+	dir[len ? len : 1] = '\0';
+	*ret_name = slash + 1;
+	return 0;
+}
+
+int safefile_dir(const char *dir, bool create, int *ret_fd, struct err *e)
+{
+	char copy[PATH_MAX], *save = NULL;
+	if (dir[0] != '/' || snprintf(copy, sizeof(copy), "%s", dir) >= (int)sizeof(copy))
+		return err_setx(e, EINVAL, "invalid directory '%s': not an absolute path", dir);
+	int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(e, errno, "cannot open '/'");
+	for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(c, "..")) {
+			close(fd);
+			return err_setx(e, EINVAL, "invalid directory '%s': '..' in it", dir);
+		}
+		int next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT && create) {
+			if (mkdirat(fd, c, 0755) < 0 && errno != EEXIST) {
+				int r = err_set(e, errno, "cannot make the directory '%s' in '%s'",
+						c, dir);
+				close(fd);
+				return r;
+			}
+			next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (next < 0) {
+			int err = errno, r;
+			struct stat st;
+			if (fstatat(fd, c, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+				r = err_setx(e, ELOOP,
+					     "'%s' in '%s' is a symbolic link: ibvf does not "
+					     "follow links where it writes",
+					     c, dir);
+			else
+				r = err == ENOENT
+					    ? -ENOENT
+					    : err_set(e, err, "cannot open '%s' in '%s'", c, dir);
+			if (r == -ENOENT)
+				err_setx(e, ENOENT, "'%s' does not exist", dir);
+			close(fd);
+			return r;
+		}
+		close(fd);
+		fd = next;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+static int read_fd(int fd, const char *path, size_t max, char **ret, struct err *e)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return err_set(e, errno, "cannot read '%s'", path);
+	if (!S_ISREG(st.st_mode))
+		return err_setx(e, EINVAL, "'%s' is not a regular file", path);
+	if ((unsigned long long)st.st_size > max)
+		return err_setx(e, EFBIG, "'%s' is larger than %zu bytes", path, max);
+	char *buf = malloc(max + 1);
+	if (!buf)
+		return err_set(e, ENOMEM, "cannot read '%s'", path);
+	size_t len = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf + len, max + 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int r = err_set(e, errno, "cannot read '%s'", path);
+			free(buf);
+			return r;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > max) {
+			free(buf);
+			return err_setx(e, EFBIG, "'%s' is larger than %zu bytes", path, max);
+		}
+	}
+	buf[len] = '\0';
+	*ret = buf;
+	return 0;
+}
+
+int safefile_read(const char *path, size_t max, char **ret, struct err *e)
+{
+	char dir[PATH_MAX];
+	const char *name;
+	int dfd, r;
+	if ((r = split(path, dir, &name, e)) < 0)
+		return r;
+	if ((r = safefile_dir(dir, false, &dfd, e)) == -ENOENT) {
+		*ret = NULL;
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		int err = errno;
+		close(dfd);
+		if (err == ENOENT) {
+			*ret = NULL;
+			return 0;
+		}
+		if (err == ELOOP)
+			return err_setx(e, ELOOP,
+					"'%s' is a symbolic link: ibvf does not follow links where "
+					"it writes",
+					path);
+		return err_set(e, err, "cannot read '%s'", path);
+	}
+	close(dfd);
+	r = read_fd(fd, path, max, ret, e);
+	close(fd);
+	return r;
+}
+
+static int write_all(int fd, const char *s, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, s, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		s += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int safefile_write(const char *path, const char *content, mode_t mode, struct err *e)
+{
+	char dir[PATH_MAX], tmp[NAME_MAX + 1];
+	const char *name;
+	int dfd, fd = -1, r;
+	if ((r = split(path, dir, &name, e)) < 0)
+		return r;
+	if (strlen(name) > NAME_MAX - 16)
+		return err_setx(e, ENAMETOOLONG, "file name too long: '%s'", path);
+	if ((r = safefile_dir(dir, true, &dfd, e)) < 0)
+		return r;
+	for (int i = 0; i < 100 && fd < 0; i++) {
+		snprintf(tmp, sizeof(tmp), ".%s.%ld.%d.tmp", name, (long)getpid(), i);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		r = err_set(e, errno, "cannot create a temporary file in '%s'", dir);
+		close(dfd);
+		return r;
+	}
+	/* fchmod: the mode is this one whatever the umask. */
+	if (fchmod(fd, mode) < 0 || (r = write_all(fd, content, strlen(content))) < 0 ||
+	    fsync(fd) < 0) {
+		r = err_set(e, r < 0 ? -r : errno, "cannot write '%s/%s'", dir, tmp);
+		goto fail;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		r = err_set(e, errno, "cannot write '%s/%s'", dir, tmp);
+		goto fail;
+	}
+	fd = -1;
+	if (renameat(dfd, tmp, dfd, name) < 0) {
+		r = err_set(e, errno, "cannot rename '%s/%s' to '%s'", dir, tmp, path);
+		goto fail;
+	}
+	fsync(dfd);
+	close(dfd);
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlinkat(dfd, tmp, 0);
+	close(dfd);
+	return r;
+}
+
+int safefile_remove(const char *path, struct err *e)
+{
+	char dir[PATH_MAX];
+	const char *name;
+	int dfd, r;
+	if ((r = split(path, dir, &name, e)) < 0)
+		return r;
+	if ((r = safefile_dir(dir, false, &dfd, e)) == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	r = unlinkat(dfd, name, 0) < 0 && errno != ENOENT
+		    ? err_set(e, errno, "cannot remove '%s'", path)
+		    : 0;
+	if (r == 0)
+		fsync(dfd);
+	close(dfd);
+	return r;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* Files ibvf writes outside sysfs (persist's .link files and unit): every
+ * directory of the path is opened component by component with O_NOFOLLOW,
+ * so a symbolic link planted anywhere in it is refused rather than
+ * followed; a file is written to an O_EXCL temporary beside it with a fixed
+ * mode (not the umask's), synced, and renamed over the old one. Paths are
+ * absolute. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "err.h"
+
+#define SAFEFILE_MAX (256u << 10) /* bytes read back at most */
+
+/* The directory dir as an fd (O_DIRECTORY|O_NOFOLLOW at every step); with
+ * create, missing directories are made (0755). -ENOENT when it is missing
+ * and not created, -ELOOP (said) at a symbolic link. */
+int safefile_dir(const char *dir, bool create, int *ret_fd, struct err *e);
+
+/* The content of path (a regular file, not a link), at most max bytes:
+ * *ret NULL when the file (or its directory) does not exist. -EFBIG beyond
+ * max, -ELOOP at a link, -EINVAL when it is not a regular file. */
+int safefile_read(const char *path, size_t max, char **ret, struct err *e);
+
+/* Writes content to path with mode, making missing directories. */
+int safefile_write(const char *path, const char *content, mode_t mode, struct err *e);
+
+/* Removes path (a missing file is not an error). */
+int safefile_remove(const char *path, struct err *e);

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: MIT */
+/* What the two persist suites share: an installed ibvf and a run with argv. */
+#pragma once
+
+/* Copies the binary under test to DIR/bin/ibvf (mode 0755, owned by whoever
+ * runs the tests: root here), the path persist's --ibvf accepts. */
+char *pu_install(const char *dir);
+/* `ibvf --sim=DIR ARGV...` (NULL-terminated) as tu_run() runs it. */
+int pu_run(const char *dir, const char *const *argv, char **ret_out, char **ret_err);
+/* The file's content (NULL when it does not exist). */
+char *pu_slurp(const char *path);
