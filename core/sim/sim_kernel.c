@@ -234,7 +234,7 @@ int sim_kernel_bind(const char *root, const char *bdf, const char *what, struct 
 	if ((r = sim_event_add(root, "bind", "pci", bdf, NULL, fn, e)) < 0)
 		return r;
 	/* udev sees the new netdev: a .link file may name it. */
-	return sim_udev_net_add(root, bdf, net, NULL, e);
+	return sim_udev_net_add(root, bdf, net, false, NULL, e);
 }
 
 /* Removes one VF function: driver, directory, links. */

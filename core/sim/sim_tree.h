@@ -213,10 +213,12 @@ bool sim_ifname_valid(const char *name);
 
 /* The simulated udevd (sim_udev.c): a netdev appeared on the function bdf
  * with its kernel name; the first .link file whose [Match] matches names it
- * (NamePolicy=, then Name=), else it keeps the kernel's. ret_name (may be
- * NULL, 16 bytes) gets the name it has afterwards. */
-int sim_udev_net_add(const char *root, const char *bdf, const char *ifname, char *ret_name,
-		     struct err *e);
+ * (NamePolicy=, then Name=), else it keeps the kernel's, or with
+ * path_default gets its PCI path name (what the distribution's
+ * 99-default.link gives the PFs at boot). ret_name (may be NULL, 16 bytes)
+ * gets the name it has afterwards. */
+int sim_udev_net_add(const char *root, const char *bdf, const char *ifname, bool path_default,
+		     char *ret_name, struct err *e);
 /* ID_NET_NAME_PATH of a PF or VF (ibp24s0, enp41s0f0np0, ibp24s0v3), as
  * systemd's net_id builds it for the simulated PCI layout. */
 int sim_udev_path_name(const char *root, const char *bdf, char buf[static 16]);
