@@ -126,12 +126,13 @@ static const struct cmd commands[] = {
 	{"bench", cmd_bench, CMD_NODE | CMD_JSON, "RDMA WRITE/READ bandwidth and latency per VF",
 	 BENCH_USAGE, BENCH_HELP},
 	{"mkfixture", cmd_mkfixture, CMD_KERNEL, "build a simulated DGX H200 node tree",
-	 "mkfixture DIR [--healthy] [--pfs N] [--vfs N] [--kernel REL]",
+	 "mkfixture DIR [--healthy] [--pfs N] [--vfs N] [--kernel REL] [--reboot [--seed N]]",
 	 "Write a simulated DGX H200 node into DIR (docs/fixture.md), for --sim=DIR.\n"
 	 "  --healthy     no seeded faults\n"
 	 "  --pfs N       compute PFs in InfiniBand mode (1..64, default 8)\n"
 	 "  --vfs N       VFs per compute PF (0..255, default 8)\n"
-	 "  --kernel REL  kernel release the node reports (default 6.8.0-55-generic)"},
+	 "  --kernel REL  kernel release the node reports (default 6.8.0-55-generic)\n"
+	 "  --reboot      then reboot it, as 'ibvf --sim=DIR debug reboot [--seed N]'"},
 	{"debug", cmd_debug, CMD_NODE, "low-level probes of the kernel boundary",
 	 "debug rename IFNAME NEWNAME | debug vfinfo PF_IFNAME | debug reboot [--seed N]",
 	 "Low-level probes of the kernel boundary: rename a netdev through ibvf's\n"

@@ -95,6 +95,30 @@ static int pf_name(struct sys *s, const char *pf, struct sim_boot_log *log, stru
 	return r;
 }
 
+/* The boot's ifindexes: lo is 1, the PFs' netdevs follow in probe (PCI)
+ * order, and the VFs the unit creates come after them. */
+static int ifindex_reset(struct sys *s, char **pfs, size_t n_pfs, struct err *e)
+{
+	unsigned int next = 2;
+	int r = 0;
+	for (size_t i = 0; i < n_pfs && r == 0; i++) {
+		char path[128], rel[PATH_MAX], **names;
+		size_t n;
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/net", pfs[i]);
+		if (sys_list(s, path, &names, &n) < 0)
+			continue;
+		for (size_t k = 0; k < n && r == 0; k++, next++) {
+			sim_fmt(rel, sizeof(rel), "sys/class/net/%s/ifindex", names[k]);
+			r = sim_putf(sys_root(s), e, rel, "%u\n", next);
+			sim_fmt(rel, sizeof(rel), "sys/class/net/%s/iflink", names[k]);
+			if (r == 0)
+				r = sim_putf(sys_root(s), e, rel, "%u\n", next);
+		}
+		sys_list_free(names, n);
+	}
+	return r == 0 ? sim_putf(sys_root(s), e, ".sim/next_ifindex", "%u\n", next) : r;
+}
+
 /* /run is a tmpfs: the pods' network namespace files are gone. */
 static int netns_clear(struct sys *s, size_t *ret_n, struct err *e)
 {
@@ -194,6 +218,8 @@ int sim_boot_power_cycle(struct sys *s, uint64_t seed, struct sim_boot_log *log,
 		if (r == 0)
 			r = pf_name(s, pfs[i], log, e);
 	}
+	if (r == 0)
+		r = ifindex_reset(s, pfs, n_pfs, e);
 	if (r == 0 && (r = netns_clear(s, &n_ns, e)) == 0 && n_ns)
 		sim_boot_note(log, "/run is empty again: %zu pod network namespaces are gone",
 			      n_ns);

@@ -28,9 +28,9 @@ void sim_boot_note(struct sim_boot_log *log, const char *fmt, ...)
  * VFs gone (sriov_numvfs 0: their functions, netdevs, RDMA devices and
  * administrative GUIDs), PF netdevs named as udev names them at boot (a
  * .link file, else their PCI path name), /run's pod network namespaces gone
- * (tmpfs), the kernel log that of a fresh boot (the records of the VFs'
- * lives dropped: E-Switch enables, probe failures of VFs), and the probe
- * order of new VFs shuffled from seed from now on (.sim/probe). */
+ * (tmpfs), ifindexes counted again (lo 1, the PFs' netdevs from 2), the kernel log that of a fresh
+ * boot (the records of the VFs' lives dropped: E-Switch enables, probe failures of VFs), and the
+ * probe order of new VFs shuffled from seed from now on (.sim/probe). */
 int sim_boot_power_cycle(struct sys *s, uint64_t seed, struct sim_boot_log *log, struct err *e);
 
 /* The kubelet starting again after the boot unit: each pod whose ib-sriov-cni
