@@ -169,7 +169,7 @@ static int split_words(const char *name, const char *value, const char *p, bool 
 			return err_setx(
 				e, EINVAL,
 				"the environment variable '%.*s%s' in '%s' is not supported",
-				(int)len + 1 + (p[1] == '{'), p, p[1] == '{' ? "}" : "", value);
+				(int)len + 1, p, p[1] == '{' ? "}" : "", value);
 		} else {
 			r = word_add(&w, p, 1);
 			p++;
