@@ -74,6 +74,14 @@ int cmd_mkfixture(const struct cli *c, int argc, char **argv);
 int cmd_debug(const struct cli *c, int argc, char **argv);
 int cmd_help(const struct cli *c, int argc, char **argv);
 
+/* cmd_reboot.c: a reboot of the simulated node c names (power cycle, the
+ * boot unit as systemd runs it, the kubelet's pods); its exit status. The
+ * seed of the VF probe order: --seed's argument, else $IBVF_SIM_SEED, else
+ * a random one; -EINVAL (said) for a bad one. */
+#include <stdint.h>
+int reboot_run(const struct cli *c, uint64_t seed);
+int reboot_seed(const char *arg, uint64_t *ret);
+
 /* Renders `ibvf list` text from the node's JSON (core/json.c). */
 void list_print_text(FILE *f, struct json_object *node);
 /* Renders `ibvf list --pods` text from node_pods_to_json(). */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* `ibvf debug rename|vfinfo`: low-level probes of the kernel boundary. */
+/* `ibvf debug rename|vfinfo|reboot`: low-level probes of the kernel
+ * boundary, and the simulated node's reboot (cmd_reboot.c). */
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>
@@ -66,15 +67,45 @@ static int debug_vfinfo(struct sys *s, const char *pf)
 	return 0;
 }
 
+/* `debug reboot [--seed N]`: the simulated node only. */
+static int debug_reboot(const struct cli *c, int argc, char **argv)
+{
+	const char *seed_arg = NULL;
+	uint64_t seed;
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+			seed_arg = argv[++i];
+		else if (!strncmp(argv[i], "--seed=", 7))
+			seed_arg = argv[i] + 7;
+		else if (!strcmp(argv[i], "--seed")) {
+			cli_error("option '--seed' needs a value");
+			return EXIT_USAGE;
+		} else
+			return cli_bad_arg("debug reboot", argv[i]);
+	}
+	if (!c->sim) {
+		cli_error("debug reboot: only the simulated node reboots (--sim[=DIR]); %s",
+			  c->root ? "a --root tree is a capture, with no kernel to boot"
+				  : "reboot a real node with systemctl reboot");
+		return EXIT_USAGE;
+	}
+	if (reboot_seed(seed_arg, &seed) < 0)
+		return EXIT_USAGE;
+	return reboot_run(c, seed);
+}
+
 int cmd_debug(const struct cli *c, int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[1], "reboot"))
+		return debug_reboot(c, argc, argv);
 	bool rename = argc == 4 && !strcmp(argv[1], "rename");
 	bool vfinfo = argc == 3 && !strcmp(argv[1], "vfinfo");
 	for (int i = 1; i < argc && (rename || vfinfo); i++)
 		if (argv[i][0] == '-')
 			return cli_bad_arg("debug", argv[i]);
 	if (!rename && !vfinfo) {
-		cli_error("usage: ibvf debug rename IFNAME NEWNAME | ibvf debug vfinfo PF_IFNAME");
+		cli_error("usage: ibvf debug rename IFNAME NEWNAME | ibvf debug vfinfo PF_IFNAME | "
+			  "ibvf --sim debug reboot [--seed N]");
 		return EXIT_USAGE;
 	}
 	struct sys *s;

@@ -145,16 +145,27 @@ static const struct cmd commands[] = {
 	{"bench", cmd_bench, CMD_NODE | CMD_JSON, "RDMA WRITE/READ bandwidth and latency per VF",
 	 BENCH_USAGE, BENCH_HELP},
 	{"mkfixture", cmd_mkfixture, CMD_KERNEL, "build a simulated DGX H200 node tree",
-	 "mkfixture DIR [--healthy] [--pfs N] [--vfs N] [--kernel REL]",
+	 "mkfixture DIR [--healthy] [--pfs N] [--vfs N] [--kernel REL] [--reboot [--seed N]]",
 	 "Write a simulated DGX H200 node into DIR (docs/fixture.md), for --sim=DIR.\n"
 	 "  --healthy     no seeded faults\n"
 	 "  --pfs N       compute PFs in InfiniBand mode (1..64, default 8)\n"
 	 "  --vfs N       VFs per compute PF (0..255, default 8)\n"
-	 "  --kernel REL  kernel release the node reports (default 6.8.0-55-generic)"},
+	 "  --kernel REL  kernel release the node reports (default 6.8.0-55-generic)\n"
+	 "  --reboot      then reboot it, as 'ibvf --sim=DIR debug reboot [--seed N]'"},
 	{"debug", cmd_debug, CMD_NODE, "low-level probes of the kernel boundary",
-	 "debug rename IFNAME NEWNAME | debug vfinfo PF_IFNAME",
+	 "debug rename IFNAME NEWNAME | debug vfinfo PF_IFNAME | debug reboot [--seed N]",
 	 "Low-level probes of the kernel boundary: rename a netdev through ibvf's\n"
-	 "netlink code, or print a PF's netlink VF information as JSON."},
+	 "netlink code, or print a PF's netlink VF information as JSON.\n"
+	 "reboot (simulated node only: --sim[=DIR]) proves what 'ibvf persist' wrote:\n"
+	 "  every PF's VFs go (sriov_numvfs 0: netdevs, RDMA devices, GUIDs), PFs get\n"
+	 "  their boot names, pod netns files go, the kernel log becomes a fresh boot's;\n"
+	 "  then ibvf-sriov.service runs as systemd runs a oneshot (its ExecStart= lines\n"
+	 "  in order, the first failure stops it unless the line has '-'; ibvf lines run\n"
+	 "  this binary, modprobe and udevadm settle are no-ops); new VFs probe in a\n"
+	 "  shuffled order with kernel names and zero GUIDs and udev applies the .link\n"
+	 "  files (first match in file order); last, the kubelet moves each pod's VF\n"
+	 "  back in. --seed N (or $IBVF_SIM_SEED) fixes the probe order; else random.\n"
+	 "  Exit 1 when the unit failed, 2 when a line cannot run here (nothing done)."},
 	{"help", cmd_help, CMD_ANY, "show help for a command", "help [COMMAND]",
 	 "Show every command, or one command's usage and options."},
 };

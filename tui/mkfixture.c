@@ -38,7 +38,8 @@ int cmd_mkfixture(const struct cli *c, int argc, char **argv)
 	if (kernel && (!*kernel || strlen(kernel) > 64 || strchr(kernel, '/')))
 		return bad("--kernel takes a release like 6.8.0-55-generic, not '%s'", kernel);
 	o.kernel = kernel;
-	const char *dir = NULL;
+	const char *dir = NULL, *seed_arg = NULL;
+	bool reboot = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = NULL;
 		char name[32];
@@ -52,16 +53,24 @@ int cmd_mkfixture(const struct cli *c, int argc, char **argv)
 		}
 		const char *eq = strchr(a, '=');
 		snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
-		bool takes = !strcmp(name, "--pfs") || !strcmp(name, "--vfs");
-		if (!takes && strcmp(name, "--healthy"))
+		bool takes =
+			!strcmp(name, "--pfs") || !strcmp(name, "--vfs") || !strcmp(name, "--seed");
+		bool flag = !strcmp(name, "--healthy") || !strcmp(name, "--reboot");
+		if (!takes && !flag)
 			return bad("unknown option '%s' (see ibvf mkfixture --help)", a);
 		if (takes)
 			val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
 		else if (eq)
-			return bad("option '--healthy' takes no value", a);
+			return bad("option '%s' takes no value", a);
 		int r = 0;
 		if (!strcmp(name, "--healthy"))
 			o.healthy = true;
+		else if (!strcmp(name, "--reboot"))
+			reboot = true;
+		else if (!strcmp(name, "--seed") && !val)
+			return bad("%s", "option '--seed' needs a value");
+		else if (!strcmp(name, "--seed"))
+			seed_arg = val;
 		else if (!strcmp(name, "--pfs"))
 			r = parse_count("--pfs", val, 1, SIM_PFS_MAX, &o.pfs);
 		else {
@@ -73,11 +82,20 @@ int cmd_mkfixture(const struct cli *c, int argc, char **argv)
 	}
 	if (!dir)
 		return bad("%s", "mkfixture needs a directory (see ibvf mkfixture --help)");
+	if (seed_arg && !reboot)
+		return bad("%s", "--seed goes with --reboot");
+	uint64_t seed = 0;
+	if (reboot && reboot_seed(seed_arg, &seed) < 0)
+		return 2;
 	struct err e = {""};
 	int r = sim_fixture_create(dir, &o, &e);
 	if (r < 0) {
 		fprintf(stderr, "ibvf: %s\n", e.msg);
 		return r == -ENOTEMPTY ? 2 : 1;
 	}
-	return 0;
+	if (!reboot)
+		return 0;
+	/* Then a boot of it, as `ibvf --sim=DIR debug reboot` does. */
+	struct cli sim = {.sim = true, .sim_dir = dir, .kernel = c->kernel};
+	return reboot_run(&sim, seed);
 }

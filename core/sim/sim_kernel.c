@@ -231,7 +231,10 @@ int sim_kernel_bind(const char *root, const char *bdf, const char *what, struct 
 	if (sim_get(root, rel, buf, sizeof(buf)) >= 0 &&
 	    (r = sim_mofed_write(root, pf_rel, vf, a.node_guid, a.port_guid, buf, e)) < 0)
 		return r;
-	return sim_event_add(root, "bind", "pci", bdf, NULL, fn, e);
+	if ((r = sim_event_add(root, "bind", "pci", bdf, NULL, fn, e)) < 0)
+		return r;
+	/* udev sees the new netdev: a .link file may name it. */
+	return sim_udev_net_add(root, bdf, net, false, NULL, e);
 }
 
 /* Removes one VF function: driver, directory, links. */
@@ -306,7 +309,16 @@ static int enable_vfs(const char *root, const char *pf_rel, unsigned int n, cons
 		return sim_refuse(e, what, ERANGE, "VF %u would be past PCI bus ff", n - 1);
 	sim_fmt(rel, sizeof(rel), "%s/sriov", pf_rel);
 	bool mofed = sim_exists(root, rel);
-	int r = 0;
+	unsigned int *order = calloc(n, sizeof(*order));
+	if (!order)
+		return err_set(e, ENOMEM, "%s", what);
+	int r = sim_probe_order(root, order, n, e);
+	/* The VFs appear in index order; with autoprobe the driver probes each
+	 * as it appears, or, with a shuffled probe order, all of them after,
+	 * in that order (asynchronous probing). */
+	bool shuffled = false;
+	for (unsigned int i = 0; i < n; i++)
+		shuffled |= order[i] != i;
 	for (unsigned int i = 0; i < n && r == 0; i++) {
 		sim_bdf_add(pf, offset + stride * i, bdf);
 		sim_fmt(fn, sizeof(fn), "%.*s/%s", (int)(base_name(pf_rel) - pf_rel - 1), pf_rel,
@@ -324,10 +336,45 @@ static int enable_vfs(const char *root, const char *pf_rel, unsigned int n, cons
 			r = sim_mofed_write(root, pf_rel, i, 0, 0, "Follow", e);
 		if (r == 0)
 			r = sim_event_add(root, "add", "pci", bdf, NULL, fn, e);
-		if (r == 0 && autoprobe)
+		if (r == 0 && autoprobe && !shuffled)
 			r = sim_kernel_bind(root, bdf, what, e);
 	}
+	for (unsigned int i = 0; i < n && r == 0 && autoprobe && shuffled; i++) {
+		sim_bdf_add(pf, offset + stride * order[i], bdf);
+		r = sim_kernel_bind(root, bdf, what, e);
+	}
+	free(order);
 	return r;
+}
+
+/* splitmix64: a small generator whose whole state is the seed. */
+static uint64_t probe_next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+int sim_probe_order(const char *root, unsigned int *perm, unsigned int n, struct err *e)
+{
+	char buf[64];
+	for (unsigned int i = 0; i < n; i++)
+		perm[i] = i;
+	if (sim_get(root, ".sim/probe", buf, sizeof(buf)) < 0 || !strcmp(buf, "index"))
+		return 0;
+	unsigned long long seed;
+	char end;
+	if (sscanf(buf, "shuffle %llu%c", &seed, &end) != 1)
+		return err_setx(e, EINVAL, "'%s/.sim/probe' says '%s': 'index' or 'shuffle SEED'",
+				root, buf);
+	uint64_t state = seed;
+	for (unsigned int i = n; i > 1; i--) {
+		unsigned int j = (unsigned int)(probe_next(&state) % i), t = perm[i - 1];
+		perm[i - 1] = perm[j];
+		perm[j] = t;
+	}
+	return sim_putf(root, e, ".sim/probe", "shuffle %llu\n", (unsigned long long)state);
 }
 
 int sim_kernel_set_numvfs(const char *root, const char *pf_rel, const char *value, const char *what,

@@ -183,7 +183,7 @@ static int kernel_version(struct sim *m, char *rel, size_t size)
 	return (int)(major * 1000 + minor);
 }
 
-static bool ifname_valid(const char *n)
+bool sim_ifname_valid(const char *n)
 {
 	size_t len = strlen(n);
 	if (len == 0 || len >= SYS_IFNAMSIZ || !strcmp(n, ".") || !strcmp(n, ".."))
@@ -194,10 +194,33 @@ static bool ifname_valid(const char *n)
 	return true;
 }
 
+int sim_netdev_rename(const char *root, const char *ifname, const char *newname, struct err *e)
+{
+	char dir[PATH_MAX], to[PATH_MAX], rel[PATH_MAX], from_p[PATH_MAX], to_p[PATH_MAX];
+	if (sim_netdev_dir(root, ifname, dir, sizeof(dir)) < 0)
+		return err_set(e, ENODEV, "cannot rename '%s'", ifname);
+	sim_fmt(rel, sizeof(rel), "sys/class/net/%s", newname);
+	if (sim_exists(root, rel))
+		return err_set(e, EEXIST, "cannot rename '%s' to '%s'", ifname, newname);
+	sim_fmt(to, sizeof(to), "%.*s/%s", (int)(sys_sim_base_name(dir) - dir - 1), dir, newname);
+	sim_fmt(from_p, sizeof(from_p), "%s/%s", root, dir);
+	sim_fmt(to_p, sizeof(to_p), "%s/%s", root, to);
+	if (rename(from_p, to_p) < 0)
+		return err_set(e, errno, "cannot rename '%s' to '%s'", ifname, newname);
+	sim_fmt(rel, sizeof(rel), "sys/class/net/%s", ifname);
+	int r = sim_rmtree(root, rel, e);
+	sim_fmt(rel, sizeof(rel), "sys/class/net/%s", newname);
+	if (r == 0)
+		r = sim_symlink(root, rel, to, e);
+	if (r == 0)
+		r = sim_event_add(root, "move", "net", newname, ifname, to, e);
+	return r;
+}
+
 static int rename_locked(struct sim *m, const char *ifname, const char *newname, struct err *e)
 {
 	const char *root = root_of(&m->base);
-	char dir[PATH_MAX], to[PATH_MAX], rel[PATH_MAX], from_p[PATH_MAX], to_p[PATH_MAX], kr[64];
+	char dir[PATH_MAX], rel[PATH_MAX], kr[64];
 	uint64_t flags = 0;
 	int f = sys_sim_fault(m, "rename", NULL);
 	if (f)
@@ -216,25 +239,13 @@ static int rename_locked(struct sim *m, const char *ifname, const char *newname,
 				"cannot rename '%s' to '%s': %s (the link is up; kernel %s renames "
 				"only down links, 6.2 and later also up ones)",
 				ifname, newname, strerror(EBUSY), kr);
-	sim_fmt(to, sizeof(to), "%.*s/%s", (int)(sys_sim_base_name(dir) - dir - 1), dir, newname);
-	sim_fmt(from_p, sizeof(from_p), "%s/%s", root, dir);
-	sim_fmt(to_p, sizeof(to_p), "%s/%s", root, to);
-	if (rename(from_p, to_p) < 0)
-		return err_set(e, errno, "cannot rename '%s' to '%s'", ifname, newname);
-	sim_fmt(rel, sizeof(rel), "sys/class/net/%s", ifname);
-	int r = sim_rmtree(root, rel, e);
-	sim_fmt(rel, sizeof(rel), "sys/class/net/%s", newname);
-	if (r == 0)
-		r = sim_symlink(root, rel, to, e);
-	if (r == 0)
-		r = sim_event_add(root, "move", "net", newname, ifname, to, e);
-	return r;
+	return sim_netdev_rename(root, ifname, newname, e);
 }
 
 int sim_link_rename(struct sys *s, const char *ifname, const char *newname, struct err *e)
 {
 	struct sim *m = (struct sim *)s;
-	if (!ifname_valid(newname))
+	if (!sim_ifname_valid(newname))
 		return err_setx(e, EINVAL,
 				"cannot rename '%s' to '%s': %s (not a valid interface name)",
 				ifname, newname, strerror(EINVAL));

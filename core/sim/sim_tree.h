@@ -205,6 +205,30 @@ int sim_kernel_vf_admin_event(const char *root, const char *pf_rel, struct err *
 /* The canonical directory of a netdev named in sys/class/net; -ENODEV
  * (this and sim_link_read() are in sim_links.c). */
 int sim_netdev_dir(const char *root, const char *ifname, char *buf, size_t size);
+/* Moves a netdev to a new name in the tree, with its "move" event; EEXIST
+ * when the name is taken (no other check: the caller is the kernel). */
+int sim_netdev_rename(const char *root, const char *ifname, const char *newname, struct err *e);
+/* A name the kernel's dev_valid_name() accepts. */
+bool sim_ifname_valid(const char *name);
+
+/* The simulated udevd (sim_udev.c): a netdev appeared on the function bdf
+ * with its kernel name; the first .link file whose [Match] matches names it
+ * (NamePolicy=, then Name=), else it keeps the kernel's, or with
+ * path_default gets its PCI path name (what the distribution's
+ * 99-default.link gives the PFs at boot). ret_name (may be NULL, 16 bytes)
+ * gets the name it has afterwards. */
+int sim_udev_net_add(const char *root, const char *bdf, const char *ifname, bool path_default,
+		     char *ret_name, struct err *e);
+/* ID_NET_NAME_PATH of a PF or VF (ibp24s0, enp41s0f0np0, ibp24s0v3), as
+ * systemd's net_id builds it for the simulated PCI layout. */
+int sim_udev_path_name(const char *root, const char *bdf, char buf[static 16]);
+
+/* The order the simulated kernel probes new VFs in (.sim/probe): absent or
+ * "index", VF 0 first (the default); "shuffle SEED": a permutation drawn
+ * from SEED, the file keeping the next seed so each enable draws anew.
+ * Fills perm[0..n) with the VF indexes in probe order. */
+int sim_probe_order(const char *root, unsigned int *perm, unsigned int n, struct err *e);
+
 /* One netdev as RTM_GETLINK would report it; a PF's VFs from .sim/vf/. */
 struct sys_link;
 int sim_link_read(const char *root, const char *name, struct sys_link *l);

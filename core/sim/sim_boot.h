@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* A reboot of the simulated node, in the two parts the boot unit runs
+ * between (sim_boot.c, sim_kubelet.c): the power cycle leaves the node as
+ * the kernel gives it at boot; after the unit, the kubelet runs the pods
+ * again. The unit itself is run by the caller (tui/cmd_reboot.c), as systemd
+ * would, with ibvf's own commands. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+
+struct sys;
+
+#define SIM_BOOT_NOTES_MAX 64
+
+/* What a step did, one line each, for the caller to show. */
+struct sim_boot_log {
+	char notes[SIM_BOOT_NOTES_MAX][256];
+	size_t n;
+};
+
+void sim_boot_note(struct sim_boot_log *log, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The power cycle, on a simulated node (-EOPNOTSUPP otherwise): every PF's
+ * VFs gone (sriov_numvfs 0: their functions, netdevs, RDMA devices and
+ * administrative GUIDs), PF netdevs named as udev names them at boot (a
+ * .link file, else their PCI path name), /run's pod network namespaces gone
+ * (tmpfs), ifindexes counted again (lo 1, the PFs' netdevs from 2), the kernel log that of a fresh
+ * boot (the records of the VFs' lives dropped: E-Switch enables, probe failures of VFs), and the
+ * probe order of new VFs shuffled from seed from now on (.sim/probe). */
+int sim_boot_power_cycle(struct sys *s, uint64_t seed, struct sim_boot_log *log, struct err *e);
+
+/* The kubelet starting again after the boot unit: each pod whose ib-sriov-cni
+ * cache (var/lib/cni/ib-sriov/) binds a VF gets it back through the CNI's
+ * ADD: the VF's host netdev moves into the pod (gone from the host's sysfs),
+ * the cache records the host name and GUID it had then, and the pod's netns
+ * file is there again. A VF without a netdev is not moved (CNI ADD fails;
+ * the pod waits): said in the log. */
+int sim_boot_kubelet(struct sys *s, struct sim_boot_log *log, struct err *e);
