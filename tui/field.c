@@ -74,8 +74,13 @@ bool field_check(const struct field *f, char *buf, size_t size)
 		}
 		break;
 	case FIELD_GUID: {
-		if (guid_parse(f->text, &g) == 0)
-			break;
+		if (guid_parse(f->text, &g) == 0) {
+			const char *why = guid_unassignable(g); /* the plan's own rule */
+			if (!why)
+				break;
+			snprintf(buf, size, "%s", why);
+			return false;
+		}
 		const char *t = f->text;
 		if (t[0] == '0' && (t[1] == 'x' || t[1] == 'X'))
 			t += 2;
