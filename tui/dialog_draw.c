@@ -113,6 +113,10 @@ static void body_of(struct dialog *dlg, struct body *b, char *hint, size_t size)
 			add(b, TR_ERROR, "error: %s", dlg->apply_error);
 		snprintf(hint, size, "any key closes");
 		break;
+	case STAGE_NOTE:
+		body_lines(b, &dlg->lines);
+		snprintf(hint, size, "any key closes");
+		break;
 	case STAGE_REFUSED:
 		add(b, TR_ERROR, "%s", dlg->refusal);
 		add(b, TR_HELP, "nothing was changed");
