@@ -100,11 +100,9 @@ static int check_guid(const struct used_set *u, uint64_t g, const char *self, st
 {
 	char t[GUID_STRLEN];
 	guid_format_colon(g, t);
-	if (g == 0)
-		return err_setx(e, EINVAL, "invalid GUID %s: an all-zero GUID is what ibvf fixes",
-				t);
-	if (g == UINT64_MAX)
-		return err_setx(e, EINVAL, "invalid GUID %s: all-ones is reserved", t);
+	const char *why = guid_unassignable(g);
+	if (why)
+		return err_setx(e, EINVAL, "invalid GUID %s: %s", t, why);
 	const struct used *o = used_by_other(u, g, self);
 	if (o)
 		return err_setx(e, EEXIST, "GUID %s is already in use on this node: the %s of %s",

@@ -16,6 +16,18 @@ static int hexval(int c)
 	return -1;
 }
 
+const char *guid_unassignable(uint64_t g)
+{
+	if (g == 0)
+		return "an all-zero GUID is what ibvf fixes";
+	if (g == UINT64_MAX)
+		return "all-ones is reserved";
+	if (g >> 56 & 0x01)
+		return "the group (multicast) bit, 0x01 of the first byte, is set: a port GUID "
+		       "names one port";
+	return NULL;
+}
+
 /* Reads exactly `digits` hex digits in groups of `group`, separated by sep. */
 static int parse_groups(const char *s, int group, char sep, uint64_t *ret)
 {

@@ -12,6 +12,12 @@
  * Returns 0 or -EINVAL. */
 int guid_parse(const char *s, uint64_t *ret);
 
+/* Whether g may be given to a VF's node or port: not zero (what ibvf
+ * fixes), not all-ones (reserved), not a group address (the EUI-64 I/G bit,
+ * 0x01 of the first byte: a port GUID names one port). NULL when it may,
+ * else why not ("an all-zero GUID is what ibvf fixes"). */
+const char *guid_unassignable(uint64_t g);
+
 /* "0011:2233:4455:6677", the sysfs node_guid form. */
 void guid_format_sysfs(uint64_t g, char buf[static GUID_STRLEN]);
 /* "00:11:22:33:44:55:66:77", the ip-link and MOFED form. */

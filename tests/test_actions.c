@@ -103,6 +103,8 @@ START_TEST(bad_input_is_one_line_exit_2_and_the_node_untouched)
 	assert_refused(dir, "invalid node GUID", "vf", "guid", "ib3", "--node", "00:11:22", NULL);
 	assert_refused(dir, "all-zero", "vf", "guid", "ib3", "--port", "0000:0000:0000:0000", NULL);
 	assert_refused(dir, "all-ones", "vf", "guid", "ib3", "--port", "0xffffffffffffffff", NULL);
+	assert_refused(dir, "group (multicast) bit", "vf", "guid", "ib3", "--node",
+		       "01:11:22:33:44:55:66:77", NULL);
 	assert_refused(dir, "already in use", "vf", "guid", "ib3", "--port", "a088:c203:0040:0001",
 		       NULL);
 	assert_refused(dir, "sriov_totalvfs is 16", "vf", "create", "ibp24s0", "17", "--yes", NULL);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include <check.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/guid.h"
 #include "testutil.h"
@@ -62,6 +64,18 @@ START_TEST(format_round_trips)
 }
 END_TEST
 
+START_TEST(unassignable_is_zero_all_ones_and_the_group_bit)
+{
+	ck_assert_ptr_nonnull(strstr(guid_unassignable(0), "all-zero"));
+	ck_assert_ptr_nonnull(strstr(guid_unassignable(UINT64_MAX), "all-ones"));
+	ck_assert_ptr_nonnull(strstr(guid_unassignable(0x0100000000000000ULL), "group"));
+	ck_assert_ptr_nonnull(strstr(guid_unassignable(0xb3599f0300f98f86ULL), "group"));
+	ck_assert_ptr_null(guid_unassignable(0x0203001800000003ULL)); /* ibvf's scheme */
+	ck_assert_ptr_null(guid_unassignable(0xb8599f0300f98f86ULL));
+	ck_assert_ptr_null(guid_unassignable(0x0011223344550001ULL));
+}
+END_TEST
+
 START_TEST(gid_gives_prefix_and_port_guid)
 {
 	uint64_t p, g;
@@ -101,6 +115,7 @@ int main(void)
 	tcase_add_test(tc, parse_accepts_the_three_operator_forms);
 	tcase_add_test(tc, parse_rejects_malformed);
 	tcase_add_test(tc, format_round_trips);
+	tcase_add_test(tc, unassignable_is_zero_all_ones_and_the_group_bit);
 	tcase_add_test(tc, gid_gives_prefix_and_port_guid);
 	tcase_add_test(tc, ipoib_address_gives_the_port_guid);
 	suite_add_tcase(s, tc);

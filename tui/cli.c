@@ -16,9 +16,28 @@
 #include "core/sim/sim_tree.h"
 #include "core/sys.h"
 
+/* Where cli_error() goes while the console parses a command line: the
+ * terminal belongs to curses then (cli_error_capture()). */
+static struct err *error_sink;
+
+void cli_error_capture(struct err *e)
+{
+	error_sink = e;
+	if (e)
+		e->msg[0] = '\0';
+}
+
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;
+	if (error_sink) {
+		if (!error_sink->msg[0]) { /* the first error says what is wrong */
+			va_start(ap, fmt);
+			vsnprintf(error_sink->msg, sizeof(error_sink->msg), fmt, ap);
+			va_end(ap);
+		}
+		return;
+	}
 	fputs("ibvf: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

@@ -53,6 +53,10 @@ void cmd_print_usage(FILE *f, const struct cmd *cmd);
 
 /* cli.c: prints "ibvf: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* While e is set, cli_error() keeps its first message in e instead of
+ * printing (the console parsing a command line); NULL prints again. */
+struct err;
+void cli_error_capture(struct err *e);
 /* Opens the node the options name (real, --root tree or simulated). */
 int cli_open(const struct cli *c, struct sys **ret);
 /* A stray argument of a command that takes none: one line, EXIT_USAGE. */

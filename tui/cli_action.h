@@ -27,6 +27,9 @@ struct act_args {
 int cli_action_parse(int argc, char **argv, const char *allowed, struct act_args *ret);
 /* Exactly n positional arguments, else one line naming usage: -EINVAL. */
 int cli_want_args(const struct act_args *p, int n, const char *usage);
+/* Parses `vf ACTION ARGS... [OPTIONS]` (argv[0] "vf") into a request, as
+ * `ibvf vf` does: 0, or -EINVAL said in one line (cli_error). */
+int vf_request_parse(int argc, char **argv, struct act_args *ret);
 /* Reads the node, plans req, shows it, asks (unless --yes), applies it and
  * shows the result. Returns the exit status. */
 int cli_action_run(const struct cli *c, const struct act_opts *o, const struct action_req *req);

@@ -11,6 +11,7 @@
 
 #include <json-c/json.h>
 
+#include "check_fix.h"
 #include "check_text.h"
 #include "cli.h"
 #include "core/checks.h"
@@ -26,6 +27,9 @@ struct check_args {
 	int n_words;
 	const char **dp_files; /* --dp-config, in order */
 	int n_dp_files;
+	const char **fix; /* --fix ID|all, as typed */
+	int n_fix;
+	struct fix_opts fo; /* --yes, --dry-run, --force */
 };
 
 /* What the arguments select: findings of these ids (any when none), on
@@ -64,6 +68,19 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 				return -1;
 			}
 			a->dp_files[a->n_dp_files++] = v;
+		} else if (!strcmp(s, "--fix") || !strncmp(s, "--fix=", 6)) {
+			v = s[5] ? s + 6 : i + 1 < argc ? argv[++i] : NULL;
+			if (!v || !*v) {
+				cli_error("option '--fix' needs a check id or 'all'");
+				return -1;
+			}
+			a->fix[a->n_fix++] = v;
+		} else if (!strcmp(s, "--yes") || !strcmp(s, "-y")) {
+			a->fo.yes = true;
+		} else if (!strcmp(s, "--dry-run")) {
+			a->fo.dry_run = true;
+		} else if (!strcmp(s, "--force") || !strcmp(s, "-f")) {
+			a->fo.force = true;
 		} else if (s[0] == '-' && s[1]) {
 			cli_error("unknown option '%s' (see 'ibvf check --help')", s);
 			return -1;
@@ -223,21 +240,101 @@ static int report(const struct cli *c, const struct node *n, struct check_filter
 	return max == CHECK_CRITICAL ? 2 : max == CHECK_WARNING ? 1 : 0;
 }
 
+/* The --fix words: check ids (added to the filter) or "all". 0 or -1 said. */
+static int fix_args(const struct cli *c, const struct check_args *a, struct check_filter *fl)
+{
+	if (!a->n_fix) {
+		if (a->fo.yes || a->fo.dry_run || a->fo.force) {
+			cli_error("'%s' goes with --fix", a->fo.yes	  ? "--yes"
+							  : a->fo.dry_run ? "--dry-run"
+									  : "--force");
+			return -1;
+		}
+		return 0;
+	}
+	if (c->json) {
+		cli_error(
+			"check --fix writes text: no --json (the journal keeps each plan as JSON: "
+			"'ibvf journal --json')");
+		return -1;
+	}
+	if (a->list) {
+		cli_error("check --list takes no --fix");
+		return -1;
+	}
+	bool all = false;
+	for (int i = 0; i < a->n_fix; i++) {
+		if (!strcmp(a->fix[i], "all")) {
+			all = true;
+		} else if (check_find(a->fix[i])) {
+			fl->ids[fl->n_ids++] = a->fix[i];
+		} else {
+			cli_error("--fix '%s': no such check (ids: 'ibvf check --list', or 'all')",
+				  a->fix[i]);
+			return -1;
+		}
+	}
+	if (all)
+		fl->n_ids = 0; /* every check, narrowed only by the other words */
+	return 0;
+}
+
+static bool selects_id(const struct check_filter *fl, const char *id)
+{
+	for (size_t i = 0; i < fl->n_ids; i++)
+		if (!strcmp(fl->ids[i], id))
+			return true;
+	return !fl->n_ids;
+}
+
+/* What each round of --fix reads: the node again, with --dp-config. */
+struct fix_ctx {
+	const struct cli *c;
+	const struct check_args *a;
+	struct check_filter *fl;
+};
+
+static int fix_read_node(void *ctx, struct node **ret)
+{
+	struct fix_ctx *x = ctx;
+	struct sys *s;
+	struct node *n = NULL;
+	struct err e = {{0}};
+	if (cli_open(x->c, &s) < 0)
+		return -1;
+	int r = node_discover(s, &n, &e);
+	if (r < 0)
+		cli_error("%s", e.msg);
+	sys_close(s);
+	if (r < 0 || read_dp_files(n, x->a) < 0) {
+		node_free(n);
+		return -1;
+	}
+	*ret = n;
+	return 0;
+}
+
+static bool fix_keep(const struct finding *f, void *ctx)
+{
+	return keep(f, ((struct fix_ctx *)ctx)->fl);
+}
+
 int cmd_check(const struct cli *c, int argc, char **argv)
 {
 	struct check_args a = {.min = CHECK_INFO,
 			       .words = calloc((size_t)argc, sizeof(char *)),
-			       .dp_files = calloc((size_t)argc, sizeof(char *))};
-	struct check_filter fl = {.ids = calloc((size_t)argc, sizeof(char *))};
+			       .dp_files = calloc((size_t)argc, sizeof(char *)),
+			       .fix = calloc((size_t)argc, sizeof(char *))};
+	struct check_filter fl = {.ids = calloc((size_t)argc * 2, sizeof(char *))};
 	int rc = EXIT_UNKNOWN;
 	struct sys *s = NULL;
 	struct node *n = NULL;
 	struct err e = {{0}};
-	if (!a.words || !fl.ids || !a.dp_files) {
+	if (!a.words || !fl.ids || !a.dp_files || !a.fix) {
 		cli_error("out of memory");
 		goto out;
 	}
-	if (parse_args(argc, argv, &a) < 0)
+	if (parse_args(argc, argv, &a) < 0 || fix_args(c, &a, &fl) < 0)
 		goto out;
 	if (a.list) {
 		if (a.n_words || a.n_dp_files)
@@ -259,13 +356,22 @@ int cmd_check(const struct cli *c, int argc, char **argv)
 	for (int i = 0; i < a.n_words; i++)
 		if (filter_add_word(&fl, n, a.words[i]) < 0)
 			goto out;
-	rc = report(c, n, &fl);
+	if (a.n_fix) {
+		a.fo.group_guids = !fl.by_device && selects_id(&fl, "guid-zero") &&
+				   selects_id(&fl, "guid-duplicate");
+		struct fix_ctx x = {.c = c, .a = &a, .fl = &fl};
+		struct fix_source src = {.read = fix_read_node, .keep = fix_keep, .ctx = &x};
+		rc = check_fix_run(c, &a.fo, &src);
+	} else {
+		rc = report(c, n, &fl);
+	}
 out:
 	node_free(n);
 	sys_close(s);
 	free(fl.bdfs);
 	free(fl.ids);
 	free(a.dp_files);
+	free(a.fix);
 	free(a.words);
 	return rc;
 }

@@ -134,18 +134,18 @@ static const char *other_opt(const struct vf_action *a, const struct act_args *p
 				   : NULL;
 }
 
-int cmd_vf(const struct cli *c, int argc, char **argv)
+int vf_request_parse(int argc, char **argv, struct act_args *ret)
 {
 	struct act_args p;
 	const struct vf_action *a = NULL;
 	if (cli_action_parse(argc, argv,
 			     "dry-run yes force timeout node port assign-all prefix all scheme",
 			     &p) < 0)
-		return EXIT_USAGE;
+		return -EINVAL;
 	if (!p.n_args) {
 		cli_error("missing action: create, destroy, rename, guid or state (see 'ibvf vf "
 			  "--help')");
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	for (size_t i = 0; i < sizeof(vf_actions) / sizeof(vf_actions[0]) && !a; i++)
 		if (!strcmp(vf_actions[i].name, p.args[0]))
@@ -153,18 +153,27 @@ int cmd_vf(const struct cli *c, int argc, char **argv)
 	if (!a) {
 		cli_error("'%s' is not a vf action: create, destroy, rename, guid or state",
 			  p.args[0]);
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	p.args++;
 	p.n_args--;
 	if (other_opt(a, &p)) {
 		cli_error("'%s' takes no --%s", a->name, other_opt(a, &p));
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	if ((a->n_args >= 0 && cli_want_args(&p, a->n_args, a->usage) < 0) ||
 	    a->build(&p, &p.req) < 0)
-		return EXIT_USAGE;
+		return -EINVAL;
 	if (p.n_args && p.req.kind != ACTION_RENAME_ALL)
 		snprintf(p.req.target, sizeof(p.req.target), "%s", p.args[0]);
+	*ret = p;
+	return 0;
+}
+
+int cmd_vf(const struct cli *c, int argc, char **argv)
+{
+	struct act_args p;
+	if (vf_request_parse(argc, argv, &p) < 0)
+		return EXIT_USAGE;
 	return cli_action_run(c, &p.o, &p.req);
 }

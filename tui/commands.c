@@ -91,7 +91,24 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"  --json          the findings as JSON (version, host, kernel, findings, counts)\n"       \
 	"Exit status, from the findings shown: 0 none (or info only), 1 warnings,\n"               \
 	"2 critical; 3 when it could not check (bad argument, unknown device, node\n"              \
-	"unreadable). As a Nagios/monitoring check: ibvf check >/dev/null; echo $?"
+	"unreadable). As a Nagios/monitoring check: ibvf check >/dev/null; echo $?\n"              \
+	"\n"                                                                                       \
+	"  --fix ID|all    run the remedies that are ibvf commands, each through the\n"            \
+	"                  'ibvf vf' path (plan, preview, confirm, apply, verify,\n"               \
+	"                  journal), the node re-checked after each plan; manual\n"                \
+	"                  remedies (driver, firmware, mlxconfig, kubectl) are printed,\n"         \
+	"                  never run. Repeatable; ids, devices and --severity narrow it.\n"        \
+	"                  Order: VF layout, link state, GUIDs (with both guid-zero and\n"         \
+	"                  guid-duplicate selected on the whole node, one 'vf guid\n"              \
+	"                  --assign-all' plan), names, persist last\n"                             \
+	"  --yes           apply without asking (needed when stdin is not a terminal)\n"           \
+	"  --dry-run       print each plan, change nothing\n"                                      \
+	"  --force         act on VFs bound to pods too\n"                                         \
+	"With --fix (text only, no --json) the exit status is: 0 every selected\n"                 \
+	"finding with an ibvf remedy was fixed (--dry-run: every plan could be made),\n"           \
+	"1 some were refused (a pod holds the VF: --force), failed, declined or\n"                 \
+	"skipped, 3 bad usage or node unreadable. Manual findings do not change it:\n"             \
+	"run 'ibvf check' afterwards for what is left."
 
 static const struct cmd commands[] = {
 	{"console", cmd_console, CMD_NODE | CMD_THEME,
@@ -110,7 +127,9 @@ static const struct cmd commands[] = {
 	 "and its state inside the pod, and where the binding was found."},
 	{"check", cmd_check, CMD_NODE | CMD_JSON | CMD_SEVERITY_EXIT,
 	 "what is wrong on the node, with evidence and remedy; exit 0/1/2",
-	 "check [--json] [--severity S] [--dp-config FILE] [--list] [ID|DEVICE...]", CHECK_HELP},
+	 "check [--json] [--severity S] [--dp-config FILE] [--list] [ID|DEVICE...] |\n"
+	 "       check --fix ID|all [--yes] [--dry-run] [--force] [ID|DEVICE...]",
+	 CHECK_HELP},
 	{"watch", cmd_watch, CMD_NODE | CMD_JSON, "print node changes as they happen",
 	 "watch [--json]",
 	 "Print each change of the node (PCI functions, netdevs, RDMA devices added,\n"

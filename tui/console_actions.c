@@ -12,6 +12,8 @@
 #include "console_journal.h"
 #include "core/actions.h"
 #include "dialog.h"
+#include "remedy.h"
+#include "text.h"
 
 /* Why an action opens no dialog: a notice that takes the keys typed next
  * (meant for the dialog's field) until Enter or Esc, so none acts as a
@@ -92,6 +94,48 @@ static int open_guid(struct console *c, const char *node, const char *port, bool
 	return 0;
 }
 
+/* Destroy = create 0: the plan's preview, starting on Cancel. */
+static int open_destroy(struct console *c, bool force)
+{
+	const struct tree_row *r = selected(c, "destroy VFs");
+	if (!r)
+		return -ENODEV;
+	const struct pf *pf = r->pf;
+	if (!pf || !pf->sriov) {
+		refuse(c, "cannot destroy VFs on '%s': it is not an SR-IOV PF",
+		       pf ? pf->fn.bdf : r->bdf);
+		return -EINVAL;
+	}
+	struct action_req req = {.kind = ACTION_CREATE, .count = 0, .force = force};
+	char title[96];
+	snprintf(req.target, sizeof(req.target), "%s", pf->fn.bdf);
+	snprintf(title, sizeof(title), "Destroy the VFs of %s%s", pf->fn.bdf,
+		 force ? " (forced)" : "");
+	dialog_open_req(c, &req, title);
+	return 0;
+}
+
+/* The VF's link-state policy as the kernel or the MOFED file has it. */
+static const char *link_state_now(const struct vf *vf)
+{
+	static const char *const policy[] = {"Follow", "Up", "Down"};
+	if (vf && vf->admin.link_state.known)
+		return sys_vf_link_state_name((int)vf->admin.link_state.v);
+	for (int i = 0; vf && vf->admin.mofed_policy && i < 3; i++)
+		if (!strcmp(vf->admin.mofed_policy, policy[i]))
+			return sys_vf_link_state_name(i);
+	return NULL;
+}
+
+static int open_state(struct console *c, const char *state, bool force)
+{
+	const struct tree_row *r = selected_vf(c, "set its link state");
+	if (!r)
+		return -EINVAL;
+	dialog_open_state(c, r->bdf, state ? state : link_state_now(r->vfp), force, state != NULL);
+	return 0;
+}
+
 void console_actions_open(struct console *c, enum key_action a)
 {
 	c->refuse_notice = true;
@@ -101,7 +145,42 @@ void console_actions_open(struct console *c, enum key_action a)
 		open_rename(c, NULL, false);
 	else if (a == KA_GUID)
 		open_guid(c, NULL, NULL, false);
+	else if (a == KA_DESTROY)
+		open_destroy(c, false);
+	else if (a == KA_LINK_STATE)
+		open_state(c, NULL, false);
 	c->refuse_notice = false;
+}
+
+void console_fix_finding(struct console *c, const struct finding *f)
+{
+	char title[96];
+	snprintf(title, sizeof(title), "Fix %s on %s", f->id, f->subject[0] ? f->subject : "node");
+	if (f->remedy.kind == REMEDY_MANUAL) {
+		dialog_open_note(c, title, f->remedy.summary, (const char *const *)f->remedy.steps,
+				 f->remedy.n_steps);
+		return;
+	}
+	if (f->remedy.kind != REMEDY_IBVF) {
+		console_message(c, TR_STATUS, "%s: nothing to fix, it is for information", f->id);
+		return;
+	}
+	struct act_args p;
+	struct err e = {{0}};
+	int r = remedy_request(&f->remedy, false, &p, &e);
+	if (r == -ENOTSUP) {
+		char line[256];
+		text_shell_join(line, sizeof(line), (const char *const *)f->remedy.steps,
+				f->remedy.n_steps);
+		console_message(c, TR_STATUS, "%s: run 'ibvf %s' (not from this view)", f->id,
+				line);
+		return;
+	}
+	if (r < 0) {
+		console_message(c, TR_ERROR, "%s: %s", f->id, e.msg);
+		return;
+	}
+	dialog_open_req(c, &p.req, title);
 }
 
 /* The command's words without a "--force", which it reports. */
@@ -184,6 +263,29 @@ int console_cmd_persist(struct console *c, const char *arg)
 	snprintf(req.path, sizeof(req.path), "%s", arg);
 	dialog_open_req(c, &req, "Persist the VF layout: .link files and ibvf-sriov.service");
 	return 0;
+}
+
+int console_cmd_destroy(struct console *c, const char *arg)
+{
+	char rest[256];
+	bool force = strip_force(arg, rest, sizeof(rest));
+	if (*rest) {
+		console_message(c, TR_ERROR, "usage: destroy [--force] (at '%s')", rest);
+		return -EINVAL;
+	}
+	return open_destroy(c, force);
+}
+
+int console_cmd_state(struct console *c, const char *arg)
+{
+	char rest[256];
+	bool force = strip_force(arg, rest, sizeof(rest));
+	if (sys_vf_link_state_parse(rest) < 0) {
+		console_message(c, TR_ERROR,
+				"usage: state auto|enable|disable [--force] (got '%s')", rest);
+		return -EINVAL;
+	}
+	return open_state(c, rest, force);
 }
 
 int console_cmd_journal(struct console *c, const char *arg)

@@ -8,9 +8,10 @@
 #include "keys.h"
 
 struct console;
+struct finding;
 
-/* F6-F8 (KA_CREATE, KA_RENAME, KA_GUID): the dialog on the selection, or a
- * notice saying why not (which swallows the text typed for the dialog). */
+/* F6-F8, X, e (KA_CREATE, KA_RENAME, KA_GUID, KA_DESTROY, KA_LINK_STATE): the dialog on the
+ * selection, or a notice saying why not (which swallows the text typed for the dialog). */
 void console_actions_open(struct console *c, enum key_action a);
 
 /* `:create N`, `:rename NAME`, `:guid [--node G] [--port G]`,
@@ -23,3 +24,11 @@ int console_cmd_assign(struct console *c, const char *arg);
  * for this binary. */
 int console_cmd_persist(struct console *c, const char *arg);
 int console_cmd_journal(struct console *c, const char *arg);
+/* `:destroy [--force]` (the PF's VFs), `:state auto|enable|disable`. */
+int console_cmd_destroy(struct console *c, const char *arg);
+int console_cmd_state(struct console *c, const char *arg);
+
+/* `f` in the Checks view: an ibvf remedy opens the action dialog on its
+ * request (read by vf's parser: remedy.h), a manual one shows its steps and
+ * says ibvf does not run them. */
+void console_fix_finding(struct console *c, const struct finding *f);

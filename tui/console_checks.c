@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "console_actions.h"
 #include "console_int.h"
 #include "dialog.h"
 #include "text.h"
@@ -154,6 +155,12 @@ static bool checks_action(struct console *c, struct view *v, enum key_action a)
 	case KA_KMSG:
 		console_kmsg_show(c, f ? console_finding_kmsg(c, f) : -1);
 		return true;
+	case KA_FIX:
+		if (f)
+			console_fix_finding(c, f);
+		else
+			console_message(c, TR_STATUS, "no finding selected to fix");
+		return true;
 	case KA_BACK: /* Esc: the list, then back to the tree */
 		if (cv->open)
 			set_open(v, false);
@@ -214,7 +221,8 @@ static void draw_head(struct console *c, int y, int w, const char *hint)
 
 static void draw_list(struct console *c, struct checks_view *cv, const struct rect *r)
 {
-	draw_head(c, r->y, r->w, r->w >= 100 ? "   Enter: open  t: its row  L: kernel log" : "");
+	draw_head(c, r->y, r->w,
+		  r->w >= 100 ? "   Enter: open  t: its row  L: kernel log  f: fix" : "");
 	if (!cv->n_rows) {
 		dialog_put(r->y + 1, 1, r->w - 1,
 			   c->checks.fs.n ? "nothing matches the filter (/ to change it)"
@@ -239,8 +247,8 @@ static void checks_draw(struct console *c, struct view *v)
 	struct text t = {0};
 	if (cv->open && f) {
 		draw_head(c, all.y, all.w,
-			  all.w >= 100 ? "   Enter: its row  L: kernel log  Esc: back"
-				       : "  Enter: its row  Esc: back");
+			  all.w >= 100 ? "   Enter: its row  L: kernel log  f: fix  Esc: back"
+				       : "  Enter: its row  f: fix  Esc: back");
 		console_finding_text(c, &t, f, all.w - 1);
 		listw_set_rows(&cv->text, (long)t.n);
 		listw_fit(&cv->text, all.h - 1);
@@ -253,7 +261,7 @@ static void checks_draw(struct console *c, struct view *v)
 		return;
 	}
 	draw_list(c, cv, &c->lay.tree);
-	dialog_put(d.y, 0, d.w, f ? " Finding  (Enter: all of it, t: its row)" : " Finding",
+	dialog_put(d.y, 0, d.w, f ? " Finding  (Enter: all of it, t: its row, f: fix)" : " Finding",
 		   console_attr(c, TR_DETAILS_TITLE));
 	if (f) {
 		console_finding_text(c, &t, f, d.w - 1);

@@ -61,6 +61,7 @@ static const struct command commands[] = {
 	{"assign-guids", console_cmd_assign, "assign-guids [PREFIX]"},
 	{"bench", console_cmd_bench, "bench [all|BDF|IBDEV]"},
 	{"create", console_cmd_create, "create N"},
+	{"destroy", console_cmd_destroy, "destroy [--force]"},
 	{"filter", cmd_filter, "filter TEXT"},
 	{"guid", console_cmd_guid, "guid [--node G] [--port G]"},
 	{"help", cmd_help, "help"},
@@ -69,6 +70,7 @@ static const struct command commands[] = {
 	{"quit", cmd_quit, "quit"},
 	{"rename", console_cmd_rename, "rename NAME"},
 	{"snapshot", cmd_snapshot, "snapshot [FILE]"},
+	{"state", console_cmd_state, "state auto|enable|disable"},
 	{"theme", cmd_theme, "theme NAME|PATH"},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -90,8 +92,8 @@ int console_command(struct console *c, const char *line)
 			return commands[i].run(c, arg);
 	console_message(
 		c, TR_ERROR,
-		"unknown command '%.*s' (commands: assign-guids, bench, create, filter, guid, "
-		"help, journal, persist, quit, rename, snapshot, theme)",
+		"unknown command '%.*s' (commands: assign-guids, bench, create, destroy, filter, "
+		"guid, help, journal, persist, quit, rename, snapshot, state, theme)",
 		(int)len, line);
 	return -EINVAL;
 }
@@ -115,7 +117,8 @@ static void complete(struct console *c)
 			snprintf(cand[n++], sizeof(cand[0]), "--node");
 			snprintf(cand[n++], sizeof(cand[0]), "--port");
 			snprintf(cand[n++], sizeof(cand[0]), "--force");
-		} else if (!strncmp(c->cmd, "rename ", 7) || !strncmp(c->cmd, "create ", 7)) {
+		} else if (!strncmp(c->cmd, "rename ", 7) || !strncmp(c->cmd, "create ", 7) ||
+			   !strncmp(c->cmd, "destroy ", 8)) {
 			snprintf(cand[n++], sizeof(cand[0]), "--force");
 		} else {
 			return;

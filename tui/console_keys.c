@@ -229,6 +229,8 @@ static void run_action(struct console *c, struct view *v, const struct key_bindi
 	case KA_CREATE:
 	case KA_RENAME:
 	case KA_GUID:
+	case KA_DESTROY:
+	case KA_LINK_STATE:
 		console_actions_open(c, a);
 		break;
 	case KA_KMSG:

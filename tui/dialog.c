@@ -76,11 +76,11 @@ static void plan_made(struct console *c)
 	struct dialog *dlg = dlg_of(c);
 	/* A forced plan acts on a pod's VF: as dangerous as a destructive one;
 	 * a rename breaks whatever refers to the live netdev by name; persist
-	 * changes what the next boot does. */
+	 * changes what the next boot does; removing VFs is, whatever the plan says. */
 	enum action_kind k = dlg->req.kind;
 	dlg->on_cancel = dlg->plan->destructive || dlg->req.force || k == ACTION_RENAME ||
 			 k == ACTION_RENAME_ALL || k == ACTION_RENAME_LINK || k == ACTION_PERSIST ||
-			 k == ACTION_FILES_UNDO;
+			 k == ACTION_FILES_UNDO || (k == ACTION_CREATE && dlg->req.count == 0);
 	dlg->body = (struct listw){.text = true};
 	dlg->stage = STAGE_PREVIEW;
 	dialog_render_plan(dlg);
@@ -128,6 +128,9 @@ static void submit(struct console *c)
 		break;
 	case ACTION_RENAME:
 		plan_fmt(req.name, sizeof(req.name), "%s", dlg->fields[0].text);
+		break;
+	case ACTION_STATE:
+		req.state = sys_vf_link_state_parse(dlg->fields[0].text);
 		break;
 	case ACTION_GUID:
 		req.set_node = dlg->fields[0].text[0];
@@ -210,6 +213,33 @@ void dialog_open_guid(struct console *c, const char *vf_bdf, const char *node, c
 	field_add(dlg, FIELD_GUID, "port GUID", port, true);
 	if (submit_now)
 		submit(c);
+	c->dirty = true;
+}
+
+void dialog_open_state(struct console *c, const char *vf_bdf, const char *state, bool force,
+		       bool submit_now)
+{
+	struct dialog *dlg = open_common(c, ACTION_STATE, vf_bdf, "Link state of VF %s%s", vf_bdf,
+					 force ? " (forced)" : "");
+	dlg->req.force = force;
+	field_add(dlg, FIELD_LINK_STATE, "link state", state, false);
+	if (submit_now)
+		submit(c);
+	c->dirty = true;
+}
+
+void dialog_open_note(struct console *c, const char *title, const char *summary,
+		      const char *const *steps, size_t n_steps)
+{
+	struct dialog *dlg = open_common(c, ACTION_CREATE, "", "%s", title);
+	dlg->stage = STAGE_NOTE;
+	dlg->body = (struct listw){.text = true};
+	text_add(&dlg->lines, TEXT_NORMAL, "%s", summary);
+	text_add(&dlg->lines, TEXT_NORMAL, "%s", "");
+	text_add(&dlg->lines, TEXT_WARNING, "%s",
+		 "ibvf does not run these steps: they are the operator's to run");
+	for (size_t i = 0; i < n_steps; i++)
+		text_add(&dlg->lines, TEXT_NORMAL, "  %zu. %s", i + 1, steps[i]);
 	c->dirty = true;
 }
 
@@ -311,6 +341,10 @@ static bool dialog_key(struct console *c, struct view *v, int k)
 		break;
 	case STAGE_DONE:
 		key_done(c, dlg, k);
+		break;
+	case STAGE_NOTE:
+		if (!body_scroll(c, dlg, k))
+			dialog_close(c);
 		break;
 	default:
 		dialog_close(c);

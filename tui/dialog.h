@@ -7,6 +7,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct console;
 struct action_req;
@@ -25,8 +26,15 @@ void dialog_open_rename(struct console *c, const char *vf_bdf, const char *name,
 			bool submit);
 void dialog_open_guid(struct console *c, const char *vf_bdf, const char *node, const char *port,
 		      bool force, bool submit);
-/* A request without fields (assign-guids, a journal undo): straight to the plan. */
+void dialog_open_state(struct console *c, const char *vf_bdf, const char *state, bool force,
+		       bool submit);
+/* A request without fields (assign-guids, destroy, a journal undo, a
+ * finding's remedy): straight to the plan. */
 void dialog_open_req(struct console *c, const struct action_req *req, const char *title);
+/* Text only, no plan: what the operator does (a finding's manual steps,
+ * each numbered), under a line saying ibvf does not run them. */
+void dialog_open_note(struct console *c, const char *title, const char *summary,
+		      const char *const *steps, size_t n_steps);
 
 /* Writes s in w columns at (y, x), padded with spaces (ASCII-safe). */
 void dialog_put(int y, int x, int w, const char *s, int attr);

@@ -136,6 +136,10 @@ static void body_of(struct dialog *dlg, struct body *b, char *hint, size_t size)
 			add(b, TR_ERROR, "error: %s", dlg->apply_error);
 		snprintf(hint, size, "any key closes");
 		break;
+	case STAGE_NOTE:
+		body_lines(b, &dlg->lines);
+		snprintf(hint, size, "any key closes");
+		break;
 	case STAGE_REFUSED:
 		add_long(b, TR_ERROR, dlg->refusal);
 		add(b, TR_HELP, "nothing was changed");

@@ -19,6 +19,7 @@ enum stage {
 	STAGE_RUNNING, /* the worker applies; the console goes on */
 	STAGE_DONE,
 	STAGE_REFUSED, /* a request without fields was refused: any key closes */
+	STAGE_NOTE,    /* text only (a finding's manual steps): any key closes */
 };
 
 #define FIELDS_MAX 2

@@ -41,6 +41,13 @@ bool field_accepts(const struct field *f, int k, char *why, size_t size)
 			return false;
 		}
 		return true;
+	case FIELD_LINK_STATE:
+		if (k != 'a' && k != 'e' && k != 'd') {
+			snprintf(why, size, "'%c' refused: Left/Right choose, or a, e, d",
+				 k < ' ' ? '?' : k);
+			return false;
+		}
+		return true;
 	case FIELD_NUMBER:
 		if (!isdigit(k)) {
 			snprintf(why, size, "'%c' refused: the VF count is a number",
@@ -81,8 +88,13 @@ bool field_check(const struct field *f, char *buf, size_t size)
 		}
 		break;
 	case FIELD_GUID: {
-		if (guid_parse(f->text, &g) == 0)
-			break;
+		if (guid_parse(f->text, &g) == 0) {
+			const char *why = guid_unassignable(g); /* the plan's own rule */
+			if (!why)
+				break;
+			snprintf(buf, size, "%s", why);
+			return false;
+		}
 		const char *t = f->text;
 		if (t[0] == '0' && (t[1] == 'x' || t[1] == 'X'))
 			t += 2;
@@ -95,6 +107,13 @@ bool field_check(const struct field *f, char *buf, size_t size)
 			snprintf(buf, size, "not a GUID form (00:11:..:77, 0011:..:6677, 0x..)");
 		return false;
 	}
+	case FIELD_LINK_STATE:
+		if (sys_vf_link_state_parse(f->text) < 0) {
+			snprintf(buf, size, "auto, enable or disable");
+			return false;
+		}
+		snprintf(buf, size, "Left/Right: auto, enable, disable");
+		return true;
 	case FIELD_NUMBER: {
 		long long v = atoll(f->text);
 		if (f->max >= 0 && v > f->max) {
@@ -121,6 +140,11 @@ void field_init(struct field *f, enum field_kind kind, const char *label, const 
 		memcpy(f->text, text ? text : "", strnlen(text ? text : "", sizeof(f->text) - 1));
 		return;
 	}
+	if (kind == FIELD_LINK_STATE) {
+		snprintf(f->text, sizeof(f->text), "%s",
+			 sys_vf_link_state_parse(text) >= 0 ? text : "auto");
+		return;
+	}
 	for (const char *p = text ? text : ""; *p; p++) {
 		char why[128];
 		size_t len = strlen(f->text);
@@ -131,9 +155,34 @@ void field_init(struct field *f, enum field_kind kind, const char *label, const 
 	}
 }
 
+/* The link-state choice: Left/Right/Space step through the states, a, e, d
+ * pick one. */
+static int choice_key(struct field *f, int k, char *why, size_t size)
+{
+	static const char *const states[] = {"auto", "enable", "disable"};
+	int cur = 0;
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(f->text, states[i]))
+			cur = i;
+	if (k == KEY_RIGHT || k == ' ')
+		cur = (cur + 1) % 3;
+	else if (k == KEY_LEFT)
+		cur = (cur + 2) % 3;
+	else if (k < ' ' || k >= 127)
+		return 0;
+	else if (!field_accepts(f, k, why, size))
+		return -1;
+	else
+		cur = k == 'a' ? 0 : k == 'e' ? 1 : 2;
+	snprintf(f->text, sizeof(f->text), "%s", states[cur]);
+	return 1;
+}
+
 int field_key(struct field *f, int k, char *why, size_t size)
 {
 	size_t len = strlen(f->text);
+	if (f->kind == FIELD_LINK_STATE)
+		return choice_key(f, k, why, size);
 	if ((k == KEY_BACKSPACE || k == 127 || k == 8) && len) {
 		f->text[len - 1] = '\0';
 		f->overflow = false;

@@ -11,6 +11,7 @@ enum field_kind {
 	FIELD_IFNAME,
 	FIELD_GUID,
 	FIELD_NUMBER,
+	FIELD_LINK_STATE, /* a choice: auto, enable, disable (Left/Right, a/e/d) */
 };
 
 struct field {

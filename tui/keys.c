@@ -56,6 +56,8 @@ const struct key_binding keys_table[] = {
 	 "create VFs on the PF / rename the VF / set its GUIDs"},
 	{KV_ALL, {KEY_F(7)}, KA_RENAME, 0, NULL, NULL},
 	{KV_ALL, {KEY_F(8)}, KA_GUID, 0, NULL, NULL},
+	{KV_ALL, {'X'}, KA_DESTROY, 0, "X / e", "destroy the PF's VFs / set the VF's link state"},
+	{KV_ALL, {'e'}, KA_LINK_STATE, 0, NULL, NULL},
 	{KV_ALL, {0}, KA_N, 0, "", "(a preview first; while it applies, Esc stops waiting)"},
 	{KV_ALL, {'P'}, KA_PERSIST, 0, "P", "persist: .link files and the boot unit (a preview)"},
 	{KV_ALL,
@@ -76,6 +78,7 @@ const struct key_binding keys_table[] = {
 	 "checks: Enter",
 	 "the finding: evidence, why, remedy; Enter again: its row"},
 	{CHECKS, {'t'}, KA_JUMP, 0, "checks: t", "go to the finding's PF or VF in the tree"},
+	{CHECKS, {'f'}, KA_FIX, 0, "checks: f", "fix: preview the remedy, or show manual steps"},
 	{KV_ALL, {'L'}, KA_KMSG, 0, "L", "the kernel log (from a finding: at its line)"},
 	{JOURNAL,
 	 {'\n', '\r', KEY_ENTER, ' '},
@@ -116,7 +119,7 @@ const size_t keys_n = sizeof(keys_table) / sizeof(keys_table[0]);
 static const char *const commands_help[] = {
 	"commands: quit, theme NAME, snapshot [FILE], filter TEXT, help, bench,",
 	"  create N, rename NAME, guid [--node G] [--port G], assign-guids, journal,",
-	"  persist [IBVF-PATH]",
+	"  persist [IBVF-PATH], destroy, state auto|enable|disable",
 	"  (--force: act on a VF bound to a pod)",
 };
 

@@ -53,11 +53,14 @@ enum key_action {
 	KA_FIELD_NEXT,
 	KA_VALUE_PREV, /* bench form: the field's previous value */
 	KA_VALUE_NEXT,
-	KA_RUN,	    /* bench form: run it */
-	KA_FINDING, /* checks: open the finding; opened: go to its subject */
-	KA_JUMP,    /* checks: the finding's PF or VF in the tree */
-	KA_KMSG,    /* the kernel log (from a finding: at its line) */
-	KA_PERSIST, /* persist's preview: .link files and the boot unit */
+	KA_RUN,	       /* bench form: run it */
+	KA_FINDING,    /* checks: open the finding; opened: go to its subject */
+	KA_JUMP,       /* checks: the finding's PF or VF in the tree */
+	KA_KMSG,       /* the kernel log (from a finding: at its line) */
+	KA_PERSIST,    /* persist's preview: .link files and the boot unit */
+	KA_DESTROY,    /* the selected PF's VFs: create 0 */
+	KA_LINK_STATE, /* the selected VF's link-state policy */
+	KA_FIX,	       /* checks: the finding's remedy through the dialog */
 	KA_N,
 };
 

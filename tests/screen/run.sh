@@ -30,7 +30,8 @@ checks=0
 mask_checks=0
 mask() {
 	local extra=()
-	((mask_checks)) && extra=(-e 's/ 2 Checks [0-9]+/ 2 Checks NN/')
+	((mask_checks)) && extra=(-e 's/ 2 Checks [0-9]+/ 2 Checks NN/'
+		-e 's/ Findings: [0-9]+ critical, [0-9]+ warning, [0-9]+ info/ Findings: NN/')
 	sed -E -e "s#$tmp#TMP#g" "${extra[@]}" \
 		-e 's/(^|[^0-9:.])[0-9]{2}:[0-9]{2}:[0-9]{2}($|[^0-9:.])/\1HH:MM:SS\2/g' \
 		-e 's/[0-9]{8}-[0-9]{6}/YYYYMMDD-HHMMSS/g' \
@@ -815,9 +816,116 @@ scenario_persist() {
 	stop
 }
 
+# `f` in the Checks view: a finding's ibvf remedy through the action dialog
+# (a GUID plan is destructive: the focus starts on Cancel), applied and
+# journaled, the finding gone after; a manual finding shows its steps.
+scenario_fix_finding() {
+	# the rebind's rename may or may not be seen (name-changed, info)
+	mask_checks=1
+	start 80 24
+	keys 2
+	wait_re '^ Findings: [0-9]+ critical'
+	filter 18:00.4
+	keys f
+	settle
+	snap fix-finding-preview
+	keys Left Enter
+	wait_for "any key closes" 20
+	keys End
+	settle
+	snap fix-finding-applied # the result's end: verified, journaled
+	keys x
+	settle
+	expect_no_re 'guid-zero|zero node and port GUID'
+	keys / C-u
+	keys -l firmware
+	keys Enter
+	settle
+	keys f
+	settle
+	snap fix-finding-manual
+	keys x
+	settle
+	keys 4
+	settle
+	expect_re 'vf guid +ok'
+	stop
+	mask_checks=0
+}
+
+# X destroys the selected PF's VFs (create 0): destructive, on Cancel first.
+scenario_action_destroy() {
+	start 80 24
+	keys X
+	settle
+	snap action-destroy-preview
+	keys Left Enter
+	wait_for "result: ok" 40
+	snap action-destroy-applied
+	keys x
+	settle
+	expect_re 'destroy the VFs on 0000:18:00\.0: 8 -> 0: applied and verified'
+	stop
+}
+
+# e sets the selected VF's link-state policy: a choice (Left/Right, a/e/d);
+# disable takes the link down, so its preview starts on Cancel.
+scenario_action_state() {
+	start 80 24
+	keys Down Down Down Down
+	settle
+	keys e
+	settle
+	snap action-state-field
+	keys -l x
+	settle
+	snap action-state-refused-key
+	keys Right
+	keys Enter
+	settle
+	snap action-state-preview
+	keys Enter
+	wait_for "result: ok" 20
+	keys x
+	settle
+	keys e
+	keys -l d
+	keys Enter
+	settle
+	snap action-state-disable-preview
+	keys Escape
+	settle
+	stop
+}
+
+# The F8 field refuses, live and as the plan would, a zero GUID, all-ones
+# and a group (multicast) GUID.
+scenario_guid_field_rules() {
+	start 80 24
+	keys Down Down Down Down
+	settle
+	keys F8
+	settle
+	keys -l "00:00:00:00:00:00:00:00"
+	settle
+	snap guid-field-zero
+	keys C-u
+	keys -l "ff:ff:ff:ff:ff:ff:ff:ff"
+	settle
+	snap guid-field-all-ones
+	keys C-u
+	keys -l "01:00:00:00:00:18:00:03"
+	keys Enter
+	settle
+	snap guid-field-group-bit
+	keys Escape
+	settle
+	stop
+}
+
 all=(checks kmsg renamed startup expand_collapse filter help zero_guid mouse pods ethernet_fallback theme resize live
 	action_create action_rename action_refused_notice action_pod action_guid action_journal action_running bench_view
-	rename_field persist)
+	rename_field persist fix_finding action_destroy action_state guid_field_rules)
 for s in "${@:-${all[@]}}"; do
 	echo "# $s"
 	"scenario_$s"
