@@ -353,7 +353,9 @@ static char *findings(const char *dir)
 
 START_TEST(persist_then_reboot_gives_the_same_names_guids_and_findings)
 {
-	char *dir = tu_mkfixture((const char *const[]){"--healthy", NULL}), *out, *err;
+	char *dir = tu_mkfixture(
+		     (const char *const[]){"--healthy", "--pfs", "4", "--vfs", "6", NULL}),
+	     *out, *err;
 	rm(dir, "etc/systemd/network");
 	rm(dir, "etc/systemd/system");
 	char *names = layout(dir), *found = findings(dir);
