@@ -366,6 +366,33 @@ START_TEST(persist_then_reboot_gives_the_same_names_guids_and_findings)
 }
 END_TEST
 
+START_TEST(mkfixture_reboot_builds_a_node_and_boots_it)
+{
+	char *dir = tu_mkfixture((const char *const[]){"--pfs", "1", NULL}), *out, *err;
+	char sub[4096];
+	snprintf(sub, sizeof(sub), "%s/booted", dir);
+	int rc = tu_run((const char *const[]){"mkfixture", sub, "--pfs", "1", "--reboot", "--seed",
+					      "8", NULL},
+			&out, &err);
+	ck_assert_msg(rc == 0, "exit %d: %s%s", rc, out, err);
+	ck_assert_msg(strstr(out, "(probe seed 8)") &&
+			      strstr(out, "vf create 0000:18:00.0 8 --yes --timeout 120: ok"),
+		      "%s", out);
+	/* the failed probe of 0000:18:00.2 was the old boot's: bound now */
+	char *l = layout(sub);
+	ck_assert_msg(strstr(l, "0000:18:00.2 ib"), "%s", l);
+	free(l);
+	free(out);
+	free(err);
+	rc = tu_run((const char *const[]){"mkfixture", sub, "--seed", "8", NULL}, &out, &err);
+	ck_assert_int_eq(rc, 2);
+	ck_assert_msg(strstr(err, "--seed goes with --reboot"), "%s", err);
+	free(out);
+	free(err);
+	tu_rmtree(dir);
+}
+END_TEST
+
 static Suite *reboot_suite(void)
 {
 	Suite *s = suite_create("reboot");
@@ -377,6 +404,7 @@ static Suite *reboot_suite(void)
 	tcase_add_test(tc, link_files_apply_by_path_in_file_order_first_match_wins);
 	tcase_add_test(tc, a_failing_line_stops_the_unit_and_later_lines_do_not_run);
 	tcase_add_test(tc, lines_the_simulation_cannot_run_are_refused_before_anything_changes);
+	tcase_add_test(tc, mkfixture_reboot_builds_a_node_and_boots_it);
 	tcase_add_test(tc, persist_then_reboot_gives_the_same_names_guids_and_findings);
 	suite_add_tcase(s, tc);
 	return s;
