@@ -7,11 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/sys.h"
-#include "core/unit.h"
 #include "testutil.h"
 
 /* Runs ibvf on the node; out and err are kept for the assertion messages. */
@@ -118,18 +115,6 @@ static void rm(const char *dir, const char *rel)
 	tu_rmtree(strdup(p));
 }
 
-static void put(const char *dir, const char *rel, const char *content)
-{
-	char p[4096];
-	snprintf(p, sizeof(p), "%s/%s", dir, rel);
-	for (char *c = p + strlen(dir) + 1; (c = strchr(c, '/')); c++) {
-		*c = '\0';
-		mkdir(p, 0755);
-		*c = '/';
-	}
-	tu_write(p, content);
-}
-
 static int reboot(const char *dir, const char *seed, char **out, char **err)
 {
 	return run(dir, out, err, "debug", "reboot", "--seed", seed, NULL);
@@ -208,16 +193,16 @@ START_TEST(link_files_apply_by_path_in_file_order_first_match_wins)
 	char *dir = tu_mkfixture((const char *const[]){"--healthy", "--pfs", "2", NULL}), *out,
 	     *err;
 	rm(dir, "etc/systemd/network");
-	put(dir, "etc/systemd/network/10-first.link",
-	    "[Match]\nPath=pci-0000:18:00.3\n\n[Link]\nName=first0\n");
-	put(dir, "etc/systemd/network/20-second.link",
-	    "[Match]\nPath=pci-0000:18:00.3 pci-0000:18:00.5\n\n[Link]\nName=second0\n");
-	put(dir, "etc/systemd/network/30-policy.link",
-	    "[Match]\nPath=pci-0000:40:00.*\nOriginalName=ib*\n\n[Link]\n"
-	    "NamePolicy=kernel path\nName=never0\n");
+	tu_put(dir, "etc/systemd/network/10-first.link",
+	       "[Match]\nPath=pci-0000:18:00.3\n\n[Link]\nName=first0\n");
+	tu_put(dir, "etc/systemd/network/20-second.link",
+	       "[Match]\nPath=pci-0000:18:00.3 pci-0000:18:00.5\n\n[Link]\nName=second0\n");
+	tu_put(dir, "etc/systemd/network/30-policy.link",
+	       "[Match]\nPath=pci-0000:40:00.*\nOriginalName=ib*\n\n[Link]\n"
+	       "NamePolicy=kernel path\nName=never0\n");
 	/* /etc's 05-mask.link masks /usr/lib's, which would name 18:00.4. */
-	put(dir, "usr/lib/systemd/network/05-mask.link",
-	    "[Match]\nPath=pci-0000:18:00.4\n\n[Link]\nName=masked0\n");
+	tu_put(dir, "usr/lib/systemd/network/05-mask.link",
+	       "[Match]\nPath=pci-0000:18:00.4\n\n[Link]\nName=masked0\n");
 	char p[4096];
 	snprintf(p, sizeof(p), "%s/etc/systemd/network/05-mask.link", dir);
 	ck_assert_int_eq(symlink("/dev/null", p), 0);
@@ -249,14 +234,14 @@ START_TEST(a_failing_line_stops_the_unit_and_later_lines_do_not_run)
 	char *dir = tu_mkfixture((const char *const[]){"--healthy", "--pfs", "2", NULL}), *out,
 	     *err;
 	/* line 10 is ignored ('-'), line 11 fails: 0000:40:00.0's GUID is taken */
-	put(dir, "etc/systemd/system/ibvf-sriov.service",
-	    UNIT_HEAD IBVF
-	    "vf create 0000:18:00.0 2 --yes\n" IBVF
-	    "vf guid 0000:18:00.1 --node 02:00:00:00:00:00:00:01 --port "
-	    "02:00:00:00:00:00:00:01 --yes --force\n"
-	    "ExecStart=-/usr/local/sbin/ibvf vf guid 0000:18:00.2 --port a088:c203:0040:0000 "
-	    "--yes --force\n" IBVF "vf guid 0000:18:00.2 --node \"a088:c203:0040:0000\" --yes "
-	    "--force\n" IBVF "vf create 0000:40:00.0 1 --yes --force\n");
+	tu_put(dir, "etc/systemd/system/ibvf-sriov.service",
+	       UNIT_HEAD IBVF
+	       "vf create 0000:18:00.0 2 --yes\n" IBVF
+	       "vf guid 0000:18:00.1 --node 02:00:00:00:00:00:00:01 --port "
+	       "02:00:00:00:00:00:00:01 --yes --force\n"
+	       "ExecStart=-/usr/local/sbin/ibvf vf guid 0000:18:00.2 --port a088:c203:0040:0000 "
+	       "--yes --force\n" IBVF "vf guid 0000:18:00.2 --node \"a088:c203:0040:0000\" --yes "
+	       "--force\n" IBVF "vf create 0000:40:00.0 1 --yes --force\n");
 	int rc = reboot(dir, "4", &out, &err);
 	ck_assert_msg(rc == 1, "exit %d: %s%s", rc, out, err);
 	ck_assert_msg(strstr(out, "line 10: ") && strstr(out, "ignored ('-')"), "%s", out);
@@ -297,7 +282,7 @@ START_TEST(lines_the_simulation_cannot_run_are_refused_before_anything_changes)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char unit[1024];
 		snprintf(unit, sizeof(unit), "%s%s", UNIT_HEAD, bad[i][0]);
-		put(dir, "etc/systemd/system/ibvf-sriov.service", unit);
+		tu_put(dir, "etc/systemd/system/ibvf-sriov.service", unit);
 		int rc = reboot(dir, "5", &out, &err);
 		ck_assert_msg(rc == 2, "%s: exit %d: %s%s", bad[i][0], rc, out, err);
 		ck_assert_msg(strstr(err, bad[i][1]) && strstr(err, "line 8"), "%s: %s", bad[i][0],
@@ -353,7 +338,9 @@ static char *findings(const char *dir)
 
 START_TEST(persist_then_reboot_gives_the_same_names_guids_and_findings)
 {
-	char *dir = tu_mkfixture((const char *const[]){"--healthy", NULL}), *out, *err;
+	char *dir = tu_mkfixture(
+		     (const char *const[]){"--healthy", "--pfs", "4", "--vfs", "6", NULL}),
+	     *out, *err;
 	rm(dir, "etc/systemd/network");
 	rm(dir, "etc/systemd/system");
 	char *names = layout(dir), *found = findings(dir);
@@ -382,94 +369,29 @@ START_TEST(persist_then_reboot_gives_the_same_names_guids_and_findings)
 }
 END_TEST
 
-/* Splits one value; returns the words joined by '|', or "ERR: msg". */
-static const char *split(const char *value, bool *ignore)
+START_TEST(mkfixture_reboot_builds_a_node_and_boots_it)
 {
-	static char buf[1024];
-	struct unit_exec x;
-	struct err e;
-	if (unit_exec_split("ibvf-sriov.service", value, &x, &e) < 0) {
-		snprintf(buf, sizeof(buf), "ERR: %s", e.msg);
-		return buf;
-	}
-	buf[0] = '\0';
-	for (size_t i = 0; i < x.argc; i++)
-		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", i ? "|" : "",
-			 x.argv[i]);
-	if (ignore)
-		*ignore = x.ignore_failure;
-	unit_exec_fini(&x);
-	return buf;
-}
-
-START_TEST(exec_lines_split_as_systemd_splits_them)
-{
-	bool ign = true;
-	ck_assert_str_eq(split("/usr/bin/ibvf vf create 18:00.0 8", &ign),
-			 "/usr/bin/ibvf|vf|create|18:00.0|8");
-	ck_assert(!ign);
-	ck_assert_str_eq(split("-/usr/bin/ibvf  \"a b\" 'c \\\"d' e\\x41\\ f", &ign),
-			 "/usr/bin/ibvf|a b|c \"d|eA f");
-	ck_assert(ign);
-	ck_assert_str_eq(split("@/usr/bin/ibvf ibvf-renamed --yes", NULL), "/usr/bin/ibvf|--yes");
-	ck_assert_str_eq(split("+!/usr/bin/x %n %N %p 100%%", NULL),
-			 "/usr/bin/x|ibvf-sriov.service|ibvf-sriov|ibvf-sriov|100%");
-	ck_assert_str_eq(split(":/usr/bin/x $HOME", NULL), "/usr/bin/x|$HOME");
-	ck_assert_str_eq(split("/usr/bin/x a$$b ''", NULL), "/usr/bin/x|a$b|");
-	ck_assert_str_eq(split("/usr/bin/x ${HOME}", NULL),
-			 "ERR: the environment variable '${HOME}' in '/usr/bin/x ${HOME}' is not "
-			 "supported");
-	ck_assert_str_eq(split("/usr/bin/x %i", NULL),
-			 "ERR: the specifier '%i' in '/usr/bin/x %i' is not supported (only %%, "
-			 "%n, %N, %p)");
-	ck_assert_str_eq(split("/usr/bin/x 'open", NULL),
-			 "ERR: unbalanced quotes in '/usr/bin/x 'open'");
-	ck_assert_str_eq(split("-", NULL), "ERR: no command in '-'");
-}
-END_TEST
-
-START_TEST(units_are_found_masked_and_overridden_where_systemd_looks)
-{
-	char *dir = tu_mkfixture((const char *const[]){"--healthy", "--pfs", "1", NULL});
-	struct sys *s;
-	struct err e;
-	struct unit u;
-	ck_assert_int_eq(sys_open_sim(dir, NULL, &s, &e), 0);
-	/* /usr/lib's copy is shadowed by /etc's; its drop-ins apply in file-name
-	 * order across directories, an empty ExecStart= clearing the list. */
-	put(dir, "usr/lib/systemd/system/t.service", "[Service]\nExecStart=/bin/lib\n");
-	put(dir, "etc/systemd/system/t.service",
-	    "[Unit]\nExecStart=/not/service\n[Service]\n# comment\nExecStart=/bin/one \\\n"
-	    "  two\nExecStart = /bin/three\n");
-	put(dir, "run/systemd/system/t.service.d/20-b.conf", "[Service]\nExecStart=/bin/b\n");
-	put(dir, "usr/lib/systemd/system/t.service.d/10-a.conf",
-	    "[Service]\nExecStart=\nExecStart=/bin/a\n");
-	put(dir, "usr/lib/systemd/system/t.service.d/20-b.conf", "[Service]\nExecStart=/bin/no\n");
-	ck_assert_int_eq(unit_load(s, "t.service", &u, &e), 0);
-	ck_assert_str_eq(u.path, "/etc/systemd/system/t.service");
-	ck_assert(!u.masked);
-	ck_assert_uint_eq(u.n_execs, 2);
-	ck_assert_str_eq(u.execs[0].argv[0], "/bin/a");
-	ck_assert_str_eq(u.execs[1].argv[0], "/bin/b");
-	ck_assert_str_eq(u.execs[1].file, "/run/systemd/system/t.service.d/20-b.conf");
-	unit_fini(&u);
-	rm(dir, "usr/lib/systemd/system/t.service.d");
-	rm(dir, "run/systemd/system/t.service.d");
-	ck_assert_int_eq(unit_load(s, "t.service", &u, &e), 0);
-	ck_assert_uint_eq(u.n_execs, 2);
-	ck_assert_str_eq(u.execs[0].argv[1], "two");
-	ck_assert_uint_eq(u.execs[0].line, 5);
-	ck_assert_uint_eq(u.execs[1].line, 7);
-	unit_fini(&u);
-	/* An empty file masks, as a link to /dev/null does. */
-	put(dir, "etc/systemd/system/t.service", "");
-	ck_assert_int_eq(unit_load(s, "t.service", &u, &e), 0);
-	ck_assert(u.masked && u.n_execs == 0);
-	unit_fini(&u);
-	ck_assert_int_eq(unit_load(s, "none.service", &u, &e), 0);
-	ck_assert_ptr_null(u.path);
-	unit_fini(&u);
-	sys_close(s);
+	char *dir = tu_mkfixture((const char *const[]){"--pfs", "1", NULL}), *out, *err;
+	char sub[4096];
+	snprintf(sub, sizeof(sub), "%s/booted", dir);
+	int rc = tu_run((const char *const[]){"mkfixture", sub, "--pfs", "1", "--reboot", "--seed",
+					      "8", NULL},
+			&out, &err);
+	ck_assert_msg(rc == 0, "exit %d: %s%s", rc, out, err);
+	ck_assert_msg(strstr(out, "(probe seed 8)") &&
+			      strstr(out, "vf create 0000:18:00.0 8 --yes --timeout 120: ok"),
+		      "%s", out);
+	/* the failed probe of 0000:18:00.2 was the old boot's: bound now */
+	char *l = layout(sub);
+	ck_assert_msg(strstr(l, "0000:18:00.2 ib"), "%s", l);
+	free(l);
+	free(out);
+	free(err);
+	rc = tu_run((const char *const[]){"mkfixture", sub, "--seed", "8", NULL}, &out, &err);
+	ck_assert_int_eq(rc, 2);
+	ck_assert_msg(strstr(err, "--seed goes with --reboot"), "%s", err);
+	free(out);
+	free(err);
 	tu_rmtree(dir);
 }
 END_TEST
@@ -480,15 +402,12 @@ static Suite *reboot_suite(void)
 	TCase *tc = tcase_create("sim");
 	/* Each test reboots a whole node, running ibvf once per unit line. */
 	tcase_set_timeout(tc, 280);
-	TCase *unit = tcase_create("unit");
-	tcase_add_test(unit, exec_lines_split_as_systemd_splits_them);
-	tcase_add_test(unit, units_are_found_masked_and_overridden_where_systemd_looks);
-	suite_add_tcase(s, unit);
 	tcase_add_test(tc, without_a_unit_every_vf_is_gone_and_nothing_else_changes);
 	tcase_add_test(tc, two_seeds_give_other_kernel_names_one_seed_the_same);
 	tcase_add_test(tc, link_files_apply_by_path_in_file_order_first_match_wins);
 	tcase_add_test(tc, a_failing_line_stops_the_unit_and_later_lines_do_not_run);
 	tcase_add_test(tc, lines_the_simulation_cannot_run_are_refused_before_anything_changes);
+	tcase_add_test(tc, mkfixture_reboot_builds_a_node_and_boots_it);
 	tcase_add_test(tc, persist_then_reboot_gives_the_same_names_guids_and_findings);
 	suite_add_tcase(s, tc);
 	return s;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -155,4 +156,16 @@ int tu_run_suite(Suite *s)
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+void tu_put(const char *dir, const char *rel, const char *content)
+{
+	char p[4096];
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	for (char *c = p + strlen(dir) + 1; (c = strchr(c, '/')); c++) {
+		*c = '\0';
+		mkdir(p, 0755);
+		*c = '/';
+	}
+	tu_write(p, content);
 }

@@ -21,3 +21,5 @@ struct Suite;
 int tu_run_suite(struct Suite *s);
 /* Writes a file, creating it; aborts the test on failure. */
 void tu_write(const char *path, const char *content);
+/* Writes DIR/REL, making its parent directories; aborts the test on failure. */
+void tu_put(const char *dir, const char *rel, const char *content);

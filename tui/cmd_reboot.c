@@ -53,9 +53,11 @@ static int line_kind(const struct unit_exec *x, enum line_kind *ret)
 	if (!strcmp(exe, "ibvf")) {
 		for (size_t i = 1; i < x->argc; i++)
 			if (!strncmp(x->argv[i], "--sim", 5) || !strncmp(x->argv[i], "--root", 6)) {
+				char esc[256];
+				text_escape_into(esc, sizeof(esc), x->argv[i]);
 				cli_error("'%s' line %u: '%s' in an ibvf line: the unit runs on "
 					  "the node itself",
-					  x->file, x->line, x->argv[i]);
+					  x->file, x->line, esc);
 				return -EINVAL;
 			}
 		*ret = LINE_IBVF;
@@ -216,7 +218,9 @@ int reboot_run(const struct cli *c, uint64_t seed)
 	if (cli_open(c, &s) < 0)
 		return 1;
 	if (unit_load(s, PERSIST_UNIT, &u, &e) < 0) {
-		cli_error("%s", e.msg);
+		char esc[sizeof(e.msg)];
+		text_escape_into(esc, sizeof(esc), e.msg); /* it quotes the unit's line */
+		cli_error("%s", esc);
 		goto out;
 	}
 	kinds = calloc(u.n_execs + 1, sizeof(*kinds));

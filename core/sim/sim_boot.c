@@ -221,13 +221,13 @@ int sim_boot_power_cycle(struct sys *s, uint64_t seed, struct sim_boot_log *log,
 	if (r == 0)
 		r = ifindex_reset(s, pfs, n_pfs, e);
 	if (r == 0 && (r = netns_clear(s, &n_ns, e)) == 0 && n_ns)
-		sim_boot_note(log, "/run is empty again: %zu pod network namespaces are gone",
-			      n_ns);
+		sim_boot_note(log, "/run is empty again: %zu pod network namespace%s gone", n_ns,
+			      n_ns == 1 ? " is" : "s are");
 	if (r == 0 && (r = kmsg_reboot(s, &vfs, &dropped, e)) == 0)
 		sim_boot_note(log,
-			      "the kernel log is a fresh boot's (%zu records of the old VFs "
+			      "the kernel log is a fresh boot's (%zu record%s of the old VFs "
 			      "dropped)",
-			      dropped);
+			      dropped, dropped == 1 ? "" : "s");
 	if (r == 0)
 		r = sim_putf(root, e, ".sim/probe", "shuffle %llu\n", (unsigned long long)seed);
 	if (r == 0)
