@@ -23,8 +23,10 @@
  *                                  EUI-64 "locally administered" bit, so the GUID
  *                                  cannot be any vendor-assigned GUID, and two PFs
  *                                  (whose G are unique) never share a VF GUID.
- * Every VF whose node or port GUID is zero, or equal to a GUID of another
- * function on the node, gets one; a VF bound to a pod is skipped unless forced.
+ * Every VF whose node or port GUID is zero, or equal to a GUID a PF or a
+ * function at a lower PCI address holds (the guid-duplicate check's later
+ * holder: the first keeps its GUID), gets one; a VF bound to a pod is
+ * skipped unless forced.
  * The new GUIDs are checked against every GUID left on the node. */
 #pragma once
 

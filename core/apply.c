@@ -32,7 +32,7 @@ static bool cap_effective(int cap)
 
 int action_check_privilege(const struct plan *p, struct err *e)
 {
-	bool sysfs = false, netlink = false;
+	bool sysfs = false, netlink = false, files = false;
 	for (size_t i = 0; i < p->n_steps; i++)
 		switch (p->steps[i].kind) {
 		case STEP_WRITE:
@@ -40,11 +40,13 @@ int action_check_privilege(const struct plan *p, struct err *e)
 		case STEP_UNBIND:
 			sysfs = true;
 			break;
-		case STEP_WAIT_VFS:
-		case STEP_WAIT_NETDEV:
 		case STEP_FILE_WRITE:
 		case STEP_FILE_REMOVE:
-			break; /* a file's own permissions say (its error names it) */
+			files = true;
+			break;
+		case STEP_WAIT_VFS:
+		case STEP_WAIT_NETDEV:
+			break;
 		default:
 			netlink = true;
 		}
@@ -52,6 +54,11 @@ int action_check_privilege(const struct plan *p, struct err *e)
 		return err_setx(e, EPERM,
 				"'%s' needs CAP_NET_ADMIN to change links: run it as root "
 				"(nothing was changed)",
+				p->action);
+	if (files && geteuid() != 0 && !cap_effective(CAP_DAC_OVERRIDE))
+		return err_setx(e, EPERM,
+				"'%s' needs root to write its files: run it as root (nothing was "
+				"changed)",
 				p->action);
 	if (sysfs && geteuid() != 0 && !cap_effective(CAP_DAC_OVERRIDE))
 		return err_setx(e, EPERM,

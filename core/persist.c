@@ -162,7 +162,12 @@ static void unit_body(struct persist *p, const struct node *n, const struct pers
 {
 	const char *modprobe = o->modprobe ? o->modprobe : "/usr/sbin/modprobe";
 	const char *udevadm = o->udevadm ? o->udevadm : "/usr/bin/udevadm";
-	char drivers[256] = "";
+	char drivers[256] = "", host[65];
+	/* The hostname goes into a comment line: printable ASCII only. */
+	snprintf(host, sizeof(host), "%s", n->hostname ? n->hostname : "this node");
+	for (char *c = host; *c; c++)
+		if (*c < 0x20 || *c > 0x7e)
+			*c = '?';
 
 	put(b,
 	    "# Written by 'ibvf persist' on %s: the SR-IOV layout to restore at boot.\n"
@@ -180,7 +185,7 @@ static void unit_body(struct persist *p, const struct node *n, const struct pers
 	    "Type=oneshot\n"
 	    "RemainAfterExit=yes\n"
 	    "TimeoutStartSec=900\n",
-	    n->hostname ? n->hostname : "this node");
+	    host);
 	for (size_t i = 0; i < n->n_pfs; i++) {
 		const char *d = n->pfs[i].fn.driver;
 		if (n->pfs[i].n_vfs && d && !strstr(drivers, d) &&

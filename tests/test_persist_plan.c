@@ -363,6 +363,52 @@ START_TEST(journal_undo_restores_what_persist_replaced)
 }
 END_TEST
 
+/* A file persist wrote and someone changed since: its undo is refused,
+ * nothing changed. */
+START_TEST(undo_refuses_a_file_changed_since)
+{
+	char *dir = tu_mkfixture(healthy), *bin = pu_install(dir), *o, *e;
+	const char *argv[] = {"persist", "--yes", "--ibvf", bin, NULL};
+	ck_assert_int_eq(pu_run(dir, argv, &o, &e), 0);
+	free(o);
+	free(e);
+	put(dir, "etc/systemd/system/ibvf-sriov.service", "# edited after persist\n");
+	const char *undo[] = {"journal", "undo", "1", "--yes", NULL};
+	ck_assert_int_eq(pu_run(dir, undo, &o, &e), 2);
+	ck_assert_msg(one_line(e) && strstr(e, "ibvf-sriov.service' changed since; nothing was "
+					       "changed"),
+		      "%s", e);
+	char *t = unit_of(dir);
+	ck_assert_str_eq(t, "# edited after persist\n");
+	free(t);
+	free(o);
+	free(e);
+	free(bin);
+	tu_rmtree(dir);
+}
+END_TEST
+
+/* Without root, a plan with file steps is refused before anything (the test
+ * runs in its own process: Check forks each). */
+START_TEST(file_steps_need_root)
+{
+	if (geteuid() != 0) {
+		printf("SKIP: dropping privileges needs root\n");
+		return;
+	}
+	struct plan *p;
+	struct err e = {{0}};
+	ck_assert_int_eq(plan_new("persist", "node", &p), 0);
+	ck_assert_int_eq(plan_file(p, "/nonexistent/x.link", NULL, "[Match]\n"), 0);
+	ck_assert_int_eq(action_check_privilege(p, &e), 0);
+	ck_assert_int_eq(setresuid(65534, 65534, 65534), 0);
+	ck_assert_int_eq(action_check_privilege(p, &e), -EPERM);
+	ck_assert_str_eq(e.msg, "'persist' needs root to write its files: run it as root "
+				"(nothing was changed)");
+	plan_free(p);
+}
+END_TEST
+
 /* A link planted for the directory or for one of our files: refused,
  * nothing written through it. */
 START_TEST(planted_symlink_is_not_followed)
@@ -412,7 +458,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, writes_a_link_per_vf_and_the_unit_mode_0644);
 	tcase_add_test(tc, no_terminal_no_yes_writes_nothing);
 	tcase_add_test(tc, journal_undo_restores_what_persist_replaced);
+	tcase_add_test(tc, undo_refuses_a_file_changed_since);
 	tcase_add_test(tc, planted_symlink_is_not_followed);
+	tcase_add_test(tc, file_steps_need_root);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -68,8 +68,8 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"                  0011:2233:4455:6677 or 0x0011223344556677); the VF is rebound\n"        \
 	"                  for it to take effect and keeps its name\n"                             \
 	"  guid --assign-all [--prefix 00:11:22:33:44]\n"                                          \
-	"                  unique GUIDs for every VF with zero or duplicate GUIDs\n"               \
-	"                  (scheme: README, core/actions.h)\n"                                     \
+	"                  unique GUIDs for every VF with zero or duplicate GUIDs; of a\n"         \
+	"                  duplicate's holders the first keeps it (scheme: README)\n"              \
 	"  state VF auto|enable|disable   the VF's link-state policy\n"                            \
 	"--dry-run prints the plan; without --yes ibvf asks (and refuses when stdin is\n"          \
 	"not a terminal); --force acts on VFs bound to pods; --json prints the plan and\n"         \
