@@ -292,7 +292,7 @@ static void print_manual(const struct findings *fs)
 		print_escaped("    ", f->title, "\n");
 		print_escaped("    fix: ", f->remedy.summary, "\n");
 		for (size_t j = 0; j < f->remedy.n_steps; j++) {
-			char num[16];
+			char num[32];
 			snprintf(num, sizeof(num), "      %zu. ", j + 1);
 			print_escaped(num, f->remedy.steps[j], "\n");
 		}
