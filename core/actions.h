@@ -136,6 +136,8 @@ bool action_kernel_older(const char *release, int major, int minor);
 /* Internal to the actions: GUID plans (core/actions_guid.c), and the refusal
  * for a VF bound to a pod (-EBUSY, naming the pod). */
 int action_refuse_pod(const struct vf *vf, const char *what, struct err *e);
+/* The PF's port runs Ethernet, as its RDMA device's link_layer says (unknown: false). */
+bool action_pf_ethernet(const struct pf *pf);
 int actions_plan_guid(struct sys *s, const struct node *n, const struct action_req *req,
 		      struct plan *p, struct err *e);
 int actions_plan_persist(struct sys *s, const struct node *n, const struct action_req *req,

@@ -203,6 +203,11 @@ int actions_plan_guid(struct sys *s, const struct node *n, const struct action_r
 		return r;
 	if (!vf)
 		return err_setx(e, EINVAL, "'%s' is a PF; GUIDs are set per VF", req->target);
+	if (action_pf_ethernet(pf))
+		return err_setx(e, EOPNOTSUPP,
+				"cannot set the GUIDs of VF %s: its PF %s runs Ethernet, and VF "
+				"GUIDs are InfiniBand's (the driver refuses them)",
+				vf->fn.bdf, pf->fn.bdf);
 	snprintf(p->subject, sizeof(p->subject), "%s", vf->fn.bdf);
 	if ((r = used_collect(n, &u)) < 0)
 		return err_set(e, -r, "cannot collect the node's GUIDs");
@@ -287,6 +292,12 @@ int action_scheme_guid(const struct pf *pf, unsigned int vf, bool has_prefix, ui
 		return -ENODATA;
 	*ret = 0x02ULL << 56 | (pf->fn.rdmas[0].node_guid.v & 0xffffffffffULL) << 16 | vf;
 	return 0;
+}
+
+bool action_pf_ethernet(const struct pf *pf)
+{
+	return pf->fn.n_rdmas && pf->fn.rdmas[0].n_ports && pf->fn.rdmas[0].ports[0].link_layer &&
+	       !strcmp(pf->fn.rdmas[0].ports[0].link_layer, "Ethernet");
 }
 
 static bool pf_is_ib(const struct pf *pf)

@@ -217,6 +217,21 @@ static void unit_body(struct persist *p, const struct node *n, const struct pers
 			char ng[GUID_STRLEN], pg[GUID_STRLEN];
 			if (!vf->fn.n_rdmas && !vf->node_guid.known && !vf->port_guid.known)
 				continue; /* not an RDMA VF: no GUIDs to keep */
+			if (action_pf_ethernet(&n->pfs[i])) {
+				if (j == 0)
+					note(p,
+					     "%s runs Ethernet: the unit sets no GUIDs for its VFs "
+					     "(the driver refuses them)",
+					     n->pfs[i].fn.bdf);
+				continue;
+			}
+			if (!vf->fn.driver) { /* failed to probe: nothing to read or keep */
+				note(p,
+				     "%s has no driver (probe failed?): the unit sets no GUID for "
+				     "it; once it binds, give it one and run persist again",
+				     vf->fn.bdf);
+				continue;
+			}
 			if (!guid_ok(vf->node_guid) || !guid_ok(vf->port_guid)) {
 				if (!p->n_unassigned++)
 					snprintf(p->unassigned, sizeof(p->unassigned), "%s",

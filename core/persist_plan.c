@@ -19,10 +19,12 @@
 #include "safefile.h"
 
 /* The findings after which the unit would recreate a broken layout, in the
- * order the error names them. */
+ * order the error names them; each has an ibvf remedy (`check --fix ID`).
+ * A VF that failed to probe (probe-failed) does not block: the driver, not
+ * the unit, decides whether it probes at the next boot, and the unit sets
+ * no GUID for it (persist's notes say so). */
 static const char *const blocking[] = {
-	"guid-zero",	"guid-duplicate", "guid-invalid",
-	"probe-failed", "vf-unbound",	  "name-unstable",
+	"guid-zero", "guid-duplicate", "guid-invalid", "vf-unbound", "name-unstable",
 };
 #define N_BLOCKING (sizeof(blocking) / sizeof(*blocking))
 
