@@ -14,9 +14,11 @@ struct console;
 void console_actions_open(struct console *c, enum key_action a);
 
 /* `:create N`, `:rename NAME`, `:guid [--node G] [--port G]`,
- * `:assign-guids`, `:journal`. */
+ * `:assign-guids`, `:name-all [SCHEME] [--force]` (vf rename --all),
+ * `:journal`. */
 int console_cmd_create(struct console *c, const char *arg);
 int console_cmd_rename(struct console *c, const char *arg);
 int console_cmd_guid(struct console *c, const char *arg);
 int console_cmd_assign(struct console *c, const char *arg);
+int console_cmd_name_all(struct console *c, const char *arg);
 int console_cmd_journal(struct console *c, const char *arg);

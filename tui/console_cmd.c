@@ -65,6 +65,7 @@ static const struct command commands[] = {
 	{"guid", console_cmd_guid, "guid [--node G] [--port G]"},
 	{"help", cmd_help, "help"},
 	{"journal", console_cmd_journal, "journal"},
+	{"name-all", console_cmd_name_all, "name-all [SCHEME] [--force]"},
 	{"quit", cmd_quit, "quit"},
 	{"rename", console_cmd_rename, "rename NAME"},
 	{"snapshot", cmd_snapshot, "snapshot [FILE]"},
@@ -90,7 +91,7 @@ int console_command(struct console *c, const char *line)
 	console_message(
 		c, TR_ERROR,
 		"unknown command '%.*s' (commands: assign-guids, bench, create, filter, guid, "
-		"help, journal, quit, rename, snapshot, theme)",
+		"help, journal, name-all, quit, rename, snapshot, theme)",
 		(int)len, line);
 	return -EINVAL;
 }
