@@ -137,6 +137,12 @@ START_TEST(json_plan_has_the_summary_and_every_change)
 	ck_assert_uint_eq(json_object_array_length(steps), 14); /* kernel 6.8: renames up */
 	json_object_put(o);
 	free(out);
+	/* Forced, a pod's VF is still skipped when its netdev is in the pod. */
+	run_ok(dir, &out, "vf", "rename", "--all", "--force", "--dry-run");
+	ck_assert_ptr_nonnull(
+		strstr(out, "skipped VF 3 (0000:40:00.4): its netdev is in the pod's namespace"));
+	ck_assert_ptr_null(strstr(out, "--force to include it"));
+	free(out);
 	tu_rmtree(dir);
 }
 END_TEST
