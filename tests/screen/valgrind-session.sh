@@ -78,7 +78,7 @@ keys :
 keys -l 'rename ibvgx'
 keys Enter
 wait_for "[ Apply ]" 30 || exit 1
-keys Enter
+keys Left Enter # a rename's preview starts on Cancel
 wait_for "result: ok" 120 || exit 1
 keys x
 T resize-window -t s -x 60 -y 20
