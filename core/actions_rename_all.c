@@ -61,7 +61,12 @@ static void taken_by(const struct rename_all *ra, struct sys *s, const struct no
 		}
 		for (size_t j = 0; j < l->n_altnames; j++)
 			if (!strcmp(l->altnames[j], name)) {
-				snprintf(buf, size, "an altname of '%s'", l->name);
+				/* The kernel refuses a rename to any name in use, the
+				 * link's own altnames too. */
+				snprintf(buf, size,
+					 "an altname of '%s' (drop it first: ip link property del "
+					 "dev %s altname %s)",
+					 l->name, l->name, name);
 				return;
 			}
 	}

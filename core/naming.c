@@ -195,6 +195,14 @@ int naming_vf_name(const char *scheme, const struct pf *pf, const struct vf *vf,
 		return r;
 	if ((r = expand(scheme, pf, vf, buf, sizeof(buf), e)) < 0)
 		return r;
+	/* A PF's name is the kernel's to allow: nothing unprintable is quoted. */
+	for (const char *c = buf; *c; c++)
+		if (!isprint((unsigned char)*c))
+			return err_setx(
+				e, EINVAL,
+				"VF %u of %s (%s): the scheme '%s' gives a name with a byte "
+				"that is not printable ASCII",
+				vf->index, pf->fn.bdf, vf->fn.bdf, scheme);
 	if (r > SYS_IFNAMSIZ - 1)
 		return err_setx(
 			e, EINVAL,

@@ -112,6 +112,10 @@ START_TEST(names_the_kernel_named_vfs_skips_pods_and_undoes)
 	snprintf(id, sizeof(id), "%lld", last_journal_id(dir));
 	run_ok(dir, &out, "journal", "undo", id, "--yes");
 	ck_assert_ptr_nonnull(strstr(out, "14 VFs renamed back to their names before journal"));
+	/* Back to the seed's collision, which the undo names rather than refuses. */
+	ck_assert_ptr_nonnull(strstr(out,
+				     "'ib12' for VF 0000:5e:00.7 is the host name VF "
+				     "0000:5e:00.6 gets back when pod 'inference/llm-serve-0'"));
 	free(out);
 	char *undone = names(dir);
 	ck_assert_str_eq(undone, before);
@@ -136,6 +140,12 @@ START_TEST(json_plan_has_the_summary_and_every_change)
 	ck_assert(json_object_object_get_ex(o, "steps", &steps));
 	ck_assert_uint_eq(json_object_array_length(steps), 14); /* kernel 6.8: renames up */
 	json_object_put(o);
+	free(out);
+	/* Forced, a pod's VF is still skipped when its netdev is in the pod. */
+	run_ok(dir, &out, "vf", "rename", "--all", "--force", "--dry-run");
+	ck_assert_ptr_nonnull(
+		strstr(out, "skipped VF 3 (0000:40:00.4): its netdev is in the pod's namespace"));
+	ck_assert_ptr_null(strstr(out, "--force to include it"));
 	free(out);
 	tu_rmtree(dir);
 }
@@ -194,6 +204,26 @@ START_TEST(swaps_and_chains_are_ordered)
 }
 END_TEST
 
+START_TEST(check_proposes_rename_all_when_a_vf_holds_the_name)
+{
+	char *dir = tu_mkfixture(NULL), *out;
+	/* 40:00.1 takes the name the policy gives kernel-named 18:00.1. */
+	run_ok(dir, &out, "vf", "rename", "0000:40:00.1", "ibp24s0v0", "--yes");
+	free(out);
+	tu_sim_run(dir, &out, NULL, "check", "name-unstable", NULL);
+	ck_assert_msg(strstr(out, "this VF's name is another VF's now") &&
+			      strstr(out, "$ ibvf vf rename --all"),
+		      "%s", out);
+	free(out);
+	/* One plan: 40:00.1 moves off first, then 18:00.1 takes the name. */
+	run_ok(dir, &out, "vf", "rename", "--all", "--yes");
+	free(out);
+	has_name(dir, "0000:40:00.1", "ibp64s0v0");
+	has_name(dir, "0000:18:00.1", "ibp24s0v0");
+	tu_rmtree(dir);
+}
+END_TEST
+
 START_TEST(bad_schemes_and_held_names_refused)
 {
 	char *dir = tu_mkfixture(NULL), *out;
@@ -244,6 +274,7 @@ int main(void)
 	tcase_add_test(tc, names_the_kernel_named_vfs_skips_pods_and_undoes);
 	tcase_add_test(tc, json_plan_has_the_summary_and_every_change);
 	tcase_add_test(tc, swaps_and_chains_are_ordered);
+	tcase_add_test(tc, check_proposes_rename_all_when_a_vf_holds_the_name);
 	tcase_add_test(tc, bad_schemes_and_held_names_refused);
 	tcase_add_test(tc, kernel_forms_forced_and_undone);
 	suite_add_tcase(s, tc);

@@ -11,6 +11,7 @@
 #include "console_int.h"
 #include "console_journal.h"
 #include "core/actions.h"
+#include "core/naming.h"
 #include "dialog.h"
 #include "remedy.h"
 #include "text.h"
@@ -286,6 +287,21 @@ int console_cmd_state(struct console *c, const char *arg)
 		return -EINVAL;
 	}
 	return open_state(c, rest, force);
+}
+
+int console_cmd_name_all(struct console *c, const char *arg)
+{
+	struct action_req req = {.kind = ACTION_RENAME_ALL};
+	char scheme[256];
+	struct err e;
+	req.force = strip_force(arg, scheme, sizeof(scheme));
+	if (naming_scheme_check(scheme, &e) < 0) {
+		console_message(c, TR_ERROR, "%s", e.msg);
+		return -EINVAL;
+	}
+	snprintf(req.scheme, sizeof(req.scheme), "%.63s", scheme);
+	dialog_open_req(c, &req, "Rename every VF to its predictable name");
+	return 0;
 }
 
 int console_cmd_journal(struct console *c, const char *arg)

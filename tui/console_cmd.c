@@ -66,6 +66,7 @@ static const struct command commands[] = {
 	{"guid", console_cmd_guid, "guid [--node G] [--port G]"},
 	{"help", cmd_help, "help"},
 	{"journal", console_cmd_journal, "journal"},
+	{"name-all", console_cmd_name_all, "name-all [SCHEME] [--force]"},
 	{"persist", console_cmd_persist, "persist [IBVF-PATH]"},
 	{"quit", cmd_quit, "quit"},
 	{"rename", console_cmd_rename, "rename NAME"},
@@ -93,7 +94,7 @@ int console_command(struct console *c, const char *line)
 	console_message(
 		c, TR_ERROR,
 		"unknown command '%.*s' (commands: assign-guids, bench, create, destroy, filter, "
-		"guid, help, journal, persist, quit, rename, snapshot, state, theme)",
+		"guid, help, journal, name-all, persist, quit, rename, snapshot, state, theme)",
 		(int)len, line);
 	return -EINVAL;
 }

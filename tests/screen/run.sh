@@ -928,9 +928,31 @@ scenario_guid_field_rules() {
 	stop
 }
 
+scenario_name_all() {
+	# :name-all is vf rename --all: the summary first, the pods' VFs skipped,
+	# the preview on Cancel; applied, the kernel-named VFs have their names.
+	start 100 30
+	keys :
+	keys -l "name-all"
+	keys Enter
+	settle
+	snap name-all-preview
+	keys Left Enter
+	wait_for "any key closes" 20 # the result's lines are below the fold
+	keys End
+	settle
+	expect_re "result: ok \\(journal entry 1\\)"
+	keys x
+	settle 1
+	mask_checks=1 # name-changed findings: which renames a rebuild saw
+	snap name-all-tree
+	mask_checks=0
+	stop
+}
+
 all=(checks kmsg renamed startup expand_collapse filter help zero_guid mouse pods ethernet_fallback theme resize live
 	action_create action_rename action_refused_notice action_pod action_guid action_journal action_running bench_view
-	rename_field persist fix_finding action_destroy action_state guid_field_rules)
+	rename_field persist fix_finding action_destroy action_state guid_field_rules name_all)
 for s in "${@:-${all[@]}}"; do
 	echo "# $s"
 	"scenario_$s"
