@@ -16,8 +16,10 @@
 
 #include <linux/capability.h>
 
+#include "checks_int.h"
 #include "guid.h"
 #include "journal.h"
+#include "kmsg.h"
 #include "safefile.h"
 
 static bool cap_effective(int cap)
@@ -98,8 +100,28 @@ static int fn_child(struct sys *s, const char *bdf, const char *sub, char *buf, 
 	return r;
 }
 
-/* One poll of a wait: 0 when done, else what is still missing in why. */
-static int wait_poll(struct sys *s, const struct step *st, char *why, size_t size)
+#define KMSG_READ_MAX (1u << 20) /* bytes of kernel log read for a probe failure */
+
+/* A function with no driver whose probe failed, as the kernel log says: no
+ * wait brings its devices (the driver gave up on it). */
+static bool probe_failed(struct sys *s, const char *bdf)
+{
+	char path[160], *text = NULL;
+	size_t len;
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", bdf);
+	if (sys_exists(s, path) == 0 || sys_read_kmsg(s, KMSG_READ_MAX, &text, &len) < 0)
+		return false;
+	struct node *n = calloc(1, sizeof(*n));
+	bool failed = n && kmsg_parse(n, text, len) >= 0 && check_probe_failure(n, bdf);
+	free(text);
+	node_free(n);
+	return failed;
+}
+
+/* One poll of a wait: 0 when done, else what is still missing in why. A
+ * VF whose probe failed is not waited for: it is named in skipped. */
+static int wait_poll(struct sys *s, const struct step *st, char *why, size_t size, char *skipped,
+		     size_t skipped_size)
 {
 	char path[160], buf[64];
 	if (st->kind == STEP_WAIT_VFS && st->count == 0) {
@@ -128,6 +150,13 @@ static int wait_poll(struct sys *s, const struct step *st, char *why, size_t siz
 				return -ENODEV;
 			}
 		}
+		if (st->kind == STEP_WAIT_VFS && (st->want_netdev || st->want_ibdev) &&
+		    fn_child(s, bdf, "net", buf, sizeof(buf)) < 0 &&
+		    fn_child(s, bdf, "infiniband", buf, sizeof(buf)) < 0 && probe_failed(s, bdf)) {
+			size_t l = strlen(skipped);
+			snprintf(skipped + l, skipped_size - l, "%s%s", l ? ", " : "", bdf);
+			continue;
+		}
 		if (st->want_netdev && fn_child(s, bdf, "net", buf, sizeof(buf)) < 0) {
 			snprintf(why, size, "%s has no netdev", bdf);
 			return -EAGAIN;
@@ -150,9 +179,15 @@ static int run_wait(struct sys *s, struct step *st, const atomic_bool *cancel, s
 	char why[160] = "";
 	long long deadline = now_ms() + (long long)(st->timeout_s ? st->timeout_s : 30) * 1000;
 	for (;;) {
-		int r = wait_poll(s, st, why, sizeof(why));
-		if (r == 0)
+		char skipped[96] = "";
+		int r = wait_poll(s, st, why, sizeof(why), skipped, sizeof(skipped));
+		if (r == 0) {
+			if (*skipped)
+				snprintf(st->detail, sizeof(st->detail),
+					 "failed to probe (kernel log), not waited for: %s",
+					 skipped);
 			return 0;
+		}
 		if (r != -EAGAIN)
 			return err_setx(e, -r, "%s", why);
 		if (cancelled(cancel))

@@ -171,6 +171,11 @@ int sim_kernel_bind(const char *root, const char *bdf, const char *what, struct 
 		return sim_refuse(e, what, EBUSY, "'%s' is already bound", bdf);
 	if (sim_kernel_vf_of(root, bdf, pf, &vf) < 0)
 		return sim_refuse(e, what, EOPNOTSUPP, "the simulated kernel binds VFs only");
+	int perr = sim_probe_fails(root, bdf);
+	if (perr < 0) {
+		int r = sim_probe_fail_log(root, bdf, perr, e);
+		return r < 0 ? r : sim_refuse(e, what, -perr, "probe of %s failed", bdf);
+	}
 	sim_fmt(rel, sizeof(rel), "%s/physfn", fn);
 	int r = sim_resolve(root, rel, pf_rel, sizeof(pf_rel));
 	if (r < 0 || (r = pf_facts(root, pf_rel, &f)) < 0 ||
@@ -295,6 +300,15 @@ static int disable_vfs(const char *root, const char *pf_rel, unsigned int cur, c
 	return r == 0 ? sim_rmtree(root, rel, e) : r;
 }
 
+/* The driver's probe of a new VF: a failure is the kernel log's, not the
+ * sriov_numvfs writer's (the probe runs after the VF appears). */
+static int probe(const char *root, const char *bdf, const char *what, struct err *e)
+{
+	int perr = sim_probe_fails(root, bdf);
+	return perr < 0 ? sim_probe_fail_log(root, bdf, perr, e)
+			: sim_kernel_bind(root, bdf, what, e);
+}
+
 static int enable_vfs(const char *root, const char *pf_rel, unsigned int n, const char *what,
 		      struct err *e)
 {
@@ -337,11 +351,11 @@ static int enable_vfs(const char *root, const char *pf_rel, unsigned int n, cons
 		if (r == 0)
 			r = sim_event_add(root, "add", "pci", bdf, NULL, fn, e);
 		if (r == 0 && autoprobe && !shuffled)
-			r = sim_kernel_bind(root, bdf, what, e);
+			r = probe(root, bdf, what, e);
 	}
 	for (unsigned int i = 0; i < n && r == 0 && autoprobe && shuffled; i++) {
 		sim_bdf_add(pf, offset + stride * order[i], bdf);
-		r = sim_kernel_bind(root, bdf, what, e);
+		r = probe(root, bdf, what, e);
 	}
 	free(order);
 	return r;

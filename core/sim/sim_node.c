@@ -446,6 +446,8 @@ static int write_system(struct build *b)
 		r = sim_putf(b->root, b->e, ".sim/lock", "%s", "");
 	if (r == 0)
 		r = sim_putf(b->root, b->e, ".sim/next_ifindex", "2\n");
+	if (r == 0 && b->faulty) /* the driver fails it at every probe */
+		r = sim_putf(b->root, b->e, ".sim/probe_fail", "0000:18:00.2 -2\n");
 	if (r == 0)
 		r = write_kmsg(b, kernel);
 	if (r < 0)

@@ -192,6 +192,11 @@ int sim_kernel_set_numvfs(const char *root, const char *pf_rel, const char *valu
 			  struct err *e);
 int sim_kernel_bind(const char *root, const char *bdf, const char *what, struct err *e);
 int sim_kernel_unbind(const char *root, const char *bdf, const char *what, struct err *e);
+/* Probe failures (sim_probe.c): the errno (< 0) the probe of bdf fails with
+ * (.sim/probe_fail), else 0; and the driver core's record of one, appended
+ * to the kernel log. */
+int sim_probe_fails(const char *root, const char *bdf);
+int sim_probe_fail_log(const char *root, const char *bdf, int err, struct err *e);
 /* Removes a PCI function as hot-unplug would (fault injection). */
 int sim_kernel_vanish(const char *root, const char *bdf, struct err *e);
 /* A write to <pf>/sriov/<vf>/{node,port,policy}. */
