@@ -102,26 +102,63 @@ static int fn_child(struct sys *s, const char *bdf, const char *sub, char *buf, 
 
 #define KMSG_READ_MAX (1u << 20) /* bytes of kernel log read for a probe failure */
 
-/* A function with no driver whose probe failed, as the kernel log says: no
- * wait brings its devices (the driver gave up on it). */
-static bool probe_failed(struct sys *s, const char *bdf)
+/* The kernel log as a plan's waits read it: the newest record's time when
+ * the plan's steps began (records after it are the plan's), and the records
+ * of one poll, read at most once per poll and only when a VF lacks its
+ * devices. */
+struct wait_log {
+	bool usable; /* the log was readable and stamped when the wait began */
+	unsigned long long since;
+	struct node *n; /* this poll's records */
+};
+
+static struct node *log_read(struct sys *s)
 {
-	char path[160], *text = NULL;
+	char *text = NULL;
 	size_t len;
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", bdf);
-	if (sys_exists(s, path) == 0 || sys_read_kmsg(s, KMSG_READ_MAX, &text, &len) < 0)
-		return false;
-	struct node *n = calloc(1, sizeof(*n));
-	bool failed = n && kmsg_parse(n, text, len) >= 0 && check_probe_failure(n, bdf);
+	struct node *n = NULL;
+	if (sys_read_kmsg(s, KMSG_READ_MAX, &text, &len) < 0)
+		return NULL;
+	if ((n = calloc(1, sizeof(*n))) && kmsg_parse(n, text, len) < 0) {
+		node_free(n);
+		n = NULL;
+	}
 	free(text);
+	return n;
+}
+
+static void log_begin(struct sys *s, struct wait_log *l)
+{
+	struct node *n = log_read(s);
+	*l = (struct wait_log){0};
+	for (size_t i = 0; n && i < n->n_kmsg; i++)
+		if (n->kmsg[i].ts_usec.known) {
+			l->usable = true;
+			if ((unsigned long long)n->kmsg[i].ts_usec.v > l->since)
+				l->since = (unsigned long long)n->kmsg[i].ts_usec.v;
+		}
+	l->usable |= n && n->n_kmsg == 0;
 	node_free(n);
-	return failed;
+}
+
+/* A function with no driver whose probe failed during this wait, as the
+ * kernel log says: no wait brings its devices (the driver gave up on it). */
+static bool probe_failed(struct sys *s, struct wait_log *l, const char *bdf)
+{
+	char path[160];
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", bdf);
+	if (!l->usable || sys_exists(s, path) == 0)
+		return false;
+	if (!l->n && !(l->n = log_read(s)))
+		return false;
+	const struct kmsg_line *k = check_probe_failure(l->n, bdf);
+	return k && k->ts_usec.known && (unsigned long long)k->ts_usec.v > l->since;
 }
 
 /* One poll of a wait: 0 when done, else what is still missing in why. A
  * VF whose probe failed is not waited for: it is named in skipped. */
-static int wait_poll(struct sys *s, const struct step *st, char *why, size_t size, char *skipped,
-		     size_t skipped_size)
+static int wait_poll(struct sys *s, const struct step *st, struct wait_log *log, char *why,
+		     size_t size, char *skipped, size_t skipped_size)
 {
 	char path[160], buf[64];
 	if (st->kind == STEP_WAIT_VFS && st->count == 0) {
@@ -152,7 +189,8 @@ static int wait_poll(struct sys *s, const struct step *st, char *why, size_t siz
 		}
 		if (st->kind == STEP_WAIT_VFS && (st->want_netdev || st->want_ibdev) &&
 		    fn_child(s, bdf, "net", buf, sizeof(buf)) < 0 &&
-		    fn_child(s, bdf, "infiniband", buf, sizeof(buf)) < 0 && probe_failed(s, bdf)) {
+		    fn_child(s, bdf, "infiniband", buf, sizeof(buf)) < 0 &&
+		    probe_failed(s, log, bdf)) {
 			size_t l = strlen(skipped);
 			snprintf(skipped + l, skipped_size - l, "%s%s", l ? ", " : "", bdf);
 			continue;
@@ -174,13 +212,16 @@ static bool cancelled(const atomic_bool *cancel)
 	return cancel && atomic_load(cancel);
 }
 
-static int run_wait(struct sys *s, struct step *st, const atomic_bool *cancel, struct err *e)
+static int run_wait(struct sys *s, struct step *st, struct wait_log *log, const atomic_bool *cancel,
+		    struct err *e)
 {
 	char why[160] = "";
 	long long deadline = now_ms() + (long long)(st->timeout_s ? st->timeout_s : 30) * 1000;
 	for (;;) {
 		char skipped[96] = "";
-		int r = wait_poll(s, st, why, sizeof(why), skipped, sizeof(skipped));
+		int r = wait_poll(s, st, log, why, sizeof(why), skipped, sizeof(skipped));
+		node_free(log->n);
+		log->n = NULL;
 		if (r == 0) {
 			if (*skipped)
 				snprintf(st->detail, sizeof(st->detail),
@@ -232,7 +273,8 @@ static int run_rename_fn(struct sys *s, struct step *st, struct err *e)
 	return 0;
 }
 
-static int run_step(struct sys *s, struct step *st, const atomic_bool *cancel, struct err *e)
+static int run_step(struct sys *s, struct step *st, struct wait_log *log, const atomic_bool *cancel,
+		    struct err *e)
 {
 	switch (st->kind) {
 	case STEP_WRITE:
@@ -252,7 +294,7 @@ static int run_step(struct sys *s, struct step *st, const atomic_bool *cancel, s
 		return sys_vf_set_link_state(s, st->ifname, st->vf, st->state, e);
 	case STEP_WAIT_VFS:
 	case STEP_WAIT_NETDEV:
-		return run_wait(s, st, cancel, e);
+		return run_wait(s, st, log, cancel, e);
 	case STEP_FILE_WRITE:
 		return safefile_write(st->file, st->content, 0644, e);
 	case STEP_FILE_REMOVE:
@@ -396,6 +438,14 @@ static void progress(const struct action_hooks *h, enum action_phase phase, size
 static int run_steps(struct sys *s, struct plan *p, const struct action_hooks *h)
 {
 	const atomic_bool *cancel = h ? h->cancel : NULL;
+	/* The kernel log before the first step: a probe that fails after it
+	 * (the numvfs write probes the new VFs) ends a wait for that VF. */
+	struct wait_log log = {0};
+	for (size_t i = 0; i < p->n_steps; i++)
+		if (p->steps[i].kind == STEP_WAIT_VFS && p->steps[i].count) {
+			log_begin(s, &log);
+			break;
+		}
 	for (size_t i = 0; i < p->n_steps; i++) {
 		struct step *st = &p->steps[i];
 		struct err se = {{0}};
@@ -407,7 +457,7 @@ static int run_steps(struct sys *s, struct plan *p, const struct action_hooks *h
 			return -ECANCELED;
 		}
 		progress(h, ACTION_PHASE_STEP, i);
-		int r = run_step(s, st, cancel, &se);
+		int r = run_step(s, st, &log, cancel, &se);
 		if (r == -ECANCELED && cancelled(cancel)) {
 			st->status = STEP_CANCELLED;
 			snprintf(st->error, sizeof(st->error), "%s", se.msg);
