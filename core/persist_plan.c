@@ -333,6 +333,12 @@ static int undo_changes(struct plan *p, struct json_object *changes, long long i
 		int r = safefile_read(path, SAFEFILE_MAX, &now, e);
 		if (r < 0)
 			return r;
+		/* Already as it was: a persist that failed part way never
+		 * wrote it (the journal keeps every change of the plan). */
+		if (same(now, was)) {
+			free(now);
+			continue;
+		}
 		if (!same(now, wrote)) {
 			free(now);
 			return err_setx(e, ESTALE,
@@ -340,8 +346,7 @@ static int undo_changes(struct plan *p, struct json_object *changes, long long i
 					"nothing was changed",
 					id, path);
 		}
-		if (!same(now, was))
-			r = plan_file(p, path, now, was);
+		r = plan_file(p, path, now, was);
 		free(now);
 		if (r < 0)
 			return r;

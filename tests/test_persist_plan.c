@@ -388,6 +388,35 @@ START_TEST(undo_refuses_a_file_changed_since)
 }
 END_TEST
 
+/* A file of the entry already back as it was (a persist that failed part
+ * way never wrote it; the journal keeps every change of the plan): undo
+ * leaves it and puts the others back. */
+START_TEST(undo_skips_a_file_already_as_it_was)
+{
+	char *dir = tu_mkfixture(healthy), *bin = pu_install(dir), *o, *e, path[4200];
+	char *unit = unit_of(dir);
+	snprintf(path, sizeof(path), "%s/" NET "70-ibvf-0000-18-00.2.link", dir);
+	ck_assert_int_eq(unlink(path), 0);
+	const char *argv[] = {"persist", "--yes", "--ibvf", bin, NULL};
+	ck_assert_int_eq(pu_run(dir, argv, &o, &e), 0);
+	free(o);
+	free(e);
+	ck_assert_int_eq(unlink(path), 0); /* as if never written */
+	const char *undo[] = {"journal", "undo", "1", "--yes", NULL};
+	int rc = pu_run(dir, undo, &o, &e);
+	ck_assert_msg(rc == 0, "%s", e);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	char *t = unit_of(dir);
+	ck_assert_str_eq(t, unit);
+	free(t);
+	free(unit);
+	free(o);
+	free(e);
+	free(bin);
+	tu_rmtree(dir);
+}
+END_TEST
+
 /* Without root, a plan with file steps is refused before anything (the test
  * runs in its own process: Check forks each). */
 START_TEST(file_steps_need_root)
@@ -459,6 +488,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, no_terminal_no_yes_writes_nothing);
 	tcase_add_test(tc, journal_undo_restores_what_persist_replaced);
 	tcase_add_test(tc, undo_refuses_a_file_changed_since);
+	tcase_add_test(tc, undo_skips_a_file_already_as_it_was);
 	tcase_add_test(tc, planted_symlink_is_not_followed);
 	tcase_add_test(tc, file_steps_need_root);
 	suite_add_tcase(s, tc);
