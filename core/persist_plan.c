@@ -105,6 +105,13 @@ int persist_ibvf_path(const char *path, char ret[static 256], struct err *e)
 		path = self;
 	}
 	const char *what = own ? "this ibvf" : "--ibvf";
+	/* Before any message quotes it: the unit and the terminal get ASCII. */
+	for (const char *c = path; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+			return err_setx(e, EINVAL,
+					"invalid %s path: byte %zu is a control character or not "
+					"ASCII",
+					what, (size_t)(c - path) + 1);
 	if (path[0] != '/')
 		return err_setx(e, EINVAL, "invalid --ibvf '%s': the unit needs an absolute path",
 				path);

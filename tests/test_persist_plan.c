@@ -102,6 +102,12 @@ START_TEST(ibvf_path_rules)
 	ck_assert_int_eq(chmod(bin, 0757), 0);
 	refused(dir, bin, "writable by its group or others (mode 0757)");
 	ck_assert_int_eq(chmod(bin, 0755), 0);
+	/* a control character would reach the unit and the terminal */
+	char cmd[9000];
+	snprintf(path, sizeof(path), "%s/bin/ib\x1b[2Jvf", dir);
+	snprintf(cmd, sizeof(cmd), "cp -p '%s' '%s'", bin, path);
+	ck_assert_int_eq(system(cmd), 0);
+	refused(dir, path, "invalid --ibvf path: byte ");
 	if (geteuid() == 0) {
 		ck_assert_int_eq(chown(bin, 65534, 0), 0);
 		refused(dir, bin, "owned by uid 65534, not root");
