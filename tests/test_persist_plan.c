@@ -263,6 +263,11 @@ START_TEST(writes_a_link_per_vf_and_the_unit_mode_0644)
 				check_mode(path);
 			}
 		ck_assert_uint_eq(count_links(dir), vfs);
+		snprintf(path, sizeof(path), "%s/etc/systemd/network", dir);
+		struct stat dst;
+		ck_assert_int_eq(stat(path, &dst), 0);
+		ck_assert_msg((dst.st_mode & 07777) == 0755, "%s: mode %04o", path,
+			      (unsigned int)(dst.st_mode & 07777));
 		snprintf(path, sizeof(path), "%s/etc/systemd/system/ibvf-sriov.service", dir);
 		check_mode(path);
 		free(o);
