@@ -105,6 +105,13 @@ int persist_ibvf_path(const char *path, char ret[static 256], struct err *e)
 		path = self;
 	}
 	const char *what = own ? "this ibvf" : "--ibvf";
+	/* Before any message quotes it: the unit and the terminal get ASCII. */
+	for (const char *c = path; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+			return err_setx(e, EINVAL,
+					"invalid %s path: byte %zu is a control character or not "
+					"ASCII",
+					what, (size_t)(c - path) + 1);
 	if (path[0] != '/')
 		return err_setx(e, EINVAL, "invalid --ibvf '%s': the unit needs an absolute path",
 				path);
@@ -333,6 +340,12 @@ static int undo_changes(struct plan *p, struct json_object *changes, long long i
 		int r = safefile_read(path, SAFEFILE_MAX, &now, e);
 		if (r < 0)
 			return r;
+		/* Already as it was: a persist that failed part way never
+		 * wrote it (the journal keeps every change of the plan). */
+		if (same(now, was)) {
+			free(now);
+			continue;
+		}
 		if (!same(now, wrote)) {
 			free(now);
 			return err_setx(e, ESTALE,
@@ -340,8 +353,7 @@ static int undo_changes(struct plan *p, struct json_object *changes, long long i
 					"nothing was changed",
 					id, path);
 		}
-		if (!same(now, was))
-			r = plan_file(p, path, now, was);
+		r = plan_file(p, path, now, was);
 		free(now);
 		if (r < 0)
 			return r;

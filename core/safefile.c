@@ -46,6 +46,14 @@ int safefile_dir(const char *dir, bool create, int *ret_fd, struct err *e)
 				return r;
 			}
 			next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			/* 0755 whatever the umask: udev and networkd read it. */
+			if (next >= 0 && fchmod(next, 0755) < 0) {
+				int r = err_set(e, errno, "cannot set the mode of '%s' in '%s'", c,
+						dir);
+				close(next);
+				close(fd);
+				return r;
+			}
 		}
 		if (next < 0) {
 			int err = errno, r;

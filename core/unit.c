@@ -241,16 +241,23 @@ static int parse_text(struct unit *u, const char *name, const char *file, char *
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		/* "\" at the end joins the next line (comment lines in between skipped) */
+		/* "\" at the end joins the next line; comment lines in between are
+		 * skipped and the line goes on after them (systemd.syntax(7)). */
 		while (next && *line && line[strlen(line) - 1] == '\\') {
 			line[strlen(line) - 1] = ' ';
-			char *cont = next;
-			next = strchr(cont, '\n');
-			if (next)
-				*next++ = '\0';
-			no++;
-			if (*cont == '#' || *cont == ';')
-				continue;
+			char *cont;
+			bool comment;
+			do {
+				cont = next;
+				next = strchr(cont, '\n');
+				if (next)
+					*next++ = '\0';
+				no++;
+				comment = strchr("#;", cont[strspn(cont, " \t")]) &&
+					  cont[strspn(cont, " \t")];
+			} while (comment && next);
+			if (comment)
+				break;
 			memmove(line + strlen(line), cont, strlen(cont) + 1);
 		}
 		while (isspace((unsigned char)*line))

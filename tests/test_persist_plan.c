@@ -60,7 +60,7 @@ START_TEST(refuses_listing_check_ids_on_the_seeded_node)
 			      "name-unstable (14, fix: 'ibvf check --fix name-unstable')"};
 	for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++)
 		ck_assert_msg(strstr(e, want[i]), "no '%s' in: %s", want[i], e);
-	/* A failed probe is the driver's: no '--fix' to offer, no refusal. */
+	/* the seeded probe failure does not block (persist_plan.c) */
 	ck_assert_msg(!strstr(e, "probe-failed"), "%s", e);
 	ck_assert_str_eq(o, "");
 	char *after = unit_of(dir);
@@ -102,6 +102,12 @@ START_TEST(ibvf_path_rules)
 	ck_assert_int_eq(chmod(bin, 0757), 0);
 	refused(dir, bin, "writable by its group or others (mode 0757)");
 	ck_assert_int_eq(chmod(bin, 0755), 0);
+	/* a control character would reach the unit and the terminal */
+	char cmd[9000];
+	snprintf(path, sizeof(path), "%s/bin/ib\x1b[2Jvf", dir);
+	snprintf(cmd, sizeof(cmd), "cp -p '%s' '%s'", bin, path);
+	ck_assert_int_eq(system(cmd), 0);
+	refused(dir, path, "invalid --ibvf path: byte ");
 	if (geteuid() == 0) {
 		ck_assert_int_eq(chown(bin, 65534, 0), 0);
 		refused(dir, bin, "owned by uid 65534, not root");
@@ -257,6 +263,11 @@ START_TEST(writes_a_link_per_vf_and_the_unit_mode_0644)
 				check_mode(path);
 			}
 		ck_assert_uint_eq(count_links(dir), vfs);
+		snprintf(path, sizeof(path), "%s/etc/systemd/network", dir);
+		struct stat dst;
+		ck_assert_int_eq(stat(path, &dst), 0);
+		ck_assert_msg((dst.st_mode & 07777) == 0755, "%s: mode %04o", path,
+			      (unsigned int)(dst.st_mode & 07777));
 		snprintf(path, sizeof(path), "%s/etc/systemd/system/ibvf-sriov.service", dir);
 		check_mode(path);
 		free(o);
@@ -365,23 +376,38 @@ START_TEST(journal_undo_restores_what_persist_replaced)
 END_TEST
 
 /* A file persist wrote and someone changed since: its undo is refused,
- * nothing changed. */
-START_TEST(undo_refuses_a_file_changed_since)
+ * nothing changed. A file already as it was (a persist that failed part way
+ * never wrote it; the journal keeps every change of the plan) is left, and
+ * the others are put back. */
+START_TEST(undo_refuses_a_file_changed_since_and_leaves_one_as_it_was)
 {
-	char *dir = tu_mkfixture(healthy), *bin = pu_install(dir), *o, *e;
+	char *dir = tu_mkfixture(healthy), *bin = pu_install(dir), *o, *e, path[4200];
+	char *unit = unit_of(dir), *t;
+	snprintf(path, sizeof(path), "%s/" NET "70-ibvf-0000-18-00.2.link", dir);
+	ck_assert_int_eq(unlink(path), 0);
 	const char *argv[] = {"persist", "--yes", "--ibvf", bin, NULL};
 	ck_assert_int_eq(pu_run(dir, argv, &o, &e), 0);
 	free(o);
 	free(e);
+	char *wrote = unit_of(dir);
 	put(dir, "etc/systemd/system/ibvf-sriov.service", "# edited after persist\n");
 	const char *undo[] = {"journal", "undo", "1", "--yes", NULL};
 	ck_assert_int_eq(pu_run(dir, undo, &o, &e), 2);
 	ck_assert_msg(one_line(e) && strstr(e, "ibvf-sriov.service' changed since; nothing was "
 					       "changed"),
 		      "%s", e);
-	char *t = unit_of(dir);
-	ck_assert_str_eq(t, "# edited after persist\n");
+	ck_assert_str_eq(t = unit_of(dir), "# edited after persist\n");
 	free(t);
+	free(o);
+	free(e);
+	put(dir, "etc/systemd/system/ibvf-sriov.service", wrote);
+	ck_assert_int_eq(unlink(path), 0); /* as if never written */
+	ck_assert_msg(pu_run(dir, undo, &o, &e) == 0, "%s", e);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	ck_assert_str_eq(t = unit_of(dir), unit);
+	free(t);
+	free(unit);
+	free(wrote);
 	free(o);
 	free(e);
 	free(bin);
@@ -459,7 +485,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, writes_a_link_per_vf_and_the_unit_mode_0644);
 	tcase_add_test(tc, no_terminal_no_yes_writes_nothing);
 	tcase_add_test(tc, journal_undo_restores_what_persist_replaced);
-	tcase_add_test(tc, undo_refuses_a_file_changed_since);
+	tcase_add_test(tc, undo_refuses_a_file_changed_since_and_leaves_one_as_it_was);
 	tcase_add_test(tc, planted_symlink_is_not_followed);
 	tcase_add_test(tc, file_steps_need_root);
 	suite_add_tcase(s, tc);

@@ -277,6 +277,9 @@ START_TEST(lines_the_simulation_cannot_run_are_refused_before_anything_changes)
 		{IBVF "vf create \"0000:18:00.0 8 --yes\n", "unbalanced quotes"},
 		{IBVF "--sim=/tmp vf create 0000:18:00.0 8 --yes\n",
 		 "'--sim=/tmp' in an ibvf line"},
+		{IBVF "mkfixture /tmp/ibvf-reboot-out --healthy\n",
+		 "'ibvf mkfixture' cannot run on the simulated node"},
+		{IBVF "debug reboot\n", "'ibvf debug' cannot run on the simulated node"},
 	};
 	char *before = layout(dir);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

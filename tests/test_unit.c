@@ -97,6 +97,15 @@ START_TEST(units_are_found_masked_and_overridden_where_systemd_looks)
 	ck_assert_uint_eq(u.execs[0].line, 5);
 	ck_assert_uint_eq(u.execs[1].line, 7);
 	unit_fini(&u);
+	/* Comment lines inside a continuation are skipped; the line goes on
+	 * after them (systemd.syntax(7)). */
+	tu_put(dir, "etc/systemd/system/t.service",
+	       "[Service]\nExecStart=/bin/one \\\n# a comment\n  ; another\n  two\n");
+	ck_assert_int_eq(unit_load(s, "t.service", &u, &e), 0);
+	ck_assert_uint_eq(u.n_execs, 1);
+	ck_assert_uint_eq(u.execs[0].argc, 2);
+	ck_assert_str_eq(u.execs[0].argv[1], "two");
+	unit_fini(&u);
 	/* An empty file masks, as a link to /dev/null does. */
 	tu_put(dir, "etc/systemd/system/t.service", "");
 	ck_assert_int_eq(unit_load(s, "t.service", &u, &e), 0);

@@ -60,6 +60,17 @@ static int line_kind(const struct unit_exec *x, enum line_kind *ret)
 					  x->file, x->line, esc);
 				return -EINVAL;
 			}
+		/* A boot unit creates VFs and sets them up; another command
+		 * (mkfixture DIR, debug reboot) would write outside the node or
+		 * boot it again from inside its own boot. */
+		if (x->argc < 2 || strcmp(x->argv[1], "vf")) {
+			char esc[256];
+			text_escape_into(esc, sizeof(esc), x->argc < 2 ? "" : x->argv[1]);
+			cli_error("'%s' line %u: 'ibvf %s' cannot run on the simulated node (its "
+				  "ibvf lines are 'ibvf vf ...')",
+				  x->file, x->line, esc);
+			return -EINVAL;
+		}
 		*ret = LINE_IBVF;
 		return 0;
 	}
