@@ -24,6 +24,23 @@
 
 static void note(struct persist *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A module name that can stand in the unit's modprobe line as it is. */
+static bool driver_word(const char *d)
+{
+	size_t n = strspn(d, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
+	return n > 0 && n <= 64 && !d[n];
+}
+
+/* Whether the space-separated list holds w as a whole word. */
+static bool has_word(const char *list, const char *w)
+{
+	size_t len = strlen(w);
+	for (const char *p = list; (p = strstr(p, w)); p += len)
+		if ((p == list || p[-1] == ' ') && (p[len] == ' ' || !p[len]))
+			return true;
+	return false;
+}
+
 static void note(struct persist *p, const char *fmt, ...)
 {
 	if (p->n_notes >= PERSIST_NOTES_MAX)
@@ -188,7 +205,7 @@ static void unit_body(struct persist *p, const struct node *n, const struct pers
 	    host);
 	for (size_t i = 0; i < n->n_pfs; i++) {
 		const char *d = n->pfs[i].fn.driver;
-		if (n->pfs[i].n_vfs && d && !strstr(drivers, d) &&
+		if (n->pfs[i].n_vfs && d && driver_word(d) && !has_word(drivers, d) &&
 		    strlen(drivers) + strlen(d) + 2 < sizeof(drivers)) {
 			if (*drivers)
 				strcat(drivers, " ");

@@ -159,8 +159,8 @@ static enum fix_state fix_apply(struct fix_run *run, const struct finding_remedy
 		else if (o->yes)
 			argv[argc++] = (char *)"--yes";
 		argv[argc] = NULL;
-		if (!cmd) {
-			cli_error("'ibvf %s' is not a command", r->steps[0]);
+		if (!cmd || strcmp(r->steps[0], "persist")) {
+			cli_error("the remedy is neither a vf action nor persist: not run");
 			return FIX_REFUSED;
 		}
 		rc = cmd->run(run->c, argc, argv);

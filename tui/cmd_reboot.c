@@ -156,10 +156,11 @@ static int run_ibvf(const char *dir, const struct unit_exec *x, char *why, size_
 		len += add;
 	}
 	out[len] = '\0';
-	int ws;
-	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+	int ws = 0;
+	pid_t w;
+	while ((w = waitpid(pid, &ws, 0)) < 0 && errno == EINTR)
 		;
-	status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+	status = w == pid && WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
 	last_line(out, why, size);
 out:
 	if (pipefd[0] >= 0)

@@ -69,9 +69,9 @@ int remedy_request(const struct finding_remedy *r, bool force, struct act_args *
 		bool value = false;
 		if (r->steps[i][0] == '-' && !remedy_option(r->steps[i], &value))
 			return err_setx(e, EINVAL,
-					"remedy argument '%s' looks like an option: not run "
+					"remedy argument %zu looks like an option: not run "
 					"(give the command by hand)",
-					r->steps[i]);
+					i + 1);
 		argv[argc++] = r->steps[i];
 		if (value && i + 1 < r->n_steps)
 			argv[argc++] = r->steps[++i];
