@@ -148,7 +148,7 @@ int safefile_read(const char *path, size_t max, char **ret, struct err *e)
 	return r;
 }
 
-static int write_all(int fd, const char *s, size_t len)
+int safefile_write_all(int fd, const char *s, size_t len)
 {
 	while (len) {
 		ssize_t n = write(fd, s, len);
@@ -185,7 +185,7 @@ int safefile_write(const char *path, const char *content, mode_t mode, struct er
 		return r;
 	}
 	/* fchmod: the mode is this one whatever the umask. */
-	if (fchmod(fd, mode) < 0 || (r = write_all(fd, content, strlen(content))) < 0 ||
+	if (fchmod(fd, mode) < 0 || (r = safefile_write_all(fd, content, strlen(content))) < 0 ||
 	    fsync(fd) < 0) {
 		r = err_set(e, r < 0 ? -r : errno, "cannot write '%s/%s'", dir, tmp);
 		goto fail;

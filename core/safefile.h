@@ -30,3 +30,5 @@ int safefile_write(const char *path, const char *content, mode_t mode, struct er
 
 /* Removes path (a missing file is not an error). */
 int safefile_remove(const char *path, struct err *e);
+/* Writes all of s to fd, again after EINTR and short writes: 0 or -errno. */
+int safefile_write_all(int fd, const char *s, size_t len);

@@ -25,12 +25,19 @@ char *pu_slurp(const char *path)
 
 char *pu_install(const char *dir)
 {
-	const char *bin = getenv("IBVF_BIN");
-	ck_assert_msg(bin && *bin, "IBVF_BIN is not set");
 	char *path, *bindir;
 	ck_assert_int_gt(asprintf(&bindir, "%s/bin", dir), 0);
 	ck_assert_int_gt(asprintf(&path, "%s/ibvf", bindir), 0);
 	ck_assert(mkdir(bindir, 0755) == 0 || errno == EEXIST);
+	pu_install_at(path);
+	free(bindir);
+	return path;
+}
+
+void pu_install_at(const char *path)
+{
+	const char *bin = getenv("IBVF_BIN");
+	ck_assert_msg(bin && *bin, "IBVF_BIN is not set");
 	FILE *in = fopen(bin, "rb"), *out = fopen(path, "wb");
 	ck_assert(in && out);
 	char buf[65536];
@@ -40,8 +47,6 @@ char *pu_install(const char *dir)
 	fclose(in);
 	ck_assert_int_eq(fclose(out), 0);
 	ck_assert_int_eq(chmod(path, 0755), 0);
-	free(bindir);
-	return path;
 }
 
 int pu_run(const char *dir, const char *const *argv, char **ret_out, char **ret_err)

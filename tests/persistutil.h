@@ -5,6 +5,8 @@
 /* Copies the binary under test to DIR/bin/ibvf (mode 0755, owned by whoever
  * runs the tests: root here), the path persist's --ibvf accepts. */
 char *pu_install(const char *dir);
+/* The same copy at path (its directory must exist). */
+void pu_install_at(const char *path);
 /* `ibvf --sim=DIR ARGV...` (NULL-terminated) as tu_run() runs it. */
 int pu_run(const char *dir, const char *const *argv, char **ret_out, char **ret_err);
 /* The file's content (NULL when it does not exist). */

@@ -17,6 +17,7 @@
 #include "console_int.h"
 #include "core/json.h"
 #include "core/plan.h"
+#include "core/safefile.h"
 
 /* The hostname as a file name part: no '/', no dot first, nothing odd. */
 static void safe_part(const char *s, char *buf, size_t size)
@@ -88,20 +89,6 @@ static int temp_open(const char *path, char *tmp, size_t size)
 	return -EEXIST;
 }
 
-static int write_all(int fd, const char *s, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, s, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		s += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int console_snapshot_write(struct console *c, const char *path)
 {
 	char tmp[PATH_MAX + 32], shown[PATH_MAX];
@@ -113,8 +100,8 @@ int console_snapshot_write(struct console *c, const char *path)
 			  : NULL;
 	int fd = s ? temp_open(path, tmp, sizeof(tmp)) : -ENOMEM, r = fd < 0 ? fd : 0;
 	if (fd >= 0) {
-		if (fchmod(fd, 0600) < 0 || (r = write_all(fd, s, strlen(s))) < 0 ||
-		    (r = write_all(fd, "\n", 1)) < 0 || fsync(fd) < 0)
+		if (fchmod(fd, 0600) < 0 || (r = safefile_write_all(fd, s, strlen(s))) < 0 ||
+		    (r = safefile_write_all(fd, "\n", 1)) < 0 || fsync(fd) < 0)
 			r = r < 0 ? r : -errno;
 		if (close(fd) < 0 && !r)
 			r = -errno;
