@@ -219,6 +219,14 @@ void dev_fill_dest(struct bench_ctx *c, struct exchange_dest *d)
 	d->rkey = c->mr->rkey;
 	d->buf_size = c->buf_size;
 	d->n_qps = (uint16_t)c->params.qps;
+	/* The port block (version 2): what verbs says here; the rate, cap,
+	 * placement and identity are filled where they are known. */
+	d->port.mtu = (uint16_t)(128u << c->pattr.active_mtu);
+	if (c->pattr.active_mtu < IBV_MTU_256 || c->pattr.active_mtu > IBV_MTU_4096)
+		d->port.mtu = 0;
+	d->port.numa_node = -1;
+	d->port.buf_node = -1;
+	d->port.cpu = EXCHANGE_NO_CPU;
 	for (unsigned int q = 0; q < c->params.qps; q++) {
 		/* With --cm the QPs do not exist yet: rdma_cm carries their numbers. */
 		d->qps[q].qpn = c->qps[q].qp ? c->qps[q].qp->qp_num : 0;

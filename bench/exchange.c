@@ -6,9 +6,12 @@
  *   params  u8 test, u8 flags, u8 rd_atomic, u8 mtu, u32 qps, u32 tx_depth,
  *           u32 duration_s, u64 size, u64 iters                       32 bytes
  *   dest    u16 lid, u8 link_layer, u8 gid_index, u8 gid[16], u64 addr,
- *           u32 rkey, u16 cm_port, u16 n_qps, u64 buf_size,
- *           n_qps x (u32 qpn, u32 psn)                         44 + 8n bytes
- *   HELLO, ACCEPT  params + dest
+ *           u32 rkey, u16 cm_port, u16 n_qps, u64 buf_size,       44 bytes
+ *   port    u32 rate_mbps, u32 max_tx_rate_mbps, u8 width, u8 zero,
+ *           u16 mtu, u8 phys_port[16], u8 cm_ipv4[4], s16 numa_node,
+ *           s16 buf_node, u16 cpu, u16 zero                          40 bytes
+ *   qps     n_qps x (u32 qpn, u32 psn)                               8n bytes
+ *   HELLO, ACCEPT  params + dest + port + qps
  *   MISMATCH       u16 param, u16 zero, u64 server value, u64 client value
  *   SYNC           u32 step, u32 phase, u64 bytes, u64 ns, u64 msgs, u64 peak_kbps
  *   ABORT          u32 code, char text[96] (NUL-terminated, printable)
@@ -21,6 +24,7 @@
 
 #define PARAMS_LEN   32
 #define DEST_LEN     44
+#define PORT_LEN     40
 #define MISMATCH_LEN 20
 #define SYNC_LEN     40
 #define ABORT_LEN    (4 + EXCHANGE_TEXT_LEN)
@@ -113,12 +117,36 @@ static int dest_validate(const struct exchange_dest *d, bool cm, struct err *e)
 	return 0;
 }
 
+static int port_validate(const struct exchange_port *p, struct err *e)
+{
+	static const uint16_t mtus[] = {0, 256, 512, 1024, 2048, 4096};
+	bool mtu_ok = false;
+	if (p->rate_mbps > EXCHANGE_MAX_RATE_MBPS || p->max_tx_rate_mbps > EXCHANGE_MAX_RATE_MBPS)
+		return err_setx(e, EPROTO, "port rate %u / cap %u Mb/s over the limit %u",
+				p->rate_mbps, p->max_tx_rate_mbps, EXCHANGE_MAX_RATE_MBPS);
+	if (p->width != 0 && p->width != 1 && p->width != 2 && p->width != 4 && p->width != 8 &&
+	    p->width != 12)
+		return err_setx(e, EPROTO, "port width %u is not 1, 2, 4, 8 or 12", p->width);
+	for (size_t i = 0; i < sizeof(mtus) / sizeof(mtus[0]); i++)
+		mtu_ok |= p->mtu == mtus[i];
+	if (!mtu_ok)
+		return err_setx(e, EPROTO, "port MTU %u is not 256 .. 4096", p->mtu);
+	if (p->numa_node < -1 || p->numa_node > EXCHANGE_MAX_NODE || p->buf_node < -1 ||
+	    p->buf_node > EXCHANGE_MAX_NODE)
+		return err_setx(e, EPROTO, "NUMA node %d / %d out of range -1..%d", p->numa_node,
+				p->buf_node, EXCHANGE_MAX_NODE);
+	return 0;
+}
+
 static int hello_validate(const struct exchange_msg *m, struct err *e)
 {
 	int r = exchange_params_validate(&m->params, e);
 	if (r < 0)
 		return r;
 	r = dest_validate(&m->dest, m->params.flags & EXCHANGE_F_CM, e);
+	if (r < 0)
+		return r;
+	r = port_validate(&m->dest.port, e);
 	if (r < 0)
 		return r;
 	if (m->dest.n_qps != m->params.qps)
@@ -193,6 +221,17 @@ static void put_dest(struct wbuf *w, const struct exchange_dest *d)
 	put(w, d->cm_port, 2);
 	put(w, d->n_qps, 2);
 	put(w, d->buf_size, 8);
+	put(w, d->port.rate_mbps, 4);
+	put(w, d->port.max_tx_rate_mbps, 4);
+	put(w, d->port.width, 1);
+	put(w, 0, 1);
+	put(w, d->port.mtu, 2);
+	put_bytes(w, d->port.phys_port, 16);
+	put_bytes(w, d->port.cm_ipv4, 4);
+	put(w, (uint16_t)d->port.numa_node, 2);
+	put(w, (uint16_t)d->port.buf_node, 2);
+	put(w, d->port.cpu, 2);
+	put(w, 0, 2);
 	for (unsigned int i = 0; i < d->n_qps && i < EXCHANGE_MAX_QPS; i++) {
 		put(w, d->qps[i].qpn, 4);
 		put(w, d->qps[i].psn, 4);
@@ -254,7 +293,7 @@ static int body_len(uint16_t type, unsigned int n_qps)
 	switch (type) {
 	case EXCHANGE_HELLO:
 	case EXCHANGE_ACCEPT:
-		return PARAMS_LEN + DEST_LEN + 8 * (int)n_qps;
+		return PARAMS_LEN + DEST_LEN + PORT_LEN + 8 * (int)n_qps;
 	case EXCHANGE_MISMATCH:
 		return MISMATCH_LEN;
 	case EXCHANGE_SYNC:
@@ -295,7 +334,23 @@ int exchange_decode_header(const uint8_t *buf, size_t len, uint16_t *ret_type, s
 
 /* The body of a hello or accept: parameters, then the sender's endpoint with
  * its n_qps QPs (bounded and length-checked by the caller). */
-static void decode_hello(struct rbuf *r, struct exchange_msg *m, unsigned int n_qps)
+static int decode_port(struct rbuf *r, struct exchange_port *p, struct err *e)
+{
+	p->rate_mbps = (uint32_t)get(r, 4);
+	p->max_tx_rate_mbps = (uint32_t)get(r, 4);
+	p->width = (uint8_t)get(r, 1);
+	uint64_t pad = get(r, 1);
+	p->mtu = (uint16_t)get(r, 2);
+	get_bytes(r, p->phys_port, 16);
+	get_bytes(r, p->cm_ipv4, 4);
+	p->numa_node = (int16_t)(uint16_t)get(r, 2);
+	p->buf_node = (int16_t)(uint16_t)get(r, 2);
+	p->cpu = (uint16_t)get(r, 2);
+	pad |= get(r, 2);
+	return pad ? err_setx(e, EPROTO, "port padding is not zero") : 0;
+}
+
+static int decode_hello(struct rbuf *r, struct exchange_msg *m, unsigned int n_qps, struct err *e)
 {
 	struct exchange_params *p = &m->params;
 	struct exchange_dest *d = &m->dest;
@@ -317,10 +372,12 @@ static void decode_hello(struct rbuf *r, struct exchange_msg *m, unsigned int n_
 	d->cm_port = (uint16_t)get(r, 2);
 	d->n_qps = (uint16_t)get(r, 2);
 	d->buf_size = get(r, 8);
+	int rv = decode_port(r, &d->port, e);
 	for (unsigned int i = 0; i < n_qps; i++) {
 		d->qps[i].qpn = (uint32_t)get(r, 4);
 		d->qps[i].psn = (uint32_t)get(r, 4);
 	}
+	return rv;
 }
 
 int exchange_decode(const uint8_t *buf, size_t len, struct exchange_msg *ret, struct err *e)
@@ -337,7 +394,7 @@ int exchange_decode(const uint8_t *buf, size_t len, struct exchange_msg *ret, st
 	unsigned int n_qps = 0;
 	if (type == EXCHANGE_HELLO || type == EXCHANGE_ACCEPT) {
 		/* n_qps sits at a fixed offset; bound it before trusting the length. */
-		if (blen < PARAMS_LEN + DEST_LEN)
+		if (blen < PARAMS_LEN + DEST_LEN + PORT_LEN)
 			return err_setx(e, EPROTO, "truncated %s: %d bytes",
 					type == EXCHANGE_HELLO ? "hello" : "accept", blen);
 		size_t at = EXCHANGE_HEADER_LEN + PARAMS_LEN + 34;
@@ -352,7 +409,8 @@ int exchange_decode(const uint8_t *buf, size_t len, struct exchange_msg *ret, st
 	switch (type) {
 	case EXCHANGE_HELLO:
 	case EXCHANGE_ACCEPT:
-		decode_hello(&r, &m, n_qps);
+		if (decode_hello(&r, &m, n_qps, e) < 0)
+			return -EPROTO;
 		break;
 	case EXCHANGE_MISMATCH:
 		m.mismatch.param = (uint16_t)get(&r, 2);

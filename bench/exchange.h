@@ -17,7 +17,7 @@
 #include "core/err.h"
 
 #define EXCHANGE_MAGIC	     0x49425646u /* "IBVF" */
-#define EXCHANGE_VERSION     1
+#define EXCHANGE_VERSION     2
 #define EXCHANGE_HEADER_LEN  12
 #define EXCHANGE_MAX_QPS     64
 #define EXCHANGE_MAX_SIZE    (8u << 20) /* 8 MiB, the top of a sweep */
@@ -25,7 +25,7 @@
 #define EXCHANGE_MAX_SECONDS 3600u
 #define EXCHANGE_MAX_DEPTH   8192u
 #define EXCHANGE_MAX_BUF     (1ull << 30)
-#define EXCHANGE_MAX_BODY    (32 + 44 + 8 * EXCHANGE_MAX_QPS)
+#define EXCHANGE_MAX_BODY    (32 + 44 + 40 + 8 * EXCHANGE_MAX_QPS)
 #define EXCHANGE_MAX_MSG     (EXCHANGE_HEADER_LEN + EXCHANGE_MAX_BODY)
 #define EXCHANGE_TEXT_LEN    96
 
@@ -70,6 +70,26 @@ struct exchange_qp {
 #define EXCHANGE_LL_IB	1
 #define EXCHANGE_LL_ETH 2
 
+#define EXCHANGE_MAX_RATE_MBPS 3200000u /* 3.2 Tb/s: above any port today */
+#define EXCHANGE_MAX_NODE      1023
+#define EXCHANGE_NO_CPU	       0xffffu
+
+/* Version 2: the sender's port and placement, for a verdict that knows both
+ * ends and a report that says where each side ran. Zero (-1 for the nodes,
+ * EXCHANGE_NO_CPU for cpu) is "unknown". */
+struct exchange_port {
+	uint32_t rate_mbps;	   /* the port's rate, as sysfs `rate` gives it */
+	uint32_t max_tx_rate_mbps; /* the VF's cap on its PF (IFLA_VF_TX_RATE), 0: none */
+	uint8_t width;		   /* lanes: 1, 2, 4, 8, 12 */
+	uint16_t mtu;		   /* active MTU in bytes: 256 .. 4096 */
+	uint8_t phys_port[16];	   /* the physical port's identity: equal on both sides
+				      when they share one port (through the HCA) */
+	uint8_t cm_ipv4[4];	   /* with rdma_cm: the sender's address, network order */
+	int16_t numa_node;	   /* the HCA's NUMA node */
+	int16_t buf_node;	   /* where the sender's buffer lies */
+	uint16_t cpu;		   /* the CPU the sender's thread ran on */
+};
+
 struct exchange_dest {
 	uint16_t lid;
 	uint8_t link_layer; /* EXCHANGE_LL_* */
@@ -79,6 +99,7 @@ struct exchange_dest {
 	uint32_t rkey;
 	uint16_t cm_port; /* rdma_cm listen port with EXCHANGE_F_CM, else 0 */
 	uint16_t n_qps;
+	struct exchange_port port;
 	struct exchange_qp qps[EXCHANGE_MAX_QPS];
 };
 

@@ -33,6 +33,15 @@ static struct exchange_msg good_hello(unsigned int qps)
 	m.dest.rkey = 0x1234;
 	m.dest.buf_size = 1 << 20;
 	m.dest.n_qps = (uint16_t)qps;
+	m.dest.port = (struct exchange_port){.rate_mbps = 400000,
+					     .max_tx_rate_mbps = 200000,
+					     .width = 4,
+					     .mtu = 4096,
+					     .phys_port = {0xde, 0xad, [15] = 0x01},
+					     .cm_ipv4 = {10, 0, 0, 7},
+					     .numa_node = -1,
+					     .buf_node = 1,
+					     .cpu = 17};
 	for (unsigned int i = 0; i < qps; i++)
 		m.dest.qps[i] = (struct exchange_qp){.qpn = 0x100 + i, .psn = 0xabcdef - i};
 	return m;
@@ -53,7 +62,7 @@ static void poke(uint8_t *buf, size_t off, uint64_t v, int bytes)
 		buf[off + (size_t)i] = (uint8_t)v;
 }
 
-/* Offsets inside a HELLO: header 12, params at 12, dest at 44. */
+/* Offsets inside a HELLO: header 12, params at 12, dest at 44, port at 88. */
 #define P_OFF	 12
 #define D_OFF	 44
 #define OFF_QPS	 (P_OFF + 4)
@@ -61,7 +70,8 @@ static void poke(uint8_t *buf, size_t off, uint64_t v, int bytes)
 #define OFF_ITER (P_OFF + 24)
 #define OFF_RKEY (D_OFF + 28)
 #define OFF_NQPS (D_OFF + 34)
-#define OFF_QPN0 (D_OFF + 44)
+#define PT_OFF	 (D_OFF + 44)
+#define OFF_QPN0 (PT_OFF + 40)
 
 static int decode(const uint8_t *buf, size_t len, struct exchange_msg *m, struct err *e)
 {
@@ -74,10 +84,10 @@ START_TEST(hello_round_trips_in_network_order)
 	struct exchange_msg m = good_hello(3), d;
 	uint8_t buf[EXCHANGE_MAX_MSG];
 	int n = encode(&m, buf);
-	ck_assert_int_eq(n, 12 + 32 + 44 + 3 * 8);
-	/* magic 'IBVF', version 1, type 1, body length, big-endian. */
-	ck_assert_mem_eq(buf, "IBVF\x00\x01\x00\x01", 8);
-	ck_assert_uint_eq(buf[11], 32 + 44 + 24);
+	ck_assert_int_eq(n, 12 + 32 + 44 + 40 + 3 * 8);
+	/* magic 'IBVF', version 2, type 1, body length, big-endian. */
+	ck_assert_mem_eq(buf, "IBVF\x00\x02\x00\x01", 8);
+	ck_assert_uint_eq(buf[11], 32 + 44 + 40 + 24);
 	ck_assert_uint_eq(buf[OFF_SIZE + 5], 0x01); /* 65536 = 0x10000 */
 	struct err e;
 	ck_assert_int_eq(decode(buf, (size_t)n, &d, &e), 0);
@@ -90,6 +100,9 @@ START_TEST(hello_round_trips_in_network_order)
 	ck_assert_uint_eq(d.dest.qps[2].qpn, 0x102);
 	ck_assert_uint_eq(d.dest.qps[2].psn, 0xabcdef - 2);
 	ck_assert_mem_eq(d.dest.gid, m.dest.gid, 16);
+	ck_assert_mem_eq(&d.dest.port, &m.dest.port, sizeof(m.dest.port));
+	ck_assert_int_eq(d.dest.port.numa_node, -1);
+	ck_assert_uint_eq(buf[PT_OFF + 1], 0x06); /* 400000 Mb/s = 0x00061a80 */
 }
 END_TEST
 
@@ -154,8 +167,8 @@ START_TEST(oversized_input_is_rejected)
 	ck_assert_int_eq(exchange_decode_header(buf, 12, &type, &e), -EMSGSIZE);
 	ck_assert_ptr_nonnull(strstr(e.msg, "over the limit"));
 	/* A body length that does not match the type. */
-	poke(buf, 8, 32 + 44 + 16, 4);
-	ck_assert_int_eq(decode(buf, 12 + 32 + 44 + 16, &d, &e), -EPROTO);
+	poke(buf, 8, 32 + 44 + 40 + 16, 4);
+	ck_assert_int_eq(decode(buf, 12 + 32 + 44 + 40 + 16, &d, &e), -EPROTO);
 }
 END_TEST
 
@@ -170,9 +183,9 @@ START_TEST(wrong_magic_and_version_are_named)
 	ck_assert_str_eq(e.msg,
 			 "not an ibvf bench peer (magic 0x47455420, want 0x49425646 'IBVF')");
 	n = encode(&m, buf);
-	poke(buf, 4, 2, 2);
+	poke(buf, 4, 1, 2);
 	ck_assert_int_eq(decode(buf, (size_t)n, &d, &e), -EPROTO);
-	ck_assert_str_eq(e.msg, "protocol version 2, this ibvf speaks version 1");
+	ck_assert_str_eq(e.msg, "protocol version 1, this ibvf speaks version 2");
 	n = encode(&m, buf);
 	poke(buf, 6, 99, 2);
 	ck_assert_int_eq(decode(buf, (size_t)n, &d, &e), -EPROTO);
@@ -204,6 +217,14 @@ START_TEST(hostile_fields_are_rejected)
 		{D_OFF + 0, 0, 2, "LID 0x0 is not a unicast LID"},
 		{D_OFF + 2, 3, 1, "unknown link layer 3"},
 		{D_OFF + 36, 1ull << 40, 8, "buffer size 1099511627776 out of range 1..1073741824"},
+		{PT_OFF + 0, 3200001, 4,
+		 "port rate 3200001 / cap 200000 Mb/s over the limit 3200000"},
+		{PT_OFF + 8, 3, 1, "port width 3 is not 1, 2, 4, 8 or 12"},
+		{PT_OFF + 9, 1, 1, "port padding is not zero"},
+		{PT_OFF + 10, 1500, 2, "port MTU 1500 is not 256 .. 4096"},
+		{PT_OFF + 32, 0xfffe, 2, "NUMA node -2 / 1 out of range -1..1023"},
+		{PT_OFF + 34, 1024, 2, "NUMA node -1 / 1024 out of range -1..1023"},
+		{PT_OFF + 38, 1, 2, "port padding is not zero"},
 		{OFF_QPN0, 0, 4, "QP 0: number 0x0 out of range"},
 		{OFF_QPN0, 0x1000000, 4, "QP 0: number 0x1000000 out of range"},
 		{OFF_QPN0 + 4, 0x1000000, 4, "QP 0: PSN 0x1000000 over 24 bits"},
@@ -342,7 +363,7 @@ START_TEST(recv_times_out_on_a_silent_peer_and_rejects_garbage)
 	ck_assert_int_eq(exchange_recv(sv[0], &m, 200, NULL, &e), -EPROTO);
 	ck_assert_ptr_nonnull(strstr(e.msg, "not an ibvf bench peer"));
 	/* A header that promises more than it sends: bounded by the timeout. */
-	uint8_t hdr[12] = {'I', 'B', 'V', 'F', 0, 1, 0, EXCHANGE_SYNC, 0, 0, 0, 40};
+	uint8_t hdr[12] = {'I', 'B', 'V', 'F', 0, EXCHANGE_VERSION, 0, EXCHANGE_SYNC, 0, 0, 0, 40};
 	ck_assert_int_eq(write(sv[1], hdr, sizeof(hdr)), sizeof(hdr));
 	ck_assert_int_eq(exchange_recv(sv[0], &m, 200, NULL, &e), -ETIMEDOUT);
 	close(sv[1]);
