@@ -72,6 +72,9 @@ struct bench_result {
 	bool bidir, cm;
 	bool duration_mode;
 	bool from_peer; /* server: the figures are the client's */
+	/* Each side's port block as exchanged (bench/exchange.h): rate, cap,
+	 * width, MTU, physical port, placement. */
+	struct exchange_port self_port, peer_port;
 	unsigned int n_sizes;
 	struct bench_size_result sizes[BENCH_MAX_SIZES];
 	struct err err;

@@ -116,6 +116,7 @@ static int client_handshake(struct bench_ctx *c)
 		return r;
 	struct exchange_msg m = {.type = EXCHANGE_HELLO, .params = c->params};
 	dev_fill_dest(c, &m.dest);
+	c->res->self_port = m.dest.port;
 	if ((r = send_msg(c, &m)) < 0)
 		return r;
 	if ((r = recv_msg(c, &m, c->timeout_ms, EXCHANGE_ACCEPT,
@@ -133,6 +134,7 @@ static int client_handshake(struct bench_ctx *c)
 	if (memcmp(&want, &got, sizeof(want)))
 		return err_setx(c->e, EPROTO, "the server accepted different parameters");
 	c->remote = m.dest;
+	c->res->peer_port = m.dest.port;
 	if (got.mtu < c->params.mtu)
 		c->params.mtu = got.mtu;
 	pick_rd_atomic(c, got.rd_atomic);
@@ -185,10 +187,12 @@ static int server_handshake(struct bench_ctx *c, int lfd)
 		c->params.mtu = mine.mtu;
 	pick_rd_atomic(c, m.params.rd_atomic);
 	c->remote = m.dest;
+	c->res->peer_port = m.dest.port;
 	if ((r = dev_setup(c)) < 0 || (r = check_remote(c)) < 0)
 		return r;
 	struct exchange_msg a = {.type = EXCHANGE_ACCEPT, .params = c->params};
 	dev_fill_dest(c, &a.dest);
+	c->res->self_port = a.dest.port;
 	a.dest.cm_port = cfg->cm ? cfg->tcp_port : 0;
 	if ((r = send_msg(c, &a)) < 0)
 		return r;
