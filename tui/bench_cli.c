@@ -46,6 +46,8 @@ enum {
 	O_ONCE,
 	O_OUTSTANDING,
 	O_TIMEOUT,
+	O_CPU,
+	O_NO_PIN,
 };
 
 static const struct option bench_options[] = {
@@ -67,6 +69,8 @@ static const struct option bench_options[] = {
 	{"once", no_argument, NULL, O_ONCE},
 	{"outstanding", required_argument, NULL, O_OUTSTANDING},
 	{"timeout", required_argument, NULL, O_TIMEOUT},
+	{"cpu", required_argument, NULL, O_CPU},
+	{"no-pin", no_argument, NULL, O_NO_PIN},
 	{"dev", required_argument, NULL, 'd'},
 	{0},
 };
@@ -197,6 +201,9 @@ static int parse_other(struct bench_opts *o, int code, const char *arg)
 	case 'd':
 		o->dev = arg;
 		break;
+	case O_CPU:
+	case O_NO_PIN:
+		return bench_numa_option(o, code == O_NO_PIN, arg);
 	}
 	return 0;
 }

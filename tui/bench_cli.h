@@ -49,3 +49,7 @@ int bench_cli_run_one(const struct bench_opts *o, const struct bench_target *t, 
 int bench_cli_all_vfs(const struct bench_opts *o, const struct node *n, const char *host,
 		      const char *peer_dev);
 int bench_cli_server(const struct bench_opts *o, const char *dev);
+
+/* bench_numa.c: --cpu LIST (no_pin false) or --no-pin into o's config; 0
+ * or -EINVAL, said. */
+int bench_numa_option(struct bench_opts *o, bool no_pin, const char *arg);

@@ -45,7 +45,58 @@ static void header(struct text *out, struct json_object *dev, struct json_object
 	text_add(out, TEXT_NORMAL, " Outstand reads : %lld  Max inline %lld B  Mode %s",
 		 (long long)text_jint(par, "outstanding_reads"),
 		 (long long)text_jint(par, "max_inline"), text_jstr(par, "mode") ?: "?");
-	text_add(out, TEXT_NORMAL, "%s", rule);
+}
+
+/* "node 3", or "unknown" for null (-1 in sysfs). */
+static const char *node_name(struct json_object *o, const char *key, char *buf, size_t size)
+{
+	struct json_object *v = NULL;
+	if (!json_object_object_get_ex(o, key, &v) || !v)
+		return "unknown";
+	snprintf(buf, size, "node %lld", (long long)json_object_get_int64(v));
+	return buf;
+}
+
+/* Where each side ran (the result's "placement"), its note and warnings. */
+static void placement_lines(struct text *out, struct json_object *res)
+{
+	struct json_object *p = NULL, *peer = NULL, *w;
+	if (!json_object_object_get_ex(res, "placement", &p) || !p)
+		return;
+	json_object_object_get_ex(p, "peer", &peer);
+	char hca[32], cpu[32], buf[32], bound[32], thread[160];
+	if (text_jbool(p, "pinned"))
+		snprintf(thread, sizeof(thread), "pinned to CPUs %s (%s)",
+			 text_jstr(p, "cpus") ?: "?", text_jstr(p, "cpus_from") ?: "?");
+	else
+		snprintf(thread, sizeof(thread), "not pinned");
+	snprintf(cpu, sizeof(cpu), "%lld", (long long)text_jint(p, "cpu"));
+	text_add(out, TEXT_NORMAL, " Placement      : HCA NUMA %s, thread %s, ran on CPU %s (%s)",
+		 node_name(p, "numa_node", hca, sizeof(hca)), thread,
+		 json_object_object_get(p, "cpu") ? cpu : "?",
+		 node_name(p, "cpu_node", buf, sizeof(buf)));
+	node_name(p, "buffer_bound_node", bound, sizeof(bound));
+	text_add(out, TEXT_NORMAL, " Buffer         : on NUMA %s, %s%s",
+		 node_name(p, "buffer_node", buf, sizeof(buf)),
+		 json_object_object_get(p, "buffer_bound_node") ? "bound to " : "not bound",
+		 json_object_object_get(p, "buffer_bound_node") ? bound : "");
+	if (peer) {
+		char cpu_node[48] = "";
+		if (json_object_object_get(peer, "cpu_node"))
+			snprintf(cpu_node, sizeof(cpu_node), " (%s)",
+				 node_name(peer, "cpu_node", buf, sizeof(buf)));
+		snprintf(cpu, sizeof(cpu), "%lld", (long long)text_jint(peer, "cpu"));
+		text_add(out, TEXT_NORMAL, " Peer           : HCA NUMA %s, buffer on %s, CPU %s%s",
+			 node_name(peer, "numa_node", hca, sizeof(hca)),
+			 node_name(peer, "buffer_node", bound, sizeof(bound)),
+			 json_object_object_get(peer, "cpu") ? cpu : "?", cpu_node);
+	}
+	if (text_jstr(p, "note"))
+		text_add(out, TEXT_NORMAL, " Note           : %s", text_jstr(p, "note"));
+	w = text_jarr(p, "warnings");
+	for (size_t i = 0; w && i < json_object_array_length(w); i++)
+		text_add(out, TEXT_WARNING, " Warning        : %s",
+			 json_object_get_string(json_object_array_get_idx(w, i)));
 }
 
 static void latency_rows(struct text *out, struct json_object *sizes)
@@ -112,6 +163,8 @@ void bench_text_report(struct text *out, struct json_object *res, bool mbps)
 	json_object_object_get_ex(res, "params", &par);
 	int test = exchange_test_parse(text_jstr(res, "test") ?: "");
 	header(out, dev, par, test);
+	placement_lines(out, res);
+	text_add(out, TEXT_NORMAL, "%s", rule);
 	if (test >= 0 && bench_is_latency((enum bench_test)test))
 		latency_rows(out, sizes);
 	else
