@@ -52,11 +52,12 @@ static int number(const char *s, size_t *i, const char *what, unsigned int *ret,
 	if (*i - start > 1 && s[start] == '0')
 		return bad(e, what, s, "a number with a leading zero", start);
 	if (v >= CPU_SETSIZE) {
-		char q[200];
+		char q[200], cpu[32] = "a CPU";
 		quote(s, q, sizeof(q));
-		return err_setx(e, ERANGE,
-				"%s '%s' names CPU %s%lu, beyond %d (the most ibvf handles)", what,
-				q, v >= 1000000 ? "over " : "", v, CPU_SETSIZE - 1);
+		if (v < 1000000)
+			snprintf(cpu, sizeof(cpu), "CPU %lu", v);
+		return err_setx(e, ERANGE, "%s '%s' names %s, beyond %d (the most ibvf handles)",
+				what, q, cpu, CPU_SETSIZE - 1);
 	}
 	*ret = (unsigned int)v;
 	return 0;
@@ -152,10 +153,10 @@ void cpulist_format(const cpu_set_t *s, char *buf, size_t size)
 		char piece[32];
 		int n = end > c ? snprintf(piece, sizeof(piece), "%s%d-%d", j ? "," : "", c, end)
 				: snprintf(piece, sizeof(piece), "%s%d", j ? "," : "", c);
-		/* Room for the piece and, if more follows, "...". */
-		if (j + (size_t)n + 4 > size) {
-			if (j + 4 <= size)
-				memcpy(buf + j, "...", 4);
+		/* Room for the piece and, if more follows, ",...". */
+		if (j + (size_t)n + 5 > size) {
+			if (j + 5 <= size)
+				memcpy(buf + j, j ? ",..." : "...", j ? 5 : 4);
 			return;
 		}
 		memcpy(buf + j, piece, (size_t)n + 1);

@@ -22,7 +22,7 @@ int cpulist_parse(const char *s, const char *what, cpu_set_t *ret, struct err *e
 /* Reads and parses a sysfs CPU list file, at most CPULIST_MAX_LEN bytes. */
 int cpulist_read(const char *path, cpu_set_t *ret, struct err *e);
 /* The kernel's form of a set: "0-15,32-47", "" when empty. A list longer
- * than size ends in "..." (never cut inside a number). */
+ * than size ends in ",..." (never cut inside a number). */
 void cpulist_format(const cpu_set_t *s, char *buf, size_t size);
 /* The first CPU of a that is not in b, or -1 when a is a subset of b. */
 int cpulist_first_missing(const cpu_set_t *a, const cpu_set_t *b);

@@ -47,12 +47,12 @@ static void header(struct text *out, struct json_object *dev, struct json_object
 		 (long long)text_jint(par, "max_inline"), text_jstr(par, "mode") ?: "?");
 }
 
-/* "node 3", or "unknown" for null (-1 in sysfs). */
+/* "node 3", or "node unknown" for null (-1 in sysfs). */
 static const char *node_name(struct json_object *o, const char *key, char *buf, size_t size)
 {
 	struct json_object *v = NULL;
 	if (!json_object_object_get_ex(o, key, &v) || !v)
-		return "unknown";
+		return "node unknown";
 	snprintf(buf, size, "node %lld", (long long)json_object_get_int64(v));
 	return buf;
 }
@@ -71,7 +71,8 @@ static void placement_lines(struct text *out, struct json_object *res)
 	else
 		snprintf(thread, sizeof(thread), "not pinned");
 	snprintf(cpu, sizeof(cpu), "%lld", (long long)text_jint(p, "cpu"));
-	text_add(out, TEXT_NORMAL, " Placement      : HCA NUMA %s, thread %s, ran on CPU %s (%s)",
+	text_add(out, TEXT_NORMAL,
+		 " Placement      : HCA on NUMA %s, thread %s, ran on CPU %s (%s)",
 		 node_name(p, "numa_node", hca, sizeof(hca)), thread,
 		 json_object_object_get(p, "cpu") ? cpu : "?",
 		 node_name(p, "cpu_node", buf, sizeof(buf)));
@@ -86,7 +87,8 @@ static void placement_lines(struct text *out, struct json_object *res)
 			snprintf(cpu_node, sizeof(cpu_node), " (%s)",
 				 node_name(peer, "cpu_node", buf, sizeof(buf)));
 		snprintf(cpu, sizeof(cpu), "%lld", (long long)text_jint(peer, "cpu"));
-		text_add(out, TEXT_NORMAL, " Peer           : HCA NUMA %s, buffer on %s, CPU %s%s",
+		text_add(out, TEXT_NORMAL,
+			 " Peer           : HCA on NUMA %s, buffer on %s, CPU %s%s",
 			 node_name(peer, "numa_node", hca, sizeof(hca)),
 			 node_name(peer, "buffer_node", bound, sizeof(bound)),
 			 json_object_object_get(peer, "cpu") ? cpu : "?", cpu_node);
