@@ -40,6 +40,12 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"  --json            JSON on stdout: every size, every VF\n"                               \
 	"  --force           run on a VF bound to a pod\n"                                         \
 	"  --once            server: serve one client and exit with its status\n"                  \
+	"  --cpu LIST        pin each benchmark thread to LIST (e.g. 0-15,32-47) instead\n"        \
+	"                    of its HCA's local_cpulist; every CPU must be online\n"               \
+	"  --no-pin          neither pin the threads nor bind the buffers to the HCA's node\n"     \
+	"By default each thread runs on its HCA's local CPUs and its buffer lies on the\n"         \
+	"HCA's NUMA node; the report says where each side ran and warns when a thread or\n"        \
+	"buffer is on another node (docs/bench.md). A server uses its own --cpu/--no-pin.\n"       \
 	"A server takes the client's parameters, except those given to it, which must\n"           \
 	"match (else both sides name the parameter that differs)."
 
