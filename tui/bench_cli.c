@@ -46,6 +46,8 @@ enum {
 	O_ONCE,
 	O_OUTSTANDING,
 	O_TIMEOUT,
+	O_PARALLEL,
+	O_ALL_PFS,
 };
 
 static const struct option bench_options[] = {
@@ -67,6 +69,8 @@ static const struct option bench_options[] = {
 	{"once", no_argument, NULL, O_ONCE},
 	{"outstanding", required_argument, NULL, O_OUTSTANDING},
 	{"timeout", required_argument, NULL, O_TIMEOUT},
+	{"parallel", no_argument, NULL, O_PARALLEL},
+	{"all-pfs", no_argument, NULL, O_ALL_PFS},
 	{"dev", required_argument, NULL, 'd'},
 	{0},
 };
@@ -197,6 +201,26 @@ static int parse_other(struct bench_opts *o, int code, const char *arg)
 	case 'd':
 		o->dev = arg;
 		break;
+	case O_PARALLEL:
+		o->parallel = true;
+		break;
+	case O_ALL_PFS:
+		o->all_pfs = true;
+		break;
+	}
+	return 0;
+}
+
+/* --parallel and --all-pfs: where they apply; 0 or -EINVAL, said. */
+static int parallel_check(const struct bench_opts *o)
+{
+	if (o->parallel && !o->all_vfs) {
+		cli_error("--parallel runs with --all-vfs (one worker per PF)");
+		return -EINVAL;
+	}
+	if (o->all_pfs && o->dev) {
+		cli_error("--all-pfs serves every PF: no -d");
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -234,6 +258,8 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, int *ret_pos)
 		cli_error("latency tests run on one QP, one way (no --bidir, --qps)");
 		return EXIT_USAGE;
 	}
+	if (parallel_check(o) < 0)
+		return EXIT_USAGE;
 	*ret_pos = optind;
 	return 0;
 }
@@ -338,6 +364,8 @@ static int mode_server(const struct bench_opts *o, const struct node *n, char **
 		cli_error("bench server takes no device argument; use -d DEV");
 		return EXIT_USAGE;
 	}
+	if (o->all_pfs)
+		return bench_cli_server_all_pfs(o, n);
 	if (!o->dev && !first_ibdev(n)) {
 		cli_error("no RDMA device on this node");
 		return 1;
@@ -352,6 +380,13 @@ static int mode_client(const struct bench_opts *o, const struct node *n, char **
 	const char *dev = o->dev ? o->dev : first_ibdev(n);
 	if (npos != 1) {
 		cli_error("bench client needs the server's address: bench client HOST");
+		return EXIT_USAGE;
+	}
+	if (o->all_vfs && o->parallel &&
+	    (unsigned long)o->cfg.tcp_port + (n->n_pfs ? n->n_pfs - 1 : 0) > 65535) {
+		cli_error("--parallel meets PF i on port %u+i: past 65535 with %zu PFs; use a "
+			  "lower --port",
+			  o->cfg.tcp_port, n->n_pfs);
 		return EXIT_USAGE;
 	}
 	if (o->all_vfs)
@@ -424,6 +459,10 @@ int cmd_bench(const struct cli *c, int argc, char **argv)
 			mode = bench_modes[i].run;
 	if (!mode) {
 		cli_error("unknown bench mode '%s' (server, client, pair, loopback)", argv[first]);
+		return EXIT_USAGE;
+	}
+	if (o.all_pfs && mode != mode_server) {
+		cli_error("--all-pfs is for bench server (a server per PF)");
 		return EXIT_USAGE;
 	}
 	struct sigaction sa = {.sa_handler = on_signal};
