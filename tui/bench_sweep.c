@@ -182,6 +182,11 @@ static void run_item(struct sweep *s, struct item *it)
 		it->st = c->run(&v, c->run_arg, &it->row, it->why, sizeof(it->why));
 		it->end = since(&s->t0);
 		ran = it->st != BENCH_SWEEP_SKIP;
+		/* A run the interruption stopped is not a failure of the VF. */
+		if (it->st == BENCH_SWEEP_ERROR && c->cancel && atomic_load(c->cancel)) {
+			it->st = BENCH_SWEEP_SKIP;
+			snprintf(it->why, sizeof(it->why), "interrupted");
+		}
 	}
 	pthread_mutex_lock(&s->mu);
 	if (ran && !(c->cancel && atomic_load(c->cancel)))
