@@ -48,6 +48,8 @@ enum {
 	O_TIMEOUT,
 	O_CPU,
 	O_NO_PIN,
+	O_PARALLEL,
+	O_ALL_PFS,
 };
 
 static const struct option bench_options[] = {
@@ -71,6 +73,8 @@ static const struct option bench_options[] = {
 	{"timeout", required_argument, NULL, O_TIMEOUT},
 	{"cpu", required_argument, NULL, O_CPU},
 	{"no-pin", no_argument, NULL, O_NO_PIN},
+	{"parallel", no_argument, NULL, O_PARALLEL},
+	{"all-pfs", no_argument, NULL, O_ALL_PFS},
 	{"dev", required_argument, NULL, 'd'},
 	{0},
 };
@@ -204,6 +208,26 @@ static int parse_other(struct bench_opts *o, int code, const char *arg)
 	case O_CPU:
 	case O_NO_PIN:
 		return bench_numa_option(o, code == O_NO_PIN, arg);
+	case O_PARALLEL:
+		o->parallel = true;
+		break;
+	case O_ALL_PFS:
+		o->all_pfs = true;
+		break;
+	}
+	return 0;
+}
+
+/* --parallel and --all-pfs: where they apply; 0 or -EINVAL, said. */
+static int parallel_check(const struct bench_opts *o)
+{
+	if (o->parallel && !o->all_vfs) {
+		cli_error("--parallel runs with --all-vfs (one worker per PF)");
+		return -EINVAL;
+	}
+	if (o->all_pfs && o->dev) {
+		cli_error("--all-pfs serves every PF: no -d");
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -241,6 +265,8 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, int *ret_pos)
 		cli_error("latency tests run on one QP, one way (no --bidir, --qps)");
 		return EXIT_USAGE;
 	}
+	if (parallel_check(o) < 0)
+		return EXIT_USAGE;
 	*ret_pos = optind;
 	return 0;
 }
@@ -345,6 +371,8 @@ static int mode_server(const struct bench_opts *o, const struct node *n, char **
 		cli_error("bench server takes no device argument; use -d DEV");
 		return EXIT_USAGE;
 	}
+	if (o->all_pfs)
+		return bench_cli_server_all_pfs(o, n);
 	if (!o->dev && !first_ibdev(n)) {
 		cli_error("no RDMA device on this node");
 		return 1;
@@ -359,6 +387,13 @@ static int mode_client(const struct bench_opts *o, const struct node *n, char **
 	const char *dev = o->dev ? o->dev : first_ibdev(n);
 	if (npos != 1) {
 		cli_error("bench client needs the server's address: bench client HOST");
+		return EXIT_USAGE;
+	}
+	if (o->all_vfs && o->parallel &&
+	    (unsigned long)o->cfg.tcp_port + (n->n_pfs ? n->n_pfs - 1 : 0) > 65535) {
+		cli_error("--parallel meets PF i on port %u+i: past 65535 with %zu PFs; use a "
+			  "lower --port",
+			  o->cfg.tcp_port, n->n_pfs);
 		return EXIT_USAGE;
 	}
 	if (o->all_vfs)
@@ -431,6 +466,10 @@ int cmd_bench(const struct cli *c, int argc, char **argv)
 			mode = bench_modes[i].run;
 	if (!mode) {
 		cli_error("unknown bench mode '%s' (server, client, pair, loopback)", argv[first]);
+		return EXIT_USAGE;
+	}
+	if (o.all_pfs && mode != mode_server) {
+		cli_error("--all-pfs is for bench server (a server per PF)");
 		return EXIT_USAGE;
 	}
 	struct sigaction sa = {.sa_handler = on_signal};

@@ -2,6 +2,7 @@
 /* `ibvf bench`: the benchmark's command line and its reports. */
 #pragma once
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,6 +22,9 @@ struct bench_opts {
 	double min_ratio;
 	bool json, force, all_vfs, once, mbps;
 	const char *dev;
+	/* --all-vfs --parallel: one worker per PF (bench_sweep.h); server
+	 * --all-pfs: a server per PF on PORT+i (bench_servers.c). */
+	bool parallel, all_pfs;
 };
 
 /* Set by SIGINT/SIGTERM: runs stop cleanly and the peer is told. */
@@ -53,3 +57,11 @@ int bench_cli_server(const struct bench_opts *o, const char *dev);
 /* bench_numa.c: --cpu LIST (no_pin false) or --no-pin into o's config; 0
  * or -EINVAL, said. */
 int bench_numa_option(struct bench_opts *o, bool no_pin, const char *arg);
+/* The server's loop on a listening socket (of TCP port port): sessions one after another until
+ * interrupted (or one, --once); each result printed under out_mu (may be
+ * NULL), labelled when label is not NULL. The exit status of the last. */
+int bench_cli_serve(const struct bench_opts *o, const char *dev, int lfd, uint16_t port,
+		    pthread_mutex_t *out_mu, const char *label);
+/* bench_servers.c: `bench server --all-pfs`, PF i of the node (BDF order)
+ * served on PORT+i by a thread of its own. */
+int bench_cli_server_all_pfs(const struct bench_opts *o, const struct node *n);
