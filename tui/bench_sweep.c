@@ -110,10 +110,11 @@ static void items_fill(struct sweep *s, const struct node *n)
 			else if (c->peer_dev && !strcmp(c->peer_dev, it->t.ibdev))
 				snprintf(it->why, sizeof(it->why), "the peer itself");
 			else if (ll && peer_ll && strcmp(ll, peer_ll))
-				snprintf(it->why, sizeof(it->why),
-					 "link layers differ: this VF is %.20s, the peer '%.64s' is "
-					 "%.20s",
-					 ll, c->peer_dev, peer_ll);
+				snprintf(
+					it->why, sizeof(it->why),
+					"link layers differ: this VF is %.20s, the peer '%.64s' is "
+					"%.20s",
+					ll, c->peer_dev, peer_ll);
 			else
 				it->pre_skip = false;
 		}

@@ -14,10 +14,10 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 }
 
 #define BENCH_USAGE                                                                                \
-	"bench server [--port P] [-d DEV] [--once] [TEST OPTIONS]\n"                               \
-	"       ibvf bench client HOST [-d DEV | --all-vfs] [TEST OPTIONS]\n"                      \
+	"bench server [--port P] [-d DEV | --all-pfs] [--once] [TEST OPTIONS]\n"                   \
+	"       ibvf bench client HOST [-d DEV | --all-vfs [--parallel]] [TEST OPTIONS]\n"         \
 	"       ibvf bench pair DEV_A DEV_B [TEST OPTIONS]\n"                                      \
-	"       ibvf bench pair --all-vfs PEER_DEV [TEST OPTIONS]\n"                               \
+	"       ibvf bench pair --all-vfs [--parallel] PEER_DEV [TEST OPTIONS]\n"                  \
 	"       ibvf bench loopback DEV [TEST OPTIONS]"
 #define BENCH_HELP                                                                                 \
 	"RDMA WRITE/READ bandwidth and latency per VF, judged against the port's rate.\n"          \
@@ -46,6 +46,9 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"By default each thread runs on its HCA's local CPUs and its buffer lies on the\n"         \
 	"HCA's NUMA node; the report says where each side ran and warns when a thread or\n"        \
 	"buffer is on another node (docs/bench.md). A server uses its own --cpu/--no-pin.\n"       \
+	"  --parallel        --all-vfs: every PF at once (a worker each), a PF's VFs one\n"        \
+	"                    after another; a client's PF i meets PORT+i (docs/bench.md)\n"        \
+	"  --all-pfs         server: PF i of this node (BDF order) served on PORT+i\n"             \
 	"A server takes the client's parameters, except those given to it, which must\n"           \
 	"match (else both sides name the parameter that differs)."
 

@@ -50,6 +50,7 @@ struct target {
 	enum tstate state;
 	struct json_object *result; /* bench_result_to_json() of the run, verdict included */
 	char why[512];
+	unsigned int pf_index; /* its PF's place in the node: its lane, PORT+i remote */
 };
 
 struct progress_msg {
@@ -69,7 +70,8 @@ struct job {
 	struct target *t;
 	size_t n;
 	bool finished;
-	struct bench_result res; /* the worker's */
+	struct bench_result res; /* the worker's when it runs the targets itself */
+	size_t n_lanes;		 /* PFs run at once (set by the worker before any run) */
 };
 
 struct bench_view {

@@ -40,6 +40,9 @@ else
 	fail "parallel sweep's wall time below the sequential one's" "parallel '$wp' s, sequential '$ws' s"
 fi
 printf 'SWEEP %s parallel %s s sequential %s s\n' "$VM_SCENARIO" "$wp" "$ws" >>"$VM_RESULTS"
+for f in par seq; do
+	note "$f: $(jq -c '[.vfs[] | [.device.ibdev // .device, .pf_bdf, .start_s, .end_s, .verdict.figure_gbps]], .node' "$VM_TMP/$f" 2>&1 | tr '\n' ' ')"
+done
 # The lanes: PF1's two VFs one after another, PF0's run beside PF1's first.
 expect_json "parallel: a PF's VFs do not overlap, the PFs do" "$VM_TMP/par" '
 	[.vfs[] | select(.start_s != null)] | group_by(.pf_bdf) as $g
@@ -60,7 +63,8 @@ expect_json "sequential: one run at a time" "$VM_TMP/seq" \
 timeout "$(vm_left)" ibvf bench server --all-pfs --json --timeout "$BENCH_TMO_MS" \
 	>"$VM_TMP/srv" 2>"$VM_TMP/srv.err" &
 BENCH_SERVER_PID=$!
-if wait_until 10 test "$(grep -c 'bench server on' "$VM_TMP/srv.err")" -ge 2; then
+_two_servers() { [ "$(grep -c 'bench server on' "$VM_TMP/srv.err")" -ge 2 ]; }
+if wait_until 10 _two_servers; then
 	pass "server --all-pfs listens for each PF" "$(tr '\n' ';' <"$VM_TMP/srv.err")"
 else
 	fail "server --all-pfs listens for each PF" "$(cat "$VM_TMP/srv.err")"
