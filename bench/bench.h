@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "bench/exchange.h"
+#include "bench/wire.h"
 #include "bench/stats.h"
 #include "core/err.h"
 
@@ -41,6 +42,10 @@ struct bench_config {
 	uint32_t pinned;     /* server: EXCHANGE_PIN() of parameters given to it */
 	int timeout_ms;	     /* control replies and stalled completions; 0: 10 s */
 	atomic_bool *cancel; /* set from another thread to stop; may be NULL */
+	/* The path (--sl, --pkey-index) and the verdict's --allow-same-port. */
+	unsigned int sl; /* service level 0..15 */
+	int pkey_index;	 /* -1: index 0, as perftest */
+	bool allow_same_port;
 };
 
 /* Live figures, at most every ~100 ms, from the thread running bench_run. */
@@ -78,6 +83,15 @@ struct bench_result {
 	unsigned int n_sizes;
 	struct bench_size_result sizes[BENCH_MAX_SIZES];
 	struct err err;
+	/* How the packets went and between what (the verdict's ceiling). */
+	enum bench_wire wire; /* the headers each packet carried */
+	bool grh;	      /* InfiniBand: a GRH was sent */
+	unsigned int sl;
+	unsigned int pkey_index;
+	uint16_t pkey;
+	char pf_bdf[16];      /* the function owning this side's physical port */
+	char peer[64];	      /* the peer as named: its device (pair) or host */
+	bool allow_same_port; /* the run's --allow-same-port */
 };
 
 /* Runs one benchmark session (a server serves one client). Returns 0, or a

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bench_cli.h"
+#include "bench_path.h"
 #include "core/node.h"
 #include "core/pods.h"
 #include "core/resolve.h"
@@ -46,6 +47,9 @@ enum {
 	O_ONCE,
 	O_OUTSTANDING,
 	O_TIMEOUT,
+	O_SL,
+	O_PKEY_INDEX,
+	O_ALLOW_SAME_PORT,
 };
 
 static const struct option bench_options[] = {
@@ -67,6 +71,9 @@ static const struct option bench_options[] = {
 	{"once", no_argument, NULL, O_ONCE},
 	{"outstanding", required_argument, NULL, O_OUTSTANDING},
 	{"timeout", required_argument, NULL, O_TIMEOUT},
+	{"sl", required_argument, NULL, O_SL},
+	{"pkey-index", required_argument, NULL, O_PKEY_INDEX},
+	{"allow-same-port", no_argument, NULL, O_ALLOW_SAME_PORT},
 	{"dev", required_argument, NULL, 'd'},
 	{0},
 };
@@ -197,6 +204,12 @@ static int parse_other(struct bench_opts *o, int code, const char *arg)
 	case 'd':
 		o->dev = arg;
 		break;
+	case O_SL:
+		return bench_path_option(cfg, BENCH_PATH_SL, arg);
+	case O_PKEY_INDEX:
+		return bench_path_option(cfg, BENCH_PATH_PKEY_INDEX, arg);
+	case O_ALLOW_SAME_PORT:
+		return bench_path_option(cfg, BENCH_PATH_ALLOW_SAME_PORT, arg);
 	}
 	return 0;
 }
@@ -230,6 +243,8 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, int *ret_pos)
 		cli_error("--iters and --duration cannot be used together");
 		return EXIT_USAGE;
 	}
+	if (bench_path_check(&o->cfg) < 0)
+		return EXIT_USAGE;
 	if (bench_is_latency(o->cfg.test) && (o->cfg.bidir || o->cfg.qps > 1)) {
 		cli_error("latency tests run on one QP, one way (no --bidir, --qps)");
 		return EXIT_USAGE;
@@ -408,6 +423,7 @@ int cmd_bench(const struct cli *c, int argc, char **argv)
 	struct bench_opts o = {.min_ratio = 0.9,
 			       .json = c->json,
 			       .cfg = {.gid_index = -1,
+				       .pkey_index = -1,
 				       .listen_fd = -1,
 				       .tcp_port = BENCH_DEFAULT_PORT,
 				       .cancel = &bench_interrupted}};

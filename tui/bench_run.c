@@ -110,6 +110,7 @@ int bench_pair_run(const struct bench_config *cfg, const char *a, const char *b,
 	pthread_join(th, NULL);
 	close(lfd);
 	*ret = cli->res;
+	snprintf(ret->peer, sizeof(ret->peer), "%s", a);
 	r = cli->rc;
 	if (r < 0)
 		snprintf(e->msg, sizeof(e->msg), "%s", cli->res.err.msg);

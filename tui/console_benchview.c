@@ -162,6 +162,7 @@ static void start(struct console *c, bool force)
 	j->wfd = fds[1];
 	pthread_mutex_init(&j->mu, NULL);
 	j->cfg = (struct bench_config){.gid_index = -1,
+				       .pkey_index = -1,
 				       .listen_fd = -1,
 				       .tcp_port = BENCH_DEFAULT_PORT,
 				       .test = bv->test,
