@@ -68,11 +68,12 @@ static void describe_limit(const struct bench_result *r, const struct bench_targ
 }
 
 /* "through the HCA, not the link: both ends on PF 0000:18:00.0 port 1" */
-static int same_port_text(const struct bench_result *r, char *buf, size_t size)
+static int same_port_text(const struct bench_result *r, double min_ratio, char *buf, size_t size)
 {
 	return snprintf(buf, size, "through the HCA, not the link: both ends on PF %s port %u%s; ",
 			r->pf_bdf[0] ? r->pf_bdf : "?", r->port,
 			r->allow_same_port ? " (--allow-same-port)"
+			: min_ratio <= 0   ? ""
 					   : ", no link validation (--allow-same-port accepts it)");
 }
 
@@ -86,7 +87,7 @@ void bench_judge(const struct bench_result *r, const struct bench_target *t, dou
 	v->same_port = bench_wire_same_port(&r->self_port, &r->peer_port);
 	char head[200] = "";
 	if (v->same_port)
-		same_port_text(r, head, sizeof(head));
+		same_port_text(r, min_ratio, head, sizeof(head));
 	for (unsigned int i = 0; i < r->n_sizes; i++)
 		if (r->sizes[i].bw_avg_gbps > v->figure_gbps)
 			v->figure_gbps = r->sizes[i].bw_avg_gbps;
@@ -98,7 +99,7 @@ void bench_judge(const struct bench_result *r, const struct bench_target *t, dou
 	}
 	uint32_t self = self_rate_mbps(r, t);
 	if (!self) {
-		v->pass = min_ratio <= 0 && (!v->same_port || r->allow_same_port);
+		v->pass = min_ratio <= 0;
 		snprintf(v->reason, sizeof(v->reason),
 			 "%snot judged: the port rate of '%.60s' is unknown", head,
 			 t->ibdev[0] ? t->ibdev : t->bdf);
@@ -127,7 +128,9 @@ void bench_judge(const struct bench_result *r, const struct bench_target *t, dou
 				 back);
 	}
 	v->expected_gbps = total * min_ratio;
-	v->pass = v->figure_gbps >= v->expected_gbps && (!v->same_port || r->allow_same_port);
+	/* --min-ratio 0 asks for a measurement, not a validation. */
+	v->pass = v->figure_gbps >= v->expected_gbps &&
+		  (!v->same_port || r->allow_same_port || min_ratio <= 0);
 	snprintf(v->reason, sizeof(v->reason),
 		 "%s%.2f Gb/s is %.0f%% of the %.2f Gb/s payload ceiling%s of %s (threshold "
 		 "%.0f%%)",

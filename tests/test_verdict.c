@@ -252,6 +252,12 @@ START_TEST(the_same_physical_port_is_no_link_validation)
 	bench_judge(&r, &t, 0.9, &v);
 	ck_assert(v.pass);
 	ck_assert_ptr_nonnull(strstr(v.reason, "port 1 (--allow-same-port); 390.00"));
+	/* --min-ratio 0 measures without validating: it passes, named. */
+	r.allow_same_port = false;
+	bench_judge(&r, &t, 0, &v);
+	ck_assert(v.pass);
+	ck_assert_ptr_nonnull(strstr(v.reason, "both ends on PF 0000:18:00.0 port 1; 390.00"));
+	r.allow_same_port = true;
 	/* Allowed, it is still held to the threshold. */
 	r.sizes[0].bw_avg_gbps = 300;
 	bench_judge(&r, &t, 0.9, &v);
