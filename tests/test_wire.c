@@ -3,7 +3,9 @@
  * (bench/port.h): headers, payload ceilings worked out by hand, the GRH
  * decision, the slower end, the physical port's identity. */
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench/port.h"
 #include "bench/wire.h"
@@ -187,6 +189,59 @@ START_TEST(verbs_speed_and_width_as_the_kernel_counts_them)
 }
 END_TEST
 
+/* The port block read through the kernel boundary, on the simulated DGX:
+ * mlx5_12 is vf0 and mlx5_13 vf2 of PF 0000:18:00.0, mlx5_20 a VF of
+ * 0000:40:00.0; every port reads 400 Gb/sec (4X NDR). */
+START_TEST(probe_reads_the_simulated_node)
+{
+	char *dir = tu_mkfixture(NULL);
+	struct sys *s;
+	struct err e;
+	struct bench_port_info a, b, c;
+	tu_put(dir, "proc/sys/kernel/random/boot_id", "5d0c6c6e-4d1f-4b43-9a59-0e9b6a1f2c11\n");
+	ck_assert_int_eq(sys_open_sim(dir, NULL, &s, &e), 0);
+	bench_port_probe(s, "mlx5_12", 1, 0, 0, &a);
+	ck_assert_uint_eq(a.rate_mbps, 400000);
+	ck_assert_str_eq(a.bdf, "0000:18:00.1");
+	ck_assert_str_eq(a.pf_bdf, "0000:18:00.0");
+	ck_assert_int_eq(a.vf_index, 0);
+	ck_assert_uint_eq(a.max_tx_rate_mbps, 0); /* the simulated PF caps no VF */
+	bench_port_probe(s, "mlx5_13", 1, 0, 0, &b);
+	bench_port_probe(s, "mlx5_20", 1, 0, 0, &c);
+	ck_assert_str_eq(b.pf_bdf, "0000:18:00.0");
+	struct exchange_port pa = {0}, pb = {0}, pc = {0};
+	memcpy(pa.phys_port, a.phys_port, 16);
+	memcpy(pb.phys_port, b.phys_port, 16);
+	memcpy(pc.phys_port, c.phys_port, 16);
+	ck_assert(bench_wire_same_port(&pa, &pb)); /* two VFs of one PF */
+	ck_assert(!bench_wire_same_port(&pa, &pc));
+	/* A rate altered in the tree is the rate exchanged: the ceiling follows. */
+	tu_put(dir,
+	       "sys/devices/pci0000:17/0000:17:01.0/0000:18:00.3/infiniband/mlx5_13/ports/1/rate",
+	       "200 Gb/sec (4X HDR)\n");
+	bench_port_probe(s, "mlx5_13", 1, 0, 0, &b);
+	ck_assert_uint_eq(b.rate_mbps, 200000);
+	/* No rate file: verbs' speed x width (HDR x 4X). */
+	char path[4096];
+	snprintf(path, sizeof(path),
+		 "%s/sys/devices/pci0000:17/0000:17:01.0/0000:18:00.3/"
+		 "infiniband/mlx5_13/ports/1/rate",
+		 dir);
+	ck_assert_int_eq(unlink(path), 0);
+	bench_port_probe(s, "mlx5_13", 1, 64, 2, &b);
+	ck_assert_uint_eq(b.rate_mbps, 200000);
+	ck_assert_uint_eq(b.width, 4);
+	/* A device the tree does not have: all unknown, no identity. */
+	bench_port_probe(s, "mlx5_99", 1, 0, 0, &b);
+	ck_assert_uint_eq(b.rate_mbps, 0);
+	ck_assert_str_eq(b.pf_bdf, "");
+	memcpy(pb.phys_port, b.phys_port, 16);
+	ck_assert(!bench_wire_same_port(&pb, &pb));
+	sys_close(s);
+	tu_rmtree(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("wire");
@@ -200,6 +255,7 @@ int main(void)
 	tcase_add_test(tc, same_port_needs_a_known_equal_identity);
 	tcase_add_test(tc, identity_layout_and_unknowns);
 	tcase_add_test(tc, verbs_speed_and_width_as_the_kernel_counts_them);
+	tcase_add_test(tc, probe_reads_the_simulated_node);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }
