@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "bench/exchange.h"
+#include "bench/wire.h"
 #include "bench/stats.h"
 #include "core/err.h"
 
@@ -48,6 +49,10 @@ struct bench_config {
 	bool no_pin;
 	bool cpu_given;
 	cpu_set_t cpus;
+	/* The path (--sl, --pkey-index) and the verdict's --allow-same-port. */
+	unsigned int sl; /* service level 0..15 */
+	int pkey_index;	 /* -1: index 0, as perftest */
+	bool allow_same_port;
 };
 
 #define BENCH_PLACE_NOTE 200
@@ -107,6 +112,15 @@ struct bench_result {
 	struct err err;
 	/* Placement: this side's, and the peer's when it ran in this process. */
 	struct bench_placement placement, peer_placement;
+	/* How the packets went and between what (the verdict's ceiling). */
+	enum bench_wire wire; /* the headers each packet carried */
+	bool grh;	      /* InfiniBand: a GRH was sent */
+	unsigned int sl;
+	unsigned int pkey_index;
+	uint16_t pkey;
+	char pf_bdf[16];      /* the function owning this side's physical port */
+	char peer[64];	      /* the peer as named: its device (pair) or host */
+	bool allow_same_port; /* the run's --allow-same-port */
 };
 
 /* Runs one benchmark session (a server serves one client). Returns 0, or a

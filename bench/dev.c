@@ -3,15 +3,18 @@
  * connection (INIT -> RTR -> RTS). The GID index is chosen the same way on
  * both sides: on an Ethernet link layer the lowest RoCE v2 GID holding an
  * IPv4 address (sysfs gid_attrs/types/<i> and gids/<i>), on InfiniBand
- * index 0 with the LID. */
+ * index 0 with the LID, and a GRH only when needed (bench/wire.h). */
 #include "internal.h"
 #include "place.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "core/sys.h"
 
 /* Buffers beyond this are not worth a second slot. */
 #define SLOT_BUDGET (256u << 20)
@@ -85,6 +88,63 @@ static struct ibv_context *open_by_name(struct bench_ctx *c, const char *name)
 	return NULL;
 }
 
+/* --sl and --pkey-index against this port: a level out of range, an index
+ * out of the P_Key table or an empty entry is refused by name. rdma_cm
+ * takes both from the path it resolves. */
+static int path_check(struct bench_ctx *c)
+{
+	const struct bench_config *cfg = c->cfg;
+	if (cfg->sl > 15)
+		return err_setx(c->e, EINVAL, "service level %u out of range 0..15", cfg->sl);
+	if (cfg->cm && (cfg->sl || cfg->pkey_index > 0))
+		return err_setx(c->e, EINVAL,
+				"--sl and --pkey-index cannot be used with --cm: rdma_cm takes the "
+				"service level and P_Key from the path and interface it resolves");
+	c->pkey_index = cfg->pkey_index >= 0 ? (unsigned int)cfg->pkey_index : 0;
+	if (c->pkey_index >= (unsigned int)c->pattr.pkey_tbl_len)
+		return err_setx(
+			c->e, EINVAL, "P_Key index %u out of '%s' port %u's table (%u entries)",
+			c->pkey_index, cfg->ibdev, c->port, (unsigned int)c->pattr.pkey_tbl_len);
+	__be16 pkey = 0;
+	if (ibv_query_pkey(c->ctx, (uint8_t)c->port, (int)c->pkey_index, &pkey))
+		return err_set(c->e, errno, "cannot read P_Key index %u of '%s' port %u",
+			       c->pkey_index, cfg->ibdev, c->port);
+	c->pkey = be16toh(pkey);
+	if (!(c->pkey & 0x7fff))
+		return err_setx(c->e, EINVAL, "P_Key index %u of '%s' port %u is empty (0x%04x)",
+				c->pkey_index, cfg->ibdev, c->port, c->pkey);
+	return 0;
+}
+
+/* How this side's packets are framed, the GRH decision aside: RoCE v1 or v2
+ * by the GID's type, IPv4 or IPv6 by its address. */
+static enum bench_wire framing(struct bench_ctx *c)
+{
+	char path[256], type[32], ip[16];
+	if (!c->eth)
+		return BENCH_WIRE_IB;
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/gid_attrs/types/%d",
+		 c->cfg->ibdev, c->port, c->gid_index);
+	if (read_line(path, type, sizeof(type)) == 0 && strcmp(type, "RoCE v2"))
+		return BENCH_WIRE_ROCE_V1;
+	return dev_gid_ipv4(c->gid.raw, ip, sizeof(ip)) ? BENCH_WIRE_ROCE_V2_IPV4
+							: BENCH_WIRE_ROCE_V2_IPV6;
+}
+
+/* Rate, cap, lanes and physical port, from the real node's sysfs and
+ * netlink: what is not found stays unknown. */
+static void probe_port(struct bench_ctx *c)
+{
+	struct sys *s;
+	struct err e;
+	c->pinfo = (struct bench_port_info){.vf_index = -1};
+	if (sys_open_linux("/", &s, &e) < 0)
+		return;
+	bench_port_probe(s, c->cfg->ibdev, c->port, c->pattr.active_speed, c->pattr.active_width,
+			 &c->pinfo);
+	sys_close(s);
+}
+
 int dev_open(struct bench_ctx *c)
 {
 	const struct bench_config *cfg = c->cfg;
@@ -116,6 +176,11 @@ int dev_open(struct bench_ctx *c)
 	}
 	if (ibv_query_gid(c->ctx, (uint8_t)c->port, c->gid_index, &c->gid))
 		return err_set(c->e, errno, "cannot read GID %d of '%s'", c->gid_index, cfg->ibdev);
+	int r = path_check(c);
+	if (r < 0)
+		return r;
+	c->wire = framing(c);
+	probe_port(c);
 	c->pd = ibv_alloc_pd(c->ctx);
 	if (!c->pd)
 		return err_set(c->e, errno, "cannot allocate a PD on '%s'", cfg->ibdev);
@@ -227,6 +292,10 @@ void dev_fill_dest(struct bench_ctx *c, struct exchange_dest *d)
 	d->port.mtu = (uint16_t)(128u << c->pattr.active_mtu);
 	if (c->pattr.active_mtu < IBV_MTU_256 || c->pattr.active_mtu > IBV_MTU_4096)
 		d->port.mtu = 0;
+	d->port.rate_mbps = c->pinfo.rate_mbps;
+	d->port.max_tx_rate_mbps = c->pinfo.max_tx_rate_mbps;
+	d->port.width = c->pinfo.width;
+	memcpy(d->port.phys_port, c->pinfo.phys_port, sizeof(d->port.phys_port));
 	struct bench_placement *pl = &c->res->placement;
 	place_sample_cpu(pl);
 	d->port.numa_node = (int16_t)pl->hca_node;
@@ -245,7 +314,7 @@ int dev_connect(struct bench_ctx *c)
 	for (unsigned int q = 0; q < c->n_qps; q++) {
 		struct ibv_qp *qp = c->qps[q].qp;
 		struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT,
-					.pkey_index = 0,
+					.pkey_index = (uint16_t)c->pkey_index,
 					.port_num = (uint8_t)c->port,
 					.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
 							   IBV_ACCESS_REMOTE_READ |
@@ -263,12 +332,13 @@ int dev_connect(struct bench_ctx *c)
 				(uint8_t)(c->dattr.max_qp_rd_atom > 255 ? 255
 									: c->dattr.max_qp_rd_atom),
 			.min_rnr_timer = 12,
-			.ah_attr = {.dlid = c->remote.lid, .sl = 0, .port_num = (uint8_t)c->port},
+			.ah_attr = {.dlid = c->remote.lid,
+				    .sl = (uint8_t)c->cfg->sl,
+				    .port_num = (uint8_t)c->port},
 		};
 		if (!a.max_dest_rd_atomic)
 			a.max_dest_rd_atomic = 1;
-		static const uint8_t zero[16];
-		if (c->eth || memcmp(c->remote.gid, zero, 16)) {
+		if (c->grh) {
 			a.ah_attr.is_global = 1;
 			memcpy(a.ah_attr.grh.dgid.raw, c->remote.gid, 16);
 			a.ah_attr.grh.sgid_index = (uint8_t)c->gid_index;

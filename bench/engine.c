@@ -43,7 +43,8 @@ static int local_params(struct bench_ctx *c, struct exchange_params *p)
 		.test = (uint8_t)cfg->test,
 		.flags = (uint8_t)((cfg->bidir ? EXCHANGE_F_BIDIR : 0) |
 				   (cfg->all_sizes ? EXCHANGE_F_ALL_SIZES : 0) |
-				   (cfg->cm ? EXCHANGE_F_CM : 0)),
+				   (cfg->cm ? EXCHANGE_F_CM : 0) |
+				   (cfg->gid_index >= 0 ? EXCHANGE_F_GRH : 0)),
 		/* What this side can answer as a responder: the device's max. */
 		.rd_atomic = clamp_u8(c->dattr.max_qp_rd_atom),
 		.mtu = (uint8_t)c->pattr.active_mtu,
@@ -77,6 +78,37 @@ static int send_msg(struct bench_ctx *c, const struct exchange_msg *m)
 	return exchange_send(c->fd, m, c->timeout_ms, c->e);
 }
 
+/* A device name as it may cross the wire: printable, without quotes. */
+static void wire_name(const char *name, char *buf, size_t size)
+{
+	size_t j = 0;
+	for (const char *p = name; *p && j + 1 < size; p++)
+		buf[j++] = (*p > 0x20 && *p < 0x7f && *p != '\'' && *p != '"') ? *p : '?';
+	buf[j] = '\0';
+}
+
+static void send_link_layer_abort(struct bench_ctx *c)
+{
+	struct exchange_msg m = {.type = EXCHANGE_ABORT,
+				 .abort = {.code = EXCHANGE_ABORT_LINK_LAYER}};
+	struct err ignored;
+	wire_name(c->cfg->ibdev, m.abort.text, sizeof(m.abort.text));
+	exchange_send(c->fd, &m, c->timeout_ms, &ignored);
+}
+
+/* Link layers that differ, refused by name on both sides: each sends the
+ * other its device's name (EXCHANGE_ABORT_LINK_LAYER). peer: the peer's
+ * name, or NULL when it did not say. */
+static int link_layer_refusal(struct bench_ctx *c, const char *peer)
+{
+	return err_setx(c->e, EPROTONOSUPPORT,
+			"'%s' is %s, the peer's %s%s%s is %s: both ends of a connection need "
+			"the same link layer",
+			c->cfg->ibdev, bench_wire_link_layer_name(c->eth), peer ? "'" : "",
+			peer ? peer : "device", peer ? "'" : "",
+			bench_wire_link_layer_name(!c->eth));
+}
+
 /* Receives one message, turning ABORT into an error naming the peer's reason. */
 static int recv_msg(struct bench_ctx *c, struct exchange_msg *m, int timeout_ms, uint16_t want,
 		    const char *waiting_for)
@@ -90,6 +122,11 @@ static int recv_msg(struct bench_ctx *c, struct exchange_msg *m, int timeout_ms,
 				timeout_ms, waiting_for);
 	if (r < 0)
 		return r;
+	if (m->type == EXCHANGE_ABORT && m->abort.code == EXCHANGE_ABORT_LINK_LAYER) {
+		send_link_layer_abort(c);
+		c->link_layer_told = true;
+		return link_layer_refusal(c, m->abort.text);
+	}
 	if (m->type == EXCHANGE_ABORT)
 		return err_setx(c->e, ECONNABORTED, "the peer stopped: %s", m->abort.text);
 	if (want && m->type != want && m->type != EXCHANGE_MISMATCH)
@@ -132,10 +169,14 @@ static int client_handshake(struct bench_ctx *c)
 	struct exchange_params want = c->params, got = m.params;
 	want.rd_atomic = got.rd_atomic;
 	want.mtu = got.mtu;
+	want.flags = (uint8_t)((want.flags & ~EXCHANGE_F_GRH) | (got.flags & EXCHANGE_F_GRH));
 	if (memcmp(&want, &got, sizeof(want)))
 		return err_setx(c->e, EPROTO, "the server accepted different parameters");
 	c->remote = m.dest;
 	c->res->peer_port = m.dest.port;
+	c->params.flags = want.flags;
+	/* rdma_cm resolves its own path: a GRH on InfiniBand only across subnets. */
+	c->grh = c->eth || (!cfg->cm && (got.flags & EXCHANGE_F_GRH));
 	if (got.mtu < c->params.mtu)
 		c->params.mtu = got.mtu;
 	pick_rd_atomic(c, got.rd_atomic);
@@ -146,6 +187,20 @@ static int client_handshake(struct bench_ctx *c)
 	char ip[64];
 	const char *peer = dev_gid_ipv4(c->remote.gid, ip, sizeof(ip)) ? ip : cfg->host;
 	return cm_connect(c, peer);
+}
+
+/* The server tells the client its device's name and waits for the
+ * client's, to name both. */
+static int server_link_layer_refusal(struct bench_ctx *c)
+{
+	struct exchange_msg m;
+	struct err ignored;
+	send_link_layer_abort(c);
+	c->link_layer_told = true;
+	if (exchange_recv(c->fd, &m, c->timeout_ms, c->cfg->cancel, &ignored) == 0 &&
+	    m.type == EXCHANGE_ABORT && m.abort.code == EXCHANGE_ABORT_LINK_LAYER)
+		return link_layer_refusal(c, m.abort.text);
+	return link_layer_refusal(c, NULL);
 }
 
 static int server_handshake(struct bench_ctx *c, int lfd)
@@ -171,10 +226,8 @@ static int server_handshake(struct bench_ctx *c, int lfd)
 	int differs = exchange_params_compare(&mine, &m.params,
 					      cfg->pinned | EXCHANGE_PIN(EXCHANGE_P_CM), &mm);
 	uint8_t my_ll = c->eth ? EXCHANGE_LL_ETH : EXCHANGE_LL_IB;
-	if (!differs && m.dest.link_layer != my_ll) {
-		mm = (struct exchange_mismatch){EXCHANGE_P_LINK_LAYER, my_ll, m.dest.link_layer};
-		differs = 1;
-	}
+	if (!differs && m.dest.link_layer != my_ll)
+		return server_link_layer_refusal(c);
 	if (differs) {
 		struct exchange_msg a = {.type = EXCHANGE_MISMATCH, .mismatch = mm};
 		send_msg(c, &a);
@@ -184,6 +237,12 @@ static int server_handshake(struct bench_ctx *c, int lfd)
 	}
 	c->params = m.params;
 	c->params.rd_atomic = mine.rd_atomic;
+	c->grh = cfg->cm ? c->eth
+			 : bench_wire_needs_grh(c->eth,
+						(m.params.flags | mine.flags) & EXCHANGE_F_GRH,
+						c->pattr.lid, m.dest.lid);
+	c->params.flags = (uint8_t)((c->params.flags & ~EXCHANGE_F_GRH) |
+				    (c->grh && !c->eth ? EXCHANGE_F_GRH : 0));
 	if (mine.mtu < c->params.mtu)
 		c->params.mtu = mine.mtu;
 	pick_rd_atomic(c, m.params.rd_atomic);
@@ -297,7 +356,7 @@ static int run_size(struct bench_ctx *c, unsigned int step, uint64_t size)
 
 static void abort_peer(struct bench_ctx *c, int code)
 {
-	if (c->fd < 0)
+	if (c->fd < 0 || c->link_layer_told)
 		return;
 	struct exchange_msg m = {.type = EXCHANGE_ABORT, .abort = {.code = (uint32_t)code}};
 	/* Only printable ASCII crosses the wire. */
@@ -325,6 +384,15 @@ static void fill_result_header(struct bench_ctx *c)
 	res->cm = c->params.flags & EXCHANGE_F_CM;
 	res->duration_mode = c->params.duration_s != 0;
 	res->test = (enum bench_test)c->params.test;
+	res->wire = c->eth ? c->wire : c->grh ? BENCH_WIRE_IB_GRH : BENCH_WIRE_IB;
+	res->grh = c->grh;
+	res->sl = c->cfg->sl;
+	res->pkey_index = c->pkey_index;
+	res->pkey = c->pkey;
+	snprintf(res->pf_bdf, sizeof(res->pf_bdf), "%s", c->pinfo.pf_bdf);
+	if (!c->cfg->server && c->cfg->host && !res->peer[0])
+		snprintf(res->peer, sizeof(res->peer), "%s", c->cfg->host);
+	res->allow_same_port = c->cfg->allow_same_port;
 	res->n_sizes = (c->params.flags & EXCHANGE_F_ALL_SIZES) ? BENCH_MAX_SIZES : 1;
 }
 

@@ -186,7 +186,8 @@ static int msg_validate(const struct exchange_msg *m, struct err *e)
 		return 0;
 	case EXCHANGE_ABORT:
 		if (m->abort.code != EXCHANGE_ABORT_CANCELLED &&
-		    m->abort.code != EXCHANGE_ABORT_ERROR)
+		    m->abort.code != EXCHANGE_ABORT_ERROR &&
+		    m->abort.code != EXCHANGE_ABORT_LINK_LAYER)
 			return err_setx(e, EPROTO, "unknown abort code %u", m->abort.code);
 		return text_validate(m->abort.text, e);
 	case EXCHANGE_BYE:

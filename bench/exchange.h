@@ -49,7 +49,10 @@ enum bench_test {
 #define EXCHANGE_F_BIDIR     0x01
 #define EXCHANGE_F_ALL_SIZES 0x02
 #define EXCHANGE_F_CM	     0x04
-#define EXCHANGE_F_KNOWN     0x07
+/* HELLO: the client asks for a GRH (its --gid-index); ACCEPT: the
+ * connection sends one (the server decides for both, bench/wire.h). */
+#define EXCHANGE_F_GRH	 0x08
+#define EXCHANGE_F_KNOWN 0x0f
 
 struct exchange_params {
 	uint8_t test;	   /* enum bench_test */
@@ -139,6 +142,9 @@ struct exchange_sync {
 enum exchange_abort_code {
 	EXCHANGE_ABORT_CANCELLED = 1,
 	EXCHANGE_ABORT_ERROR = 2,
+	/* The link layers differ; the text is the sender's device name, so
+	 * that each side names both devices. */
+	EXCHANGE_ABORT_LINK_LAYER = 3,
 };
 
 struct exchange_abort {

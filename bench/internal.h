@@ -6,6 +6,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "bench/bench.h"
+#include "bench/port.h"
 
 struct bench_qp {
 	struct ibv_qp *qp;
@@ -30,6 +31,11 @@ struct bench_ctx {
 	int gid_index;
 	union ibv_gid gid;
 	bool eth;
+	enum bench_wire wire; /* this side's framing before the GRH decision */
+	bool grh;	      /* InfiniBand: the connection sends a GRH */
+	unsigned int pkey_index;
+	uint16_t pkey;
+	struct bench_port_info pinfo; /* rate, cap, lanes, physical port */
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	unsigned int cq_size;
@@ -49,9 +55,10 @@ struct bench_ctx {
 	/* The session. */
 	struct exchange_params params; /* as agreed */
 	struct exchange_dest local, remote;
-	uint8_t rd_atomic; /* this side's initiator depth */
-	int fd;		   /* control connection */
-	bool peer_done;	   /* a loop consumed the peer's DONE */
+	uint8_t rd_atomic;    /* this side's initiator depth */
+	int fd;		      /* control connection */
+	bool peer_done;	      /* a loop consumed the peer's DONE */
+	bool link_layer_told; /* the peer has our name: no second ABORT */
 	struct exchange_sync peer_sync;
 	int timeout_ms;
 	cpu_set_t saved_affinity; /* the thread's, before place_begin() */

@@ -3,6 +3,7 @@
 #include "report.h"
 
 #include <stdint.h>
+#include <stdio.h>
 
 static void add_num(struct json_object *o, const char *k, double v)
 {
@@ -31,6 +32,56 @@ static void add_hist(struct json_object *o, const struct lat_hist *h)
 		json_object_array_add(a, b);
 	}
 	json_object_object_add(o, "histogram", a);
+}
+
+/* A count that 0 leaves unknown: null. */
+static void add_known(struct json_object *o, const char *k, uint32_t v)
+{
+	json_object_object_add(o, k, v ? json_object_new_int64(v) : NULL);
+}
+
+static struct json_object *port_json(const struct exchange_port *p)
+{
+	struct json_object *o = json_object_new_object();
+	add_known(o, "rate_mbps", p->rate_mbps);
+	add_known(o, "max_tx_rate_mbps", p->max_tx_rate_mbps);
+	add_known(o, "width", p->width);
+	add_known(o, "mtu", p->mtu);
+	return o;
+}
+
+/* "link": both ends' ports as exchanged, the framing, the path's SL and
+ * P_Key, and whether both ends share one physical port. */
+static void add_link(struct json_object *o, const struct bench_result *r)
+{
+	struct json_object *l = json_object_new_object(), *peer = port_json(&r->peer_port);
+	char pkey[8];
+	add_str(peer, "name", r->peer);
+	json_object_object_add(l, "self", port_json(&r->self_port));
+	json_object_object_add(l, "peer", peer);
+	add_str(l, "wire", bench_wire_key(r->wire));
+	add_str(l, "wire_name", bench_wire_name(r->wire));
+	add_int(l, "headers_bytes", bench_wire_overhead(r->wire));
+	json_object_object_add(l, "grh", json_object_new_boolean(r->grh));
+	add_int(l, "sl", r->sl);
+	add_int(l, "pkey_index", r->pkey_index);
+	snprintf(pkey, sizeof(pkey), "0x%04x", r->pkey);
+	add_str(l, "pkey", r->pkey ? pkey : NULL);
+	add_str(l, "pf", r->pf_bdf);
+	json_object_object_add(
+		l, "same_port",
+		json_object_new_boolean(bench_wire_same_port(&r->self_port, &r->peer_port)));
+	json_object_object_add(o, "link", l);
+}
+
+static void add_verdict_limit(struct json_object *vo, const struct bench_verdict *v)
+{
+	add_str(vo, "limited_by", bench_limiter_key(v->limited_by));
+	add_str(vo, "limit", v->limit);
+	add_known(vo, "limit_mbps", v->limit_mbps);
+	add_int(vo, "mtu", v->mtu);
+	add_int(vo, "headers_bytes", v->overhead);
+	json_object_object_add(vo, "same_port", json_object_new_boolean(v->same_port));
 }
 
 struct json_object *bench_result_to_json(const struct bench_result *r, const struct bench_target *t,
@@ -87,6 +138,7 @@ struct json_object *bench_result_to_json(const struct bench_result *r, const str
 		json_object_array_add(sizes, so);
 	}
 	json_object_object_add(o, "sizes", sizes);
+	add_link(o, r);
 	if (v) {
 		struct json_object *vo = json_object_new_object();
 		add_str(vo, "status", v->pass ? "PASS" : "FAIL");
@@ -96,6 +148,7 @@ struct json_object *bench_result_to_json(const struct bench_result *r, const str
 		add_num(vo, "ceiling_gbps", v->ceiling_gbps);
 		add_num(vo, "min_ratio", v->min_ratio);
 		add_str(vo, "reason", v->reason);
+		add_verdict_limit(vo, v);
 		json_object_object_add(o, "verdict", vo);
 	}
 	bench_placement_to_json(o, r);

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The benchmark's verdict: a result judged against its port's rate. Pure:
- * no printing, no reading of the node; the caller places the device
- * (struct bench_target) and chooses the threshold. */
+/* The benchmark's verdict: a result judged against the payload ceiling of
+ * the slower end of its connection. Pure: no printing, no reading of the
+ * node; the caller places the device (struct bench_target) and chooses the
+ * threshold; the result carries both ends' exchanged port blocks. */
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "bench/bench.h"
 
@@ -23,15 +25,28 @@ struct bench_verdict {
 	bool pass;
 	bool judged;	      /* false for latency tests and unknown rates: no threshold */
 	double figure_gbps;   /* the best average over the sizes run */
-	double expected_gbps; /* min_ratio x payload ceiling (x2 bidirectional) */
-	double ceiling_gbps;  /* of one direction; 0 when not judged */
+	double expected_gbps; /* min_ratio x payload ceiling (both ways' when bidirectional) */
+	double ceiling_gbps;  /* of the direction this side measured; 0 when not judged */
 	double min_ratio;
-	char reason[160];
+	/* What the ceiling came from. */
+	enum bench_limiter limited_by;
+	uint32_t limit_mbps;   /* the rate that limits: a port's, or a VF's cap */
+	unsigned int mtu;      /* the path MTU used */
+	unsigned int overhead; /* bytes of headers a packet carried */
+	bool same_port;	       /* both ends on one physical port: not a link validation */
+	char limit[96];	       /* "peer mlx5_7 at 200 Gb/s", "VF cap 100000 Mb/s" */
+	char reason[400];
 };
 
-/* Judges r, a run on t, at min_ratio (0.9: 90%) of the payload ceiling of
- * t's port rate (x2 when bidirectional). Latency tests are not judged: they
- * pass when they have samples. A bandwidth test on a port of unknown rate
- * is not judged either and passes only when min_ratio <= 0. */
+/* Judges r, a run on t, at min_ratio (0.9: 90%) of the payload ceiling:
+ * the lowest of both ports' rates and the sending VF's max_tx_rate, at the
+ * path MTU, less the headers actually sent (docs/bench-verdict.md).
+ * Latency tests are not judged: they pass when they have samples. A
+ * bandwidth test on a port of unknown rate is not judged either and passes
+ * only when min_ratio <= 0. A run whose two ends share one physical port
+ * never passes unless r->allow_same_port. */
 void bench_judge(const struct bench_result *r, const struct bench_target *t, double min_ratio,
 		 struct bench_verdict *ret);
+
+/* "self_rate", "self_cap", "peer_rate", "peer_cap"; NULL for none. */
+const char *bench_limiter_key(enum bench_limiter l);

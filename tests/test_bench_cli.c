@@ -155,6 +155,50 @@ START_TEST(placement_options_are_checked_where_typed)
 }
 END_TEST
 
+START_TEST(sl_and_pkey_index_are_bounded_and_named)
+{
+	static const struct {
+		const char *argv[8];
+		const char *want;
+	} cases[] = {
+		{{"bench", "loopback", "x", "--sl", "16", NULL},
+		 "--sl wants a service level from 0 to 15, got '16'"},
+		{{"bench", "loopback", "x", "--sl", "-1", NULL},
+		 "--sl wants a service level from 0 to 15, got '-1'"},
+		{{"bench", "loopback", "x", "--sl", "0x3", NULL},
+		 "--sl wants a service level from 0 to 15, got '0x3'"},
+		{{"bench", "loopback", "x", "--pkey-index", "65536", NULL},
+		 "--pkey-index wants a P_Key table index from 0 to 65535, got '65536'"},
+		{{"bench", "loopback", "x", "--pkey-index", "", NULL},
+		 "--pkey-index wants a P_Key table index from 0 to 65535, got ''"},
+		{{"bench", "loopback", "x", "--cm", "--sl", "1", NULL},
+		 "--sl and --pkey-index cannot be used with --cm: rdma_cm takes"},
+		{{"bench", "loopback", "x", "--pkey-index", "0", "--cm", NULL},
+		 "--sl and --pkey-index cannot be used with --cm"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out, *err;
+		int rc = tu_run(cases[i].argv, &out, &err);
+		ck_assert_msg(rc == 2, "case %zu: exit %d, stderr '%s'", i, rc, err);
+		ck_assert_msg(strstr(err, cases[i].want), "case %zu: stderr '%s'", i, err);
+		ck_assert_int_eq(lines(err), 1);
+		free(out);
+		free(err);
+	}
+	/* In range, they pass the command line: the run goes as far as the
+	 * device, which this host lacks. */
+	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir), *out, *err;
+	const char *a[] = {"bench", "loopback",		 "mlx5_0", "--sl", "15", "--pkey-index",
+			   "3",	    "--allow-same-port", sim,	   NULL};
+	ck_assert_int_eq(tu_run(a, &out, &err), 1);
+	ck_assert_msg(strstr(err, "no RDMA device 'mlx5_0'"), "stderr: %s", err);
+	free(out);
+	free(err);
+	free(sim);
+	tu_rmtree(dir);
+}
+END_TEST
+
 static Suite *bench_cli_suite(void)
 {
 	Suite *s = suite_create("bench_cli");
@@ -165,6 +209,7 @@ static Suite *bench_cli_suite(void)
 	tcase_add_test(tc, a_vf_in_a_pod_is_refused_unless_forced);
 	tcase_add_test(tc, json_error_is_valid_json);
 	tcase_add_test(tc, placement_options_are_checked_where_typed);
+	tcase_add_test(tc, sl_and_pkey_index_are_bounded_and_named);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -128,16 +128,167 @@ START_TEST(hdr_and_a_smaller_mtu)
 }
 END_TEST
 
-START_TEST(ethernet_counts_a_grh)
+START_TEST(roce_v2_counts_ethernet_ip_and_udp)
 {
 	struct bench_target t = ndr_vf();
 	struct bench_result r = bw_run(BENCH_WRITE_BW, (double[]){360.0}, 1);
 	struct bench_verdict v;
 	r.ethernet = true;
+	r.wire = BENCH_WIRE_ROCE_V2_IPV4;
 	bench_judge(&r, &t, 0.9, &v);
-	/* 400 x 4096 / 4162 */
-	ck_assert_double_eq_tol(v.ceiling_gbps, 393.6569, 1e-4);
+	/* Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4 = 62:
+	 * 400 x 4096 / 4158 */
+	ck_assert_double_eq_tol(v.ceiling_gbps, 394.035594035594, 1e-9);
+	ck_assert_uint_eq(v.overhead, 62);
+	ck_assert(v.pass); /* 360 >= 354.63 */
+}
+END_TEST
+
+START_TEST(infiniband_with_a_grh_is_held_to_393_66)
+{
+	struct bench_target t = ndr_vf();
+	struct bench_result r = bw_run(BENCH_WRITE_BW, (double[]){355.0}, 1);
+	struct bench_verdict v;
+	r.wire = BENCH_WIRE_IB_GRH;
+	r.grh = true;
+	bench_judge(&r, &t, 0.9, &v);
+	/* 400 x 4096 / (4096 + 26 + 40) = 393.66; 90% of it 354.29 */
+	ck_assert_double_eq_tol(v.ceiling_gbps, 393.65689572321, 1e-9);
+	ck_assert_double_eq_tol(v.expected_gbps, 0.9 * 393.65689572321, 1e-9);
 	ck_assert(v.pass);
+	/* Without the GRH the same figure is under 90% of 397.48 (357.73). */
+	r.wire = BENCH_WIRE_IB;
+	bench_judge(&r, &t, 0.9, &v);
+	ck_assert(!v.pass);
+}
+END_TEST
+
+START_TEST(a_slower_peer_sets_the_ceiling_and_is_named)
+{
+	struct bench_target t = ndr_vf();
+	struct bench_result r = bw_run(BENCH_WRITE_BW, (double[]){190.0}, 1);
+	struct bench_verdict v;
+	r.self_port.rate_mbps = 400000;
+	r.peer_port.rate_mbps = 200000;
+	strcpy(r.peer, "mlx5_7");
+	bench_judge(&r, &t, 0.9, &v);
+	/* HDR peer: 200 x 4096 / 4122 = 198.74; 190 is 96% of it. */
+	ck_assert_double_eq_tol(v.ceiling_gbps, 198.7384764677341, 1e-9);
+	ck_assert_int_eq(v.limited_by, BENCH_LIMIT_PEER_RATE);
+	ck_assert_uint_eq(v.limit_mbps, 200000);
+	ck_assert(v.pass);
+	ck_assert_str_eq(v.limit, "peer mlx5_7 at 200 Gb/s");
+	ck_assert_str_eq(v.reason, "190.00 Gb/s is 96% of the 198.74 Gb/s payload ceiling of peer "
+				   "mlx5_7 at 200 Gb/s (threshold 90%)");
+	/* Was: a VF tested against a 200G peer failed against 397.48. */
+}
+END_TEST
+
+START_TEST(a_vf_cap_limits_what_it_sends)
+{
+	struct bench_target t = ndr_vf();
+	struct bench_result r = bw_run(BENCH_WRITE_BW, (double[]){95.0}, 1);
+	struct bench_verdict v;
+	r.self_port.rate_mbps = 400000;
+	r.self_port.max_tx_rate_mbps = 100000;
+	r.peer_port.rate_mbps = 400000;
+	bench_judge(&r, &t, 0.9, &v);
+	/* 100 x 4096 / 4122 = 99.37; 95 is 96% of it. */
+	ck_assert_double_eq_tol(v.ceiling_gbps, 99.36923823386705, 1e-9);
+	ck_assert_int_eq(v.limited_by, BENCH_LIMIT_SELF_CAP);
+	ck_assert_str_eq(v.limit, "VF cap 100000 Mb/s");
+	ck_assert(v.pass);
+	/* A READ is sent by the peer: this VF's cap does not limit it. */
+	r.test = BENCH_READ_BW;
+	bench_judge(&r, &t, 0.9, &v);
+	ck_assert_double_eq_tol(v.ceiling_gbps, NDR_CEILING, 1e-9);
+	ck_assert(!v.pass);
+	/* The peer's cap does: 50 x 4096 / 4122 = 49.68. */
+	r.peer_port.max_tx_rate_mbps = 50000;
+	r.sizes[0].bw_avg_gbps = 48.0;
+	strcpy(r.peer, "10.0.0.2");
+	bench_judge(&r, &t, 0.9, &v);
+	ck_assert_double_eq_tol(v.ceiling_gbps, 49.684619116933526, 1e-9);
+	ck_assert_int_eq(v.limited_by, BENCH_LIMIT_PEER_CAP);
+	ck_assert_str_eq(v.limit, "peer 10.0.0.2's VF cap 50000 Mb/s");
+	ck_assert(v.pass);
+}
+END_TEST
+
+START_TEST(bidirectional_counts_each_senders_cap)
+{
+	struct bench_target t = ndr_vf();
+	struct bench_result r = bw_run(BENCH_WRITE_BW, (double[]){440.0}, 1);
+	struct bench_verdict v;
+	r.bidir = true;
+	r.self_port.rate_mbps = r.peer_port.rate_mbps = 400000;
+	r.peer_port.max_tx_rate_mbps = 100000;
+	bench_judge(&r, &t, 0.9, &v);
+	/* This way 397.48, back 99.37 (the peer's cap): 0.9 x 496.85 = 447.16 */
+	ck_assert_double_eq_tol(v.expected_gbps, 0.9 * (NDR_CEILING + 99.36923823386705), 1e-9);
+	ck_assert(!v.pass);
+	ck_assert_ptr_nonnull(strstr(v.reason, "and 99.37 Gb/s the other way (bidirectional)"));
+}
+END_TEST
+
+START_TEST(the_same_physical_port_is_no_link_validation)
+{
+	struct bench_target t = ndr_vf();
+	struct bench_result r = bw_run(BENCH_WRITE_BW, (double[]){390.0}, 1);
+	struct bench_verdict v;
+	r.port = 1;
+	strcpy(r.pf_bdf, "0000:18:00.0");
+	memset(r.self_port.phys_port, 0xab, 16);
+	memset(r.peer_port.phys_port, 0xab, 16);
+	bench_judge(&r, &t, 0.9, &v);
+	ck_assert(v.same_port);
+	ck_assert(v.judged);
+	ck_assert(!v.pass); /* 390 is 98%, but it never left the HCA */
+	ck_assert_str_eq(v.reason, "through the HCA, not the link: both ends on PF 0000:18:00.0 "
+				   "port 1, no link validation (--allow-same-port accepts it); "
+				   "390.00 Gb/s is 98% of the 397.48 Gb/s payload ceiling of 400 "
+				   "Gb/sec (4X NDR) (threshold 90%)");
+	r.allow_same_port = true;
+	bench_judge(&r, &t, 0.9, &v);
+	ck_assert(v.pass);
+	ck_assert_ptr_nonnull(strstr(v.reason, "port 1 (--allow-same-port); 390.00"));
+	/* --min-ratio 0 measures without validating: it passes, named. */
+	r.allow_same_port = false;
+	bench_judge(&r, &t, 0, &v);
+	ck_assert(v.pass);
+	ck_assert_ptr_nonnull(strstr(v.reason, "both ends on PF 0000:18:00.0 port 1; 390.00"));
+	r.allow_same_port = true;
+	/* Allowed, it is still held to the threshold. */
+	r.sizes[0].bw_avg_gbps = 300;
+	bench_judge(&r, &t, 0.9, &v);
+	ck_assert(!v.pass);
+	/* Another port: a link run, judged as such. */
+	r.allow_same_port = false;
+	r.sizes[0].bw_avg_gbps = 390;
+	r.peer_port.phys_port[12] = 2;
+	bench_judge(&r, &t, 0.9, &v);
+	ck_assert(!v.same_port);
+	ck_assert(v.pass);
+}
+END_TEST
+
+START_TEST(the_rate_exchanged_stands_in_for_an_unplaced_device)
+{
+	/* A server, or a device the model does not place: the engine's own
+	 * reading of its port (exchanged as self_port) is the rate. */
+	struct bench_target t = {.vf_index = -1, .rate_gbps = -1};
+	struct bench_result r = bw_run(BENCH_WRITE_BW, (double[]){2.2}, 1);
+	struct bench_verdict v;
+	strcpy(t.ibdev, "rxe0");
+	r.mtu = 1024;
+	r.ethernet = true;
+	r.wire = BENCH_WIRE_ROCE_V2_IPV4;
+	r.self_port.rate_mbps = 2500;
+	bench_judge(&r, &t, 0.9, &v);
+	/* 2.5 x 1024 / 1086 = 2.357; 2.2 is 93% of it. */
+	ck_assert_double_eq_tol(v.ceiling_gbps, 2.357274401473297, 1e-12);
+	ck_assert(v.pass);
+	ck_assert_str_eq(v.limit, "rxe0 at 2.5 Gb/s");
 }
 END_TEST
 
@@ -194,7 +345,13 @@ int main(void)
 	tcase_add_test(tc, bidirectional_doubles_the_threshold);
 	tcase_add_test(tc, min_ratio_passes_at_the_threshold_and_fails_just_below);
 	tcase_add_test(tc, hdr_and_a_smaller_mtu);
-	tcase_add_test(tc, ethernet_counts_a_grh);
+	tcase_add_test(tc, roce_v2_counts_ethernet_ip_and_udp);
+	tcase_add_test(tc, infiniband_with_a_grh_is_held_to_393_66);
+	tcase_add_test(tc, a_slower_peer_sets_the_ceiling_and_is_named);
+	tcase_add_test(tc, a_vf_cap_limits_what_it_sends);
+	tcase_add_test(tc, bidirectional_counts_each_senders_cap);
+	tcase_add_test(tc, the_same_physical_port_is_no_link_validation);
+	tcase_add_test(tc, the_rate_exchanged_stands_in_for_an_unplaced_device);
 	tcase_add_test(tc, an_unknown_rate_is_not_judged_and_says_why);
 	tcase_add_test(tc, latency_is_not_judged);
 	suite_add_tcase(s, tc);

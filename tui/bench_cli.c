@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bench_cli.h"
+#include "bench_path.h"
 #include "core/node.h"
 #include "core/pods.h"
 #include "core/resolve.h"
@@ -50,6 +51,9 @@ enum {
 	O_NO_PIN,
 	O_PARALLEL,
 	O_ALL_PFS,
+	O_SL,
+	O_PKEY_INDEX,
+	O_ALLOW_SAME_PORT,
 };
 
 static const struct option bench_options[] = {
@@ -75,6 +79,9 @@ static const struct option bench_options[] = {
 	{"no-pin", no_argument, NULL, O_NO_PIN},
 	{"parallel", no_argument, NULL, O_PARALLEL},
 	{"all-pfs", no_argument, NULL, O_ALL_PFS},
+	{"sl", required_argument, NULL, O_SL},
+	{"pkey-index", required_argument, NULL, O_PKEY_INDEX},
+	{"allow-same-port", no_argument, NULL, O_ALLOW_SAME_PORT},
 	{"dev", required_argument, NULL, 'd'},
 	{0},
 };
@@ -214,6 +221,12 @@ static int parse_other(struct bench_opts *o, int code, const char *arg)
 	case O_ALL_PFS:
 		o->all_pfs = true;
 		break;
+	case O_SL:
+		return bench_path_option(cfg, BENCH_PATH_SL, arg);
+	case O_PKEY_INDEX:
+		return bench_path_option(cfg, BENCH_PATH_PKEY_INDEX, arg);
+	case O_ALLOW_SAME_PORT:
+		return bench_path_option(cfg, BENCH_PATH_ALLOW_SAME_PORT, arg);
 	}
 	return 0;
 }
@@ -261,6 +274,8 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, int *ret_pos)
 		cli_error("--iters and --duration cannot be used together");
 		return EXIT_USAGE;
 	}
+	if (bench_path_check(&o->cfg) < 0)
+		return EXIT_USAGE;
 	if (bench_is_latency(o->cfg.test) && (o->cfg.bidir || o->cfg.qps > 1)) {
 		cli_error("latency tests run on one QP, one way (no --bidir, --qps)");
 		return EXIT_USAGE;
@@ -450,6 +465,7 @@ int cmd_bench(const struct cli *c, int argc, char **argv)
 	struct bench_opts o = {.min_ratio = 0.9,
 			       .json = c->json,
 			       .cfg = {.gid_index = -1,
+				       .pkey_index = -1,
 				       .listen_fd = -1,
 				       .tcp_port = BENCH_DEFAULT_PORT,
 				       .cancel = &bench_interrupted}};

@@ -113,6 +113,7 @@ int bench_pair_run(const struct bench_config *cfg, const char *a, const char *b,
 	*ret = cli->res;
 	/* The server thread's placement, for the report's peer block. */
 	ret->peer_placement = srv->res.placement;
+	snprintf(ret->peer, sizeof(ret->peer), "%s", a);
 	r = cli->rc;
 	if (r < 0)
 		snprintf(e->msg, sizeof(e->msg), "%s", cli->res.err.msg);

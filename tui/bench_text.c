@@ -101,6 +101,44 @@ static void placement_lines(struct text *out, struct json_object *res)
 			 json_object_get_string(json_object_array_get_idx(w, i)));
 }
 
+/* "400 Gb/s 4x" of an exchanged port block, "?" when unknown. */
+static void port_words(struct json_object *p, char *buf, size_t size)
+{
+	int64_t rate = text_jint(p, "rate_mbps"), w = text_jint(p, "width"),
+		cap = text_jint(p, "max_tx_rate_mbps");
+	int n = rate > 0 ? snprintf(buf, size, "%g Gb/s", (double)rate / 1000)
+			 : snprintf(buf, size, "?");
+	if (w > 0 && n >= 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n, " %lldx", (long long)w);
+	if (cap > 0 && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, ", VF cap %lld Mb/s", (long long)cap);
+}
+
+/* Both ends, the framing and the path: what the verdict's ceiling is of. */
+static void link_lines(struct text *out, struct json_object *res)
+{
+	struct json_object *l = NULL, *self = NULL, *peer = NULL;
+	if (!json_object_object_get_ex(res, "link", &l) || !l)
+		return;
+	json_object_object_get_ex(l, "self", &self);
+	json_object_object_get_ex(l, "peer", &peer);
+	char a[80], b[80];
+	port_words(self, a, sizeof(a));
+	port_words(peer, b, sizeof(b));
+	text_add(out, TEXT_NORMAL, " Ends           : this %s; peer %s%s%s", a,
+		 text_jstr(peer, "name") ?: "", text_jstr(peer, "name") ? " " : "", b);
+	text_add(out, TEXT_NORMAL,
+		 " Wire           : %s, %lld B of headers a packet  SL %lld  P_Key %s",
+		 text_jstr(l, "wire_name") ?: "?", (long long)text_jint(l, "headers_bytes"),
+		 (long long)text_jint(l, "sl"), text_jstr(l, "pkey") ?: "?");
+	if (text_jbool(l, "same_port"))
+		text_add(out, TEXT_WARNING,
+			 " Same port      : through the HCA, not the link: both ends on PF %s port "
+			 "%lld",
+			 text_jstr(l, "pf") ?: "?",
+			 (long long)text_jint(json_object_object_get(res, "device"), "port"));
+}
+
 static void latency_rows(struct text *out, struct json_object *sizes)
 {
 	text_add(out, TEXT_HEADING,
@@ -166,6 +204,7 @@ void bench_text_report(struct text *out, struct json_object *res, bool mbps)
 	int test = exchange_test_parse(text_jstr(res, "test") ?: "");
 	header(out, dev, par, test);
 	placement_lines(out, res);
+	link_lines(out, res);
 	text_add(out, TEXT_NORMAL, "%s", rule);
 	if (test >= 0 && bench_is_latency((enum bench_test)test))
 		latency_rows(out, sizes);

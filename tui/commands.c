@@ -31,12 +31,18 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"  --qps N           QPs (bandwidth), --tx-depth N  WRs in flight per QP (128)\n"          \
 	"  --bidir           both directions at once (bandwidth)\n"                                \
 	"  --outstanding N   cap on outstanding READs (default: device max, peer-clamped)\n"       \
-	"  --gid-index N     override the GID (default: RoCE v2 IPv4 on Ethernet, LID on IB)\n"    \
+	"  --gid-index N     override the GID (default: RoCE v2 IPv4 on Ethernet, LID on IB;\n"    \
+	"                    given on IB, packets carry a GRH)\n"                                  \
 	"  --cm              connect the QPs with rdma_cm (needs an IP on the netdev)\n"           \
 	"  --port P          control TCP port (18515)\n"                                           \
 	"  --timeout MS      control replies and stalled completions (10000)\n"                    \
 	"  --unit U          Gb/s (default) or MB/s in the table\n"                                \
-	"  --min-ratio R     PASS at R x the port's payload ceiling (0.9)\n"                       \
+	"  --min-ratio R     PASS at R x the payload ceiling of the slower end: both ports'\n"     \
+	"                    rates, the sending VF's max_tx_rate, the headers sent (0.9)\n"        \
+	"  --allow-same-port let a run whose ends share one physical port pass (it goes\n"         \
+	"                    through the HCA, not the link: no link validation otherwise)\n"       \
+	"  --sl N            service level of the QPs' path, 0..15 (0)\n"                          \
+	"  --pkey-index N    P_Key table index of the QPs (0); not with --cm\n"                    \
 	"  --json            JSON on stdout: every size, every VF\n"                               \
 	"  --force           run on a VF bound to a pod\n"                                         \
 	"  --once            server: serve one client and exit with its status\n"                  \
@@ -50,7 +56,8 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"                    after another; a client's PF i meets PORT+i (docs/bench.md)\n"        \
 	"  --all-pfs         server: PF i of this node (BDF order) served on PORT+i\n"             \
 	"A server takes the client's parameters, except those given to it, which must\n"           \
-	"match (else both sides name the parameter that differs)."
+	"match (else both sides name the parameter that differs). Devices whose link\n"            \
+	"layers differ are refused, both named."
 
 #define VF_USAGE                                                                                   \
 	"vf create PF N | vf destroy PF | vf rename VF NAME |\n"                                   \

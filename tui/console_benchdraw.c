@@ -12,8 +12,14 @@
 #include "dialog.h"
 #include "text.h"
 
-static const char *const state_names[] = {"wait", "run",  "PASS",     "FAIL",
-					  "FAIL", "SKIP", "cancelled"};
+static const char *const state_names[] = {"wait", "run",  "PASS",      "FAIL",
+					  "FAIL", "SKIP", "cancelled", "HCA only"};
+
+/* A run that finished with figures. */
+static bool measured(enum tstate s)
+{
+	return s == T_PASS || s == T_FAIL || s == T_HCA;
+}
 
 /* UTF-8 text in w columns at (y, x); the glyphs used here are one column. */
 static void put_utf8(int y, int x, int w, const char *s, int attr)
@@ -63,8 +69,7 @@ static int draw_form(struct console *c, int y, int w)
 							     : "remote: an `ibvf bench server`");
 			break;
 		case FLD_PEER_VF:
-			snprintf(val, sizeof(val), "%s",
-				 bv_vf_label(c, bv->peer_vf, line, sizeof(line)));
+			snprintf(val, sizeof(val), "%s", bv_peer_vf_label(c, line, sizeof(line)));
 			break;
 		case FLD_HOST:
 			snprintf(val, sizeof(val), "%s%s", bv->host,
@@ -221,10 +226,10 @@ static int draw_wrapped(const char *s, int y, int y_end, int x, int w, int attr)
 
 static int state_attr(const struct console *c, enum tstate s)
 {
-	return console_attr(c, s == T_PASS			 ? TR_BENCH_PASS
-			       : s == T_FAIL || s == T_ERROR	 ? TR_BENCH_FAIL
-			       : s == T_CANCELLED || s == T_SKIP ? TR_WARNING
-								 : TR_NORMAL);
+	return console_attr(c, s == T_PASS				       ? TR_BENCH_PASS
+			       : s == T_FAIL || s == T_ERROR		       ? TR_BENCH_FAIL
+			       : s == T_CANCELLED || s == T_SKIP || s == T_HCA ? TR_WARNING
+									       : TR_NORMAL);
 }
 
 /* One VF's run, finished: its verdict, figures or error. */
@@ -237,7 +242,7 @@ static int draw_one(struct console *c, const struct job *j, const char *peer, in
 	snprintf(line, sizeof(line), " %s ", state_names[t->state]);
 	dialog_put(y, 1, (int)strlen(line), line, a);
 	int x = 2 + (int)strlen(line);
-	if (t->state == T_PASS || t->state == T_FAIL)
+	if (measured(t->state))
 		snprintf(line, sizeof(line), "%s on %s against %.128s: %.300s",
 			 exchange_test_name(j->cfg.test), t->t.ibdev, peer, t->why);
 	else if (t->state == T_CANCELLED)
@@ -250,7 +255,7 @@ static int draw_one(struct console *c, const struct job *j, const char *peer, in
 	if (t->state == T_ERROR)
 		y = draw_wrapped(t->why, y, y_end, 1, w - 1, console_attr(c, TR_ERROR));
 	struct json_object *lat = latency_size(t->result);
-	if (lat && (t->state == T_PASS || t->state == T_FAIL))
+	if (lat && measured(t->state))
 		y = draw_latency(c, lat, y, y_end, w);
 	return y;
 }
@@ -272,7 +277,7 @@ static void draw_runs(struct console *c, struct bench_view *bv, const struct job
 	for (size_t i = (size_t)bv->runs.top; i < j->n && y < y_end; i++) {
 		const struct target *t = &j->t[i];
 		char fig[32] = "";
-		if (t->state == T_PASS || t->state == T_FAIL)
+		if (measured(t->state))
 			snprintf(fig, sizeof(fig), "%.2f Gb/s",
 				 text_jnum(json_object_object_get(t->result, "verdict"),
 					   "figure_gbps"));
@@ -301,7 +306,7 @@ static void draw_run(struct console *c, int y, int y_end, int w)
 	struct job *j = bv->job;
 	pthread_mutex_lock(&j->mu);
 	bool finished = j->finished;
-	size_t n_pass = 0, n_fail = 0, n_skip = 0, n_cancel = 0, n_run = 0;
+	size_t n_pass = 0, n_fail = 0, n_skip = 0, n_cancel = 0, n_run = 0, n_hca = 0;
 	for (size_t i = 0; i < j->n; i++) {
 		enum tstate s = j->t[i].state;
 		n_run += s == T_RUN;
@@ -309,6 +314,7 @@ static void draw_run(struct console *c, int y, int y_end, int w)
 		n_fail += s == T_FAIL || s == T_ERROR;
 		n_skip += s == T_SKIP;
 		n_cancel += s == T_CANCELLED;
+		n_hca += s == T_HCA;
 	}
 	const struct target *cur = bv->cur < j->n ? &j->t[bv->cur] : NULL;
 	uint64_t total = j->cfg.iters ? j->cfg.iters : bench_default_iters(j->cfg.test);
@@ -327,8 +333,12 @@ static void draw_run(struct console *c, int y, int y_end, int w)
 			 atomic_load(&j->cancel) ? "  cancelling..." : "  (Esc cancels)");
 		dialog_put(y++, 0, w, line, console_attr(c, TR_HEADER_VALUE));
 	} else if (j->n > 1) {
-		snprintf(line, sizeof(line), " %zu VFs: %zu passed, %zu failed, %zu skipped%s",
-			 j->n, n_pass, n_fail, n_skip, n_cancel ? ", cancelled" : "");
+		int n = snprintf(line, sizeof(line),
+				 " %zu VFs: %zu passed, %zu failed, %zu skipped%s", j->n, n_pass,
+				 n_fail, n_skip, n_cancel ? ", cancelled" : "");
+		if (n_hca && n > 0 && (size_t)n < sizeof(line))
+			snprintf(line + n, sizeof(line) - (size_t)n,
+				 ", %zu through the HCA only (the peer shares their port)", n_hca);
 		dialog_put(y++, 0, w, line,
 			   console_attr(c, n_fail || !n_pass ? TR_BENCH_FAIL : TR_BENCH_PASS));
 	}

@@ -84,6 +84,19 @@ const char *bv_vf_label(const struct console *c, const char *bdf, char *buf, siz
 	return buf;
 }
 
+const char *bv_peer_vf_label(const struct console *c, char *buf, size_t size)
+{
+	const struct bench_view *bv = bench_of(c);
+	const struct pf *pf = NULL, *peer_pf = NULL;
+	const char *l = bv_vf_label(c, bv->peer_vf, buf, size);
+	size_t n = strlen(buf);
+	/* Two VFs of one PF share its port: their traffic turns in the HCA. */
+	if (l == buf && bv->vf[0] && find_vf(c, bv->vf, &pf) && find_vf(c, bv->peer_vf, &peer_pf) &&
+	    pf == peer_pf && n < size)
+		snprintf(buf + n, size - n, "  same port: HCA only");
+	return l;
+}
+
 /* "host", "host:port", "[v6]:port", or a bare IPv6 address. */
 static int parse_host(const char *s, char *host, size_t size, uint16_t *ret_port)
 {
@@ -163,6 +176,7 @@ static void start(struct console *c, bool force)
 	j->wfd = fds[1];
 	pthread_mutex_init(&j->mu, NULL);
 	j->cfg = (struct bench_config){.gid_index = -1,
+				       .pkey_index = -1,
 				       .listen_fd = -1,
 				       .tcp_port = BENCH_DEFAULT_PORT,
 				       .test = bv->test,

@@ -37,7 +37,8 @@ enum tstate {
 	T_FAIL,
 	T_ERROR,
 	T_SKIP,
-	T_CANCELLED
+	T_CANCELLED,
+	T_HCA /* measured, but both ends on one physical port: no link validation */
 };
 
 /* The Size field's choices; 0 is the test's default. */
@@ -110,3 +111,5 @@ bool bv_job_running(const struct bench_view *bv);
 bool bv_field_shown(const struct bench_view *bv, enum field f);
 void bv_draw(struct console *c, struct view *v);
 const char *bv_vf_label(const struct console *c, const char *bdf, char *buf, size_t size);
+/* The Peer VF field's label, noting a peer on the VF's own port. */
+const char *bv_peer_vf_label(const struct console *c, char *buf, size_t size);
