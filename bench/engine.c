@@ -219,15 +219,15 @@ static int server_handshake(struct bench_ctx *c, int lfd)
 	if (m.type != EXCHANGE_HELLO)
 		return err_setx(c->e, EPROTO, "the client sent message type %u instead of hello",
 				m.type);
+	/* Before any parameter: nothing else matters between two link layers. */
+	if (m.dest.link_layer != (c->eth ? EXCHANGE_LL_ETH : EXCHANGE_LL_IB))
+		return server_link_layer_refusal(c);
 	struct exchange_params mine;
 	if ((r = local_params(c, &mine)) < 0)
 		return r;
 	struct exchange_mismatch mm = {0};
 	int differs = exchange_params_compare(&mine, &m.params,
 					      cfg->pinned | EXCHANGE_PIN(EXCHANGE_P_CM), &mm);
-	uint8_t my_ll = c->eth ? EXCHANGE_LL_ETH : EXCHANGE_LL_IB;
-	if (!differs && m.dest.link_layer != my_ll)
-		return server_link_layer_refusal(c);
 	if (differs) {
 		struct exchange_msg a = {.type = EXCHANGE_MISMATCH, .mismatch = mm};
 		send_msg(c, &a);

@@ -193,6 +193,8 @@ void place_sample_cpu(struct bench_placement *p)
 int place_begin(const char *ibdev, const struct place_want *w, struct bench_placement *p,
 		cpu_set_t *saved, struct err *e)
 {
+	if (!ibdev)
+		return err_setx(e, EINVAL, "no RDMA device to place the benchmark by");
 	*p = (struct bench_placement){.known = true,
 				      .hca_node = -1,
 				      .cpu = -1,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 #include "tui/bench_sweep.h"
@@ -267,6 +268,100 @@ START_TEST(sweep_text_ends_with_pfs_node_and_summary)
 }
 END_TEST
 
+static char *sim_arg(const char *dir)
+{
+	char *a;
+	ck_assert_int_gt(asprintf(&a, "--sim=%s", dir), 0);
+	return a;
+}
+
+START_TEST(parallel_and_all_pfs_are_refused_where_they_do_not_apply)
+{
+	static const struct {
+		const char *argv[8];
+		const char *want;
+	} cases[] = {
+		{{"bench", "pair", "mlx5_0", "mlx5_3", "--parallel", NULL},
+		 "--parallel runs with --all-vfs"},
+		{{"bench", "server", "--all-pfs", "-d", "mlx5_0", NULL},
+		 "--all-pfs serves every PF"},
+		{{"bench", "loopback", "mlx5_0", "--all-pfs", NULL},
+		 "--all-pfs is for bench server"},
+		{{"bench", "client", "h", "--all-vfs", "--parallel", "--port", "65535", NULL},
+		 "past 65535"},
+		{{"bench", "server", "--all-pfs", "--port", "65535", NULL}, "pass 65535"},
+	};
+	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *argv[10];
+		size_t n = 0;
+		for (; cases[i].argv[n]; n++)
+			argv[n] = cases[i].argv[n];
+		argv[n++] = sim;
+		argv[n] = NULL;
+		char *out, *err;
+		int rc = tu_run(argv, &out, &err);
+		ck_assert_msg(rc == 2, "case %zu: exit %d, stderr '%s'", i, rc, err);
+		ck_assert_msg(strstr(err, cases[i].want), "case %zu: stderr '%s'", i, err);
+		free(out);
+		free(err);
+	}
+	free(sim);
+	tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(a_vf_of_another_link_layer_is_skipped_before_any_run)
+{
+	/* mlx5_1 is an Ethernet PF; the VFs are InfiniBand. */
+	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir), *out, *err;
+	const char *a[] = {"bench",  "pair",   "--all-vfs", "--parallel",
+			   "mlx5_1", "--json", sim,	    NULL};
+	ck_assert_int_eq(tu_run(a, &out, &err), 1);
+	struct json_object *doc = json_tokener_parse(out);
+	ck_assert_msg(doc != NULL, "stdout: %s", out);
+	struct json_object *vfs = json_object_object_get(doc, "vfs");
+	size_t differ = 0, ran = 0;
+	for (size_t i = 0; i < json_object_array_length(vfs); i++) {
+		struct json_object *r = json_object_array_get_idx(vfs, i);
+		const char *why = json_object_get_string(json_object_object_get(r, "why"));
+		bool d = why && strstr(why, "link layers differ: this VF is InfiniBand, the peer "
+					    "'mlx5_1' is Ethernet");
+		differ += d;
+		/* Skipped before any run: no times. */
+		ran += d && json_object_object_get(r, "start_s") != NULL;
+	}
+	ck_assert_uint_gt(differ, 8);
+	ck_assert_uint_eq(ran, 0);
+	ck_assert(json_object_get_boolean(json_object_object_get(doc, "parallel")));
+	json_object_put(doc);
+	free(out);
+	free(err);
+	free(sim);
+	tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(a_server_per_pf_gives_up_a_device_that_cannot_open)
+{
+	/* No verbs device here: every PF's server fails before any client, 3
+	 * times, then stops; the command ends instead of looping. */
+	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir), *out, *err, port[16];
+	/* 12 PFs on ports from a free-looking one, not shared with another run. */
+	snprintf(port, sizeof(port), "%d", 40000 + (int)(getpid() % 20000));
+	const char *a[] = {"bench", "server", "--all-pfs", "--port", port, sim, NULL};
+	ck_assert_int_eq(tu_run(a, &out, &err), 1);
+	ck_assert_msg(strstr(err, "for PF 0000:18:00.0 (rail 0)"), "stderr: %s", err);
+	ck_assert_msg(strstr(err, "stopped: the same failure 3 times in a row: no RDMA device "
+				  "'mlx5_0'"),
+		      "stderr: %s", err);
+	free(out);
+	free(err);
+	free(sim);
+	tu_rmtree(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("bench_sweep");
@@ -278,6 +373,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, one_after_another_the_node_figure_is_the_best_run);
 	tcase_add_test(tc, text_rows_show_bandwidth_only_for_a_verdict);
 	tcase_add_test(tc, sweep_text_ends_with_pfs_node_and_summary);
+	tcase_add_test(tc, parallel_and_all_pfs_are_refused_where_they_do_not_apply);
+	tcase_add_test(tc, a_vf_of_another_link_layer_is_skipped_before_any_run);
+	tcase_add_test(tc, a_server_per_pf_gives_up_a_device_that_cannot_open);
 	suite_add_tcase(s, tc);
 	return s;
 }

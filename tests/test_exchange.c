@@ -103,6 +103,11 @@ START_TEST(hello_round_trips_in_network_order)
 	ck_assert_mem_eq(&d.dest.port, &m.dest.port, sizeof(m.dest.port));
 	ck_assert_int_eq(d.dest.port.numa_node, -1);
 	ck_assert_uint_eq(buf[PT_OFF + 1], 0x06); /* 400000 Mb/s = 0x00061a80 */
+	/* The GRH flag (a client's --gid-index, a server's decision) crosses. */
+	m.params.flags |= EXCHANGE_F_GRH;
+	n = encode(&m, buf);
+	ck_assert_int_eq(decode(buf, (size_t)n, &d, &e), 0);
+	ck_assert_uint_eq(d.params.flags, EXCHANGE_F_BIDIR | EXCHANGE_F_GRH);
 }
 END_TEST
 
@@ -122,6 +127,9 @@ START_TEST(every_other_type_round_trips)
 			      .client_value = 4096}},
 		{.type = EXCHANGE_ABORT,
 		 .abort = {.code = EXCHANGE_ABORT_CANCELLED, .text = "bye"}},
+		/* Link layers differ: the text is the sender's device. */
+		{.type = EXCHANGE_ABORT,
+		 .abort = {.code = EXCHANGE_ABORT_LINK_LAYER, .text = "mlx5_3"}},
 		{.type = EXCHANGE_BYE},
 	};
 	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {

@@ -122,8 +122,8 @@ START_TEST(the_report_says_where_each_side_ran)
 	struct json_object *w = member(p, "warnings");
 	ck_assert_uint_eq(json_object_array_length(w), 4);
 	static const char *const want[] = {
-		"--cpu 0-3 lies outside 'mlx5_4''s local CPUs 56-111,168-223: allowed, but the "
-		"HCA is remote to the thread",
+		("--cpu 0-3 lies outside 'mlx5_4''s local CPUs 56-111,168-223: allowed, but the "
+		 "HCA is remote to the thread"),
 		"this side's thread ran on CPU 2 of NUMA node 0, its HCA is on node 1",
 		"this side's buffer is on NUMA node 0, its HCA on node 1",
 		"the peer's buffer is on NUMA node 0, its HCA on node 1",

@@ -328,14 +328,27 @@ int bench_cli_serve(const struct bench_opts *o, const char *dev, int lfd, uint16
 	cfg.cancel = &bench_interrupted;
 	cfg.listen_fd = lfd;
 	struct bench_result *res = calloc(1, sizeof(*res));
-	int rc = 0;
+	char last[sizeof(res->err.msg)] = "";
+	int rc = 0, again = 0;
 	while (res && !atomic_load(&bench_interrupted)) {
 		int r = bench_run(&cfg, NULL, NULL, res);
 		if (r == -ECANCELED && atomic_load(&bench_interrupted))
 			break;
 		if (out_mu)
 			pthread_mutex_lock(out_mu);
-		if (r < 0) {
+		/* The same failure 3 times in a row (a device that cannot be
+		 * opened fails before any client comes): not a loop of errors. */
+		again = r < 0 && !strcmp(last, res->err.msg) ? again + 1 : 0;
+		snprintf(last, sizeof(last), "%s", r < 0 ? res->err.msg : "");
+		if (again == 2) {
+			cli_error(
+				"bench server%s%s: stopped: the same failure 3 times in a row: %s",
+				label ? " " : "", label ? label : "", res->err.msg);
+			rc = 1;
+			if (out_mu)
+				pthread_mutex_unlock(out_mu);
+			break;
+		} else if (r < 0) {
 			cli_error("bench server%s%s: %s", label ? " " : "", label ? label : "",
 				  res->err.msg);
 			rc = 1;

@@ -97,6 +97,11 @@ int bench_cli_server_all_pfs(const struct bench_opts *o, const struct node *n)
 		struct served *s = &sv[i];
 		if (s->lfd < 0)
 			continue;
+		pthread_mutex_lock(&out_mu);
+		fprintf(stderr, "ibvf: bench server on '%s' for PF %s (rail %zu), TCP port %u%s\n",
+			s->dev, n->pfs[i].fn.bdf, i, s->port,
+			o->cfg.cm ? " (rdma_cm on the same port number)" : "");
+		pthread_mutex_unlock(&out_mu);
 		int r = pthread_create(&s->th, NULL, served_main, s);
 		if (r) {
 			cli_error("bench server --all-pfs: cannot start a thread: %s", strerror(r));
@@ -105,11 +110,6 @@ int bench_cli_server_all_pfs(const struct bench_opts *o, const struct node *n)
 			break;
 		}
 		s->started = true;
-		pthread_mutex_lock(&out_mu);
-		fprintf(stderr, "ibvf: bench server on '%s' for PF %s (rail %zu), TCP port %u%s\n",
-			s->dev, n->pfs[i].fn.bdf, i, s->port,
-			o->cfg.cm ? " (rdma_cm on the same port number)" : "");
-		pthread_mutex_unlock(&out_mu);
 	}
 	if (!rc && !n_served) {
 		cli_error("bench server --all-pfs: no PF with an RDMA device to serve on");

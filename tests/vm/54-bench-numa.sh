@@ -16,8 +16,8 @@ bench_setup || {
 	fail "rxe on VFs of both PFs" "setup failed"
 	vm_done
 }
-# Ten short runs (64 KiB x 20 each) and a server's start.
-vm_budget $(($(bench_secs $((10 * 20 * 65536)) 10) + $(vm_scaled 30)))
+# Eleven short runs (64 KiB x 20 each) and a server's start.
+vm_budget $(($(bench_secs $((11 * 20 * 65536)) 11) + $(vm_scaled 30)))
 ITERS="--iters 20"
 
 want_nodes=1
@@ -162,6 +162,16 @@ if [ "$want_nodes" -ge 2 ]; then
 			"$(printf '0\t1\t1')"
 	else
 		fail "pair --cpu $c0 on the node-1 VF" "$(cat "$VM_TMP/r.err")"
+	fi
+	# The other way round: the report's side on PF0 (root bus, numa_node -1),
+	# its peer on node 1.
+	if run_ibvf "$VM_TMP/b" bench pair rxe1 rxe0 $ITERS --json $BENCH_LOW; then
+		expect_eq "PF0's VF (rxe0) reads numa_node -1" "$node0" -1
+		expect_json "rxe0 (node -1) not bound, its peer rxe1 placed on node 1" "$VM_TMP/b" \
+			'[.placement.numa_node, .placement.buffer_bound_node, (.placement.note | test("numa_node is -1")), .placement.peer.numa_node, .placement.peer.buffer_node, .placement.peer.cpu_node] | @tsv' \
+			"$(printf '\t\ttrue\t1\t1\t1')"
+	else
+		fail "pair rxe1 <- rxe0" "$(cat "$VM_TMP/b.err")"
 	fi
 else
 	expect_eq "one-node guest: rxe1's numa_node" "$node1" -1

@@ -1,5 +1,5 @@
 #!/bin/bash
-# shellcheck disable=SC2016,SC2086 # jq programs carry their own $variables; BENCH_LOW is words
+# shellcheck disable=SC2016,SC2086,SC2317 # jq programs carry their own $variables; BENCH_LOW is words; helpers called through wait_until
 # `bench --all-vfs --parallel` over VFs of both igb PFs (two with rxe each):
 # one worker per PF, the VFs of a PF one after another; its wall time below
 # the sequential sweep's over the same VFs, both measured here; the JSON's
@@ -85,6 +85,40 @@ expect_json "a peer refusing 3 times is not tried a 4th" "$VM_TMP/ref" \
 VM_IBVF_TIMEOUT=$(bench_secs 0 4) run_ibvf "$VM_TMP/reft" bench client 10.11.0.1 --port 1 --all-vfs $BENCH_LOW
 expect_eq "text: the stop said once" "$(grep -c 'failed 3 times in a row' "$VM_TMP/reft")" 1
 expect_eq "text: no bandwidth on SKIP or error rows" "$(grep -cE '^(SKIP|FAIL) VF .*Gb/s' "$VM_TMP/reft")" 0
+
+# The console's "every VF" runs the PFs at once too: rxe2 on PF0 beside rxe1
+# then rxe3 on PF1, against the first VF (rxe0); 5000 x 4 KiB each.
+if command -v tmux >/dev/null; then
+	T() { LC_ALL=C.UTF-8 TERM=tmux-256color tmux -L bp -f /dev/null "$@"; }
+	screen() { T capture-pane -p -t s; }
+	shows() { screen | grep -qF -- "$1"; }
+	run_s=$(bench_secs $((5000 * 4096)))
+	vm_budget $((2 * run_s + $(bench_secs 0 4) + $(vm_scaled 60)))
+	T new-session -d -s s -x 120 -y 30 env TERM=tmux-256color LC_ALL=C sh -c \
+		'ibvf console 2>/tmp/bp.err; echo "exit status $?"; sleep 100000'
+	wait_until 20 shows "PFs" || fail "console starts" "$(screen)"
+	T send-keys -t s : && T send-keys -t s -l "bench all" && T send-keys -t s Enter
+	wait_until 5 shows "every VF, the PFs at once" || fail "view 3 on every VF" "$(screen)"
+	T send-keys -t s Down Down Down Down Right Right Right Right Right
+	size_4k() { screen | grep -qE "^ *Size .*[^0-9]4 KiB"; }
+	wait_until 5 size_4k || fail "4 KiB picked in the form" "$(screen)"
+	T send-keys -t s Enter
+	if VM_SLOW_PCT=100 wait_until "$((run_s + $(bench_secs 0)))" shows "at once)"; then
+		pass "console: two PFs' VFs run at once" "$(screen | grep -m1 'at once)')"
+	else
+		fail "console: two PFs' VFs run at once" "$(screen)"
+	fi
+	# A verdict for each (PASS or FAIL against rxe's port rate), the peer skipped.
+	if VM_SLOW_PCT=100 wait_until "$((2 * run_s))" shows " 1 skipped" &&
+		[ "$(screen | grep -cE '^ (PASS|FAIL) .* Gb/s')" = 3 ]; then
+		pass "console: every VF's verdict" "$(screen | grep -m1 '4 VFs:')"
+	else
+		fail "console: every VF's verdict" "$(screen)"
+	fi
+	T send-keys -t s Escape q
+	wait_until 20 shows "exit status 0" || fail "the console exits cleanly" "$(screen) $(cat /tmp/bp.err)"
+	T kill-server
+fi
 
 # SIGINT while both PFs' workers run: every worker stops, the peer is told.
 timeout "$(vm_left)" ibvf bench pair --all-vfs rxe0 --parallel --duration 600 --json \

@@ -99,4 +99,34 @@ expect_eq "... by name" "$(grep -cE "P_Key index 200 (out of 'rxe1' port 1's tab
 run_ibvf "$VM_TMP/i" bench pair rxe0 rxe1 --cm --sl 2 "${run[@]}"
 expect_eq "--cm --sl: refused before running" "$?" 2
 expect_eq "... saying why" "$(grep -c 'cannot be used with --cm' "$VM_TMP/i.err")" 1
+
+# 5. Link layers that differ, by name on both sides: a client that says it
+# is InfiniBand device mlx5_3 (a hand-built hello: LID 0x1a, 400 Gb/s) meets
+# a server on rxe0 (Ethernet). The server names its device in its abort and
+# names the client's, sent back the same way.
+bench_server "$VM_TMP/srv" -d rxe0 --once
+hdr='IBVF\x00\x02\x00\x01\x00\x00\x00\x7c'
+params='\x00\x00\x01\x03\x00\x00\x00\x01\x00\x00\x00\x80\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x03\xe8'
+zero16='\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00'
+dest='\x00\x1a\x01\x00'$zero16'\x00\x00\x00\x00\x00\x00\x10\x00\x00\x00\x12\x34\x00\x00\x00\x01\x00\x00\x00\x00\x00\x01\x00\x00'
+port='\x00\x06\x1a\x80\x00\x00\x00\x00\x04\x00\x10\x00'$zero16'\x00\x00\x00\x00\xff\xff\xff\xff\xff\xff\x00\x00'
+qp='\x00\x00\x01\x00\x00\x00\x00\x01'
+exec 8<>/dev/tcp/10.11.0.1/18515
+# shellcheck disable=SC2059 # the format is the message
+printf "$hdr$params$dest$port$qp" >&8
+timeout 10 head -c 112 <&8 >"$VM_TMP/ab"
+expect_eq "link layers differ: the server sends its device's name" \
+	"$(head -c 8 "$VM_TMP/ab" | od -An -tx1 | tr -d ' \n'):$(tail -c 96 "$VM_TMP/ab" | tr -d '\0')" \
+	"4942564600020005:rxe0"
+{
+	printf 'IBVF\x00\x02\x00\x05\x00\x00\x00\x64\x00\x00\x00\x03mlx5_3'
+	head -c 90 /dev/zero
+} >&8
+exec 8>&-
+if wait_until 10 grep -qF "'rxe0' is Ethernet (RoCE), the peer's 'mlx5_3' is InfiniBand" "$VM_TMP/srv.err"; then
+	pass "... and names the client's" "$(grep -m1 "is InfiniBand" "$VM_TMP/srv.err")"
+else
+	fail "link layers differ: the server's error" "$(cat "$VM_TMP/srv.err")"
+fi
+bench_server_stop
 vm_done
