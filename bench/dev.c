@@ -14,7 +14,6 @@
 
 /* Buffers beyond this are not worth a second slot. */
 #define SLOT_BUDGET (256u << 20)
-#define LAT_DEPTH   16
 #define INLINE_WANT 220
 
 uint64_t bench_now_ns(void)
@@ -151,7 +150,7 @@ int dev_qp_init_attr(struct bench_ctx *c, struct ibv_qp_init_attr *a)
 	*a = (struct ibv_qp_init_attr){
 		.send_cq = c->cq,
 		.recv_cq = c->cq,
-		.cap = {.max_send_wr = lat ? LAT_DEPTH : c->params.tx_depth,
+		.cap = {.max_send_wr = lat ? DEV_LAT_DEPTH : c->params.tx_depth,
 			.max_recv_wr = 1,
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
@@ -195,7 +194,7 @@ int dev_setup(struct bench_ctx *c)
 			       c->cfg->ibdev);
 	bool lat = bench_is_latency(c->params.test);
 	c->n_qps = c->params.qps;
-	c->cq_size = c->n_qps * (lat ? LAT_DEPTH : c->params.tx_depth) + 16;
+	c->cq_size = c->n_qps * (lat ? DEV_LAT_DEPTH : c->params.tx_depth) + 16;
 	c->cq = ibv_create_cq(c->ctx, (int)c->cq_size, NULL, NULL, 0);
 	if (!c->cq)
 		return err_set(c->e, errno, "cannot create a CQ of %u entries on '%s'", c->cq_size,
