@@ -28,7 +28,8 @@ struct bench_config {
 	uint16_t tcp_port;
 	int listen_fd; /* server: a listening socket to accept on, or -1 */
 	bool cm;       /* QPs connected by rdma_cm instead of the exchange */
-	/* --cm: this side's IPv4 address (default: the one in its RoCE v2 GID) */
+	/* --cm: this side's IPv4 address, refused unless it is on the device's
+	 * netdev (default: the netdev's, bench/cm_addr.h) */
 	const char *cm_addr;
 	/* The test; the server takes the client's, except `pinned` ones. */
 	enum bench_test test;
@@ -41,6 +42,8 @@ struct bench_config {
 	uint32_t pinned;     /* server: EXCHANGE_PIN() of parameters given to it */
 	int timeout_ms;	     /* control replies and stalled completions; 0: 10 s */
 	atomic_bool *cancel; /* set from another thread to stop; may be NULL */
+	/* --cm in pair and loopback runs: the server side's cm_addr */
+	const char *cm_peer_addr;
 };
 
 /* Live figures, at most every ~100 ms, from the thread running bench_run. */

@@ -114,6 +114,11 @@ int dev_open(struct bench_ctx *c)
 	}
 	if (ibv_query_gid(c->ctx, (uint8_t)c->port, c->gid_index, &c->gid))
 		return err_set(c->e, errno, "cannot read GID %d of '%s'", c->gid_index, cfg->ibdev);
+	if (cfg->cm) {
+		int r = cm_pick_local(c);
+		if (r < 0)
+			return r;
+	}
 	c->pd = ibv_alloc_pd(c->ctx);
 	if (!c->pd)
 		return err_set(c->e, errno, "cannot allocate a PD on '%s'", cfg->ibdev);
@@ -226,6 +231,8 @@ void dev_fill_dest(struct bench_ctx *c, struct exchange_dest *d)
 	d->port.numa_node = -1;
 	d->port.buf_node = -1;
 	d->port.cpu = EXCHANGE_NO_CPU;
+	if (c->cfg->cm)
+		memcpy(d->port.cm_ipv4, c->cm_ipv4, 4);
 	for (unsigned int q = 0; q < c->params.qps; q++) {
 		/* With --cm the QPs do not exist yet: rdma_cm carries their numbers. */
 		d->qps[q].qpn = c->qps[q].qp ? c->qps[q].qp->qp_num : 0;

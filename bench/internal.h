@@ -44,6 +44,8 @@ struct bench_ctx {
 	/* rdma_cm, from cm.c. */
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *listen_id;
+	uint8_t cm_ipv4[4]; /* this side's address (cm_addr.h's choice) */
+	char cm_ip[16];
 
 	/* The session. */
 	struct exchange_params params; /* as agreed */
@@ -96,8 +98,12 @@ uint64_t dev_remote_addr(const struct bench_ctx *c, unsigned int q, unsigned int
 uint8_t *dev_local(const struct bench_ctx *c, unsigned int q, unsigned int slot);
 
 /* cm.c: rdma_cm connection establishment. */
+/* This side's address (--cm-addr, or its netdev's): into c->cm_ipv4, cm_ip. */
+int cm_pick_local(struct bench_ctx *c);
 int cm_listen(struct bench_ctx *c);
-int cm_connect(struct bench_ctx *c, const char *peer_ip);
+/* To the address the server sent (its port block's cm_ipv4), else the one
+ * in its RoCE v2 GID, else the control connection's host. */
+int cm_connect(struct bench_ctx *c);
 int cm_accept(struct bench_ctx *c);
 void cm_close(struct bench_ctx *c);
 

@@ -46,6 +46,7 @@ enum {
 	O_ONCE,
 	O_OUTSTANDING,
 	O_TIMEOUT,
+	O_CM_ADDR,
 };
 
 static const struct option bench_options[] = {
@@ -67,6 +68,7 @@ static const struct option bench_options[] = {
 	{"once", no_argument, NULL, O_ONCE},
 	{"outstanding", required_argument, NULL, O_OUTSTANDING},
 	{"timeout", required_argument, NULL, O_TIMEOUT},
+	{"cm-addr", required_argument, NULL, O_CM_ADDR},
 	{"dev", required_argument, NULL, 'd'},
 	{0},
 };
@@ -197,6 +199,8 @@ static int parse_other(struct bench_opts *o, int code, const char *arg)
 	case 'd':
 		o->dev = arg;
 		break;
+	case O_CM_ADDR:
+		return bench_cm_addr_option(o, arg);
 	}
 	return 0;
 }
@@ -379,7 +383,10 @@ static int mode_pair(const struct bench_opts *o, const struct node *n, char **po
 	if ((r = resolve(n, pos[0], o->force, &peer)) < 0 ||
 	    (r = resolve(n, pos[1], o->force, &t)) < 0)
 		return resolve_status(r);
-	return bench_cli_run_one(o, &t, NULL, peer.ibdev);
+	struct bench_opts po;
+	if (bench_cm_pair(o, peer.ibdev, t.ibdev, &po) < 0)
+		return EXIT_USAGE;
+	return bench_cli_run_one(&po, &t, NULL, peer.ibdev);
 }
 
 static int mode_loopback(const struct bench_opts *o, const struct node *n, char **pos, int npos)
@@ -426,6 +433,8 @@ int cmd_bench(const struct cli *c, int argc, char **argv)
 		cli_error("unknown bench mode '%s' (server, client, pair, loopback)", argv[first]);
 		return EXIT_USAGE;
 	}
+	if (bench_cm_check(&o, argv[first]) < 0)
+		return EXIT_USAGE;
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

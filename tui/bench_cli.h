@@ -21,6 +21,8 @@ struct bench_opts {
 	double min_ratio;
 	bool json, force, all_vfs, once, mbps;
 	const char *dev;
+	const char *cm_addrs[2]; /* --cm-addr, as given (bench_cm.c) */
+	unsigned int n_cm_addrs;
 };
 
 /* Set by SIGINT/SIGTERM: runs stop cleanly and the peer is told. */
@@ -49,3 +51,13 @@ int bench_cli_run_one(const struct bench_opts *o, const struct bench_target *t, 
 int bench_cli_all_vfs(const struct bench_opts *o, const struct node *n, const char *host,
 		      const char *peer_dev);
 int bench_cli_server(const struct bench_opts *o, const char *dev);
+
+/* bench_cm.c: --cm-addr. Each says what is wrong (cli_error) and returns
+ * -EINVAL. The option's value, this side's (cfg.cm_addr, the first given): */
+int bench_cm_addr_option(struct bench_opts *o, const char *arg);
+/* After parsing, for mode ("server", "client", "pair", "loopback"). */
+int bench_cm_check(struct bench_opts *o, const char *mode);
+/* A pair run: o with each address given to the device whose netdev holds it
+ * (cfg.cm_peer_addr the peer's, cfg.cm_addr dev's). */
+int bench_cm_pair(const struct bench_opts *o, const char *peer_ibdev, const char *ibdev,
+		  struct bench_opts *ret);

@@ -33,6 +33,8 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"  --outstanding N   cap on outstanding READs (default: device max, peer-clamped)\n"       \
 	"  --gid-index N     override the GID (default: RoCE v2 IPv4 on Ethernet, LID on IB)\n"    \
 	"  --cm              connect the QPs with rdma_cm (needs an IP on the netdev)\n"           \
+	"  --cm-addr ADDR    --cm: this side's IPv4, one of its netdev's (IPoIB on IB);\n"         \
+	"                    pair: up to two, each to the device that holds it\n"                  \
 	"  --port P          control TCP port (18515)\n"                                           \
 	"  --timeout MS      control replies and stalled completions (10000)\n"                    \
 	"  --unit U          Gb/s (default) or MB/s in the table\n"                                \
