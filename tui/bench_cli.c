@@ -347,7 +347,9 @@ static int mode_server(const struct bench_opts *o, const struct node *n, char **
 		return 1;
 	}
 	int r = resolve(n, o->dev ? o->dev : first_ibdev(n), o->force, &t);
-	return r < 0 ? resolve_status(r) : bench_cli_server(o, t.ibdev);
+	if (r < 0)
+		return resolve_status(r);
+	return bench_cm_server_check(o, t.ibdev) < 0 ? 1 : bench_cli_server(o, t.ibdev);
 }
 
 static int mode_client(const struct bench_opts *o, const struct node *n, char **pos, int npos)

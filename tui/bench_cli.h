@@ -61,3 +61,6 @@ int bench_cm_check(struct bench_opts *o, const char *mode);
  * (cfg.cm_peer_addr the peer's, cfg.cm_addr dev's). */
 int bench_cm_pair(const struct bench_opts *o, const char *peer_ibdev, const char *ibdev,
 		  struct bench_opts *ret);
+/* A server's --cm-addr, checked once before serving (else every session
+ * would fail the same way, one after another). */
+int bench_cm_server_check(const struct bench_opts *o, const char *ibdev);

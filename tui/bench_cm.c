@@ -95,3 +95,19 @@ int bench_cm_pair(const struct bench_opts *o, const char *peer_ibdev, const char
 	ret->cfg.cm_addr = taken[1];
 	return 0;
 }
+
+int bench_cm_server_check(const struct bench_opts *o, const char *ibdev)
+{
+	if (!o->cfg.cm || !o->cfg.cm_addr)
+		return 0;
+	struct cm_local l;
+	struct err e = {{0}};
+	uint8_t a[4];
+	char ip[16];
+	if (cm_local_read(ibdev, o->cfg.ib_port ? o->cfg.ib_port : 1, &l, &e) < 0 ||
+	    cm_addr_choose(&l, ibdev, o->cfg.cm_addr, NULL, a, ip, sizeof(ip), &e) < 0) {
+		cli_error("bench server: %s", e.msg);
+		return -EINVAL;
+	}
+	return 0;
+}

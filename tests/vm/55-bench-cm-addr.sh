@@ -6,8 +6,9 @@
 # server run (write_bw) and in pair mode (write_lat), where each address goes
 # to the device whose netdev holds it whatever the order given; without
 # --cm-addr each side takes its GID's address; an address on no side's
-# netdev is refused by name. Soft-RoCE only: InfiniBand's IPoIB path is the
-# same code fed an IPoIB netdev (tests/test_cm_addr.c).
+# netdev is refused by name, a server's before it serves anyone. Soft-RoCE
+# only: InfiniBand's IPoIB path is the same code fed an IPoIB netdev
+# (tests/test_cm_addr.c).
 # vmtest-budget: 120
 # shellcheck source=scripts/vm/lib.sh
 . /vm/lib.sh
@@ -15,14 +16,17 @@
 . /vm/tests/bench-lib.sh
 bench_setup || {
 	fail "rxe on VFs of both PFs" "setup failed"
-	vm_done
+	run_ibvf "$VM_TMP/r3" bench server -d rxe0 --cm --cm-addr 10.11.0.2 --once
+expect_eq "server --cm-addr of another device: refused before serving" "$? $(cat "$VM_TMP/r3.err")" \
+	"1 ibvf: bench server: --cm-addr 10.11.0.2 is not an address of 'rxe0' (its netdev $nd0 has 10.11.0.1, 10.11.0.11)"
+vm_done
 }
 nd0=$(vm_netdev "$BENCH_VF0")
 nd1=$(vm_netdev "$BENCH_VF1")
 # Second addresses; GID index 1 keeps the first ones (10.11.0.1, 10.11.0.2).
 ip addr add 10.11.0.11/24 dev "$nd0"
 ip addr add 10.11.0.12/24 dev "$nd1"
-# 2 bandwidth runs of BENCH_ITERS, 1 of latency (200 round trips), 2 refusals.
+# 2 bandwidth runs of BENCH_ITERS, 1 of latency (200 round trips), 3 refusals.
 vm_budget $(($(bench_secs $((2 * BENCH_ITERS * 65536)) 5) + $(vm_scaled 30)))
 
 bench_server "$VM_TMP/srv" -d rxe0 --cm --cm-addr 10.11.0.11
@@ -58,4 +62,7 @@ expect_eq "client --cm-addr of another device: refused by name" "$? $(cat "$VM_T
 run_ibvf "$VM_TMP/r2" bench pair rxe0 rxe1 --cm --cm-addr 10.11.0.3 --iters 1
 expect_eq "pair --cm-addr on neither side: refused by name" "$? $(cat "$VM_TMP/r2.err")" \
 	"2 ibvf: --cm-addr 10.11.0.3 is on neither 'rxe0' (IPv4 10.11.0.1, 10.11.0.11) nor 'rxe1' (IPv4 10.11.0.2, 10.11.0.12)"
+run_ibvf "$VM_TMP/r3" bench server -d rxe0 --cm --cm-addr 10.11.0.2 --once
+expect_eq "server --cm-addr of another device: refused before serving" "$? $(cat "$VM_TMP/r3.err")" \
+	"1 ibvf: bench server: --cm-addr 10.11.0.2 is not an address of 'rxe0' (its netdev $nd0 has 10.11.0.1, 10.11.0.11)"
 vm_done
