@@ -30,7 +30,8 @@ struct bench_config {
 	uint16_t tcp_port;
 	int listen_fd; /* server: a listening socket to accept on, or -1 */
 	bool cm;       /* QPs connected by rdma_cm instead of the exchange */
-	/* --cm: this side's IPv4 address (default: the one in its RoCE v2 GID) */
+	/* --cm: this side's IPv4 address, refused unless it is on the device's
+	 * netdev (default: the netdev's, bench/cm_addr.h) */
 	const char *cm_addr;
 	/* The test; the server takes the client's, except `pinned` ones. */
 	enum bench_test test;
@@ -53,6 +54,8 @@ struct bench_config {
 	unsigned int sl; /* service level 0..15 */
 	int pkey_index;	 /* -1: index 0, as perftest */
 	bool allow_same_port;
+	/* --cm in pair and loopback runs: the server side's cm_addr */
+	const char *cm_peer_addr;
 };
 
 #define BENCH_PLACE_NOTE 200

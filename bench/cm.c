@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* Connection by rdma_cm (--cm): the server listens on its device's IPv4
- * address at the control port's number; the client resolves, creates each QP
- * on its id and connects them one by one. The control channel still carries
- * the parameters, buffer address and rkey. Every wait is bounded. */
+/* Connection by rdma_cm (--cm): each side takes an IPv4 address of its
+ * device's netdev (cm_addr.h: --cm-addr, or the netdev's own, IPoIB on
+ * InfiniBand) and sends it in its port block; the server listens on its
+ * address at the control port's number; the client resolves the server's
+ * address, creates each QP on its id and connects them one by one. The control channel still
+ * carries the parameters, buffer address and rkey. Every wait is bounded. */
 #include "internal.h"
+
+#include "bench/cm_addr.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -73,19 +77,28 @@ static int parse_ipv4(struct bench_ctx *c, const char *ip, uint16_t port, struct
 	return 0;
 }
 
-/* This side's address: --cm-addr, else the IPv4 inside its RoCE v2 GID. */
-static int local_ip(struct bench_ctx *c, char *buf, size_t size)
+int cm_pick_local(struct bench_ctx *c)
 {
-	if (c->cfg->cm_addr) {
-		snprintf(buf, size, "%s", c->cfg->cm_addr);
-		return 0;
+	struct cm_local l;
+	int r = cm_local_read(c->cfg->ibdev, c->port, &l, c->e);
+	if (r < 0)
+		return r;
+	char gid_ip[16];
+	const uint8_t *gid4 =
+		dev_gid_ipv4(c->gid.raw, gid_ip, sizeof(gid_ip)) ? c->gid.raw + 12 : NULL;
+	return cm_addr_choose(&l, c->cfg->ibdev, c->cfg->cm_addr, gid4, c->cm_ipv4, c->cm_ip,
+			      sizeof(c->cm_ip), c->e);
+}
+
+/* The server's address: what it sent, else its GID's, else the host. */
+static const char *peer_ip_of(struct bench_ctx *c, char *buf, size_t size)
+{
+	const uint8_t *a = c->remote.port.cm_ipv4;
+	if (a[0] | a[1] | a[2] | a[3]) {
+		snprintf(buf, size, "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
+		return buf;
 	}
-	if (dev_gid_ipv4(c->gid.raw, buf, size))
-		return 0;
-	return err_setx(c->e, EADDRNOTAVAIL,
-			"'%s' has no IPv4 address in GID %d: rdma_cm needs an IP on the VF "
-			"netdev",
-			c->cfg->ibdev, c->gid_index);
+	return dev_gid_ipv4(c->remote.gid, buf, size) ? buf : c->cfg->host;
 }
 
 static int check_device(struct bench_ctx *c, struct rdma_cm_id *id, const char *ip)
@@ -99,11 +112,10 @@ static int check_device(struct bench_ctx *c, struct rdma_cm_id *id, const char *
 
 int cm_listen(struct bench_ctx *c)
 {
-	char ip[64];
+	const char *ip = c->cm_ip;
 	struct sockaddr_in sa;
 	int r = make_channel(c);
-	if (r < 0 || (r = local_ip(c, ip, sizeof(ip))) < 0 ||
-	    (r = parse_ipv4(c, ip, c->cfg->tcp_port, &sa)) < 0)
+	if (r < 0 || (r = parse_ipv4(c, ip, c->cfg->tcp_port, &sa)) < 0)
 		return r;
 	if (rdma_create_id(c->ch, &c->listen_id, NULL, RDMA_PS_TCP))
 		return err_set(c->e, errno, "cannot create an rdma_cm id");
@@ -127,13 +139,14 @@ static void conn_param(struct bench_ctx *c, struct rdma_conn_param *p)
 	p->rnr_retry_count = 7;
 }
 
-int cm_connect(struct bench_ctx *c, const char *peer_ip)
+int cm_connect(struct bench_ctx *c)
 {
-	char ip[64];
+	const char *ip = c->cm_ip;
+	char peer[64];
+	const char *peer_ip = peer_ip_of(c, peer, sizeof(peer));
 	struct sockaddr_in src, dst;
 	int r = make_channel(c);
-	if (r < 0 || (r = local_ip(c, ip, sizeof(ip))) < 0 ||
-	    (r = parse_ipv4(c, ip, 0, &src)) < 0 ||
+	if (r < 0 || (r = parse_ipv4(c, ip, 0, &src)) < 0 ||
 	    (r = parse_ipv4(c, peer_ip, c->remote.cm_port, &dst)) < 0)
 		return r;
 	for (unsigned int q = 0; q < c->n_qps; q++) {

@@ -18,7 +18,6 @@
 
 /* Buffers beyond this are not worth a second slot. */
 #define SLOT_BUDGET (256u << 20)
-#define LAT_DEPTH   16
 #define INLINE_WANT 220
 
 uint64_t bench_now_ns(void)
@@ -181,6 +180,8 @@ int dev_open(struct bench_ctx *c)
 		return r;
 	c->wire = framing(c);
 	probe_port(c);
+	if (cfg->cm && (r = cm_pick_local(c)) < 0)
+		return r;
 	c->pd = ibv_alloc_pd(c->ctx);
 	if (!c->pd)
 		return err_set(c->e, errno, "cannot allocate a PD on '%s'", cfg->ibdev);
@@ -217,7 +218,7 @@ int dev_qp_init_attr(struct bench_ctx *c, struct ibv_qp_init_attr *a)
 	*a = (struct ibv_qp_init_attr){
 		.send_cq = c->cq,
 		.recv_cq = c->cq,
-		.cap = {.max_send_wr = lat ? LAT_DEPTH : c->params.tx_depth,
+		.cap = {.max_send_wr = lat ? DEV_LAT_DEPTH : c->params.tx_depth,
 			.max_recv_wr = 1,
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
@@ -263,7 +264,7 @@ int dev_setup(struct bench_ctx *c)
 			       c->cfg->ibdev);
 	bool lat = bench_is_latency(c->params.test);
 	c->n_qps = c->params.qps;
-	c->cq_size = c->n_qps * (lat ? LAT_DEPTH : c->params.tx_depth) + 16;
+	c->cq_size = c->n_qps * (lat ? DEV_LAT_DEPTH : c->params.tx_depth) + 16;
 	c->cq = ibv_create_cq(c->ctx, (int)c->cq_size, NULL, NULL, 0);
 	if (!c->cq)
 		return err_set(c->e, errno, "cannot create a CQ of %u entries on '%s'", c->cq_size,
@@ -301,6 +302,8 @@ void dev_fill_dest(struct bench_ctx *c, struct exchange_dest *d)
 	d->port.numa_node = (int16_t)pl->hca_node;
 	d->port.buf_node = (int16_t)pl->buf_node;
 	d->port.cpu = pl->cpu >= 0 ? (uint16_t)pl->cpu : EXCHANGE_NO_CPU;
+	if (c->cfg->cm)
+		memcpy(d->port.cm_ipv4, c->cm_ipv4, 4);
 	for (unsigned int q = 0; q < c->params.qps; q++) {
 		/* With --cm the QPs do not exist yet: rdma_cm carries their numbers. */
 		d->qps[q].qpn = c->qps[q].qp ? c->qps[q].qp->qp_num : 0;

@@ -184,9 +184,7 @@ static int client_handshake(struct bench_ctx *c)
 		return r;
 	if (!cfg->cm)
 		return dev_connect(c);
-	char ip[64];
-	const char *peer = dev_gid_ipv4(c->remote.gid, ip, sizeof(ip)) ? ip : cfg->host;
-	return cm_connect(c, peer);
+	return cm_connect(c);
 }
 
 /* The server tells the client its device's name and waits for the

@@ -51,6 +51,8 @@ struct bench_ctx {
 	/* rdma_cm, from cm.c. */
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *listen_id;
+	uint8_t cm_ipv4[4]; /* this side's address (cm_addr.h's choice) */
+	char cm_ip[16];
 
 	/* The session. */
 	struct exchange_params params; /* as agreed */
@@ -71,7 +73,25 @@ static inline bool bench_cancelled(const struct bench_ctx *c)
 
 uint64_t bench_now_ns(void);
 
+/* A cheap tick counter for the latency loops, read once per iteration like
+ * perftest's get_cycles(): the TSC on x86, the virtual counter on AArch64,
+ * else CLOCK_MONOTONIC nanoseconds. Its rate is not assumed: the loops
+ * measure it against CLOCK_MONOTONIC over the run itself. */
+static inline uint64_t bench_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+	uint64_t v;
+	__asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+#else
+	return bench_now_ns();
+#endif
+}
+
 /* dev.c: device, PD, MR, CQ and QPs, all in one place. */
+#define DEV_LAT_DEPTH 16 /* send queue depth of the latency tests */
 int dev_open(struct bench_ctx *c);
 /* Buffer, MR, CQ and (without --cm) QPs for the agreed parameters. */
 int dev_setup(struct bench_ctx *c);
@@ -87,12 +107,46 @@ uint64_t dev_remote_addr(const struct bench_ctx *c, unsigned int q, unsigned int
 uint8_t *dev_local(const struct bench_ctx *c, unsigned int q, unsigned int slot);
 
 /* cm.c: rdma_cm connection establishment. */
+/* This side's address (--cm-addr, or its netdev's): into c->cm_ipv4, cm_ip. */
+int cm_pick_local(struct bench_ctx *c);
 int cm_listen(struct bench_ctx *c);
-int cm_connect(struct bench_ctx *c, const char *peer_ip);
+/* To the address the server sent (its port block's cm_ipv4), else the one
+ * in its RoCE v2 GID, else the control connection's host. */
+int cm_connect(struct bench_ctx *c);
 int cm_accept(struct bench_ctx *c);
 void cm_close(struct bench_ctx *c);
 
-/* loops.c: one message size each; fill r. */
+/* loops.c: what every loop watches while it runs. */
+struct watch {
+	struct bench_ctx *c;
+	unsigned int step;
+	uint64_t size, start, last_progress, last_event, last_check, turns;
+	uint64_t events, seen_events; /* a loop's progress count, see watch_check_at() */
+};
+
+#define WATCH_POLL_TURNS 1024 /* empty CQ polls between clock reads */
+
+struct watch watch_start(struct bench_ctx *c, unsigned int step, uint64_t size, uint64_t start);
+/* The progress callback, at most every 100 ms. */
+void watch_report(struct watch *w, double fraction, uint64_t bytes, uint64_t now);
+/* Cancelled, peer gone, or stalled: acts at most every 50 ms; watch_check()
+ * reads the clock, watch_check_at() is given it. */
+int watch_check(struct watch *w, const char *waiting_for);
+int watch_check_at(struct watch *w, uint64_t now, const char *waiting_for);
+/* For loops that poll a CQ: watch_check() every WATCH_POLL_TURNS turns. */
+static inline int watch_turn(struct watch *w, const char *waiting_for)
+{
+	return ++w->turns % WATCH_POLL_TURNS ? 0 : watch_check(w, waiting_for);
+}
+/* Spins until *p == v: 1 when seen; 0 when the client finished first (the
+ * server in duration mode); < 0 on error. */
+int watch_spin_until(struct watch *w, volatile const uint8_t *p, uint8_t v,
+		     const char *waiting_for);
+/* Duration mode: the warm-up and cool-down margin left out of the figures. */
+uint64_t loop_margin_ns(const struct bench_ctx *c);
+int loop_wc_error(struct bench_ctx *c, const struct ibv_wc *wc);
+
+/* loops.c (bandwidth) and loops_lat.c (latency): one message size each; fill r. */
 int loop_bw(struct bench_ctx *c, unsigned int step, uint64_t size, struct bench_size_result *r);
 int loop_write_lat(struct bench_ctx *c, unsigned int step, uint64_t size,
 		   struct bench_size_result *r);

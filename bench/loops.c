@@ -1,26 +1,24 @@
 // SPDX-License-Identifier: MIT
-/* The four measurement loops (docs/bench.md). Bandwidth: up to tx_depth WRs
- * in flight per QP, round robin over the QPs, one signalled WR every cq_mod
- * (CQ moderation), slots cycled; timed from the first post to the last
- * completion with CLOCK_MONOTONIC nanoseconds. Latency: write ping-pong
- * polling the last byte (half round trip), read as one full round trip.
- * Every loop checks, every few thousand turns, for cancellation, for the peer
- * going away and for completions that stopped coming. */
+/* The bandwidth loop (docs/bench.md) and what every loop watches while it
+ * runs. Bandwidth: up to tx_depth WRs in flight per QP, round robin over the
+ * QPs, one signalled WR every cq_mod (CQ moderation), slots cycled; timed
+ * from the first post to the last completion with CLOCK_MONOTONIC
+ * nanoseconds. The latency loops are in loops_lat.c. Every loop checks, at
+ * most every 50 ms, for cancellation, for the peer going away and for
+ * completions that stopped coming. */
 #include "internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK_EVERY   1024	   /* CQ poll turns between clock reads */
 #define SPIN_TURNS    (1u << 20)   /* memory poll turns between clock reads */
 #define CHECK_NS      50000000ull  /* 50 ms between checks of the peer */
 #define PROGRESS_NS   100000000ull /* 100 ms */
-#define MAX_SAMPLES   (8u << 20)   /* latency samples kept in duration mode */
 #define MAX_MARGIN_NS 2000000000ull
 
 /* Duration mode: warm-up and cool-down margins, excluded from the figures. */
-static uint64_t margin_ns(const struct bench_ctx *c)
+uint64_t loop_margin_ns(const struct bench_ctx *c)
 {
 	uint64_t m = (uint64_t)c->params.duration_s * 1000000000ull / 5;
 	return m > MAX_MARGIN_NS ? MAX_MARGIN_NS : m;
@@ -47,14 +45,7 @@ int loop_check_peer(struct bench_ctx *c)
 	return err_setx(c->e, EPROTO, "unexpected message type %u from the peer mid-run", m.type);
 }
 
-struct watch {
-	struct bench_ctx *c;
-	unsigned int step;
-	uint64_t size, start, last_progress, last_event, last_check, turns;
-};
-
-static struct watch watch_start(struct bench_ctx *c, unsigned int step, uint64_t size,
-				uint64_t start)
+struct watch watch_start(struct bench_ctx *c, unsigned int step, uint64_t size, uint64_t start)
 {
 	return (struct watch){.c = c,
 			      .step = step,
@@ -65,7 +56,7 @@ static struct watch watch_start(struct bench_ctx *c, unsigned int step, uint64_t
 			      .last_check = start};
 }
 
-static void report(struct watch *w, double fraction, uint64_t bytes, uint64_t now)
+void watch_report(struct watch *w, double fraction, uint64_t bytes, uint64_t now)
 {
 	if (!w->c->progress || now - w->last_progress < PROGRESS_NS)
 		return;
@@ -79,13 +70,18 @@ static void report(struct watch *w, double fraction, uint64_t bytes, uint64_t no
 }
 
 /* Cancelled, peer gone, or stalled: at most every CHECK_NS. The check is a
- * system call, so it is paced by the clock and not by loop turns. */
-static int watch_check(struct watch *w, const char *waiting_for)
+ * system call, so it is paced by the clock and not by loop turns. A loop that
+ * counts its progress in w->events instead of setting w->last_event has it
+ * taken as an event seen now. */
+int watch_check_at(struct watch *w, uint64_t now, const char *waiting_for)
 {
-	uint64_t now = bench_now_ns();
 	if (now - w->last_check < CHECK_NS)
 		return 0;
 	w->last_check = now;
+	if (w->events != w->seen_events) {
+		w->seen_events = w->events;
+		w->last_event = now;
+	}
 	int r = loop_check_peer(w->c);
 	if (r < 0)
 		return r;
@@ -96,10 +92,9 @@ static int watch_check(struct watch *w, const char *waiting_for)
 	return 0;
 }
 
-/* For loops that poll a CQ: the clock is read every CHECK_EVERY turns. */
-static int watch_turn(struct watch *w, const char *waiting_for)
+int watch_check(struct watch *w, const char *waiting_for)
 {
-	return ++w->turns % CHECK_EVERY ? 0 : watch_check(w, waiting_for);
+	return watch_check_at(w, bench_now_ns(), waiting_for);
 }
 
 /* Spins until *p == v in a loop as tight as perftest's: no clock read, no
@@ -108,8 +103,7 @@ static int watch_turn(struct watch *w, const char *waiting_for)
  * the QEMU guest (scripts/bench/vs-perftest, 5+5 runs of 1000 iterations).
  * 1 when seen; 0 when the client finished first (the server in duration
  * mode); < 0 on error. */
-static int spin_until(struct watch *w, volatile const uint8_t *p, uint8_t v,
-		      const char *waiting_for)
+int watch_spin_until(struct watch *w, volatile const uint8_t *p, uint8_t v, const char *waiting_for)
 {
 	for (;;) {
 		for (unsigned int k = SPIN_TURNS; k; k--)
@@ -123,7 +117,7 @@ static int spin_until(struct watch *w, volatile const uint8_t *p, uint8_t v,
 	}
 }
 
-static int wc_error(struct bench_ctx *c, const struct ibv_wc *wc)
+int loop_wc_error(struct bench_ctx *c, const struct ibv_wc *wc)
 {
 	return err_setx(c->e, EIO, "work request failed on QP 0x%x: %s (vendor error 0x%x)",
 			wc->qp_num, ibv_wc_status_str(wc->status), wc->vendor_err);
@@ -139,7 +133,7 @@ static void fill_bw(struct bench_ctx *c, struct bench_size_result *r, uint64_t s
 	uint64_t t0 = start, m0 = 0;
 	if (c->params.duration_s) {
 		/* The figure covers the completions between the margins. */
-		uint64_t m = margin_ns(c), end = t[n - 1];
+		uint64_t m = loop_margin_ns(c), end = t[n - 1];
 		while (i0 + 1 < n && t[i0] < start + m)
 			i0++;
 		while (i1 > i0 && t[i1] > end - m)
@@ -272,7 +266,7 @@ int loop_bw(struct bench_ctx *c, unsigned int step, uint64_t size, struct bench_
 		uint64_t now = got ? bench_now_ns() : w.last_event;
 		for (int i = 0; i < got; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS) {
-				ret = wc_error(c, &wc[i]);
+				ret = loop_wc_error(c, &wc[i]);
 				goto out;
 			}
 			uint64_t count = wc[i].wr_id >> 8;
@@ -286,7 +280,7 @@ int loop_bw(struct bench_ctx *c, unsigned int step, uint64_t size, struct bench_
 			double frac = c->params.iters
 					      ? (double)total / ((double)p.target * n)
 					      : (double)(now - start) / (double)(end - start);
-			report(&w, frac, total * size, now);
+			watch_report(&w, frac, total * size, now);
 		}
 		if (!stopping && now >= end)
 			stopping = true;
@@ -297,177 +291,5 @@ int loop_bw(struct bench_ctx *c, unsigned int step, uint64_t size, struct bench_
 out:
 	free(log.t);
 	free(log.cum);
-	return ret;
-}
-
-/* Keeps latency samples; in duration mode only those between the margins. */
-struct samples {
-	uint64_t *v;
-	size_t n, cap;
-};
-
-static int samples_add(struct bench_ctx *c, struct samples *s, uint64_t ns)
-{
-	if (s->n == s->cap) {
-		if (s->cap >= MAX_SAMPLES)
-			return 0;
-		size_t ncap = s->cap ? s->cap * 2 : 65536;
-		uint64_t *nv = realloc(s->v, ncap * sizeof(*nv));
-		if (!nv)
-			return err_setx(c->e, ENOMEM, "cannot keep %zu latency samples", ncap);
-		s->v = nv;
-		s->cap = ncap;
-	}
-	s->v[s->n++] = ns;
-	return 0;
-}
-
-static int finish_lat(struct bench_ctx *c, struct samples *s, uint64_t size,
-		      struct bench_size_result *r)
-{
-	r->size = size;
-	r->msgs = s->n;
-	if (s->n &&
-	    (stats_latency(s->v, s->n, &r->lat) < 0 || stats_histogram(s->v, s->n, &r->hist) < 0))
-		return err_setx(c->e, EINVAL, "no latency samples");
-	return 0;
-}
-
-/* Drains send completions so the send queue never fills. */
-static int drain(struct bench_ctx *c)
-{
-	struct ibv_wc wc[8];
-	int got;
-	while ((got = ibv_poll_cq(c->cq, 8, wc)) > 0)
-		for (int i = 0; i < got; i++)
-			if (wc[i].status != IBV_WC_SUCCESS)
-				return wc_error(c, &wc[i]);
-	return got < 0 ? err_setx(c->e, EIO, "cannot poll the CQ") : 0;
-}
-
-/* Ping-pong: the client writes, the server answers on seeing the last byte
- * change; each side polls its receive slot. Latency is half the round trip. */
-int loop_write_lat(struct bench_ctx *c, unsigned int step, uint64_t size,
-		   struct bench_size_result *r)
-{
-	const bool client = !c->cfg->server;
-	volatile uint8_t *in = dev_local(c, 0, 0) + size - 1;
-	uint8_t *out = dev_local(c, 0, 1);
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)out, .length = (uint32_t)size, .lkey = c->mr->lkey};
-	struct ibv_send_wr wr = {.sg_list = &sge,
-				 .num_sge = 1,
-				 .opcode = IBV_WR_RDMA_WRITE,
-				 .send_flags = IBV_SEND_SIGNALED |
-					       (size <= c->max_inline ? IBV_SEND_INLINE : 0),
-				 .wr = {.rdma = {.remote_addr = dev_remote_addr(c, 0, 0),
-						 .rkey = c->remote.rkey}}},
-			   *bad;
-	struct samples s = {0};
-	const uint64_t start = bench_now_ns(), m = margin_ns(c);
-	const uint64_t end = c->params.duration_s
-				     ? start + (uint64_t)c->params.duration_s * 1000000000ull
-				     : UINT64_MAX;
-	struct watch w = watch_start(c, step, size, start);
-	int ret = 0;
-	for (uint64_t i = 0; !c->params.iters || i < c->params.iters; i++) {
-		uint8_t v = (uint8_t)(i % 255 + 1); /* never 0, the cleared buffer */
-		uint64_t t0 = 0;
-		if (client) {
-			t0 = bench_now_ns();
-			if (t0 >= end)
-				break;
-			out[size - 1] = v;
-			if (ibv_post_send(c->qps[0].qp, &wr, &bad)) {
-				ret = err_set(c->e, errno, "cannot post the ping");
-				goto out;
-			}
-		}
-		int seen = spin_until(&w, in, v, "answer from the peer");
-		if (seen <= 0) {
-			ret = seen; /* error, or (server) the client stopped */
-			goto out;
-		}
-		if (!client) { /* answer first: the clock is not on the path */
-			out[size - 1] = v;
-			if (ibv_post_send(c->qps[0].qp, &wr, &bad)) {
-				ret = err_set(c->e, errno, "cannot post the pong");
-				goto out;
-			}
-		}
-		uint64_t t1 = bench_now_ns();
-		w.last_event = t1;
-		if (client && (!c->params.duration_s || (t0 >= start + m && t1 + m <= end)))
-			if ((ret = samples_add(c, &s, (t1 - t0) / 2)) < 0)
-				goto out;
-		if ((ret = drain(c)) < 0)
-			goto out;
-		report(&w,
-		       c->params.iters ? (double)i / (double)c->params.iters
-				       : (double)(t1 - start) / (double)(end - start),
-		       0, t1);
-	}
-	if (client)
-		ret = finish_lat(c, &s, size, r);
-out:
-	free(s.v);
-	return ret;
-}
-
-/* One READ at a time, each a full round trip. The server is passive. */
-int loop_read_lat(struct bench_ctx *c, unsigned int step, uint64_t size,
-		  struct bench_size_result *r)
-{
-	struct ibv_sge sge = {.addr = (uintptr_t)dev_local(c, 0, 1),
-			      .length = (uint32_t)size,
-			      .lkey = c->mr->lkey};
-	struct ibv_send_wr wr = {.sg_list = &sge,
-				 .num_sge = 1,
-				 .opcode = IBV_WR_RDMA_READ,
-				 .send_flags = IBV_SEND_SIGNALED,
-				 .wr = {.rdma = {.remote_addr = dev_remote_addr(c, 0, 0),
-						 .rkey = c->remote.rkey}}},
-			   *bad;
-	struct samples s = {0};
-	const uint64_t start = bench_now_ns(), m = margin_ns(c);
-	const uint64_t end = c->params.duration_s
-				     ? start + (uint64_t)c->params.duration_s * 1000000000ull
-				     : UINT64_MAX;
-	struct watch w = watch_start(c, step, size, start);
-	int ret = 0;
-	for (uint64_t i = 0; !c->params.iters || i < c->params.iters; i++) {
-		uint64_t t0 = bench_now_ns();
-		if (t0 >= end)
-			break;
-		if (ibv_post_send(c->qps[0].qp, &wr, &bad)) {
-			ret = err_set(c->e, errno, "cannot post the READ");
-			goto out;
-		}
-		struct ibv_wc wc;
-		int got;
-		while ((got = ibv_poll_cq(c->cq, 1, &wc)) == 0)
-			if ((ret = watch_turn(&w, "READ completion")) < 0)
-				goto out;
-		uint64_t t1 = bench_now_ns();
-		if (got < 0) {
-			ret = err_setx(c->e, EIO, "cannot poll the CQ");
-			goto out;
-		}
-		if (wc.status != IBV_WC_SUCCESS) {
-			ret = wc_error(c, &wc);
-			goto out;
-		}
-		w.last_event = t1;
-		if (!c->params.duration_s || (t0 >= start + m && t1 + m <= end))
-			if ((ret = samples_add(c, &s, t1 - t0)) < 0)
-				goto out;
-		report(&w,
-		       c->params.iters ? (double)i / (double)c->params.iters
-				       : (double)(t1 - start) / (double)(end - start),
-		       0, t1);
-	}
-	ret = finish_lat(c, &s, size, r);
-out:
-	free(s.v);
 	return ret;
 }

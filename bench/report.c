@@ -84,6 +84,22 @@ static void add_verdict_limit(struct json_object *vo, const struct bench_verdict
 	json_object_object_add(vo, "same_port", json_object_new_boolean(v->same_port));
 }
 
+/* With rdma_cm: "cm_addr" and "cm_peer_addr", each side's address as
+ * exchanged (null when a side sent none). */
+static void add_cm(struct json_object *o, const struct bench_result *r)
+{
+	if (!r->cm)
+		return;
+	const uint8_t *a[2] = {r->self_port.cm_ipv4, r->peer_port.cm_ipv4};
+	const char *key[2] = {"cm_addr", "cm_peer_addr"};
+	for (int i = 0; i < 2; i++) {
+		char ip[16] = "";
+		if (a[i][0] | a[i][1] | a[i][2] | a[i][3])
+			snprintf(ip, sizeof(ip), "%u.%u.%u.%u", a[i][0], a[i][1], a[i][2], a[i][3]);
+		add_str(o, key[i], ip);
+	}
+}
+
 struct json_object *bench_result_to_json(const struct bench_result *r, const struct bench_target *t,
 					 const struct bench_verdict *v)
 {
@@ -106,6 +122,7 @@ struct json_object *bench_result_to_json(const struct bench_result *r, const str
 	json_object_object_add(o, "device", dev);
 	struct json_object *p = json_object_new_object();
 	add_str(p, "connection", r->cm ? "rdma_cm" : "exchange");
+	add_cm(p, r);
 	add_int(p, "qps", r->qps);
 	add_int(p, "tx_depth", r->tx_depth);
 	add_int(p, "cq_moderation", r->cq_mod);

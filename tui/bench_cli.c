@@ -54,6 +54,7 @@ enum {
 	O_SL,
 	O_PKEY_INDEX,
 	O_ALLOW_SAME_PORT,
+	O_CM_ADDR,
 };
 
 static const struct option bench_options[] = {
@@ -82,6 +83,7 @@ static const struct option bench_options[] = {
 	{"sl", required_argument, NULL, O_SL},
 	{"pkey-index", required_argument, NULL, O_PKEY_INDEX},
 	{"allow-same-port", no_argument, NULL, O_ALLOW_SAME_PORT},
+	{"cm-addr", required_argument, NULL, O_CM_ADDR},
 	{"dev", required_argument, NULL, 'd'},
 	{0},
 };
@@ -227,6 +229,8 @@ static int parse_other(struct bench_opts *o, int code, const char *arg)
 		return bench_path_option(cfg, BENCH_PATH_PKEY_INDEX, arg);
 	case O_ALLOW_SAME_PORT:
 		return bench_path_option(cfg, BENCH_PATH_ALLOW_SAME_PORT, arg);
+	case O_CM_ADDR:
+		return bench_cm_addr_option(o, arg);
 	}
 	return 0;
 }
@@ -393,7 +397,9 @@ static int mode_server(const struct bench_opts *o, const struct node *n, char **
 		return 1;
 	}
 	int r = resolve(n, o->dev ? o->dev : first_ibdev(n), o->force, &t);
-	return r < 0 ? resolve_status(r) : bench_cli_server(o, t.ibdev);
+	if (r < 0)
+		return resolve_status(r);
+	return bench_cm_server_check(o, t.ibdev) < 0 ? 1 : bench_cli_server(o, t.ibdev);
 }
 
 static int mode_client(const struct bench_opts *o, const struct node *n, char **pos, int npos)
@@ -436,7 +442,10 @@ static int mode_pair(const struct bench_opts *o, const struct node *n, char **po
 	if ((r = resolve(n, pos[0], o->force, &peer)) < 0 ||
 	    (r = resolve(n, pos[1], o->force, &t)) < 0)
 		return resolve_status(r);
-	return bench_cli_run_one(o, &t, NULL, peer.ibdev);
+	struct bench_opts po;
+	if (bench_cm_pair(o, peer.ibdev, t.ibdev, &po) < 0)
+		return EXIT_USAGE;
+	return bench_cli_run_one(&po, &t, NULL, peer.ibdev);
 }
 
 static int mode_loopback(const struct bench_opts *o, const struct node *n, char **pos, int npos)
@@ -488,6 +497,8 @@ int cmd_bench(const struct cli *c, int argc, char **argv)
 		cli_error("--all-pfs is for bench server (a server per PF)");
 		return EXIT_USAGE;
 	}
+	if (bench_cm_check(&o, argv[first]) < 0)
+		return EXIT_USAGE;
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

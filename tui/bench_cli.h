@@ -25,6 +25,8 @@ struct bench_opts {
 	/* --all-vfs --parallel: one worker per PF (bench_sweep.h); server
 	 * --all-pfs: a server per PF on PORT+i (bench_servers.c). */
 	bool parallel, all_pfs;
+	const char *cm_addrs[2]; /* --cm-addr, as given (bench_cm.c) */
+	unsigned int n_cm_addrs;
 };
 
 /* Set by SIGINT/SIGTERM: runs stop cleanly and the peer is told. */
@@ -65,3 +67,15 @@ int bench_cli_serve(const struct bench_opts *o, const char *dev, int lfd, uint16
 /* bench_servers.c: `bench server --all-pfs`, PF i of the node (BDF order)
  * served on PORT+i by a thread of its own. */
 int bench_cli_server_all_pfs(const struct bench_opts *o, const struct node *n);
+/* bench_cm.c: --cm-addr. Each says what is wrong (cli_error) and returns
+ * -EINVAL. The option's value, this side's (cfg.cm_addr, the first given): */
+int bench_cm_addr_option(struct bench_opts *o, const char *arg);
+/* After parsing, for mode ("server", "client", "pair", "loopback"). */
+int bench_cm_check(struct bench_opts *o, const char *mode);
+/* A pair run: o with each address given to the device whose netdev holds it
+ * (cfg.cm_peer_addr the peer's, cfg.cm_addr dev's). */
+int bench_cm_pair(const struct bench_opts *o, const char *peer_ibdev, const char *ibdev,
+		  struct bench_opts *ret);
+/* A server's --cm-addr, checked once before serving (else every session
+ * would fail the same way, one after another). */
+int bench_cm_server_check(const struct bench_opts *o, const char *ibdev);

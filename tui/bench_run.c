@@ -93,6 +93,8 @@ int bench_pair_run(const struct bench_config *cfg, const char *a, const char *b,
 	srv->cfg.tcp_port = port;
 	srv->cfg.pinned = 0;
 	srv->cfg.cancel = &server_cancel;
+	srv->cfg.cm_addr = cfg->cm_peer_addr;
+	srv->cfg.cm_peer_addr = NULL;
 	cli->cfg = *cfg;
 	cli->cfg.ibdev = b;
 	cli->cfg.host = "127.0.0.1";

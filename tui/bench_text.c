@@ -24,6 +24,14 @@ static const char *title(int test)
 	return test >= 0 && test < 4 ? titles[test] : "unknown test";
 }
 
+/* With rdma_cm, the two addresses it connected: this side's -> the peer's. */
+static void cm_line(struct text *out, struct json_object *par)
+{
+	const char *self = text_jstr(par, "cm_addr"), *peer = text_jstr(par, "cm_peer_addr");
+	if (self || peer)
+		text_add(out, TEXT_NORMAL, " rdma_cm        : %s -> %s", self ?: "?", peer ?: "?");
+}
+
 static void header(struct text *out, struct json_object *dev, struct json_object *par, int test)
 {
 	char place[160] = "";
@@ -45,6 +53,7 @@ static void header(struct text *out, struct json_object *dev, struct json_object
 	text_add(out, TEXT_NORMAL, " Outstand reads : %lld  Max inline %lld B  Mode %s",
 		 (long long)text_jint(par, "outstanding_reads"),
 		 (long long)text_jint(par, "max_inline"), text_jstr(par, "mode") ?: "?");
+	cm_line(out, par);
 }
 
 /* "node 3", or "node unknown" for null (-1 in sysfs). */

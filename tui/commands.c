@@ -34,6 +34,8 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"  --gid-index N     override the GID (default: RoCE v2 IPv4 on Ethernet, LID on IB;\n"    \
 	"                    given on IB, packets carry a GRH)\n"                                  \
 	"  --cm              connect the QPs with rdma_cm (needs an IP on the netdev)\n"           \
+	"  --cm-addr ADDR    --cm: this side's IPv4, one of its netdev's (IPoIB on IB);\n"         \
+	"                    pair: up to two, each to the device that holds it\n"                  \
 	"  --port P          control TCP port (18515)\n"                                           \
 	"  --timeout MS      control replies and stalled completions (10000)\n"                    \
 	"  --unit U          Gb/s (default) or MB/s in the table\n"                                \

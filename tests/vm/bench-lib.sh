@@ -107,7 +107,10 @@ bench_bw_row() { awk -v s="$2" '$1 == s && NF == 5 { print; exit }' "$1"; }
 # longest wall time so far and the next at ten times (vs-perftest's bound):
 # the machine may slow down mid-scenario.
 bench_vs_perftest() {
-	local t=$1 out=$VM_TMP/vs pid w s line seen=0 ran=0 longest=0 l
+	local t=$1 out=$VM_TMP/vs pid w s line seen=0 ran=0 longest=0 l cs
+	# What clock_gettime() costs depends on it (a syscall unless tsc).
+	rd cs /sys/devices/system/clocksource/clocksource0/current_clocksource
+	note "clocksource: ${cs:-unknown}"
 	vm_budget $(($(bench_secs $((2 * BENCH_BPS))) + $(vm_scaled 60)))
 	: >"$out.err"
 	/vm/bench/vs-perftest -r 7 -T 2 -o "--timeout $BENCH_TMO_MS" -t "$t" >"$out" 2>"$out.err" &

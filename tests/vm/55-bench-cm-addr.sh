@@ -1,0 +1,68 @@
+#!/bin/bash
+# rdma_cm with the address chosen (--cm-addr) on both sides: each side's
+# address travels in its exchange port block and the client connects to the
+# server's, not to the control host (127.0.0.1 here) nor to the GID's
+# address (the server listens only on its second address); in a client/
+# server run (write_bw) and in pair mode (write_lat), where each address goes
+# to the device whose netdev holds it whatever the order given; without
+# --cm-addr each side takes its GID's address; an address on no side's
+# netdev is refused by name, a server's before it serves anyone. Soft-RoCE
+# only: InfiniBand's IPoIB path is the same code fed an IPoIB netdev
+# (tests/test_cm_addr.c).
+# vmtest-budget: 120
+# shellcheck source=scripts/vm/lib.sh
+. /vm/lib.sh
+# shellcheck source=tests/vm/bench-lib.sh
+. /vm/tests/bench-lib.sh
+bench_setup || {
+	fail "rxe on VFs of both PFs" "setup failed"
+	run_ibvf "$VM_TMP/r3" bench server -d rxe0 --cm --cm-addr 10.11.0.2 --once
+expect_eq "server --cm-addr of another device: refused before serving" "$? $(cat "$VM_TMP/r3.err")" \
+	"1 ibvf: bench server: --cm-addr 10.11.0.2 is not an address of 'rxe0' (its netdev $nd0 has 10.11.0.1, 10.11.0.11)"
+vm_done
+}
+nd0=$(vm_netdev "$BENCH_VF0")
+nd1=$(vm_netdev "$BENCH_VF1")
+# Second addresses; GID index 1 keeps the first ones (10.11.0.1, 10.11.0.2).
+ip addr add 10.11.0.11/24 dev "$nd0"
+ip addr add 10.11.0.12/24 dev "$nd1"
+# 2 bandwidth runs of BENCH_ITERS, 1 of latency (200 round trips), 3 refusals.
+vm_budget $(($(bench_secs $((2 * BENCH_ITERS * 65536)) 5) + $(vm_scaled 30)))
+
+bench_server "$VM_TMP/srv" -d rxe0 --cm --cm-addr 10.11.0.11
+if run_ibvf "$VM_TMP/c" bench client 127.0.0.1 -d rxe1 --cm --cm-addr 10.11.0.12 \
+	--iters "$BENCH_ITERS" --json $BENCH_LOW; then
+	expect_json "client/server --cm-addr: each side's address exchanged" "$VM_TMP/c" \
+		'[.params.connection, .params.cm_addr, .params.cm_peer_addr, (.sizes[0].bw_avg_gbps > 0)] | @tsv' \
+		"$(printf 'rdma_cm\t10.11.0.12\t10.11.0.11\ttrue')"
+else
+	fail "client/server --cm --cm-addr" "$(cat "$VM_TMP/c.err") / server: $(cat "$VM_TMP/srv.err")"
+fi
+bench_server_stop
+
+if run_ibvf "$VM_TMP/p" bench pair rxe0 rxe1 --cm --cm-addr 10.11.0.12 --cm-addr 10.11.0.11 \
+	--test write_lat --iters 200 --json --timeout "$BENCH_TMO_MS"; then
+	expect_json "pair --cm-addr x2: each address to its device's side" "$VM_TMP/p" \
+		'[.params.cm_addr, .params.cm_peer_addr, .sizes[0].iterations, (.sizes[0].t_typical_us > 0)] | @tsv' \
+		"$(printf '10.11.0.12\t10.11.0.11\t200\ttrue')"
+else
+	fail "pair --cm --cm-addr x2, write_lat" "$(cat "$VM_TMP/p.err")"
+fi
+
+if run_ibvf "$VM_TMP/d" bench pair rxe0 rxe1 --cm --iters "$BENCH_ITERS" --json $BENCH_LOW; then
+	expect_json "pair --cm without --cm-addr: the GIDs' addresses" "$VM_TMP/d" \
+		'[.params.cm_addr, .params.cm_peer_addr] | @tsv' "$(printf '10.11.0.2\t10.11.0.1')"
+else
+	fail "pair --cm" "$(cat "$VM_TMP/d.err")"
+fi
+
+run_ibvf "$VM_TMP/r1" bench client 127.0.0.1 -d rxe1 --cm --cm-addr 10.11.0.11 --iters 1
+expect_eq "client --cm-addr of another device: refused by name" "$? $(cat "$VM_TMP/r1.err")" \
+	"1 ibvf: bench on 'rxe1': --cm-addr 10.11.0.11 is not an address of 'rxe1' (its netdev $nd1 has 10.11.0.2, 10.11.0.12)"
+run_ibvf "$VM_TMP/r2" bench pair rxe0 rxe1 --cm --cm-addr 10.11.0.3 --iters 1
+expect_eq "pair --cm-addr on neither side: refused by name" "$? $(cat "$VM_TMP/r2.err")" \
+	"2 ibvf: --cm-addr 10.11.0.3 is on neither 'rxe0' (IPv4 10.11.0.1, 10.11.0.11) nor 'rxe1' (IPv4 10.11.0.2, 10.11.0.12)"
+run_ibvf "$VM_TMP/r3" bench server -d rxe0 --cm --cm-addr 10.11.0.2 --once
+expect_eq "server --cm-addr of another device: refused before serving" "$? $(cat "$VM_TMP/r3.err")" \
+	"1 ibvf: bench server: --cm-addr 10.11.0.2 is not an address of 'rxe0' (its netdev $nd0 has 10.11.0.1, 10.11.0.11)"
+vm_done
