@@ -59,6 +59,9 @@ struct bench_size_result {
 	double bw_peak_gbps, bw_avg_gbps, msg_rate_mpps;
 	struct lat_stats lat; /* latency tests */
 	struct lat_hist hist; /* latency tests: of the same samples */
+	/* Bandwidth tests: the relative spread of the measured part
+	 * (stats_bw_spread()), < 0 when unknown (a server's view). */
+	double bw_spread;
 };
 
 struct bench_result {

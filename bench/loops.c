@@ -17,13 +17,12 @@
 #define CHECK_NS      50000000ull  /* 50 ms between checks of the peer */
 #define PROGRESS_NS   100000000ull /* 100 ms */
 #define MAX_SAMPLES   (8u << 20)   /* latency samples kept in duration mode */
-#define MAX_MARGIN_NS 2000000000ull
+#define SPREAD_SLICES 10
 
 /* Duration mode: warm-up and cool-down margins, excluded from the figures. */
 static uint64_t margin_ns(const struct bench_ctx *c)
 {
-	uint64_t m = (uint64_t)c->params.duration_s * 1000000000ull / 5;
-	return m > MAX_MARGIN_NS ? MAX_MARGIN_NS : m;
+	return stats_margin_ns(c->params.duration_s);
 }
 
 int loop_check_peer(struct bench_ctx *c)
@@ -137,20 +136,10 @@ static void fill_bw(struct bench_ctx *c, struct bench_size_result *r, uint64_t s
 		return;
 	size_t i0 = 0, i1 = n - 1;
 	uint64_t t0 = start, m0 = 0;
-	if (c->params.duration_s) {
-		/* The figure covers the completions between the margins. */
-		uint64_t m = margin_ns(c), end = t[n - 1];
-		while (i0 + 1 < n && t[i0] < start + m)
-			i0++;
-		while (i1 > i0 && t[i1] > end - m)
-			i1--;
-		if (i1 > i0) {
-			t0 = t[i0];
-			m0 = cum[i0];
-		} else {
-			i0 = 0;
-			i1 = n - 1;
-		}
+	/* Duration mode: the figure covers the completions between the margins. */
+	if (c->params.duration_s && stats_measured_window(t, n, start, margin_ns(c), &i0, &i1)) {
+		t0 = t[i0];
+		m0 = cum[i0];
 	}
 	r->msgs = cum[i1] - m0;
 	r->bytes = r->msgs * size;
@@ -167,6 +156,7 @@ static void fill_bw(struct bench_ctx *c, struct bench_size_result *r, uint64_t s
 		cqes > window ? stats_peak_gbps(t + i0, cqes, window, size * c->res->cq_mod) : 0;
 	if (r->bw_peak_gbps < r->bw_avg_gbps)
 		r->bw_peak_gbps = r->bw_avg_gbps;
+	r->bw_spread = stats_bw_spread(t, cum, i0, i1, SPREAD_SLICES);
 }
 
 /* Completion times and running message counts, for fill_bw(). */

@@ -33,6 +33,13 @@ static void add_hist(struct json_object *o, const struct lat_hist *h)
 	json_object_object_add(o, "histogram", a);
 }
 
+/* "bw_spread": the measured part's relative spread (stats_bw_spread()),
+ * null when unknown; the history's noise rule reads it. */
+static void add_spread(struct json_object *o, double spread)
+{
+	json_object_object_add(o, "bw_spread", spread >= 0 ? json_object_new_double(spread) : NULL);
+}
+
 struct json_object *bench_result_to_json(const struct bench_result *r, const struct bench_target *t,
 					 const struct bench_verdict *v)
 {
@@ -83,6 +90,7 @@ struct json_object *bench_result_to_json(const struct bench_result *r, const str
 			add_num(so, "bw_avg_gbps", s->bw_avg_gbps);
 			add_num(so, "msg_rate_mpps", s->msg_rate_mpps);
 			add_int(so, "elapsed_ns", (int64_t)s->ns);
+			add_spread(so, s->bw_spread);
 		}
 		json_object_array_add(sizes, so);
 	}
