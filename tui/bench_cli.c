@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bench_cli.h"
+#include "bench_validate.h"
 #include "core/node.h"
 #include "core/pods.h"
 #include "core/resolve.h"
@@ -67,6 +68,9 @@ static const struct option bench_options[] = {
 	{"once", no_argument, NULL, O_ONCE},
 	{"outstanding", required_argument, NULL, O_OUTSTANDING},
 	{"timeout", required_argument, NULL, O_TIMEOUT},
+	{"profile", required_argument, NULL, BENCH_O_PROFILE},
+	{"no-history", no_argument, NULL, BENCH_O_NO_HISTORY},
+	{"max-lat", required_argument, NULL, BENCH_O_MAX_LAT},
 	{"dev", required_argument, NULL, 'd'},
 	{0},
 };
@@ -221,7 +225,8 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, int *ret_pos)
 				  name);
 			return EXIT_USAGE;
 		}
-		if (!parse_number(&o->cfg, opt, name, optarg, &r))
+		if (!parse_number(&o->cfg, opt, name, optarg, &r) &&
+		    !bench_validate_parse_opt(o, opt, optarg, &r))
 			r = parse_other(o, opt, optarg);
 		if (r < 0)
 			return EXIT_USAGE;
@@ -234,6 +239,8 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, int *ret_pos)
 		cli_error("latency tests run on one QP, one way (no --bidir, --qps)");
 		return EXIT_USAGE;
 	}
+	if (bench_validate_check_opts(o) < 0)
+		return EXIT_USAGE;
 	*ret_pos = optind;
 	return 0;
 }
@@ -303,12 +310,13 @@ static int resolve(const struct node *n, const char *name, bool force, struct be
 	return 0;
 }
 
-static int discover(const struct cli *c, struct node **ret)
+static int discover(const struct cli *c, struct node **ret, char *root, size_t root_size)
 {
 	struct sys *s;
 	if (cli_open(c, &s) < 0)
 		return -1;
 	struct err e = {{0}};
+	snprintf(root, root_size, "%s", sys_root(s));
 	int r = node_discover(s, ret, &e);
 	sys_close(s);
 	if (r < 0)
@@ -338,6 +346,11 @@ static int mode_server(const struct bench_opts *o, const struct node *n, char **
 		cli_error("bench server takes no device argument; use -d DEV");
 		return EXIT_USAGE;
 	}
+	if (o->validate) {
+		cli_error("--profile validate is for client, pair and validate: a server takes "
+			  "the client's tests");
+		return EXIT_USAGE;
+	}
 	if (!o->dev && !first_ibdev(n)) {
 		cli_error("no RDMA device on this node");
 		return 1;
@@ -354,14 +367,19 @@ static int mode_client(const struct bench_opts *o, const struct node *n, char **
 		cli_error("bench client needs the server's address: bench client HOST");
 		return EXIT_USAGE;
 	}
+	struct validate_peer vp = {.host = pos[0], .peer_id = pos[0]};
 	if (o->all_vfs)
-		return bench_cli_all_vfs(o, n, pos[0], NULL);
+		return o->validate ? bench_validate_run(o, n, NULL, &vp)
+				   : bench_cli_all_vfs(o, n, pos[0], NULL);
 	if (!dev) {
 		cli_error("no RDMA device on this node");
 		return 1;
 	}
 	int r = resolve(n, dev, o->force, &t);
-	return r < 0 ? resolve_status(r) : bench_cli_run_one(o, &t, pos[0], NULL);
+	if (r < 0)
+		return resolve_status(r);
+	return o->validate ? bench_validate_run(o, n, &t, &vp)
+			   : bench_cli_run_one(o, &t, pos[0], NULL);
 }
 
 static int mode_pair(const struct bench_opts *o, const struct node *n, char **pos, int npos)
@@ -370,7 +388,12 @@ static int mode_pair(const struct bench_opts *o, const struct node *n, char **po
 	int r;
 	if (o->all_vfs && npos == 1) {
 		r = resolve(n, pos[0], true, &peer);
-		return r < 0 ? resolve_status(r) : bench_cli_all_vfs(o, n, NULL, peer.ibdev);
+		if (r < 0)
+			return resolve_status(r);
+		struct validate_peer vp = {.peer_dev = peer.ibdev,
+					   .peer_id = peer.bdf[0] ? peer.bdf : peer.ibdev};
+		return o->validate ? bench_validate_run(o, n, NULL, &vp)
+				   : bench_cli_all_vfs(o, n, NULL, peer.ibdev);
 	}
 	if (npos != 2 || o->all_vfs) {
 		cli_error("bench pair needs two devices (or --all-vfs and one peer)");
@@ -379,7 +402,10 @@ static int mode_pair(const struct bench_opts *o, const struct node *n, char **po
 	if ((r = resolve(n, pos[0], o->force, &peer)) < 0 ||
 	    (r = resolve(n, pos[1], o->force, &t)) < 0)
 		return resolve_status(r);
-	return bench_cli_run_one(o, &t, NULL, peer.ibdev);
+	struct validate_peer vp = {.peer_dev = peer.ibdev,
+				   .peer_id = peer.bdf[0] ? peer.bdf : peer.ibdev};
+	return o->validate ? bench_validate_run(o, n, &t, &vp)
+			   : bench_cli_run_one(o, &t, NULL, peer.ibdev);
 }
 
 static int mode_loopback(const struct bench_opts *o, const struct node *n, char **pos, int npos)
@@ -389,18 +415,25 @@ static int mode_loopback(const struct bench_opts *o, const struct node *n, char 
 		cli_error("bench loopback needs one device");
 		return EXIT_USAGE;
 	}
+	if (o->validate) {
+		cli_error("--profile validate needs a peer: bench validate DEV PEER");
+		return EXIT_USAGE;
+	}
 	int r = resolve(n, pos[0], o->force, &t);
 	return r < 0 ? resolve_status(r) : bench_cli_run_one(o, &t, NULL, t.ibdev);
+}
+
+int bench_cli_resolve(const struct node *n, const char *name, bool force, struct bench_target *t)
+{
+	return resolve(n, name, force, t);
 }
 
 static const struct {
 	const char *name;
 	bench_mode_fn *run;
 } bench_modes[] = {
-	{"server", mode_server},
-	{"client", mode_client},
-	{"pair", mode_pair},
-	{"loopback", mode_loopback},
+	{"server", mode_server},     {"client", mode_client},	       {"pair", mode_pair},
+	{"loopback", mode_loopback}, {"validate", bench_cli_validate},
 };
 
 int cmd_bench(const struct cli *c, int argc, char **argv)
@@ -423,7 +456,8 @@ int cmd_bench(const struct cli *c, int argc, char **argv)
 		if (!strcmp(argv[first], bench_modes[i].name))
 			mode = bench_modes[i].run;
 	if (!mode) {
-		cli_error("unknown bench mode '%s' (server, client, pair, loopback)", argv[first]);
+		cli_error("unknown bench mode '%s' (server, client, pair, loopback, validate)",
+			  argv[first]);
 		return EXIT_USAGE;
 	}
 	struct sigaction sa = {.sa_handler = on_signal};
@@ -432,8 +466,10 @@ int cmd_bench(const struct cli *c, int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	struct node *n = NULL;
-	if (discover(c, &n) < 0)
+	char root[4096];
+	if (discover(c, &n, root, sizeof(root)) < 0)
 		return 1;
+	o.state_root = root;
 	int rc = mode(&o, n, argv + first + 1, argc - first - 1);
 	node_free(n);
 	return rc;

@@ -21,6 +21,10 @@ struct bench_opts {
 	double min_ratio;
 	bool json, force, all_vfs, once, mbps;
 	const char *dev;
+	/* The validation profile (tui/bench_validate.c). */
+	bool validate, no_history;
+	double max_lat_us;	/* latency judged against it when > 0 */
+	const char *state_root; /* the node's root: the history is under it */
 };
 
 /* Set by SIGINT/SIGTERM: runs stop cleanly and the peer is told. */
@@ -49,3 +53,7 @@ int bench_cli_run_one(const struct bench_opts *o, const struct bench_target *t, 
 int bench_cli_all_vfs(const struct bench_opts *o, const struct node *n, const char *host,
 		      const char *peer_dev);
 int bench_cli_server(const struct bench_opts *o, const char *dev);
+
+/* A device named as node_resolve() takes names, placed; a VF in a pod
+ * refused unless force (said). 0, or -EBUSY (a pod) or another -errno. */
+int bench_cli_resolve(const struct node *n, const char *name, bool force, struct bench_target *t);
