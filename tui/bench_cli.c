@@ -239,8 +239,6 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, int *ret_pos)
 		cli_error("latency tests run on one QP, one way (no --bidir, --qps)");
 		return EXIT_USAGE;
 	}
-	if (bench_validate_check_opts(o) < 0)
-		return EXIT_USAGE;
 	*ret_pos = optind;
 	return 0;
 }
@@ -460,6 +458,9 @@ int cmd_bench(const struct cli *c, int argc, char **argv)
 			  argv[first]);
 		return EXIT_USAGE;
 	}
+	o.validate |= mode == bench_cli_validate;
+	if (bench_validate_check_opts(&o) < 0)
+		return EXIT_USAGE;
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -215,9 +215,6 @@ int bench_cli_validate(const struct bench_opts *o0, const struct node *n, char *
 	struct bench_target t, peer;
 	struct node_ref ref;
 	struct err e = {{0}};
-	o.validate = true;
-	if (bench_validate_check_opts(&o) < 0)
-		return EXIT_USAGE;
 	const char *dev = npos == 2 ? pos[0] : o.dev;
 	if (npos < 1 || npos > 2 || (o.all_vfs && dev)) {
 		cli_error("bench validate needs the VF and the peer: validate DEV PEER, "
