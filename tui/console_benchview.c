@@ -19,10 +19,15 @@
 #include "core/node.h"
 #include "core/pods.h"
 #include "core/resolve.h"
+#include "core/sys.h"
 #include "dialog.h"
 
 const uint64_t bv_sizes[] = {0, 2, 8, 64, 512, 4096, 65536, 1 << 20, 8 << 20};
 const size_t bv_n_sizes = sizeof(bv_sizes) / sizeof(bv_sizes[0]);
+const unsigned int bv_qps[] = {0, 1, 2, 4, 8};
+const size_t bv_n_qps = sizeof(bv_qps) / sizeof(bv_qps[0]);
+const unsigned int bv_durations[] = {0, 2, 5, 10, 30};
+const size_t bv_n_durations = sizeof(bv_durations) / sizeof(bv_durations[0]);
 
 /* --- the node's VFs -------------------------------------------------------- */
 
@@ -165,13 +170,22 @@ static void start(struct console *c, bool force)
 				       .listen_fd = -1,
 				       .tcp_port = BENCH_DEFAULT_PORT,
 				       .test = bv->test,
-				       .size = bv_sizes[bv->size],
+				       .size = bv->validate ? 0 : bv_sizes[bv->size],
+				       .qps = bv_qps[bv->qps],
+				       .duration_s = bv_durations[bv->duration],
 				       .cancel = &j->cancel};
+	/* A latency test runs one QP: the QPs field is for bandwidth. */
+	if (!bv->validate && bench_is_latency(bv->test))
+		j->cfg.qps = 0;
 	j->peer = bv->peer;
+	j->validate = bv->validate;
+	snprintf(j->root, sizeof(j->root), "%s", c->sys ? sys_root(c->sys) : "/");
 	const struct pf *pf;
 	const struct vf *pv = bv->peer == PEER_PAIR ? find_vf(c, bv->peer_vf, &pf) : NULL;
-	if (pv)
+	if (pv) {
 		snprintf(j->peer_ibdev, sizeof(j->peer_ibdev), "%s", pv->fn.rdmas[0].name);
+		snprintf(j->peer_bdf, sizeof(j->peer_bdf), "%s", pv->fn.bdf);
+	}
 	const char *why = NULL;
 	if (bv->peer == PEER_REMOTE &&
 	    parse_host(bv->host, j->host, sizeof(j->host), &j->cfg.tcp_port) < 0)
@@ -326,7 +340,8 @@ int console_cmd_bench(struct console *c, const char *arg)
 bool bv_field_shown(const struct bench_view *bv, enum field f)
 {
 	return (f != FLD_PEER_VF || bv->peer == PEER_PAIR) &&
-	       (f != FLD_HOST || bv->peer == PEER_REMOTE);
+	       (f != FLD_HOST || bv->peer == PEER_REMOTE) &&
+	       (!bv->validate || (f != FLD_TEST && f != FLD_SIZE));
 }
 
 static void change(struct console *c, int dir)
@@ -347,6 +362,15 @@ static void change(struct console *c, int dir)
 		break;
 	case FLD_SIZE:
 		bv->size = (bv->size + (dir < 0 ? bv_n_sizes - 1 : 1)) % bv_n_sizes;
+		break;
+	case FLD_PROFILE:
+		bv->validate = !bv->validate;
+		break;
+	case FLD_QPS:
+		bv->qps = (bv->qps + (dir < 0 ? bv_n_qps - 1 : 1)) % bv_n_qps;
+		break;
+	case FLD_DURATION:
+		bv->duration = (bv->duration + (dir < 0 ? bv_n_durations - 1 : 1)) % bv_n_durations;
 		break;
 	default:
 		break;

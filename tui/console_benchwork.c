@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_validate.h"
 #include "console_benchview_int.h"
 
 #define MIN_RATIO 0.9 /* `ibvf bench`'s default --min-ratio */
@@ -46,6 +47,37 @@ static void set_state(struct job *j, struct target *t, enum tstate s)
 	send_msg(j, TARGET_WHOLE, 0, 0);
 }
 
+/* The validation profile on t: bench_validate_vf(), as `bench validate`. */
+static void validate_one(struct job *j, struct target *t, struct ctx *x)
+{
+	struct bench_opts o = {.cfg = j->cfg, .min_ratio = MIN_RATIO, .state_root = j->root};
+	struct validate_peer p = {.host = j->peer == PEER_REMOTE ? j->host : NULL,
+				  .peer_dev = j->peer == PEER_LOOPBACK ? t->t.ibdev : j->peer_ibdev,
+				  .peer_id = j->peer == PEER_REMOTE	? j->host
+					     : j->peer == PEER_LOOPBACK ? t->t.bdf
+									: j->peer_bdf};
+	struct json_object *row = NULL;
+	int rc = bench_validate_vf(&o, &t->t, &p, on_progress, x, &row);
+	const char *why = json_object_get_string(json_object_object_get(row, "why"));
+	int drops = json_object_get_int(json_object_object_get(row, "history_drops"));
+	pthread_mutex_lock(&j->mu);
+	if (atomic_load(&j->cancel) && rc) {
+		t->state = T_CANCELLED;
+		json_object_put(row);
+	} else {
+		t->result = row;
+		t->state = rc ? T_FAIL : T_PASS;
+		t->drop = drops > 0;
+		snprintf(t->why, sizeof(t->why), "%s%s%s", drops ? "DROP since the last run" : "",
+			 drops && why ? "; " : "",
+			 why	 ? why
+			 : drops ? ""
+				 : "every test at its verdict");
+	}
+	pthread_mutex_unlock(&j->mu);
+	send_msg(j, TARGET_WHOLE, 0, 0);
+}
+
 void *bv_worker(void *arg)
 {
 	struct job *j = arg;
@@ -59,6 +91,10 @@ void *bv_worker(void *arg)
 		}
 		set_state(j, t, T_RUN);
 		struct ctx x = {.job = j, .target = (unsigned int)i};
+		if (j->validate) {
+			validate_one(j, t, &x);
+			continue;
+		}
 		struct err e = {{0}};
 		memset(&j->res, 0, sizeof(j->res));
 		const char *peer = j->peer == PEER_LOOPBACK ? t->t.ibdev : j->peer_ibdev;
