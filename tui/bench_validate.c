@@ -281,6 +281,14 @@ int bench_validate_vf(const struct bench_opts *o, const struct bench_target *t,
 	json_object_object_add(row, "status", json_object_new_string(all ? "PASS" : "FAIL"));
 	json_object_object_add(row, "why", why[0] ? json_object_new_string(why) : NULL);
 	json_object_object_add(row, "history_drops", json_object_new_int(drops));
+	/* For sweeps' aggregates (bench_text_vf_row(), --parallel's per-PF and
+	 * node sums): the row's bandwidth figure is its write_bw's. */
+	struct json_object *v = json_object_new_object(), *w0 = json_object_array_get_idx(tests, 0),
+			   *f0 = w0 ? json_object_object_get(w0, "figure") : NULL;
+	json_object_object_add(v, "status", json_object_new_string(all ? "PASS" : "FAIL"));
+	json_object_object_add(v, "figure_gbps", f0 ? json_object_get(f0) : NULL);
+	json_object_object_add(v, "reason", why[0] ? json_object_new_string(why) : NULL);
+	json_object_object_add(row, "verdict", v);
 	*ret_row = row;
 	return all ? 0 : 1;
 }

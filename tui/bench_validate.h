@@ -32,7 +32,8 @@ struct validate_peer {
  *    "tx_depth", "size", "chosen_by", "why"}, "figure", "unit", "spread",
  *    "history": {"previous", "previous_time", "change_pct", "noise_pct",
  *    "flag"} or null} or {"test", "status": "ERROR", "error"}],
- *    "history_drops", "warnings": [...]}
+ *    "history_drops", "warnings": [...], "verdict": {"status", "figure_gbps"
+ *    (write_bw's, for a sweep's aggregates), "reason"}}
  * progress gets each test's figures (label names the test). Returns 0 when
  * the VF passed, 1 when not. Thread-safe: no printing, no globals. */
 int bench_validate_vf(const struct bench_opts *o, const struct bench_target *t,

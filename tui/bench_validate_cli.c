@@ -193,8 +193,8 @@ int bench_validate_run(const struct bench_opts *o, const struct node *n,
 	json_object_object_add(doc, "summary", sum);
 	char hist[4096];
 	bench_validate_history_path(o, hist, sizeof(hist));
-	json_object_object_add(doc, "history_file",
-			       o->no_history ? NULL : json_object_new_string(hist));
+	json_object_object_add(doc, "history_file", json_object_new_string(hist));
+	json_object_object_add(doc, "history_recorded", json_object_new_boolean(!o->no_history));
 	if (o->json)
 		puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
 								 JSON_C_TO_STRING_SPACED |
