@@ -62,6 +62,10 @@ struct bench_size_result {
 	/* Bandwidth tests: the relative spread of the measured part
 	 * (stats_bw_spread()), < 0 when unknown (a server's view). */
 	double bw_spread;
+	/* Bandwidth in duration mode: the run from the first post to the last
+	 * completion, and the warm-up and cool-down margin left out at each
+	 * end (ns counts only what lies between); 0 otherwise. */
+	uint64_t run_ns, margin_ns;
 };
 
 struct bench_result {

@@ -140,7 +140,10 @@ static void fill_bw(struct bench_ctx *c, struct bench_size_result *r, uint64_t s
 	if (c->params.duration_s && stats_measured_window(t, n, start, margin_ns(c), &i0, &i1)) {
 		t0 = t[i0];
 		m0 = cum[i0];
+		r->margin_ns = margin_ns(c);
 	}
+	if (c->params.duration_s)
+		r->run_ns = t[n - 1] - start;
 	r->msgs = cum[i1] - m0;
 	r->bytes = r->msgs * size;
 	r->ns = t[i1] - t0;
