@@ -6,6 +6,7 @@
  * into its err with a 0/-errno return. */
 #pragma once
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -41,6 +42,32 @@ struct bench_config {
 	uint32_t pinned;     /* server: EXCHANGE_PIN() of parameters given to it */
 	int timeout_ms;	     /* control replies and stalled completions; 0: 10 s */
 	atomic_bool *cancel; /* set from another thread to stop; may be NULL */
+	/* NUMA placement (bench/place.h): by default the thread runs on the
+	 * HCA's local CPUs and the buffer lies on its node; cpu_given pins
+	 * to cpus instead; no_pin leaves both to the scheduler. */
+	bool no_pin;
+	bool cpu_given;
+	cpu_set_t cpus;
+};
+
+#define BENCH_PLACE_NOTE 200
+
+/* Where one side's thread and buffer were (bench/place.h). Unknown nodes
+ * and CPUs are -1. */
+struct bench_placement {
+	bool known; /* filled: always for this side, for the peer in pair mode */
+	int hca_node;
+	bool local_known;
+	cpu_set_t local_cpus; /* the HCA's local_cpulist */
+	bool pinned;
+	cpu_set_t cpus; /* the thread's CPUs when pinned */
+	bool cpu_given; /* by --cpu */
+	bool off_node;	/* --cpu outside the HCA's local CPUs */
+	int cpu, cpu_node;
+	int mem_node; /* the buffer was bound (MPOL_PREFERRED) to it; -1 not bound */
+	int buf_node; /* where its pages are, read back after the first touch */
+	bool buf_mixed;
+	char note[BENCH_PLACE_NOTE]; /* why something was not placed, "" when all was */
 };
 
 /* Live figures, at most every ~100 ms, from the thread running bench_run. */
@@ -85,6 +112,8 @@ struct bench_result {
 	unsigned int n_sizes;
 	struct bench_size_result sizes[BENCH_MAX_SIZES];
 	struct err err;
+	/* Placement: this side's, and the peer's when it ran in this process. */
+	struct bench_placement placement, peer_placement;
 };
 
 /* Runs one benchmark session (a server serves one client). Returns 0, or a

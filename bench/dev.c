@@ -5,6 +5,7 @@
  * IPv4 address (sysfs gid_attrs/types/<i> and gids/<i>), on InfiniBand
  * index 0 with the LID. */
 #include "internal.h"
+#include "place.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -184,9 +185,11 @@ int dev_setup(struct bench_ctx *c)
 	int r = layout(c);
 	if (r < 0)
 		return r;
-	if (posix_memalign((void **)&c->buf, 4096, c->buf_size))
-		return err_setx(c->e, ENOMEM, "cannot allocate a %zu-byte buffer", c->buf_size);
-	memset(c->buf, 0, c->buf_size);
+	void *buf;
+	if ((r = place_buffer_alloc(c->buf_size, &c->res->placement, &buf, &c->buf_map_len, c->e)) <
+	    0)
+		return r;
+	c->buf = buf;
 	c->mr = ibv_reg_mr(c->pd, c->buf, c->buf_size,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 				   IBV_ACCESS_REMOTE_READ);
@@ -224,9 +227,11 @@ void dev_fill_dest(struct bench_ctx *c, struct exchange_dest *d)
 	d->port.mtu = (uint16_t)(128u << c->pattr.active_mtu);
 	if (c->pattr.active_mtu < IBV_MTU_256 || c->pattr.active_mtu > IBV_MTU_4096)
 		d->port.mtu = 0;
-	d->port.numa_node = -1;
-	d->port.buf_node = -1;
-	d->port.cpu = EXCHANGE_NO_CPU;
+	struct bench_placement *pl = &c->res->placement;
+	place_sample_cpu(pl);
+	d->port.numa_node = (int16_t)pl->hca_node;
+	d->port.buf_node = (int16_t)pl->buf_node;
+	d->port.cpu = pl->cpu >= 0 ? (uint16_t)pl->cpu : EXCHANGE_NO_CPU;
 	for (unsigned int q = 0; q < c->params.qps; q++) {
 		/* With --cm the QPs do not exist yet: rdma_cm carries their numbers. */
 		d->qps[q].qpn = c->qps[q].qp ? c->qps[q].qp->qp_num : 0;
@@ -317,7 +322,7 @@ void dev_close(struct bench_ctx *c)
 		ibv_destroy_cq(c->cq);
 	if (c->mr)
 		ibv_dereg_mr(c->mr);
-	free(c->buf);
+	place_buffer_free(c->buf, c->buf_map_len);
 	if (c->pd)
 		ibv_dealloc_pd(c->pd);
 	if (c->dev_list) {

@@ -5,6 +5,7 @@
  * side's figures; BYE at the end, ABORT when anything fails or is cancelled
  * so the peer never waits for nothing. */
 #include "internal.h"
+#include "place.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -341,6 +342,12 @@ int bench_run(const struct bench_config *cfg, bench_progress_fn progress, void *
 			      .timeout_ms = cfg->timeout_ms ? cfg->timeout_ms : DEFAULT_TIMEOUT_MS};
 	res->test = cfg->test;
 	int lfd = cfg->listen_fd, r = 0;
+	/* Before the device is opened and the buffer allocated: both then
+	 * come from the HCA's node. */
+	struct place_want want = {
+		.no_pin = cfg->no_pin, .cpus_given = cfg->cpu_given, .cpus = cfg->cpus};
+	if ((r = place_begin(cfg->ibdev, &want, &res->placement, &c.saved_affinity, c.e)) < 0)
+		goto out;
 	if ((r = dev_open(&c)) < 0)
 		goto out;
 	if (cfg->server && lfd < 0 &&
@@ -371,6 +378,7 @@ out:
 	if (r < 0)
 		abort_peer(&c, r == -ECANCELED ? EXCHANGE_ABORT_CANCELLED : EXCHANGE_ABORT_ERROR);
 	dev_close(&c);
+	place_end(&res->placement, &c.saved_affinity);
 	if (c.fd >= 0)
 		close(c.fd);
 	if (lfd >= 0 && lfd != cfg->listen_fd)

@@ -36,6 +36,7 @@ struct bench_ctx {
 	struct ibv_mr *mr;
 	uint8_t *buf;
 	size_t buf_size, region, stride; /* per QP region, slot stride */
+	size_t buf_map_len;		 /* the buffer's mapping (place.h) */
 	unsigned int slots;
 	uint32_t max_inline;
 	struct bench_qp qps[EXCHANGE_MAX_QPS];
@@ -53,6 +54,7 @@ struct bench_ctx {
 	bool peer_done;	   /* a loop consumed the peer's DONE */
 	struct exchange_sync peer_sync;
 	int timeout_ms;
+	cpu_set_t saved_affinity; /* the thread's, before place_begin() */
 };
 
 static inline bool bench_cancelled(const struct bench_ctx *c)

@@ -113,5 +113,6 @@ struct json_object *bench_result_to_json(const struct bench_result *r, const str
 		add_str(vo, "reason", v->reason);
 		json_object_object_add(o, "verdict", vo);
 	}
+	bench_placement_to_json(o, r);
 	return o;
 }

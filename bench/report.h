@@ -11,9 +11,18 @@
  *    mode "run_ns", "margin_ns") or
  *    "t_min_us" .. "p99_9_us" and "histogram": [{"lo_us", "hi_us", "count"}]}],
  *    "verdict": {"status", "judged", "figure_gbps", "expected_gbps",
- *    "ceiling_gbps", "min_ratio", "reason"}}
+ *    "ceiling_gbps", "min_ratio", "reason"},
+ *    "placement": {"numa_node" (the HCA's), "local_cpus" (its local_cpulist),
+ *    "pinned", "cpus_from" ("local_cpulist", "--cpu" or "none"), "cpus" (the
+ *    list the thread was pinned to), "cpu" and "cpu_node" (where it ran),
+ *    "buffer_node" (where the buffer's pages are), "buffer_bound_node" (the
+ *    node it was bound to, null when not bound), "note" (why something was
+ *    not placed), "peer": {"numa_node", "buffer_node", "cpu", and when the
+ *    peer ran in this process "cpu_node", "pinned", "cpus"}, "warnings":
+ *    [a thread or buffer on another node than its HCA, --cpu outside the
+ *    local CPUs]}}
  *
- * Unknown values are null. */
+ * Unknown values are null ("placement" too, for a result without one). */
 #pragma once
 
 #include <json-c/json.h>
@@ -24,3 +33,5 @@
 /* t and v may be NULL (a server's view of a run: no verdict). */
 struct json_object *bench_result_to_json(const struct bench_result *r, const struct bench_target *t,
 					 const struct bench_verdict *v);
+/* Adds r's "placement" member to o (report_place.c). */
+void bench_placement_to_json(struct json_object *o, const struct bench_result *r);

@@ -121,6 +121,40 @@ START_TEST(json_error_is_valid_json)
 }
 END_TEST
 
+/* --cpu and --no-pin: a list that is not the kernel's syntax, a CPU that is
+ * not online, or both at once are refused before anything runs. */
+START_TEST(placement_options_are_checked_where_typed)
+{
+	static const struct {
+		const char *argv[8];
+		const char *want;
+	} cases[] = {
+		{{"bench", "loopback", "x", "--cpu", "0-3,,5", NULL},
+		 "ibvf: --cpu '0-3,,5' is not a CPU list: a CPU number expected at character 5\n"},
+		{{"bench", "loopback", "x", "--cpu", "1023", NULL},
+		 "ibvf: --cpu: CPU 1023 is not online"},
+		{{"bench", "loopback", "x", "--cpu", "4096", NULL},
+		 "ibvf: --cpu '4096' names CPU 4096, beyond 1023 (the most ibvf handles)\n"},
+		{{"bench", "loopback", "x", "--cpu", "", NULL},
+		 "ibvf: --cpu wants at least one CPU, got an empty list\n"},
+		{{"bench", "loopback", "x", "--cpu", "0", "--no-pin", NULL},
+		 "ibvf: --cpu and --no-pin cannot be used together\n"},
+		{{"bench", "loopback", "x", "--no-pin", "--cpu", "0", NULL},
+		 "ibvf: --cpu and --no-pin cannot be used together\n"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out, *err;
+		int rc = tu_run(cases[i].argv, &out, &err);
+		ck_assert_msg(rc == 2, "case %zu: exit %d, stderr '%s'", i, rc, err);
+		ck_assert_msg(!strncmp(err, cases[i].want, strlen(cases[i].want)),
+			      "case %zu: stderr '%s'", i, err);
+		ck_assert_int_eq(lines(err), 1);
+		free(out);
+		free(err);
+	}
+}
+END_TEST
+
 static Suite *bench_cli_suite(void)
 {
 	Suite *s = suite_create("bench_cli");
@@ -130,6 +164,7 @@ static Suite *bench_cli_suite(void)
 	tcase_add_test(tc, unknown_device_and_mode_are_named);
 	tcase_add_test(tc, a_vf_in_a_pod_is_refused_unless_forced);
 	tcase_add_test(tc, json_error_is_valid_json);
+	tcase_add_test(tc, placement_options_are_checked_where_typed);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -47,6 +47,10 @@ enum {
 	O_ONCE,
 	O_OUTSTANDING,
 	O_TIMEOUT,
+	O_CPU,
+	O_NO_PIN,
+	O_PARALLEL,
+	O_ALL_PFS,
 };
 
 static const struct option bench_options[] = {
@@ -68,6 +72,10 @@ static const struct option bench_options[] = {
 	{"once", no_argument, NULL, O_ONCE},
 	{"outstanding", required_argument, NULL, O_OUTSTANDING},
 	{"timeout", required_argument, NULL, O_TIMEOUT},
+	{"cpu", required_argument, NULL, O_CPU},
+	{"no-pin", no_argument, NULL, O_NO_PIN},
+	{"parallel", no_argument, NULL, O_PARALLEL},
+	{"all-pfs", no_argument, NULL, O_ALL_PFS},
 	{"profile", required_argument, NULL, BENCH_O_PROFILE},
 	{"no-history", no_argument, NULL, BENCH_O_NO_HISTORY},
 	{"max-lat", required_argument, NULL, BENCH_O_MAX_LAT},
@@ -201,6 +209,29 @@ static int parse_other(struct bench_opts *o, int code, const char *arg)
 	case 'd':
 		o->dev = arg;
 		break;
+	case O_CPU:
+	case O_NO_PIN:
+		return bench_numa_option(o, code == O_NO_PIN, arg);
+	case O_PARALLEL:
+		o->parallel = true;
+		break;
+	case O_ALL_PFS:
+		o->all_pfs = true;
+		break;
+	}
+	return 0;
+}
+
+/* --parallel and --all-pfs: where they apply; 0 or -EINVAL, said. */
+static int parallel_check(const struct bench_opts *o)
+{
+	if (o->parallel && !o->all_vfs) {
+		cli_error("--parallel runs with --all-vfs (one worker per PF)");
+		return -EINVAL;
+	}
+	if (o->all_pfs && o->dev) {
+		cli_error("--all-pfs serves every PF: no -d");
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -239,6 +270,8 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, int *ret_pos)
 		cli_error("latency tests run on one QP, one way (no --bidir, --qps)");
 		return EXIT_USAGE;
 	}
+	if (parallel_check(o) < 0)
+		return EXIT_USAGE;
 	*ret_pos = optind;
 	return 0;
 }
@@ -349,6 +382,8 @@ static int mode_server(const struct bench_opts *o, const struct node *n, char **
 			  "the client's tests");
 		return EXIT_USAGE;
 	}
+	if (o->all_pfs)
+		return bench_cli_server_all_pfs(o, n);
 	if (!o->dev && !first_ibdev(n)) {
 		cli_error("no RDMA device on this node");
 		return 1;
@@ -363,6 +398,13 @@ static int mode_client(const struct bench_opts *o, const struct node *n, char **
 	const char *dev = o->dev ? o->dev : first_ibdev(n);
 	if (npos != 1) {
 		cli_error("bench client needs the server's address: bench client HOST");
+		return EXIT_USAGE;
+	}
+	if (o->all_vfs && o->parallel &&
+	    (unsigned long)o->cfg.tcp_port + (n->n_pfs ? n->n_pfs - 1 : 0) > 65535) {
+		cli_error("--parallel meets PF i on port %u+i: past 65535 with %zu PFs; use a "
+			  "lower --port",
+			  o->cfg.tcp_port, n->n_pfs);
 		return EXIT_USAGE;
 	}
 	struct validate_peer vp = {.host = pos[0], .peer_id = pos[0]};
@@ -456,6 +498,10 @@ int cmd_bench(const struct cli *c, int argc, char **argv)
 	if (!mode) {
 		cli_error("unknown bench mode '%s' (server, client, pair, loopback, validate)",
 			  argv[first]);
+		return EXIT_USAGE;
+	}
+	if (o.all_pfs && mode != mode_server) {
+		cli_error("--all-pfs is for bench server (a server per PF)");
 		return EXIT_USAGE;
 	}
 	o.validate |= mode == bench_cli_validate;

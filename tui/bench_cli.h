@@ -2,6 +2,7 @@
 /* `ibvf bench`: the benchmark's command line and its reports. */
 #pragma once
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,6 +22,9 @@ struct bench_opts {
 	double min_ratio;
 	bool json, force, all_vfs, once, mbps;
 	const char *dev;
+	/* --all-vfs --parallel: one worker per PF (bench_sweep.h); server
+	 * --all-pfs: a server per PF on PORT+i (bench_servers.c). */
+	bool parallel, all_pfs;
 	/* The validation profile (tui/bench_validate.c). */
 	bool validate, no_history;
 	double max_lat_us;	/* latency judged against it when > 0 */
@@ -54,6 +58,17 @@ int bench_cli_all_vfs(const struct bench_opts *o, const struct node *n, const ch
 		      const char *peer_dev);
 int bench_cli_server(const struct bench_opts *o, const char *dev);
 
+/* bench_numa.c: --cpu LIST (no_pin false) or --no-pin into o's config; 0
+ * or -EINVAL, said. */
+int bench_numa_option(struct bench_opts *o, bool no_pin, const char *arg);
+/* The server's loop on a listening socket (of TCP port port): sessions one after another until
+ * interrupted (or one, --once); each result printed under out_mu (may be
+ * NULL), labelled when label is not NULL. The exit status of the last. */
+int bench_cli_serve(const struct bench_opts *o, const char *dev, int lfd, uint16_t port,
+		    pthread_mutex_t *out_mu, const char *label);
+/* bench_servers.c: `bench server --all-pfs`, PF i of the node (BDF order)
+ * served on PORT+i by a thread of its own. */
+int bench_cli_server_all_pfs(const struct bench_opts *o, const struct node *n);
 /* A device named as node_resolve() takes names, placed; a VF in a pod
  * refused unless force (said). 0, or -EBUSY (a pod) or another -errno. */
 int bench_cli_resolve(const struct node *n, const char *name, bool force, struct bench_target *t);

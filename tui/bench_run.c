@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "bench_cli.h"
+#include "bench_sweep.h"
 #include "bench_text.h"
 #include "core/node.h"
 #include "core/pods.h"
@@ -110,6 +111,8 @@ int bench_pair_run(const struct bench_config *cfg, const char *a, const char *b,
 	pthread_join(th, NULL);
 	close(lfd);
 	*ret = cli->res;
+	/* The server thread's placement, for the report's peer block. */
+	ret->peer_placement = srv->res.placement;
 	r = cli->rc;
 	if (r < 0)
 		snprintf(e->msg, sizeof(e->msg), "%s", cli->res.err.msg);
@@ -190,97 +193,111 @@ int bench_cli_run_one(const struct bench_opts *o, const struct bench_target *t, 
 	return v.pass ? 0 : 1;
 }
 
-/* Every VF of the node against the peer: one line per VF, a summary, and
- * with --json one document holding every VF. */
+/* bench_sweep.h's default: one run of the command line's test on the VF,
+ * judged by bench_judge(); arg is the struct bench_opts. */
+enum bench_sweep_status bench_sweep_single_test(const struct bench_sweep_vf *vf, void *arg,
+						struct json_object **ret_row, char *why,
+						size_t why_size)
+{
+	const struct bench_opts *o = arg;
+	struct bench_config cfg = o->cfg;
+	struct err e = {{0}};
+	struct bench_verdict v = {0};
+	struct bench_result *res = calloc(1, sizeof(*res));
+	if (!res) {
+		snprintf(why, why_size, "out of memory");
+		return BENCH_SWEEP_ERROR;
+	}
+	cfg.tcp_port = vf->port;
+	int r = vf->host ? bench_client_run(&cfg, vf->host, vf->t->ibdev, vf->progress,
+					    vf->progress_arg, res, &e)
+			 : bench_pair_run(&cfg, vf->peer_dev, vf->t->ibdev, vf->progress,
+					  vf->progress_arg, res, &e);
+	if (r < 0) {
+		snprintf(why, why_size, "%s", e.msg);
+		free(res);
+		return BENCH_SWEEP_ERROR;
+	}
+	bench_judge(res, vf->t, o->min_ratio, &v);
+	snprintf(why, why_size, "%s", v.reason);
+	*ret_row = bench_result_to_json(res, vf->t, &v);
+	free(res);
+	return v.pass ? BENCH_SWEEP_PASS : BENCH_SWEEP_FAIL;
+}
+
+/* The sweep's progress on stderr: every lane's fraction and Gb/s summed. */
+struct sweep_bar {
+	struct bar bar;
+	size_t n_lanes;
+	double frac[64], gbps[64];
+};
+
+static void sweep_progress(size_t lane, size_t done, size_t total, const struct bench_progress *p,
+			   void *arg)
+{
+	struct sweep_bar *sb = arg;
+	double frac = 0, gbps = 0;
+	if (lane >= sizeof(sb->frac) / sizeof(sb->frac[0]))
+		return;
+	sb->frac[lane] =
+		p->n_sizes ? ((double)p->size_index + p->fraction) / p->n_sizes : p->fraction;
+	sb->gbps[lane] = p->gbps;
+	for (size_t i = 0; i < sizeof(sb->frac) / sizeof(sb->frac[0]); i++) {
+		frac += sb->frac[i];
+		gbps += sb->gbps[i];
+	}
+	sb->bar.done = (unsigned int)done;
+	sb->bar.total = (unsigned int)total;
+	bar_draw(&sb->bar, frac, gbps);
+}
+
+/* A finished VF: its line (text) under the bar; the lanes' figures start over. */
+static void sweep_row(struct json_object *row, void *arg)
+{
+	struct sweep_bar *sb = arg;
+	memset(sb->frac, 0, sizeof(sb->frac));
+	memset(sb->gbps, 0, sizeof(sb->gbps));
+	bar_clear(&sb->bar);
+	text_render_print(stdout, row, bench_text_vf_row);
+	fflush(stdout);
+}
+
+/* Every VF of the node against the peer (bench_sweep.h): one line per VF as
+ * it finishes, then per PF, the node and the summary; with --json one
+ * document holding it all. */
 int bench_cli_all_vfs(const struct bench_opts *o, const struct node *n, const char *host,
 		      const char *peer_dev)
 {
-	unsigned int total = 0, pass = 0, fail = 0, skip = 0;
-	for (size_t i = 0; i < n->n_pfs; i++)
-		total += (unsigned int)n->pfs[i].n_vfs;
-	struct bar bar = {.on = isatty(2), .total = total};
-	struct json_object *arr = json_object_new_array();
-	struct bench_result *res = calloc(1, sizeof(*res));
-	if (!res)
+	struct sweep_bar sb = {.bar = {.on = isatty(2) && !o->json}};
+	snprintf(sb.bar.label, sizeof(sb.bar.label), "%s", o->parallel ? "every PF at once" : "");
+	struct bench_sweep_config sc = {
+		.run = bench_sweep_single_test,
+		.run_arg = (void *)o,
+		.test = exchange_test_name(o->cfg.test),
+		.host = host,
+		.port = o->cfg.tcp_port,
+		.peer_dev = peer_dev,
+		.parallel = o->parallel,
+		.force = o->force,
+		.cancel = &bench_interrupted,
+		.on_row = o->json ? NULL : sweep_row,
+		.on_progress = sb.bar.on ? sweep_progress : NULL,
+		.hook_arg = &sb,
+	};
+	struct json_object *doc = NULL;
+	int r = bench_sweep_run(&sc, n, &doc);
+	bar_clear(&sb.bar);
+	if (r < 0) {
+		cli_error("bench --all-vfs: cannot run the sweep: %s", strerror(-r));
 		return 1;
-	for (size_t i = 0; i < n->n_pfs && !atomic_load(&bench_interrupted); i++) {
-		for (size_t j = 0; j < n->pfs[i].n_vfs && !atomic_load(&bench_interrupted); j++) {
-			const struct vf *vf = &n->pfs[i].vfs[j];
-			struct json_object *jo = NULL;
-			const char *status, *why = "";
-			struct bench_target t;
-			struct err e = {{0}};
-			struct bench_verdict v = {0};
-			const struct rdma *rd = vf->fn.n_rdmas ? &vf->fn.rdmas[0] : NULL;
-			struct node_ref ref = {
-				.pf = &n->pfs[i], .vf = vf, .fn = &vf->fn, .rdma = rd};
-			bench_target_from_ref(&ref, &t);
-			snprintf(bar.label, sizeof(bar.label), "%.15s %.63s", vf->fn.bdf, t.ibdev);
-			char pbuf[320];
-			const char *pod = pods_holder_label(vf, pbuf, sizeof(pbuf));
-			if (!rd) {
-				status = "SKIP", why = "no RDMA device";
-			} else if (pod && !o->force) {
-				status = "SKIP", why = "bound to a pod (--force to include it)";
-			} else if (peer_dev && !strcmp(peer_dev, t.ibdev)) {
-				status = "SKIP", why = "the peer itself";
-			} else {
-				int r = host ? bench_client_run(&o->cfg, host, t.ibdev, on_progress,
-								&bar, res, &e)
-					     : bench_pair_run(&o->cfg, peer_dev, t.ibdev,
-							      on_progress, &bar, res, &e);
-				if (r < 0) {
-					status = "FAIL", why = e.msg;
-				} else {
-					bench_judge(res, &t, o->min_ratio, &v);
-					status = v.pass ? "PASS" : "FAIL";
-					why = v.reason;
-					jo = bench_result_to_json(res, &t, &v);
-				}
-			}
-			bar.done++;
-			bar_clear(&bar);
-			if (!strcmp(status, "PASS"))
-				pass++;
-			else if (!strcmp(status, "FAIL"))
-				fail++;
-			else
-				skip++;
-			if (!jo) {
-				jo = json_object_new_object();
-				json_object_object_add(jo, "device",
-						       t.ibdev[0] ? json_object_new_string(t.ibdev)
-								  : NULL);
-			}
-			json_object_object_add(jo, "vf_bdf", json_object_new_string(vf->fn.bdf));
-			json_object_object_add(jo, "status", json_object_new_string(status));
-			if (strcmp(status, "PASS"))
-				json_object_object_add(jo, "why", json_object_new_string(why));
-			json_object_array_add(arr, jo);
-			if (!o->json)
-				text_render_print(stdout, jo, bench_text_vf_row);
-			fflush(stdout);
-		}
 	}
-	free(res);
-	struct json_object *doc = json_object_new_object();
-	json_object_object_add(doc, "test",
-			       json_object_new_string(exchange_test_name(o->cfg.test)));
-	json_object_object_add(doc, "peer", json_object_new_string(host ? host : peer_dev));
-	json_object_object_add(doc, "vfs", arr);
-	struct json_object *sum = json_object_new_object();
-	json_object_object_add(sum, "pass", json_object_new_int((int)pass));
-	json_object_object_add(sum, "fail", json_object_new_int((int)fail));
-	json_object_object_add(sum, "skip", json_object_new_int((int)skip));
-	json_object_object_add(sum, "total", json_object_new_int((int)total));
-	json_object_object_add(doc, "summary", sum);
 	if (o->json) {
 		print_json(doc);
 	} else {
-		text_render_print(stdout, sum, bench_text_vfs_summary);
+		text_render_print(stdout, doc, bench_text_sweep_summary);
 		json_object_put(doc);
 	}
-	return fail || !pass ? 1 : 0;
+	return r;
 }
 
 /* Serves clients one after another until interrupted (or one, --once). */
@@ -289,25 +306,37 @@ int bench_cli_server(const struct bench_opts *o, const char *dev)
 	int lfd;
 	uint16_t port;
 	struct err e = {{0}};
-	struct bench_config cfg = o->cfg;
-	cfg.server = true;
-	cfg.ibdev = dev;
-	cfg.cancel = &bench_interrupted;
-	if (exchange_listen(NULL, cfg.tcp_port, &lfd, &port, &e) < 0) {
+	if (exchange_listen(NULL, o->cfg.tcp_port, &lfd, &port, &e) < 0) {
 		cli_error("bench server: %s", e.msg);
 		return 1;
 	}
-	cfg.listen_fd = lfd;
 	fprintf(stderr, "ibvf: bench server on '%s', TCP port %u%s\n", dev, port,
-		cfg.cm ? " (rdma_cm on the same port number)" : "");
+		o->cfg.cm ? " (rdma_cm on the same port number)" : "");
+	int rc = bench_cli_serve(o, dev, lfd, o->cfg.tcp_port, NULL, NULL);
+	close(lfd);
+	return rc;
+}
+
+int bench_cli_serve(const struct bench_opts *o, const char *dev, int lfd, uint16_t port,
+		    pthread_mutex_t *out_mu, const char *label)
+{
+	struct bench_config cfg = o->cfg;
+	cfg.tcp_port = port;
+	cfg.server = true;
+	cfg.ibdev = dev;
+	cfg.cancel = &bench_interrupted;
+	cfg.listen_fd = lfd;
 	struct bench_result *res = calloc(1, sizeof(*res));
 	int rc = 0;
 	while (res && !atomic_load(&bench_interrupted)) {
 		int r = bench_run(&cfg, NULL, NULL, res);
 		if (r == -ECANCELED && atomic_load(&bench_interrupted))
 			break;
+		if (out_mu)
+			pthread_mutex_lock(out_mu);
 		if (r < 0) {
-			cli_error("bench server: %s", res->err.msg);
+			cli_error("bench server%s%s: %s", label ? " " : "", label ? label : "",
+				  res->err.msg);
 			rc = 1;
 		} else {
 			rc = 0;
@@ -318,15 +347,19 @@ int bench_cli_server(const struct bench_opts *o, const char *dev)
 			else if (!bench_is_latency(res->test))
 				print_text(bench_result_to_json(res, &t, NULL), o->mbps, false);
 			else
-				printf("%s session done (the client reports latency)\n",
-				       exchange_test_name(res->test));
+				printf("%s session done%s%s (the client reports latency)\n",
+				       exchange_test_name(res->test), label ? " on " : "",
+				       label ? label : "");
 			fflush(stdout);
 		}
+		if (out_mu)
+			pthread_mutex_unlock(out_mu);
 		if (o->once)
 			break;
 	}
+	if (!res)
+		rc = 1;
 	free(res);
-	close(lfd);
 	return rc;
 }
 

@@ -45,7 +45,60 @@ static void header(struct text *out, struct json_object *dev, struct json_object
 	text_add(out, TEXT_NORMAL, " Outstand reads : %lld  Max inline %lld B  Mode %s",
 		 (long long)text_jint(par, "outstanding_reads"),
 		 (long long)text_jint(par, "max_inline"), text_jstr(par, "mode") ?: "?");
-	text_add(out, TEXT_NORMAL, "%s", rule);
+}
+
+/* "node 3", or "node unknown" for null (-1 in sysfs). */
+static const char *node_name(struct json_object *o, const char *key, char *buf, size_t size)
+{
+	struct json_object *v = NULL;
+	if (!json_object_object_get_ex(o, key, &v) || !v)
+		return "node unknown";
+	snprintf(buf, size, "node %lld", (long long)json_object_get_int64(v));
+	return buf;
+}
+
+/* Where each side ran (the result's "placement"), its note and warnings. */
+static void placement_lines(struct text *out, struct json_object *res)
+{
+	struct json_object *p = NULL, *peer = NULL, *w;
+	if (!json_object_object_get_ex(res, "placement", &p) || !p)
+		return;
+	json_object_object_get_ex(p, "peer", &peer);
+	char hca[32], cpu[32], buf[32], bound[32], thread[160];
+	if (text_jbool(p, "pinned"))
+		snprintf(thread, sizeof(thread), "pinned to CPUs %s (%s)",
+			 text_jstr(p, "cpus") ?: "?", text_jstr(p, "cpus_from") ?: "?");
+	else
+		snprintf(thread, sizeof(thread), "not pinned");
+	snprintf(cpu, sizeof(cpu), "%lld", (long long)text_jint(p, "cpu"));
+	text_add(out, TEXT_NORMAL,
+		 " Placement      : HCA on NUMA %s, thread %s, ran on CPU %s (%s)",
+		 node_name(p, "numa_node", hca, sizeof(hca)), thread,
+		 json_object_object_get(p, "cpu") ? cpu : "?",
+		 node_name(p, "cpu_node", buf, sizeof(buf)));
+	node_name(p, "buffer_bound_node", bound, sizeof(bound));
+	text_add(out, TEXT_NORMAL, " Buffer         : on NUMA %s, %s%s",
+		 node_name(p, "buffer_node", buf, sizeof(buf)),
+		 json_object_object_get(p, "buffer_bound_node") ? "bound to " : "not bound",
+		 json_object_object_get(p, "buffer_bound_node") ? bound : "");
+	if (peer) {
+		char cpu_node[48] = "";
+		if (json_object_object_get(peer, "cpu_node"))
+			snprintf(cpu_node, sizeof(cpu_node), " (%s)",
+				 node_name(peer, "cpu_node", buf, sizeof(buf)));
+		snprintf(cpu, sizeof(cpu), "%lld", (long long)text_jint(peer, "cpu"));
+		text_add(out, TEXT_NORMAL,
+			 " Peer           : HCA on NUMA %s, buffer on %s, CPU %s%s",
+			 node_name(peer, "numa_node", hca, sizeof(hca)),
+			 node_name(peer, "buffer_node", bound, sizeof(bound)),
+			 json_object_object_get(peer, "cpu") ? cpu : "?", cpu_node);
+	}
+	if (text_jstr(p, "note"))
+		text_add(out, TEXT_NORMAL, " Note           : %s", text_jstr(p, "note"));
+	w = text_jarr(p, "warnings");
+	for (size_t i = 0; w && i < json_object_array_length(w); i++)
+		text_add(out, TEXT_WARNING, " Warning        : %s",
+			 json_object_get_string(json_object_array_get_idx(w, i)));
 }
 
 static void latency_rows(struct text *out, struct json_object *sizes)
@@ -112,6 +165,8 @@ void bench_text_report(struct text *out, struct json_object *res, bool mbps)
 	json_object_object_get_ex(res, "params", &par);
 	int test = exchange_test_parse(text_jstr(res, "test") ?: "");
 	header(out, dev, par, test);
+	placement_lines(out, res);
+	text_add(out, TEXT_NORMAL, "%s", rule);
 	if (test >= 0 && bench_is_latency((enum bench_test)test))
 		latency_rows(out, sizes);
 	else
@@ -145,19 +200,64 @@ void bench_text_verdict(struct text *out, struct json_object *res)
 void bench_text_vf_row(struct text *out, struct json_object *vf)
 {
 	struct json_object *dev = json_object_object_get(vf, "device"),
-			   *v = json_object_object_get(vf, "verdict");
+			   *v = json_object_object_get(vf, "verdict"), *fig = NULL;
 	/* A run's entry holds its device object; a skipped VF's only the name. */
 	const char *ibdev = json_object_is_type(dev, json_type_object) ? text_jstr(dev, "ibdev")
 			    : dev				       ? json_object_get_string(dev)
 								       : NULL;
 	const char *status = text_jstr(vf, "status") ?: "?";
+	char bw[32] = "";
+	/* Only a run that reached a verdict has a figure: a SKIP or an error shows none. */
+	if (strcmp(status, "SKIP") && json_object_object_get_ex(v, "figure_gbps", &fig) &&
+	    (json_object_is_type(fig, json_type_double) || json_object_is_type(fig, json_type_int)))
+		snprintf(bw, sizeof(bw), "%9.2f Gb/s", json_object_get_double(fig));
 	text_add(out,
 		 !strcmp(status, "PASS")   ? TEXT_OK
 		 : !strcmp(status, "FAIL") ? TEXT_ERROR
 					   : TEXT_WARNING,
-		 "%s VF %-14s %-8s %9.2f Gb/s  %s", status, text_jstr(vf, "vf_bdf") ?: "?",
-		 ibdev ?: "-", text_jnum(v, "figure_gbps"),
-		 text_jstr(vf, "why") ?: text_jstr(v, "reason") ?: "");
+		 "%s VF %-14s %-8s %14s  %s", status, text_jstr(vf, "vf_bdf") ?: "?", ibdev ?: "-",
+		 bw, text_jstr(vf, "why") ?: text_jstr(v, "reason") ?: "");
+	if (text_jbool(vf, "peer_out"))
+		text_add(out, TEXT_ERROR,
+			 "     the peer failed 3 times in a row the same way: the VFs left for it "
+			 "are not run");
+}
+
+/* "390.00 Gb/s", or "-" when unknown (null). */
+static const char *gbps_or_dash(struct json_object *o, const char *key, char *buf, size_t size)
+{
+	struct json_object *v;
+	if (!json_object_object_get_ex(o, key, &v) || !v)
+		return "-";
+	snprintf(buf, size, "%.2f Gb/s", json_object_get_double(v));
+	return buf;
+}
+
+void bench_text_sweep_summary(struct text *out, struct json_object *doc)
+{
+	struct json_object *pfs = text_jarr(doc, "pfs"), *node = NULL, *sum = NULL;
+	char a[32], b[32], c[32];
+	json_object_object_get_ex(doc, "node", &node);
+	json_object_object_get_ex(doc, "summary", &sum);
+	for (size_t i = 0; pfs && i < json_object_array_length(pfs); i++) {
+		struct json_object *p = json_object_array_get_idx(pfs, i);
+		text_add(out, TEXT_NORMAL,
+			 "PF %-14s %lld of %lld VFs run  best %s  median %s  port %s",
+			 text_jstr(p, "pf_bdf") ?: "?", (long long)text_jint(p, "run"),
+			 (long long)text_jint(p, "vfs"), gbps_or_dash(p, "best_gbps", a, sizeof(a)),
+			 gbps_or_dash(p, "median_gbps", b, sizeof(b)),
+			 gbps_or_dash(p, "port_rate_gbps", c, sizeof(c)));
+	}
+	text_add(out, TEXT_NORMAL,
+		 "node: %s at once (%lld runs together; ports %s), %s, wall time %.1f s",
+		 gbps_or_dash(node, "aggregate_gbps", a, sizeof(a)),
+		 (long long)text_jint(node, "concurrent_runs"),
+		 gbps_or_dash(node, "port_rate_gbps", b, sizeof(b)),
+		 text_jbool(doc, "parallel") ? "every PF at once" : "one VF after another",
+		 text_jnum(node, "wall_s"));
+	if (text_jbool(doc, "interrupted"))
+		text_add(out, TEXT_WARNING, "interrupted: the VFs not reached are not listed");
+	bench_text_vfs_summary(out, sum);
 }
 
 void bench_text_vfs_summary(struct text *out, struct json_object *sum)

@@ -19,5 +19,10 @@ void bench_text_verdict(struct text *out, struct json_object *result);
  * the document's "summary" ({"pass", "fail", "skip", "total"}). */
 void bench_text_vf_row(struct text *out, struct json_object *vf);
 void bench_text_vfs_summary(struct text *out, struct json_object *summary);
+/* The end of a sweep's text (tui/bench_sweep.h's document): a line per PF
+ * (VFs run, best and median figure, port rate), the node's line (the
+ * aggregate of the runs in progress together, the wall time), then the
+ * summary line. A row shows a bandwidth only when its run reached a verdict. */
+void bench_text_sweep_summary(struct text *out, struct json_object *doc);
 /* The histogram of one size's latency samples, bars at most width wide. */
 void bench_text_histogram(struct text *out, struct json_object *size, int width);

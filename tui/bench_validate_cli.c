@@ -10,6 +10,7 @@
 
 #include "bench/profile.h"
 #include "bench_text.h"
+#include "bench_sweep.h"
 #include "bench_validate.h"
 #include "core/node.h"
 #include "core/pods.h"
@@ -97,17 +98,6 @@ static void bar_clear(const struct vbar *b)
 
 /* --- running ------------------------------------------------------------------ */
 
-/* A row for a VF not run: its device and why. */
-static struct json_object *skip_row(const struct bench_target *t, const char *why)
-{
-	struct json_object *r = json_object_new_object();
-	json_object_object_add(r, "device", json_object_new_string(t->ibdev[0] ? t->ibdev : "-"));
-	json_object_object_add(r, "vf_bdf", json_object_new_string(t->bdf[0] ? t->bdf : "-"));
-	json_object_object_add(r, "status", json_object_new_string("SKIP"));
-	json_object_object_add(r, "why", json_object_new_string(why));
-	return r;
-}
-
 /* Prints a row's warnings not said yet (seen: those said) and its text. */
 static void show_row(const struct bench_opts *o, struct json_object *row, bool full,
 		     struct json_object *seen)
@@ -132,78 +122,137 @@ static void show_row(const struct bench_opts *o, struct json_object *row, bool f
 	fflush(stdout);
 }
 
-int bench_validate_run(const struct bench_opts *o, const struct node *n,
-		       const struct bench_target *one, const struct validate_peer *p)
+/* The document's profile members; prints it (--json) or the summary. */
+static void finish_doc(const struct bench_opts *o, const struct validate_peer *p,
+		       struct json_object *doc, unsigned int drops, bool sweep)
 {
-	unsigned int pass = 0, fail = 0, skip = 0, total = 0, drops = 0;
-	struct vbar bar = {.on = isatty(2) && !o->json};
-	struct json_object *rows = json_object_new_array(), *seen = json_object_new_array();
-	for (size_t i = 0; !one && i < n->n_pfs; i++)
-		total += (unsigned int)n->pfs[i].n_vfs;
-	bar.total = one ? 1 : total;
-	for (size_t i = 0; i < (one ? 1 : n->n_pfs); i++) {
-		for (size_t j = 0; j < (one ? 1 : n->pfs[i].n_vfs); j++) {
-			if (atomic_load(&bench_interrupted))
-				break;
-			struct bench_target t;
-			struct json_object *row = NULL;
-			const char *why = NULL;
-			char pod[320];
-			if (one) {
-				t = *one;
-			} else {
-				const struct vf *vf = &n->pfs[i].vfs[j];
-				const struct rdma *rd = vf->fn.n_rdmas ? &vf->fn.rdmas[0] : NULL;
-				struct node_ref ref = {
-					.pf = &n->pfs[i], .vf = vf, .fn = &vf->fn, .rdma = rd};
-				bench_target_from_ref(&ref, &t);
-				why = !rd ? "no RDMA device"
-				      : pods_holder_label(vf, pod, sizeof(pod)) && !o->force
-					      ? "bound to a pod (--force to include it)"
-				      : p->peer_dev && !strcmp(p->peer_dev, t.ibdev)
-					      ? "the peer itself"
-					      : NULL;
-			}
-			snprintf(bar.label, sizeof(bar.label), "%.15s %.12s", t.bdf, t.ibdev);
-			if (why) {
-				row = skip_row(&t, why);
-				skip++;
-			} else {
-				int rc = bench_validate_vf(o, &t, p, on_progress, &bar, &row);
-				rc ? fail++ : pass++;
-				drops += (unsigned int)json_object_get_int(
-					json_object_object_get(row, "history_drops"));
-			}
-			bar.done++;
-			bar_clear(&bar);
-			show_row(o, row, one != NULL, seen);
-			json_object_array_add(rows, row);
-		}
-	}
-	struct json_object *doc = json_object_new_object(), *sum = json_object_new_object();
+	char hist[4096];
+	bench_validate_history_path(o, hist, sizeof(hist));
 	json_object_object_add(doc, "profile", json_object_new_string("validate"));
 	json_object_object_add(doc, "peer", json_object_new_string(p->peer_id));
 	json_object_object_add(doc, "mode", json_object_new_string(p->host ? "client" : "pair"));
-	json_object_object_add(doc, "vfs", rows);
-	json_object_object_add(sum, "pass", json_object_new_int((int)pass));
-	json_object_object_add(sum, "fail", json_object_new_int((int)fail));
-	json_object_object_add(sum, "skip", json_object_new_int((int)skip));
-	json_object_object_add(sum, "total", json_object_new_int((int)(one ? 1 : total)));
-	json_object_object_add(sum, "history_drops", json_object_new_int((int)drops));
-	json_object_object_add(doc, "summary", sum);
-	char hist[4096];
-	bench_validate_history_path(o, hist, sizeof(hist));
 	json_object_object_add(doc, "history_file", json_object_new_string(hist));
 	json_object_object_add(doc, "history_recorded", json_object_new_boolean(!o->no_history));
+	json_object_object_add(json_object_object_get(doc, "summary"), "history_drops",
+			       json_object_new_int((int)drops));
 	if (o->json)
 		puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
 								 JSON_C_TO_STRING_SPACED |
 								 JSON_C_TO_STRING_NOSLASHESCAPE));
-	else if (!one)
-		text_render_print(stdout, sum, bench_text_vfs_summary);
+	else if (sweep)
+		text_render_print(stdout, doc, bench_text_sweep_summary);
 	json_object_put(doc);
+}
+
+/* One VF: its row, the document around it. */
+static int run_one(const struct bench_opts *o, const struct bench_target *t,
+		   const struct validate_peer *p)
+{
+	struct vbar bar = {.on = isatty(2) && !o->json, .total = 1};
+	struct json_object *row = NULL, *seen = json_object_new_array();
+	snprintf(bar.label, sizeof(bar.label), "%.15s %.12s", t->bdf, t->ibdev);
+	int rc = bench_validate_vf(o, t, p, on_progress, &bar, &row);
+	bar_clear(&bar);
+	show_row(o, row, true, seen);
 	json_object_put(seen);
-	return fail || !pass ? 1 : 0;
+	unsigned int drops =
+		(unsigned int)json_object_get_int(json_object_object_get(row, "history_drops"));
+	struct json_object *doc = json_object_new_object(), *sum = json_object_new_object();
+	json_object_object_add(doc, "test", json_object_new_string("validate"));
+	json_object_object_add(doc, "vfs", json_object_new_array());
+	json_object_array_add(json_object_object_get(doc, "vfs"), row);
+	json_object_object_add(sum, "pass", json_object_new_int(!rc));
+	json_object_object_add(sum, "fail", json_object_new_int(!!rc));
+	json_object_object_add(sum, "skip", json_object_new_int(0));
+	json_object_object_add(sum, "total", json_object_new_int(1));
+	json_object_object_add(doc, "summary", sum);
+	finish_doc(o, p, doc, drops, false);
+	return rc;
+}
+
+/* --all-vfs: the sweep (bench_sweep.h) with a validation per VF. */
+struct sweep_arg {
+	const struct bench_opts *o;
+	const char *peer_id;
+	struct vbar bar;
+	struct json_object *seen;
+	unsigned int drops;
+};
+
+static enum bench_sweep_status sweep_vf(const struct bench_sweep_vf *vf, void *arg,
+					struct json_object **ret_row, char *why, size_t why_size)
+{
+	const struct sweep_arg *a = arg;
+	struct bench_opts o = *a->o;
+	o.cfg.tcp_port = vf->port;
+	struct validate_peer p = {
+		.host = vf->host, .peer_dev = vf->peer_dev, .peer_id = a->peer_id};
+	int rc = bench_validate_vf(&o, vf->t, &p, vf->progress, vf->progress_arg, ret_row);
+	const char *w = json_object_get_string(json_object_object_get(*ret_row, "why"));
+	snprintf(why, why_size, "%s", w ? w : "every test at its verdict");
+	if (!rc)
+		return BENCH_SWEEP_PASS;
+	/* Not one test ran: an error (the sweep's three strikes count it). */
+	struct json_object *tests = json_object_object_get(*ret_row, "tests");
+	for (size_t i = 0; i < json_object_array_length(tests); i++)
+		if (!json_object_object_get(json_object_array_get_idx(tests, i), "error"))
+			return BENCH_SWEEP_FAIL;
+	return BENCH_SWEEP_ERROR;
+}
+
+static void sweep_row(struct json_object *row, void *arg)
+{
+	struct sweep_arg *a = arg;
+	bar_clear(&a->bar);
+	a->drops += (unsigned int)json_object_get_int(json_object_object_get(row, "history_drops"));
+	show_row(a->o, row, false, a->seen);
+}
+
+static void sweep_progress(size_t lane, size_t done, size_t total, const struct bench_progress *p,
+			   void *arg)
+{
+	struct sweep_arg *a = arg;
+	(void)lane;
+	a->bar.done = (unsigned int)done;
+	a->bar.total = (unsigned int)total;
+	on_progress(p, &a->bar);
+}
+
+int bench_validate_run(const struct bench_opts *o, const struct node *n,
+		       const struct bench_target *one, const struct validate_peer *p)
+{
+	if (one)
+		return run_one(o, one, p);
+	struct sweep_arg a = {.o = o,
+			      .peer_id = p->peer_id,
+			      .bar = {.on = isatty(2) && !o->json},
+			      .seen = json_object_new_array()};
+	snprintf(a.bar.label, sizeof(a.bar.label), "%s",
+		 o->parallel ? "every PF at once" : "every VF");
+	struct bench_sweep_config sc = {
+		.run = sweep_vf,
+		.run_arg = &a,
+		.test = "validate",
+		.host = p->host,
+		.port = o->cfg.tcp_port,
+		.peer_dev = p->peer_dev,
+		.parallel = o->parallel,
+		.force = o->force,
+		.cancel = &bench_interrupted,
+		.on_row = sweep_row,
+		.on_progress = a.bar.on ? sweep_progress : NULL,
+		.hook_arg = &a,
+	};
+	struct json_object *doc = NULL;
+	int r = bench_sweep_run(&sc, n, &doc);
+	bar_clear(&a.bar);
+	json_object_put(a.seen);
+	if (r < 0) {
+		cli_error("bench validate --all-vfs: cannot run the sweep: %s", strerror(-r));
+		return 1;
+	}
+	finish_doc(o, p, doc, a.drops, true);
+	return r;
 }
 
 /* `validate [DEV] PEER` / `validate --all-vfs PEER`: PEER is a device of

@@ -104,10 +104,8 @@ void bench_validate_text_row(struct text *out, struct json_object *row, bool ful
 {
 	struct json_object *tests = text_jarr(row, "tests");
 	const char *status = text_jstr(row, "status") ?: "?";
-	if (!tests) { /* a VF not run */
-		text_add(out, TEXT_WARNING, "%s VF %-14s %-8s %s", status,
-			 text_jstr(row, "vf_bdf") ?: "?", text_jstr(row, "device") ?: "-",
-			 text_jstr(row, "why") ?: "");
+	if (!tests) { /* a VF not run: the sweep's row */
+		bench_text_vf_row(out, row);
 		return;
 	}
 	for (size_t i = 0; full && i < json_object_array_length(tests); i++) {

@@ -14,12 +14,12 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 }
 
 #define BENCH_USAGE                                                                                \
-	"bench server [--port P] [-d DEV] [--once] [TEST OPTIONS]\n"                               \
-	"       ibvf bench client HOST [-d DEV | --all-vfs] [TEST OPTIONS]\n"                      \
+	"bench server [--port P] [-d DEV | --all-pfs] [--once] [TEST OPTIONS]\n"                   \
+	"       ibvf bench client HOST [-d DEV | --all-vfs [--parallel]] [TEST OPTIONS]\n"         \
 	"       ibvf bench pair DEV_A DEV_B [TEST OPTIONS]\n"                                      \
-	"       ibvf bench pair --all-vfs PEER_DEV [TEST OPTIONS]\n"                               \
+	"       ibvf bench pair --all-vfs [--parallel] PEER_DEV [TEST OPTIONS]\n"                  \
 	"       ibvf bench loopback DEV [TEST OPTIONS]\n"                                          \
-	"       ibvf bench validate DEV PEER | validate --all-vfs PEER [OPTIONS]"
+	"       ibvf bench validate DEV PEER | validate --all-vfs [--parallel] PEER [OPTIONS]"
 #define BENCH_HELP                                                                                 \
 	"RDMA WRITE/READ bandwidth and latency per VF, judged against the port's rate.\n"          \
 	"Devices are named by PCI address (full or short), netdev, altname, RDMA device\n"         \
@@ -41,6 +41,15 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"  --json            JSON on stdout: every size, every VF\n"                               \
 	"  --force           run on a VF bound to a pod\n"                                         \
 	"  --once            server: serve one client and exit with its status\n"                  \
+	"  --cpu LIST        pin each benchmark thread to LIST (e.g. 0-15,32-47) instead\n"        \
+	"                    of its HCA's local_cpulist; every CPU must be online\n"               \
+	"  --no-pin          neither pin the threads nor bind the buffers to the HCA's node\n"     \
+	"By default each thread runs on its HCA's local CPUs and its buffer lies on the\n"         \
+	"HCA's NUMA node; the report says where each side ran and warns when a thread or\n"        \
+	"buffer is on another node (docs/bench.md). A server uses its own --cpu/--no-pin.\n"       \
+	"  --parallel        --all-vfs: every PF at once (a worker each), a PF's VFs one\n"        \
+	"                    after another; a client's PF i meets PORT+i (docs/bench.md)\n"        \
+	"  --all-pfs         server: PF i of this node (BDF order) served on PORT+i\n"             \
 	"validate runs write_bw, read_bw, write_lat and read_lat by --duration (5 s,\n"            \
 	"warm-up excluded) with QPs chosen from the port's rate, one PASS/FAIL per VF;\n"          \
 	"PEER is a device of this node, else a server's host (docs/bench-validate.md)\n"           \

@@ -347,9 +347,10 @@ static void draw_run(struct console *c, int y, int y_end, int w)
 	struct job *j = bv->job;
 	pthread_mutex_lock(&j->mu);
 	bool finished = j->finished;
-	size_t n_pass = 0, n_fail = 0, n_skip = 0, n_cancel = 0;
+	size_t n_pass = 0, n_fail = 0, n_skip = 0, n_cancel = 0, n_run = 0;
 	for (size_t i = 0; i < j->n; i++) {
 		enum tstate s = j->t[i].state;
+		n_run += s == T_RUN;
 		n_pass += s == T_PASS;
 		n_fail += s == T_FAIL || s == T_ERROR;
 		n_skip += s == T_SKIP;
@@ -360,19 +361,22 @@ static void draw_run(struct console *c, int y, int y_end, int w)
 	const char *peer = j->peer == PEER_REMOTE     ? j->host
 			   : j->peer == PEER_LOOPBACK ? "itself"
 						      : j->peer_ibdev;
+	char more[48] = "";
+	if (n_run > 1)
+		snprintf(more, sizeof(more), " (+%zu at once)", n_run - 1);
 	if (!finished && cur && (j->validate || j->cfg.duration_s)) {
 		unsigned int k = (unsigned int)(bv->fraction * BENCH_PROFILE_TESTS);
-		snprintf(line, sizeof(line), " running %s %s against %s: %.0f%%  %.2f Gb/s%s",
+		snprintf(line, sizeof(line), " running %s %s%s against %s: %.0f%%  %.2f Gb/s%s",
 			 j->validate ? exchange_test_name(
 					       bench_profile_tests[k < BENCH_PROFILE_TESTS ? k : 3])
 				     : exchange_test_name(j->cfg.test),
-			 cur->t.ibdev, peer, 100 * bv->fraction, bv->gbps,
+			 cur->t.ibdev, more, peer, 100 * bv->fraction, bv->gbps,
 			 atomic_load(&j->cancel) ? "  cancelling..." : "  (Esc cancels)");
 		dialog_put(y++, 0, w, line, console_attr(c, TR_HEADER_VALUE));
 	} else if (!finished && cur) {
 		snprintf(line, sizeof(line),
-			 " running %s %s against %s: %llu/%llu iterations  %.2f Gb/s%s",
-			 exchange_test_name(j->cfg.test), cur->t.ibdev, peer,
+			 " running %s %s%s against %s: %llu/%llu iterations  %.2f Gb/s%s",
+			 exchange_test_name(j->cfg.test), cur->t.ibdev, more, peer,
 			 (unsigned long long)(bv->fraction * (double)total),
 			 (unsigned long long)total, bv->gbps,
 			 atomic_load(&j->cancel) ? "  cancelling..." : "  (Esc cancels)");

@@ -78,7 +78,7 @@ const char *bv_vf_label(const struct console *c, const char *bdf, char *buf, siz
 	const struct pf *pf;
 	const struct vf *vf = bdf[0] ? find_vf(c, bdf, &pf) : NULL;
 	if (!bdf[0])
-		return "every VF, one after another";
+		return "every VF, the PFs at once";
 	if (!vf)
 		return "(none: no VF has an RDMA device)";
 	char pod[160];
@@ -139,6 +139,7 @@ static void targets_fill(struct console *c, const struct bench_view *bv, struct 
 			struct target *t = &j->t[j->n++];
 			char pod[160];
 			target_of(&c->node->pfs[i], vf, t);
+			t->pf_index = (unsigned int)i;
 			if (pods_holder_label(vf, pod, sizeof(pod)) && !force) {
 				t->state = T_SKIP;
 				snprintf(t->why, sizeof(t->why), "bound to pod '%s'", pod);
@@ -189,7 +190,8 @@ static void start(struct console *c, bool force)
 	const char *why = NULL;
 	if (bv->peer == PEER_REMOTE &&
 	    parse_host(bv->host, j->host, sizeof(j->host), &j->cfg.tcp_port) < 0)
-		why = "the peer wants HOST or HOST:PORT of an `ibvf bench server`";
+		why = "the peer wants HOST or HOST:PORT of an `ibvf bench server` (every VF: "
+		      "`bench server --all-pfs`, PF i on PORT+i)";
 	else if (bv->peer == PEER_PAIR && (!pv || !pv->fn.n_rdmas))
 		why = "no peer VF with an RDMA device";
 	targets_fill(c, bv, j, force, why != NULL);
@@ -272,6 +274,12 @@ static void console_benchview_read(struct console *c)
 		if (m.target == TARGET_WHOLE)
 			continue;
 		if (m.target != bv->cur) {
+			/* Every PF at once: the figures follow one run until it ends. */
+			pthread_mutex_lock(&bv->job->mu);
+			bool busy = bv->cur < bv->job->n && bv->job->t[bv->cur].state == T_RUN;
+			pthread_mutex_unlock(&bv->job->mu);
+			if (busy)
+				continue;
 			bv->cur = m.target;
 			bv->n_spark = 0;
 		}

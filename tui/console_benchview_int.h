@@ -57,7 +57,8 @@ struct target {
 	struct json_object *result; /* bench_result_to_json() of the run, verdict included;
 				     * with the validation profile, its row (bench_validate.h) */
 	char why[512];
-	bool drop; /* the history flagged a drop (validation profile) */
+	unsigned int pf_index; /* its PF's place in the node: its lane, PORT+i remote */
+	bool drop;	       /* the history flagged a drop (validation profile) */
 };
 
 struct progress_msg {
@@ -80,7 +81,8 @@ struct job {
 	struct target *t;
 	size_t n;
 	bool finished;
-	struct bench_result res; /* the worker's */
+	struct bench_result res; /* the worker's when it runs the targets itself */
+	size_t n_lanes;		 /* PFs run at once (set by the worker before any run) */
 };
 
 struct bench_view {

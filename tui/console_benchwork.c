@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The bench view's worker thread: the same bench_pair_run() and
- * bench_client_run() as `ibvf bench`, judged by the same bench_judge(). It
+ * bench_client_run() as `ibvf bench`, judged by the same bench_judge(), every
+ * PF at once as `bench --all-vfs --parallel` (a lane thread per PF). It
  * sends its progress through a pipe; what it finishes (a VF's result) it
  * puts under the job's mutex and wakes the poll loop through the same pipe. */
 #include <errno.h>
@@ -48,9 +49,10 @@ static void set_state(struct job *j, struct target *t, enum tstate s)
 }
 
 /* The validation profile on t: bench_validate_vf(), as `bench validate`. */
-static void validate_one(struct job *j, struct target *t, struct ctx *x)
+static void validate_one(struct job *j, struct target *t, const struct bench_config *cfg,
+			 struct ctx *x)
 {
-	struct bench_opts o = {.cfg = j->cfg, .min_ratio = MIN_RATIO, .state_root = j->root};
+	struct bench_opts o = {.cfg = *cfg, .min_ratio = MIN_RATIO, .state_root = j->root};
 	struct validate_peer p = {.host = j->peer == PEER_REMOTE ? j->host : NULL,
 				  .peer_dev = j->peer == PEER_LOOPBACK ? t->t.ibdev : j->peer_ibdev,
 				  .peer_id = j->peer == PEER_REMOTE	? j->host
@@ -78,50 +80,104 @@ static void validate_one(struct job *j, struct target *t, struct ctx *x)
 	send_msg(j, TARGET_WHOLE, 0, 0);
 }
 
+/* Runs target i with res; its state and result under the job's mutex. */
+static void run_target(struct job *j, size_t i, struct bench_result *res)
+{
+	struct target *t = &j->t[i];
+	if (atomic_load(&j->cancel)) {
+		set_state(j, t, T_CANCELLED);
+		return;
+	}
+	set_state(j, t, T_RUN);
+	struct ctx x = {.job = j, .target = (unsigned int)i};
+	struct err e = {{0}};
+	struct bench_config cfg = j->cfg;
+	memset(res, 0, sizeof(*res));
+	/* Every PF at once against a remote peer: PF i meets PORT+i, as
+	 * `bench client --all-vfs --parallel` does (`bench server --all-pfs`). */
+	if (j->peer == PEER_REMOTE && j->n_lanes > 1)
+		cfg.tcp_port = (uint16_t)(cfg.tcp_port + t->pf_index);
+	if (j->validate) {
+		validate_one(j, t, &cfg, &x);
+		return;
+	}
+	const char *peer = j->peer == PEER_LOOPBACK ? t->t.ibdev : j->peer_ibdev;
+	int r = j->peer == PEER_REMOTE
+			? bench_client_run(&cfg, j->host, t->t.ibdev, on_progress, &x, res, &e)
+			: bench_pair_run(&cfg, peer, t->t.ibdev, on_progress, &x, res, &e);
+	struct bench_verdict v = {0};
+	struct json_object *o = NULL;
+	if (r == 0) {
+		bench_judge(res, &t->t, MIN_RATIO, &v);
+		o = bench_result_to_json(res, &t->t, &v);
+	}
+	pthread_mutex_lock(&j->mu);
+	if (r == -ECANCELED && atomic_load(&j->cancel)) {
+		t->state = T_CANCELLED;
+	} else if (r < 0) {
+		t->state = T_ERROR;
+		snprintf(t->why, sizeof(t->why), "%s", e.msg);
+	} else {
+		t->result = o;
+		t->state = v.pass ? T_PASS : T_FAIL;
+		snprintf(t->why, sizeof(t->why), "%s", v.reason);
+	}
+	pthread_mutex_unlock(&j->mu);
+	send_msg(j, TARGET_WHOLE, 0, 0);
+}
+
+/* One PF's targets, one after another. */
+struct lane {
+	struct job *j;
+	unsigned int pf_index;
+	pthread_t th;
+	struct bench_result res;
+};
+
+static void *lane_main(void *arg)
+{
+	struct lane *l = arg;
+	for (size_t i = 0; i < l->j->n; i++)
+		if (l->j->t[i].state != T_SKIP && l->j->t[i].pf_index == l->pf_index)
+			run_target(l->j, i, &l->res);
+	return NULL;
+}
+
+/* The run: one lane per PF holding targets, all at once (each PF's port is
+ * its own link); a lane that cannot start runs in this thread after. */
 void *bv_worker(void *arg)
 {
 	struct job *j = arg;
-	for (size_t i = 0; i < j->n; i++) {
-		struct target *t = &j->t[i];
-		if (t->state == T_SKIP)
-			continue;
-		if (atomic_load(&j->cancel)) {
-			set_state(j, t, T_CANCELLED);
-			continue;
-		}
-		set_state(j, t, T_RUN);
-		struct ctx x = {.job = j, .target = (unsigned int)i};
-		if (j->validate) {
-			validate_one(j, t, &x);
-			continue;
-		}
-		struct err e = {{0}};
-		memset(&j->res, 0, sizeof(j->res));
-		const char *peer = j->peer == PEER_LOOPBACK ? t->t.ibdev : j->peer_ibdev;
-		int r = j->peer == PEER_REMOTE ? bench_client_run(&j->cfg, j->host, t->t.ibdev,
-								  on_progress, &x, &j->res, &e)
-					       : bench_pair_run(&j->cfg, peer, t->t.ibdev,
-								on_progress, &x, &j->res, &e);
-		struct bench_verdict v = {0};
-		struct json_object *o = NULL;
-		if (r == 0) {
-			bench_judge(&j->res, &t->t, MIN_RATIO, &v);
-			o = bench_result_to_json(&j->res, &t->t, &v);
-		}
-		pthread_mutex_lock(&j->mu);
-		if (r == -ECANCELED && atomic_load(&j->cancel)) {
-			t->state = T_CANCELLED;
-		} else if (r < 0) {
-			t->state = T_ERROR;
-			snprintf(t->why, sizeof(t->why), "%s", e.msg);
-		} else {
-			t->result = o;
-			t->state = v.pass ? T_PASS : T_FAIL;
-			snprintf(t->why, sizeof(t->why), "%s", v.reason);
-		}
-		pthread_mutex_unlock(&j->mu);
-		send_msg(j, TARGET_WHOLE, 0, 0);
+	struct lane *lanes = calloc(j->n ? j->n : 1, sizeof(*lanes));
+	size_t n = 0;
+	for (size_t i = 0; lanes && i < j->n; i++) {
+		bool seen = j->t[i].state == T_SKIP;
+		for (size_t k = 0; !seen && k < n; k++)
+			seen = lanes[k].pf_index == j->t[i].pf_index;
+		if (!seen)
+			lanes[n++] = (struct lane){.j = j, .pf_index = j->t[i].pf_index};
 	}
+	j->n_lanes = n;
+	bool *started = calloc(n ? n : 1, sizeof(*started));
+	if (!lanes || !started) { /* out of memory: the old order, on the job's result */
+		free(lanes);
+		free(started);
+		lanes = NULL;
+		started = NULL;
+		for (size_t i = 0; i < j->n; i++)
+			if (j->t[i].state != T_SKIP)
+				run_target(j, i, &j->res);
+	}
+	for (size_t k = 0; started && k < n; k++)
+		started[k] = n > 1 && !pthread_create(&lanes[k].th, NULL, lane_main, &lanes[k]);
+	for (size_t k = 0; started && k < n; k++)
+		if (!started[k])
+			lane_main(&lanes[k]);
+	for (size_t k = 0; started && k < n; k++)
+		if (started[k])
+			pthread_join(lanes[k].th, NULL);
+	free(lanes);
+	free(started);
 	pthread_mutex_lock(&j->mu);
 	j->finished = true;
 	pthread_mutex_unlock(&j->mu);

@@ -3,6 +3,7 @@
 # VFs of both PFs, each VF netdev with an IPv4 address (RoCE v2 GID index 1).
 #   rxe0  PF0 VF0  10.11.0.1      rxe1  PF1 VF0  10.11.0.2
 #   rxe2  PF0 VF1  10.11.0.3      (PF1 VF1 has no rxe: --all-vfs skips it)
+#   rxe3  PF1 VF1  10.11.0.4      only with BENCH_RXE_ALL=1: two VFs per PF
 # Work is sized by what a calibration run measured (bench_calibrate): the
 # guest moves 5-80 MB/s under TCG depending on the host, so no iteration count
 # or wait here is a constant.
@@ -22,8 +23,12 @@ bench_setup() {
 	BENCH_VF0=$(vm_vf "${BENCH_PFS[0]}" 0)
 	BENCH_VF1=$(vm_vf "${BENCH_PFS[1]}" 0)
 	BENCH_VF2=$(vm_vf "${BENCH_PFS[0]}" 1)
-	local i=1 vf nd
-	for vf in "$BENCH_VF0" "$BENCH_VF1" "$BENCH_VF2"; do
+	local i=1 vf nd vfs=("$BENCH_VF0" "$BENCH_VF1" "$BENCH_VF2")
+	if [ "${BENCH_RXE_ALL:-0}" = 1 ]; then
+		BENCH_VF3=$(vm_vf "${BENCH_PFS[1]}" 1)
+		vfs+=("$BENCH_VF3")
+	fi
+	for vf in "${vfs[@]}"; do
 		nd=$(vm_netdev "$vf") || return 1
 		ip addr add "10.11.0.$i/24" dev "$nd" || return 1
 		vm_rxe_add "rxe$((i - 1))" "$nd" || return 1
