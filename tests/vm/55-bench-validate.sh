@@ -22,9 +22,10 @@ rm -f "$hist"
 D=$(((5 * 8 * 100 * 65536 / BENCH_BPS + 2) / 3 + 1))
 [ "$D" -ge 2 ] || D=2
 # Two validations of 4 tests of D seconds each (latency counted as if it
-# moved data for D seconds: a bound on its time).
+# moved data for D seconds: a bound on its time), then every VF at once:
+# two VFs (one per PF) of 4 tests of 2 s, side by side.
 VM_IBVF_TIMEOUT=$(bench_secs $((4 * D * BENCH_BPS)) 4)
-vm_budget $((2 * VM_IBVF_TIMEOUT + $(vm_scaled 30)))
+vm_budget $((2 * VM_IBVF_TIMEOUT + $(bench_secs $((8 * 2 * BENCH_BPS)) 8) + $(vm_scaled 30)))
 note "each test runs --duration $D"
 
 # 1. bench validate DEV PEER, PEER a device of this node: pair mode.
@@ -82,6 +83,20 @@ jq_expect "read_bw: compared with the first run, flagged by the noise rule" \
 jq_expect "summary counts the drop" '.summary | [.pass, .history_drops >= 1] | @tsv' \
 	"$(printf '1\ttrue')"
 jq_end
+# 3. Every VF against rxe0, every PF at once: rxe0 is the peer itself, PF1
+# VF1 has no RDMA device; rxe2 (PF0) and rxe1 (PF1) validate side by side.
+VM_IBVF_TIMEOUT=$(bench_secs $((8 * 2 * BENCH_BPS)) 8) run_ibvf "$VM_TMP/v3" bench validate \
+	--all-vfs --parallel rxe0 --duration 2 --json --no-history $BENCH_LOW
+rc=$?
+expect_eq "validate --all-vfs --parallel: exit status" "$rc" 0
+jq_begin "$VM_TMP/v3"
+jq_expect "validate --all-vfs --parallel: one document, every VF" \
+	'[.profile, .parallel, (.vfs | length), ([.vfs[] | .status] | join(",")), .summary.pass] | @tsv' \
+	"$(printf 'validate\ttrue\t4\tSKIP,PASS,PASS,SKIP\t2')"
+jq_expect "each VF run has its four tests, PFs side by side" \
+	'[[.vfs[] | select(.status == "PASS") | .tests | length] == [4, 4], (.pfs | length) == 2, .node.wall_s > 0] | all' true
+jq_end
+
 note "bandwidth elapsed/run/margin ns: $(jq -r '[.vfs[0].tests[0,1].sizes[0] | "\(.elapsed_ns)/\(.run_ns)/\(.margin_ns)"] | join(" ")' "$VM_TMP/v2")"
 note "$(cat "$VM_TMP/v1")"
 vm_done
