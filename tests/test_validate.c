@@ -41,7 +41,7 @@ START_TEST(bad_arguments_give_one_line_and_status_2)
 		{{"bench", "server", "--profile", "validate", NULL},
 		 "--profile validate is for client, pair and validate"},
 		{{"bench", "loopback", "x", "--profile", "validate", NULL},
-		 "--profile validate needs a peer"},
+		 "--profile validate is for client, pair and validate: it needs a peer"},
 	};
 	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

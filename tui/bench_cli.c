@@ -309,7 +309,7 @@ void bench_target_from_ref(const struct node_ref *ref, struct bench_target *t)
 	}
 }
 
-/* resolve()'s failure as an exit status: a name that names nothing is bad
+/* bench_cli_resolve()'s failure as an exit status: a name that names nothing is bad
  * input (2); a VF in a pod is refused as a run that cannot go (1). */
 static int resolve_status(int r)
 {
@@ -317,7 +317,7 @@ static int resolve_status(int r)
 }
 
 /* Places a device named as node_resolve() takes names; refuses a VF in a pod. */
-static int resolve(const struct node *n, const char *name, bool force, struct bench_target *t)
+int bench_cli_resolve(const struct node *n, const char *name, bool force, struct bench_target *t)
 {
 	struct node_ref ref;
 	struct err e = {{0}};
@@ -341,13 +341,12 @@ static int resolve(const struct node *n, const char *name, bool force, struct be
 	return 0;
 }
 
-static int discover(const struct cli *c, struct node **ret, char *root, size_t root_size)
+static int discover(const struct cli *c, struct node **ret)
 {
 	struct sys *s;
 	if (cli_open(c, &s) < 0)
 		return -1;
 	struct err e = {{0}};
-	snprintf(root, root_size, "%s", sys_root(s));
 	int r = node_discover(s, ret, &e);
 	sys_close(s);
 	if (r < 0)
@@ -377,18 +376,13 @@ static int mode_server(const struct bench_opts *o, const struct node *n, char **
 		cli_error("bench server takes no device argument; use -d DEV");
 		return EXIT_USAGE;
 	}
-	if (o->validate) {
-		cli_error("--profile validate is for client, pair and validate: a server takes "
-			  "the client's tests");
-		return EXIT_USAGE;
-	}
 	if (o->all_pfs)
 		return bench_cli_server_all_pfs(o, n);
 	if (!o->dev && !first_ibdev(n)) {
 		cli_error("no RDMA device on this node");
 		return 1;
 	}
-	int r = resolve(n, o->dev ? o->dev : first_ibdev(n), o->force, &t);
+	int r = bench_cli_resolve(n, o->dev ? o->dev : first_ibdev(n), o->force, &t);
 	return r < 0 ? resolve_status(r) : bench_cli_server(o, t.ibdev);
 }
 
@@ -407,19 +401,17 @@ static int mode_client(const struct bench_opts *o, const struct node *n, char **
 			  o->cfg.tcp_port, n->n_pfs);
 		return EXIT_USAGE;
 	}
-	struct validate_peer vp = {.host = pos[0], .peer_id = pos[0]};
 	if (o->all_vfs)
-		return o->validate ? bench_validate_run(o, n, NULL, &vp)
+		return o->validate ? bench_validate_with(o, n, NULL, pos[0], NULL)
 				   : bench_cli_all_vfs(o, n, pos[0], NULL);
 	if (!dev) {
 		cli_error("no RDMA device on this node");
 		return 1;
 	}
-	int r = resolve(n, dev, o->force, &t);
-	if (r < 0)
-		return resolve_status(r);
-	return o->validate ? bench_validate_run(o, n, &t, &vp)
-			   : bench_cli_run_one(o, &t, pos[0], NULL);
+	int r = bench_cli_resolve(n, dev, o->force, &t);
+	return r < 0	     ? resolve_status(r)
+	       : o->validate ? bench_validate_with(o, n, &t, pos[0], NULL)
+			     : bench_cli_run_one(o, &t, pos[0], NULL);
 }
 
 static int mode_pair(const struct bench_opts *o, const struct node *n, char **pos, int npos)
@@ -427,24 +419,19 @@ static int mode_pair(const struct bench_opts *o, const struct node *n, char **po
 	struct bench_target t, peer;
 	int r;
 	if (o->all_vfs && npos == 1) {
-		r = resolve(n, pos[0], true, &peer);
-		if (r < 0)
-			return resolve_status(r);
-		struct validate_peer vp = {.peer_dev = peer.ibdev,
-					   .peer_id = peer.bdf[0] ? peer.bdf : peer.ibdev};
-		return o->validate ? bench_validate_run(o, n, NULL, &vp)
-				   : bench_cli_all_vfs(o, n, NULL, peer.ibdev);
+		r = bench_cli_resolve(n, pos[0], true, &peer);
+		return r < 0	     ? resolve_status(r)
+		       : o->validate ? bench_validate_with(o, n, NULL, NULL, &peer)
+				     : bench_cli_all_vfs(o, n, NULL, peer.ibdev);
 	}
 	if (npos != 2 || o->all_vfs) {
 		cli_error("bench pair needs two devices (or --all-vfs and one peer)");
 		return EXIT_USAGE;
 	}
-	if ((r = resolve(n, pos[0], o->force, &peer)) < 0 ||
-	    (r = resolve(n, pos[1], o->force, &t)) < 0)
+	if ((r = bench_cli_resolve(n, pos[0], o->force, &peer)) < 0 ||
+	    (r = bench_cli_resolve(n, pos[1], o->force, &t)) < 0)
 		return resolve_status(r);
-	struct validate_peer vp = {.peer_dev = peer.ibdev,
-				   .peer_id = peer.bdf[0] ? peer.bdf : peer.ibdev};
-	return o->validate ? bench_validate_run(o, n, &t, &vp)
+	return o->validate ? bench_validate_with(o, n, &t, NULL, &peer)
 			   : bench_cli_run_one(o, &t, NULL, peer.ibdev);
 }
 
@@ -455,17 +442,8 @@ static int mode_loopback(const struct bench_opts *o, const struct node *n, char 
 		cli_error("bench loopback needs one device");
 		return EXIT_USAGE;
 	}
-	if (o->validate) {
-		cli_error("--profile validate needs a peer: bench validate DEV PEER");
-		return EXIT_USAGE;
-	}
-	int r = resolve(n, pos[0], o->force, &t);
+	int r = bench_cli_resolve(n, pos[0], o->force, &t);
 	return r < 0 ? resolve_status(r) : bench_cli_run_one(o, &t, NULL, t.ibdev);
-}
-
-int bench_cli_resolve(const struct node *n, const char *name, bool force, struct bench_target *t)
-{
-	return resolve(n, name, force, t);
 }
 
 static const struct {
@@ -480,6 +458,7 @@ int cmd_bench(const struct cli *c, int argc, char **argv)
 {
 	struct bench_opts o = {.min_ratio = 0.9,
 			       .json = c->json,
+			       .cli = c,
 			       .cfg = {.gid_index = -1,
 				       .listen_fd = -1,
 				       .tcp_port = BENCH_DEFAULT_PORT,
@@ -496,16 +475,14 @@ int cmd_bench(const struct cli *c, int argc, char **argv)
 		if (!strcmp(argv[first], bench_modes[i].name))
 			mode = bench_modes[i].run;
 	if (!mode) {
-		cli_error("unknown bench mode '%s' (server, client, pair, loopback, validate)",
-			  argv[first]);
+		cli_error("unknown bench mode '%s' (see 'ibvf bench --help')", argv[first]);
 		return EXIT_USAGE;
 	}
 	if (o.all_pfs && mode != mode_server) {
 		cli_error("--all-pfs is for bench server (a server per PF)");
 		return EXIT_USAGE;
 	}
-	o.validate |= mode == bench_cli_validate;
-	if (bench_validate_check_opts(&o) < 0)
+	if (bench_validate_check_opts(&o, argv[first]) < 0)
 		return EXIT_USAGE;
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGINT, &sa, NULL);
@@ -513,10 +490,8 @@ int cmd_bench(const struct cli *c, int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	struct node *n = NULL;
-	char root[4096];
-	if (discover(c, &n, root, sizeof(root)) < 0)
+	if (discover(c, &n) < 0)
 		return 1;
-	o.state_root = root;
 	int rc = mode(&o, n, argv + first + 1, argc - first - 1);
 	node_free(n);
 	return rc;

@@ -29,6 +29,7 @@ struct bench_opts {
 	bool validate, no_history;
 	double max_lat_us;	/* latency judged against it when > 0 */
 	const char *state_root; /* the node's root: the history is under it */
+	const struct cli *cli;	/* NULL (state_root given) or where it comes from */
 };
 
 /* Set by SIGINT/SIGTERM: runs stop cleanly and the peer is told. */

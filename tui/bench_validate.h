@@ -46,14 +46,20 @@ void bench_validate_history_path(const struct bench_opts *o, char *buf, size_t s
 /* Options of the profile (--profile, --no-history, --max-lat): 1 when code
  * is one (*r 0 or -EINVAL, said), else 0. */
 int bench_validate_parse_opt(struct bench_opts *o, int code, const char *arg, int *r);
-/* Options that do not go with --profile validate: 0 or -EINVAL, said. */
-int bench_validate_check_opts(const struct bench_opts *o);
+/* Sets o->validate for mode "validate"; options (and modes: server,
+ * loopback) that do not go with the profile: 0 or -EINVAL, said. */
+int bench_validate_check_opts(struct bench_opts *o, const char *mode);
 
 /* `bench validate [DEV] PEER`, `--all-vfs PEER`: the exit status. */
 int bench_cli_validate(const struct bench_opts *o, const struct node *n, char **pos, int npos);
 /* client/pair --profile validate: t (NULL: every VF) against host or peer. */
 int bench_validate_run(const struct bench_opts *o, const struct node *n,
 		       const struct bench_target *t, const struct validate_peer *p);
+
+/* The same, the peer a host (client mode) or a device here (peer). */
+int bench_validate_with(const struct bench_opts *o, const struct node *n,
+			const struct bench_target *t, const char *host,
+			const struct bench_target *peer);
 
 /* tui/bench_validate_text.c: one VF's row as text (every test's line, the
  * profile's reasons, the history, the verdict); full adds each test's

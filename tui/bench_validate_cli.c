@@ -15,6 +15,7 @@
 #include "core/node.h"
 #include "core/pods.h"
 #include "core/resolve.h"
+#include "core/sys.h"
 
 int bench_validate_parse_opt(struct bench_opts *o, int code, const char *arg, int *r)
 {
@@ -43,9 +44,16 @@ int bench_validate_parse_opt(struct bench_opts *o, int code, const char *arg, in
 	return 0;
 }
 
-int bench_validate_check_opts(const struct bench_opts *o)
+int bench_validate_check_opts(struct bench_opts *o, const char *mode)
 {
 	const struct bench_config *c = &o->cfg;
+	o->validate |= !strcmp(mode, "validate");
+	if (o->validate && (!strcmp(mode, "server") || !strcmp(mode, "loopback"))) {
+		cli_error("--profile validate is for client, pair and validate: %s",
+			  !strcmp(mode, "server") ? "a server takes the client's tests"
+						  : "it needs a peer (bench validate DEV PEER)");
+		return -EINVAL;
+	}
 	const char *bad = c->iters					? "--iters"
 			  : c->all_sizes				? "--all-sizes"
 			  : c->bidir					? "--bidir"
@@ -218,9 +226,24 @@ static void sweep_progress(size_t lane, size_t done, size_t total, const struct 
 	on_progress(p, &a->bar);
 }
 
-int bench_validate_run(const struct bench_opts *o, const struct node *n,
+/* o's node root (the state dir is under it) as the journal has it. */
+static void state_root(const struct bench_opts *o, char *buf, size_t size)
+{
+	struct sys *s;
+	snprintf(buf, size, "%s", o->state_root ? o->state_root : "/");
+	if (!o->state_root && o->cli && cli_open(o->cli, &s) == 0) {
+		snprintf(buf, size, "%s", sys_root(s));
+		sys_close(s);
+	}
+}
+
+int bench_validate_run(const struct bench_opts *o0, const struct node *n,
 		       const struct bench_target *one, const struct validate_peer *p)
 {
+	char root[4096];
+	struct bench_opts opts = *o0, *o = &opts;
+	state_root(o0, root, sizeof(root));
+	opts.state_root = root;
 	if (one)
 		return run_one(o, one, p);
 	struct sweep_arg a = {.o = o,
@@ -253,6 +276,18 @@ int bench_validate_run(const struct bench_opts *o, const struct node *n,
 	}
 	finish_doc(o, p, doc, a.drops, true);
 	return r;
+}
+
+int bench_validate_with(const struct bench_opts *o, const struct node *n,
+			const struct bench_target *t, const char *host,
+			const struct bench_target *peer)
+{
+	struct validate_peer p = {.host = host, .peer_id = host};
+	if (peer) {
+		p.peer_dev = peer->ibdev;
+		p.peer_id = peer->bdf[0] ? peer->bdf : peer->ibdev;
+	}
+	return bench_validate_run(o, n, t, &p);
 }
 
 /* `validate [DEV] PEER` / `validate --all-vfs PEER`: PEER is a device of

@@ -24,10 +24,6 @@
 
 const uint64_t bv_sizes[] = {0, 2, 8, 64, 512, 4096, 65536, 1 << 20, 8 << 20};
 const size_t bv_n_sizes = sizeof(bv_sizes) / sizeof(bv_sizes[0]);
-const unsigned int bv_qps[] = {0, 1, 2, 4, 8};
-const size_t bv_n_qps = sizeof(bv_qps) / sizeof(bv_qps[0]);
-const unsigned int bv_durations[] = {0, 2, 5, 10, 30};
-const size_t bv_n_durations = sizeof(bv_durations) / sizeof(bv_durations[0]);
 
 /* --- the node's VFs -------------------------------------------------------- */
 
@@ -167,17 +163,16 @@ static void start(struct console *c, bool force)
 	j->rfd = fds[0];
 	j->wfd = fds[1];
 	pthread_mutex_init(&j->mu, NULL);
-	j->cfg = (struct bench_config){.gid_index = -1,
-				       .listen_fd = -1,
-				       .tcp_port = BENCH_DEFAULT_PORT,
-				       .test = bv->test,
-				       .size = bv->validate ? 0 : bv_sizes[bv->size],
-				       .qps = bv_qps[bv->qps],
-				       .duration_s = bv_durations[bv->duration],
-				       .cancel = &j->cancel};
-	/* A latency test runs one QP: the QPs field is for bandwidth. */
-	if (!bv->validate && bench_is_latency(bv->test))
-		j->cfg.qps = 0;
+	j->cfg = (struct bench_config){
+		.gid_index = -1,
+		.listen_fd = -1,
+		.tcp_port = BENCH_DEFAULT_PORT,
+		.test = bv->test,
+		.size = bv->validate ? 0 : bv_sizes[bv->size],
+		/* latency runs one QP: the field is for bandwidth */
+		.qps = bv->validate || !bench_is_latency(bv->test) ? bv_qps[bv->qps] : 0,
+		.duration_s = bv_durations[bv->duration],
+		.cancel = &j->cancel};
 	j->peer = bv->peer;
 	j->validate = bv->validate;
 	snprintf(j->root, sizeof(j->root), "%s", c->sys ? sys_root(c->sys) : "/");
