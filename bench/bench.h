@@ -94,6 +94,13 @@ struct bench_size_result {
 	double bw_peak_gbps, bw_avg_gbps, msg_rate_mpps;
 	struct lat_stats lat; /* latency tests */
 	struct lat_hist hist; /* latency tests: of the same samples */
+	/* Bandwidth tests: the relative spread of the measured part
+	 * (stats_bw_spread()), < 0 when unknown (a server's view). */
+	double bw_spread;
+	/* Bandwidth in duration mode: the run from the first post to the last
+	 * completion, and the warm-up and cool-down margin left out at each
+	 * end (ns counts only what lies between); 0 otherwise. */
+	uint64_t run_ns, margin_ns;
 };
 
 struct bench_result {

@@ -291,6 +291,7 @@ static int run_size(struct bench_ctx *c, unsigned int step, uint64_t size)
 	int r_;
 	memset(r, 0, sizeof(*r));
 	r->size = size;
+	r->bw_spread = -1; /* a passive side times nothing */
 	if (lat)
 		memset(c->buf, 0, c->buf_size);
 	if (!server) {

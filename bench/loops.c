@@ -15,13 +15,13 @@
 #define SPIN_TURNS    (1u << 20)   /* memory poll turns between clock reads */
 #define CHECK_NS      50000000ull  /* 50 ms between checks of the peer */
 #define PROGRESS_NS   100000000ull /* 100 ms */
-#define MAX_MARGIN_NS 2000000000ull
+#define MAX_SAMPLES   (8u << 20)   /* latency samples kept in duration mode */
+#define SPREAD_SLICES 10
 
 /* Duration mode: warm-up and cool-down margins, excluded from the figures. */
 uint64_t loop_margin_ns(const struct bench_ctx *c)
 {
-	uint64_t m = (uint64_t)c->params.duration_s * 1000000000ull / 5;
-	return m > MAX_MARGIN_NS ? MAX_MARGIN_NS : m;
+	return stats_margin_ns(c->params.duration_s);
 }
 
 int loop_check_peer(struct bench_ctx *c)
@@ -131,21 +131,14 @@ static void fill_bw(struct bench_ctx *c, struct bench_size_result *r, uint64_t s
 		return;
 	size_t i0 = 0, i1 = n - 1;
 	uint64_t t0 = start, m0 = 0;
-	if (c->params.duration_s) {
-		/* The figure covers the completions between the margins. */
-		uint64_t m = loop_margin_ns(c), end = t[n - 1];
-		while (i0 + 1 < n && t[i0] < start + m)
-			i0++;
-		while (i1 > i0 && t[i1] > end - m)
-			i1--;
-		if (i1 > i0) {
-			t0 = t[i0];
-			m0 = cum[i0];
-		} else {
-			i0 = 0;
-			i1 = n - 1;
-		}
+	/* Duration mode: the figure covers the completions between the margins. */
+	if (c->params.duration_s && stats_measured_window(t, n, start, loop_margin_ns(c), &i0, &i1)) {
+		t0 = t[i0];
+		m0 = cum[i0];
+		r->margin_ns = loop_margin_ns(c);
 	}
+	if (c->params.duration_s)
+		r->run_ns = t[n - 1] - start;
 	r->msgs = cum[i1] - m0;
 	r->bytes = r->msgs * size;
 	r->ns = t[i1] - t0;
@@ -161,6 +154,7 @@ static void fill_bw(struct bench_ctx *c, struct bench_size_result *r, uint64_t s
 		cqes > window ? stats_peak_gbps(t + i0, cqes, window, size * c->res->cq_mod) : 0;
 	if (r->bw_peak_gbps < r->bw_avg_gbps)
 		r->bw_peak_gbps = r->bw_avg_gbps;
+	r->bw_spread = stats_bw_spread(t, cum, i0, i1, SPREAD_SLICES);
 }
 
 /* Completion times and running message counts, for fill_bw(). */

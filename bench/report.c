@@ -100,6 +100,20 @@ static void add_cm(struct json_object *o, const struct bench_result *r)
 	}
 }
 
+/* "bw_spread": the measured part's relative spread (stats_bw_spread()),
+ * null when unknown; the history's noise rule reads it. Duration mode:
+ * "run_ns" (first post to last completion) and "margin_ns" (left out at
+ * each end; 0 when the run was too short to leave any out). */
+static void add_accounting(struct json_object *o, const struct bench_size_result *s)
+{
+	json_object_object_add(o, "bw_spread",
+			       s->bw_spread >= 0 ? json_object_new_double(s->bw_spread) : NULL);
+	if (s->run_ns) {
+		add_int(o, "run_ns", (int64_t)s->run_ns);
+		add_int(o, "margin_ns", (int64_t)s->margin_ns);
+	}
+}
+
 struct json_object *bench_result_to_json(const struct bench_result *r, const struct bench_target *t,
 					 const struct bench_verdict *v)
 {
@@ -151,6 +165,7 @@ struct json_object *bench_result_to_json(const struct bench_result *r, const str
 			add_num(so, "bw_avg_gbps", s->bw_avg_gbps);
 			add_num(so, "msg_rate_mpps", s->msg_rate_mpps);
 			add_int(so, "elapsed_ns", (int64_t)s->ns);
+			add_accounting(so, s);
 		}
 		json_object_array_add(sizes, so);
 	}

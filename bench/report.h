@@ -7,7 +7,8 @@
  *    "gid_index", "link_layer", "mtu"}, "params": {"connection", "qps",
  *    "tx_depth", "cq_moderation", "outstanding_reads", "max_inline",
  *    "bidirectional", "mode"}, "sizes": [{"bytes", "iterations", then
- *    "bw_peak_gbps", "bw_avg_gbps", "msg_rate_mpps", "elapsed_ns" or
+ *    "bw_peak_gbps", "bw_avg_gbps", "msg_rate_mpps", "elapsed_ns", "bw_spread" (and in duration
+ *    mode "run_ns", "margin_ns") or
  *    "t_min_us" .. "p99_9_us" and "histogram": [{"lo_us", "hi_us", "count"}]}],
  *    "verdict": {"status", "judged", "figure_gbps", "expected_gbps",
  *    "ceiling_gbps", "min_ratio", "reason"},

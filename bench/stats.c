@@ -101,3 +101,59 @@ double stats_payload_ceiling_gbps(double rate_gbps, unsigned int mtu, int grh)
 	unsigned int headers = 26 + (grh ? 40 : 0);
 	return mtu ? rate_gbps * mtu / (double)(mtu + headers) : 0.0;
 }
+
+#define MAX_MARGIN_NS 2000000000ull
+
+uint64_t stats_margin_ns(unsigned int duration_s)
+{
+	uint64_t m = (uint64_t)duration_s * 1000000000ull / 5;
+	return m > MAX_MARGIN_NS ? MAX_MARGIN_NS : m;
+}
+
+bool stats_measured_window(const uint64_t *t, size_t n, uint64_t start_ns, uint64_t margin_ns,
+			   size_t *ret_i0, size_t *ret_i1)
+{
+	size_t i0 = 0, i1 = n ? n - 1 : 0;
+	if (n < 2) {
+		*ret_i0 = 0, *ret_i1 = i1;
+		return false;
+	}
+	uint64_t end = t[n - 1];
+	while (i0 + 1 < n && t[i0] < start_ns + margin_ns)
+		i0++;
+	while (i1 > i0 && t[i1] + margin_ns > end)
+		i1--;
+	if (i1 <= i0) {
+		*ret_i0 = 0, *ret_i1 = n - 1;
+		return false;
+	}
+	*ret_i0 = i0, *ret_i1 = i1;
+	return true;
+}
+
+double stats_bw_spread(const uint64_t *t, const uint64_t *cum, size_t i0, size_t i1,
+		       unsigned int slices)
+{
+	if (i1 <= i0 || t[i1] <= t[i0])
+		return -1;
+	size_t per = (i1 - i0) / 4;
+	unsigned int s = per < slices ? (unsigned int)per : slices;
+	if (s < 3)
+		return -1;
+	double span = (double)(t[i1] - t[i0]), sum = 0, sq = 0;
+	size_t i = i0;
+	uint64_t before = cum[i0];
+	for (unsigned int k = 1; k <= s; k++) {
+		double edge = (double)t[i0] + span * k / s;
+		while (i < i1 && (double)t[i + 1] <= edge)
+			i++;
+		if (k == s)
+			i = i1;
+		double msgs = (double)(cum[i] - before);
+		before = cum[i];
+		sum += msgs;
+		sq += msgs * msgs;
+	}
+	double mean = sum / s, var = sq / s - mean * mean;
+	return mean > 0 ? sqrt(var > 0 ? var : 0) / mean : -1;
+}

@@ -3,6 +3,7 @@
  * Bandwidth counts payload bytes only, in Gb/s = 10^9 bit/s, as perftest. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,3 +54,28 @@ double stats_peak_gbps(const uint64_t *done_ns, size_t n, size_t window, uint64_
  * where headers is 26 bytes on InfiniBand (LRH 8, BTH 12, ICRC 4, VCRC 2),
  * plus 40 with a GRH (docs/bench-verdict.md): 400G NDR at MTU 4096 -> 397.5. */
 double stats_payload_ceiling_gbps(double rate_gbps, unsigned int mtu, int grh);
+
+/* Duration mode's warm-up and cool-down, as perftest -D's margins: the
+ * first and last margin of the run are excluded from the figures. ibvf's
+ * margin is a fifth of the duration, at most 2 s (perftest's default
+ * --margin), so a short run still keeps three fifths measured. */
+uint64_t stats_margin_ns(unsigned int duration_s);
+
+/* The measured part of a duration run whose first post was at start_ns:
+ * given the completion times t[0..n) (ascending), the first completion at
+ * or after start + margin (*ret_i0) and the last at or before the last
+ * completion minus margin (*ret_i1). The figure counts what completed in
+ * (t[i0], t[i1]]: messages cum[i1] - cum[i0] over t[i1] - t[i0]. Returns
+ * false (and the whole run, 0 .. n-1) when the margins leave fewer than two
+ * completions between them. */
+bool stats_measured_window(const uint64_t *t, size_t n, uint64_t start_ns, uint64_t margin_ns,
+			   size_t *ret_i0, size_t *ret_i1);
+
+/* The run's own relative spread: the bandwidth of each of up to `slices`
+ * equal time slices of (t[i0], t[i1]] (messages completed in the slice over
+ * its length, cum the running message count at each completion), as the
+ * population standard deviation over the mean. Slices are fewer when there
+ * are fewer than 4 completions per slice; < 0 (unknown) when fewer than 3
+ * slices remain. */
+double stats_bw_spread(const uint64_t *t, const uint64_t *cum, size_t i0, size_t i1,
+		       unsigned int slices);

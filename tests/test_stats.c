@@ -176,6 +176,80 @@ START_TEST(payload_ceiling_of_ndr)
 }
 END_TEST
 
+START_TEST(duration_margin_is_a_fifth_at_most_two_seconds)
+{
+	ck_assert_uint_eq(stats_margin_ns(1), 200000000ull);
+	ck_assert_uint_eq(stats_margin_ns(5), 1000000000ull);
+	ck_assert_uint_eq(stats_margin_ns(10), 2000000000ull);
+	ck_assert_uint_eq(stats_margin_ns(60), 2000000000ull);
+	ck_assert_uint_eq(stats_margin_ns(0), 0);
+}
+END_TEST
+
+START_TEST(duration_window_excludes_warm_up_and_cool_down)
+{
+	/* A 10 s run (margins 2 s) posting from 0, one completion every
+	 * 100 ms from 100 ms to 10 s, 10 messages each: counted are those
+	 * completing after the one at 2.0 s up to the one at 8.0 s, 600
+	 * messages in 6 s; the 200 of the warm-up and the 200 after 8 s not. */
+	uint64_t t[100], cum[100];
+	for (size_t k = 0; k < 100; k++) {
+		t[k] = (k + 1) * 100000000ull;
+		cum[k] = (k + 1) * 10;
+	}
+	size_t i0, i1;
+	ck_assert(stats_measured_window(t, 100, 0, stats_margin_ns(10), &i0, &i1));
+	ck_assert_uint_eq(t[i0], 2000000000ull);
+	ck_assert_uint_eq(t[i1], 8000000000ull);
+	ck_assert_uint_eq(cum[i1] - cum[i0], 600);
+	ck_assert_uint_eq(t[i1] - t[i0], 6000000000ull);
+	/* The warm-up is measured from the first post, not the first completion. */
+	ck_assert(stats_measured_window(t, 100, 500000000ull, stats_margin_ns(10), &i0, &i1));
+	ck_assert_uint_eq(t[i0], 2500000000ull);
+}
+END_TEST
+
+START_TEST(duration_window_too_short_keeps_the_whole_run)
+{
+	uint64_t t[] = {1000, 2000, 3000};
+	size_t i0 = 7, i1 = 7;
+	ck_assert(!stats_measured_window(t, 3, 0, 1000000, &i0, &i1));
+	ck_assert_uint_eq(i0, 0);
+	ck_assert_uint_eq(i1, 2);
+	ck_assert(!stats_measured_window(t, 1, 0, 0, &i0, &i1));
+	ck_assert_uint_eq(i1, 0);
+}
+END_TEST
+
+START_TEST(spread_of_a_steady_run_is_zero)
+{
+	uint64_t t[41], cum[41];
+	for (size_t k = 0; k <= 40; k++)
+		t[k] = k * 1000, cum[k] = k * 7;
+	ck_assert_double_eq_tol(stats_bw_spread(t, cum, 0, 40, 10), 0.0, EPS);
+}
+END_TEST
+
+START_TEST(spread_is_the_slices_stdev_over_their_mean)
+{
+	/* 10 slices of 4 ms: the first five move 4 messages, the last five
+	 * 12: mean 8, population stdev 4, spread 0.5. */
+	uint64_t t[41], cum[41] = {0};
+	for (size_t k = 0; k <= 40; k++) {
+		t[k] = k * 1000;
+		if (k)
+			cum[k] = cum[k - 1] + (k <= 20 ? 1 : 3);
+	}
+	ck_assert_double_eq_tol(stats_bw_spread(t, cum, 0, 40, 10), 0.5, 1e-12);
+	/* The first half alone is steady: 20 completions make 5 slices of 4
+	 * (fewer than asked), spread 0. Under 3 slices: unknown. */
+	ck_assert_double_gt(stats_bw_spread(t, cum, 0, 20, 10), -1);
+	ck_assert_double_eq_tol(stats_bw_spread(t, cum, 0, 20, 10), 0.0, EPS);
+	ck_assert_double_lt(stats_bw_spread(t, cum, 0, 8, 10), 0);
+	ck_assert_double_lt(stats_bw_spread(t, cum, 5, 5, 10), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("stats");
@@ -191,6 +265,11 @@ int main(void)
 	tcase_add_test(tc, gbps_and_message_rate);
 	tcase_add_test(tc, peak_is_the_best_window);
 	tcase_add_test(tc, payload_ceiling_of_ndr);
+	tcase_add_test(tc, duration_margin_is_a_fifth_at_most_two_seconds);
+	tcase_add_test(tc, duration_window_excludes_warm_up_and_cool_down);
+	tcase_add_test(tc, duration_window_too_short_keeps_the_whole_run);
+	tcase_add_test(tc, spread_of_a_steady_run_is_zero);
+	tcase_add_test(tc, spread_is_the_slices_stdev_over_their_mean);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }

@@ -14,6 +14,7 @@
 
 #include "bench_cli.h"
 #include "bench_path.h"
+#include "bench_validate.h"
 #include "core/node.h"
 #include "core/pods.h"
 #include "core/resolve.h"
@@ -84,6 +85,9 @@ static const struct option bench_options[] = {
 	{"pkey-index", required_argument, NULL, O_PKEY_INDEX},
 	{"allow-same-port", no_argument, NULL, O_ALLOW_SAME_PORT},
 	{"cm-addr", required_argument, NULL, O_CM_ADDR},
+	{"profile", required_argument, NULL, BENCH_O_PROFILE},
+	{"no-history", no_argument, NULL, BENCH_O_NO_HISTORY},
+	{"max-lat", required_argument, NULL, BENCH_O_MAX_LAT},
 	{"dev", required_argument, NULL, 'd'},
 	{0},
 };
@@ -269,7 +273,8 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, int *ret_pos)
 				  name);
 			return EXIT_USAGE;
 		}
-		if (!parse_number(&o->cfg, opt, name, optarg, &r))
+		if (!parse_number(&o->cfg, opt, name, optarg, &r) &&
+		    !bench_validate_parse_opt(o, opt, optarg, &r))
 			r = parse_other(o, opt, optarg);
 		if (r < 0)
 			return EXIT_USAGE;
@@ -323,7 +328,7 @@ void bench_target_from_ref(const struct node_ref *ref, struct bench_target *t)
 	}
 }
 
-/* resolve()'s failure as an exit status: a name that names nothing is bad
+/* bench_cli_resolve()'s failure as an exit status: a name that names nothing is bad
  * input (2); a VF in a pod is refused as a run that cannot go (1). */
 static int resolve_status(int r)
 {
@@ -331,7 +336,7 @@ static int resolve_status(int r)
 }
 
 /* Places a device named as node_resolve() takes names; refuses a VF in a pod. */
-static int resolve(const struct node *n, const char *name, bool force, struct bench_target *t)
+int bench_cli_resolve(const struct node *n, const char *name, bool force, struct bench_target *t)
 {
 	struct node_ref ref;
 	struct err e = {{0}};
@@ -396,7 +401,7 @@ static int mode_server(const struct bench_opts *o, const struct node *n, char **
 		cli_error("no RDMA device on this node");
 		return 1;
 	}
-	int r = resolve(n, o->dev ? o->dev : first_ibdev(n), o->force, &t);
+	int r = bench_cli_resolve(n, o->dev ? o->dev : first_ibdev(n), o->force, &t);
 	if (r < 0)
 		return resolve_status(r);
 	return bench_cm_server_check(o, t.ibdev) < 0 ? 1 : bench_cli_server(o, t.ibdev);
@@ -418,13 +423,16 @@ static int mode_client(const struct bench_opts *o, const struct node *n, char **
 		return EXIT_USAGE;
 	}
 	if (o->all_vfs)
-		return bench_cli_all_vfs(o, n, pos[0], NULL);
+		return o->validate ? bench_validate_with(o, n, NULL, pos[0], NULL)
+				   : bench_cli_all_vfs(o, n, pos[0], NULL);
 	if (!dev) {
 		cli_error("no RDMA device on this node");
 		return 1;
 	}
-	int r = resolve(n, dev, o->force, &t);
-	return r < 0 ? resolve_status(r) : bench_cli_run_one(o, &t, pos[0], NULL);
+	int r = bench_cli_resolve(n, dev, o->force, &t);
+	return r < 0	     ? resolve_status(r)
+	       : o->validate ? bench_validate_with(o, n, &t, pos[0], NULL)
+			     : bench_cli_run_one(o, &t, pos[0], NULL);
 }
 
 static int mode_pair(const struct bench_opts *o, const struct node *n, char **pos, int npos)
@@ -432,20 +440,23 @@ static int mode_pair(const struct bench_opts *o, const struct node *n, char **po
 	struct bench_target t, peer;
 	int r;
 	if (o->all_vfs && npos == 1) {
-		r = resolve(n, pos[0], true, &peer);
-		return r < 0 ? resolve_status(r) : bench_cli_all_vfs(o, n, NULL, peer.ibdev);
+		r = bench_cli_resolve(n, pos[0], true, &peer);
+		return r < 0	     ? resolve_status(r)
+		       : o->validate ? bench_validate_with(o, n, NULL, NULL, &peer)
+				     : bench_cli_all_vfs(o, n, NULL, peer.ibdev);
 	}
 	if (npos != 2 || o->all_vfs) {
 		cli_error("bench pair needs two devices (or --all-vfs and one peer)");
 		return EXIT_USAGE;
 	}
-	if ((r = resolve(n, pos[0], o->force, &peer)) < 0 ||
-	    (r = resolve(n, pos[1], o->force, &t)) < 0)
+	if ((r = bench_cli_resolve(n, pos[0], o->force, &peer)) < 0 ||
+	    (r = bench_cli_resolve(n, pos[1], o->force, &t)) < 0)
 		return resolve_status(r);
 	struct bench_opts po;
 	if (bench_cm_pair(o, peer.ibdev, t.ibdev, &po) < 0)
 		return EXIT_USAGE;
-	return bench_cli_run_one(&po, &t, NULL, peer.ibdev);
+	return po.validate ? bench_validate_with(&po, n, &t, NULL, &peer)
+			   : bench_cli_run_one(&po, &t, NULL, peer.ibdev);
 }
 
 static int mode_loopback(const struct bench_opts *o, const struct node *n, char **pos, int npos)
@@ -455,7 +466,7 @@ static int mode_loopback(const struct bench_opts *o, const struct node *n, char 
 		cli_error("bench loopback needs one device");
 		return EXIT_USAGE;
 	}
-	int r = resolve(n, pos[0], o->force, &t);
+	int r = bench_cli_resolve(n, pos[0], o->force, &t);
 	return r < 0 ? resolve_status(r) : bench_cli_run_one(o, &t, NULL, t.ibdev);
 }
 
@@ -463,16 +474,15 @@ static const struct {
 	const char *name;
 	bench_mode_fn *run;
 } bench_modes[] = {
-	{"server", mode_server},
-	{"client", mode_client},
-	{"pair", mode_pair},
-	{"loopback", mode_loopback},
+	{"server", mode_server},     {"client", mode_client},	       {"pair", mode_pair},
+	{"loopback", mode_loopback}, {"validate", bench_cli_validate},
 };
 
 int cmd_bench(const struct cli *c, int argc, char **argv)
 {
 	struct bench_opts o = {.min_ratio = 0.9,
 			       .json = c->json,
+			       .cli = c,
 			       .cfg = {.gid_index = -1,
 				       .pkey_index = -1,
 				       .listen_fd = -1,
@@ -490,14 +500,14 @@ int cmd_bench(const struct cli *c, int argc, char **argv)
 		if (!strcmp(argv[first], bench_modes[i].name))
 			mode = bench_modes[i].run;
 	if (!mode) {
-		cli_error("unknown bench mode '%s' (server, client, pair, loopback)", argv[first]);
+		cli_error("unknown bench mode '%s' (see 'ibvf bench --help')", argv[first]);
 		return EXIT_USAGE;
 	}
 	if (o.all_pfs && mode != mode_server) {
 		cli_error("--all-pfs is for bench server (a server per PF)");
 		return EXIT_USAGE;
 	}
-	if (bench_cm_check(&o, argv[first]) < 0)
+	if (bench_cm_check(&o, argv[first]) < 0 || bench_validate_check_opts(&o, argv[first]) < 0)
 		return EXIT_USAGE;
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGINT, &sa, NULL);

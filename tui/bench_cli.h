@@ -27,6 +27,11 @@ struct bench_opts {
 	bool parallel, all_pfs;
 	const char *cm_addrs[2]; /* --cm-addr, as given (bench_cm.c) */
 	unsigned int n_cm_addrs;
+	/* The validation profile (tui/bench_validate.c). */
+	bool validate, no_history;
+	double max_lat_us;	/* latency judged against it when > 0 */
+	const char *state_root; /* the node's root: the history is under it */
+	const struct cli *cli;	/* NULL (state_root given) or where it comes from */
 };
 
 /* Set by SIGINT/SIGTERM: runs stop cleanly and the peer is told. */
@@ -79,3 +84,6 @@ int bench_cm_pair(const struct bench_opts *o, const char *peer_ibdev, const char
 /* A server's --cm-addr, checked once before serving (else every session
  * would fail the same way, one after another). */
 int bench_cm_server_check(const struct bench_opts *o, const char *ibdev);
+/* A device named as node_resolve() takes names, placed; a VF in a pod
+ * refused unless force (said). 0, or -EBUSY (a pod) or another -errno. */
+int bench_cli_resolve(const struct node *n, const char *name, bool force, struct bench_target *t);

@@ -18,7 +18,8 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"       ibvf bench client HOST [-d DEV | --all-vfs [--parallel]] [TEST OPTIONS]\n"         \
 	"       ibvf bench pair DEV_A DEV_B [TEST OPTIONS]\n"                                      \
 	"       ibvf bench pair --all-vfs [--parallel] PEER_DEV [TEST OPTIONS]\n"                  \
-	"       ibvf bench loopback DEV [TEST OPTIONS]"
+	"       ibvf bench loopback DEV [TEST OPTIONS]\n"                                          \
+	"       ibvf bench validate DEV PEER | validate --all-vfs [--parallel] PEER [OPTIONS]"
 #define BENCH_HELP                                                                                 \
 	"RDMA WRITE/READ bandwidth and latency per VF, judged against the port's rate.\n"          \
 	"Devices are named by PCI address (full or short), netdev, altname, RDMA device\n"         \
@@ -57,6 +58,12 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"  --parallel        --all-vfs: every PF at once (a worker each), a PF's VFs one\n"        \
 	"                    after another; a client's PF i meets PORT+i (docs/bench.md)\n"        \
 	"  --all-pfs         server: PF i of this node (BDF order) served on PORT+i\n"             \
+	"validate runs write_bw, read_bw, write_lat and read_lat by --duration (5 s,\n"            \
+	"warm-up excluded) with QPs chosen from the port's rate, one PASS/FAIL per VF;\n"          \
+	"PEER is a device of this node, else a server's host (docs/bench-validate.md)\n"           \
+	"  --profile validate  the same from client or pair mode\n"                                \
+	"  --max-lat US      judge latency too: typical latency at most US\n"                      \
+	"  --no-history      do not record the results in /var/lib/ibvf/bench-history.jsonl\n"     \
 	"A server takes the client's parameters, except those given to it, which must\n"           \
 	"match (else both sides name the parameter that differs). Devices whose link\n"            \
 	"layers differ are refused, both named."

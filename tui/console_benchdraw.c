@@ -10,7 +10,15 @@
 #include "console_benchview.h"
 #include "console_benchview_int.h"
 #include "dialog.h"
+#include "bench/profile.h"
+#include "bench_validate.h"
 #include "text.h"
+
+/* The QPs and Duration fields' choices (console_benchview_int.h). */
+const unsigned int bv_qps[] = {0, 1, 2, 4, 8};
+const size_t bv_n_qps = sizeof(bv_qps) / sizeof(bv_qps[0]);
+const unsigned int bv_durations[] = {0, 2, 5, 10, 30};
+const size_t bv_n_durations = sizeof(bv_durations) / sizeof(bv_durations[0]);
 
 static const char *const state_names[] = {"wait", "run",  "PASS",      "FAIL",
 					  "FAIL", "SKIP", "cancelled", "HCA only"};
@@ -55,8 +63,9 @@ static int draw_form(struct console *c, int y, int w)
 	for (int f = 0; f < FLD_N; f++) {
 		if (!bv_field_shown(bv, (enum field)f))
 			continue;
-		static const char *const labels[FLD_N] = {"VF",	    "Peer", "Peer VF",
-							  "Server", "Test", "Size"};
+		static const char *const labels[FLD_N] = {"VF",	    "Peer",    "Peer VF",
+							  "Server", "Profile", "Test",
+							  "Size",   "QPs",     "Duration"};
 		switch (f) {
 		case FLD_VF:
 			snprintf(val, sizeof(val), "%s",
@@ -79,6 +88,28 @@ static int draw_form(struct console *c, int y, int w)
 			break;
 		case FLD_TEST:
 			snprintf(val, sizeof(val), "%s", exchange_test_name(bv->test));
+			break;
+		case FLD_PROFILE:
+			snprintf(val, sizeof(val), "%s",
+				 bv->validate ? "validate: write_bw, read_bw, write_lat, read_lat"
+					      : "one test");
+			break;
+		case FLD_QPS:
+			if (bv_qps[bv->qps])
+				snprintf(val, sizeof(val), "%u", bv_qps[bv->qps]);
+			else
+				snprintf(val, sizeof(val), "%s",
+					 bv->validate ? "by the port rate (profile)"
+						      : "1 (default)");
+			break;
+		case FLD_DURATION:
+			if (bv_durations[bv->duration])
+				snprintf(val, sizeof(val), "%u s", bv_durations[bv->duration]);
+			else if (bv->validate)
+				snprintf(val, sizeof(val), "%d s each (profile)",
+					 BENCH_PROFILE_DURATION_S);
+			else
+				snprintf(val, sizeof(val), "iterations (default)");
 			break;
 		case FLD_SIZE:
 			size_label(bv_sizes[bv->size] ? bv_sizes[bv->size]
@@ -232,12 +263,26 @@ static int state_attr(const struct console *c, enum tstate s)
 									       : TR_NORMAL);
 }
 
+/* A validation's row as its text (bench_validate_text_row()). */
+static int draw_row(struct console *c, struct json_object *row, int y, int y_end, int w)
+{
+	struct text t = {0};
+	bench_validate_text_row(&t, row, false);
+	for (size_t i = 0; i < t.n && y < y_end; i++)
+		dialog_put(y++, 0, w, t.lines[i].s,
+			   console_attr(c, text_theme_role(t.lines[i].role, TR_NORMAL)));
+	text_clear(&t);
+	return y;
+}
+
 /* One VF's run, finished: its verdict, figures or error. */
 static int draw_one(struct console *c, const struct job *j, const char *peer, int y, int y_end,
 		    int w)
 {
 	char line[640];
 	const struct target *t = &j->t[0];
+	if (j->validate && t->result)
+		return draw_row(c, t->result, y, y_end, w);
 	int a = state_attr(c, t->state);
 	snprintf(line, sizeof(line), " %s ", state_names[t->state]);
 	dialog_put(y, 1, (int)strlen(line), line, a);
@@ -277,12 +322,19 @@ static void draw_runs(struct console *c, struct bench_view *bv, const struct job
 	for (size_t i = (size_t)bv->runs.top; i < j->n && y < y_end; i++) {
 		const struct target *t = &j->t[i];
 		char fig[32] = "";
-		if (measured(t->state))
+		if (measured(t->state) && j->validate)
+			snprintf(fig, sizeof(fig), "%.2f Gb/s",
+				 text_jnum(json_object_array_get_idx(text_jarr(t->result, "tests"),
+								     0),
+					   "figure"));
+		else if (measured(t->state))
 			snprintf(fig, sizeof(fig), "%.2f Gb/s",
 				 text_jnum(json_object_object_get(t->result, "verdict"),
 					   "figure_gbps"));
 		snprintf(line, sizeof(line), "%-9s", state_names[t->state]);
 		dialog_put(y, 1, 9, line, state_attr(c, t->state));
+		if (t->drop) /* the history flagged a drop: the why says so, in colour */
+			dialog_put(y, 6, 4, "DROP", console_attr(c, TR_WARNING));
 		snprintf(line, sizeof(line), "%-12s %-9s %12s  %s", t->t.bdf, t->t.ibdev, fig,
 			 t->why);
 		dialog_put(y++, 11, w - 11, line, console_attr(c, TR_NORMAL));
@@ -321,10 +373,19 @@ static void draw_run(struct console *c, int y, int y_end, int w)
 	const char *peer = j->peer == PEER_REMOTE     ? j->host
 			   : j->peer == PEER_LOOPBACK ? "itself"
 						      : j->peer_ibdev;
-	if (!finished && cur) {
-		char more[48] = "";
-		if (n_run > 1)
-			snprintf(more, sizeof(more), " (+%zu at once)", n_run - 1);
+	char more[48] = "";
+	if (n_run > 1)
+		snprintf(more, sizeof(more), " (+%zu at once)", n_run - 1);
+	if (!finished && cur && (j->validate || j->cfg.duration_s)) {
+		unsigned int k = (unsigned int)(bv->fraction * BENCH_PROFILE_TESTS);
+		snprintf(line, sizeof(line), " running %s %s%s against %s: %.0f%%  %.2f Gb/s%s",
+			 j->validate ? exchange_test_name(
+					       bench_profile_tests[k < BENCH_PROFILE_TESTS ? k : 3])
+				     : exchange_test_name(j->cfg.test),
+			 cur->t.ibdev, more, peer, 100 * bv->fraction, bv->gbps,
+			 atomic_load(&j->cancel) ? "  cancelling..." : "  (Esc cancels)");
+		dialog_put(y++, 0, w, line, console_attr(c, TR_HEADER_VALUE));
+	} else if (!finished && cur) {
 		snprintf(line, sizeof(line),
 			 " running %s %s%s against %s: %llu/%llu iterations  %.2f Gb/s%s",
 			 exchange_test_name(j->cfg.test), cur->t.ibdev, more, peer,

@@ -19,6 +19,7 @@
 #include "core/node.h"
 #include "core/pods.h"
 #include "core/resolve.h"
+#include "core/sys.h"
 #include "dialog.h"
 
 const uint64_t bv_sizes[] = {0, 2, 8, 64, 512, 4096, 65536, 1 << 20, 8 << 20};
@@ -175,18 +176,26 @@ static void start(struct console *c, bool force)
 	j->rfd = fds[0];
 	j->wfd = fds[1];
 	pthread_mutex_init(&j->mu, NULL);
-	j->cfg = (struct bench_config){.gid_index = -1,
-				       .pkey_index = -1,
-				       .listen_fd = -1,
-				       .tcp_port = BENCH_DEFAULT_PORT,
-				       .test = bv->test,
-				       .size = bv_sizes[bv->size],
-				       .cancel = &j->cancel};
+	j->cfg = (struct bench_config){
+		.gid_index = -1,
+		.pkey_index = -1,
+		.listen_fd = -1,
+		.tcp_port = BENCH_DEFAULT_PORT,
+		.test = bv->test,
+		.size = bv->validate ? 0 : bv_sizes[bv->size],
+		/* latency runs one QP: the field is for bandwidth */
+		.qps = bv->validate || !bench_is_latency(bv->test) ? bv_qps[bv->qps] : 0,
+		.duration_s = bv_durations[bv->duration],
+		.cancel = &j->cancel};
 	j->peer = bv->peer;
+	j->validate = bv->validate;
+	snprintf(j->root, sizeof(j->root), "%s", c->sys ? sys_root(c->sys) : "/");
 	const struct pf *pf;
 	const struct vf *pv = bv->peer == PEER_PAIR ? find_vf(c, bv->peer_vf, &pf) : NULL;
-	if (pv)
+	if (pv) {
 		snprintf(j->peer_ibdev, sizeof(j->peer_ibdev), "%s", pv->fn.rdmas[0].name);
+		snprintf(j->peer_bdf, sizeof(j->peer_bdf), "%s", pv->fn.bdf);
+	}
 	const char *why = NULL;
 	if (bv->peer == PEER_REMOTE &&
 	    parse_host(bv->host, j->host, sizeof(j->host), &j->cfg.tcp_port) < 0)
@@ -348,7 +357,8 @@ int console_cmd_bench(struct console *c, const char *arg)
 bool bv_field_shown(const struct bench_view *bv, enum field f)
 {
 	return (f != FLD_PEER_VF || bv->peer == PEER_PAIR) &&
-	       (f != FLD_HOST || bv->peer == PEER_REMOTE);
+	       (f != FLD_HOST || bv->peer == PEER_REMOTE) &&
+	       (!bv->validate || (f != FLD_TEST && f != FLD_SIZE));
 }
 
 static void change(struct console *c, int dir)
@@ -369,6 +379,15 @@ static void change(struct console *c, int dir)
 		break;
 	case FLD_SIZE:
 		bv->size = (bv->size + (dir < 0 ? bv_n_sizes - 1 : 1)) % bv_n_sizes;
+		break;
+	case FLD_PROFILE:
+		bv->validate = !bv->validate;
+		break;
+	case FLD_QPS:
+		bv->qps = (bv->qps + (dir < 0 ? bv_n_qps - 1 : 1)) % bv_n_qps;
+		break;
+	case FLD_DURATION:
+		bv->duration = (bv->duration + (dir < 0 ? bv_n_durations - 1 : 1)) % bv_n_durations;
 		break;
 	default:
 		break;

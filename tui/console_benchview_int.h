@@ -20,8 +20,11 @@ enum field {
 	FLD_PEER,
 	FLD_PEER_VF,
 	FLD_HOST,
+	FLD_PROFILE,
 	FLD_TEST,
 	FLD_SIZE,
+	FLD_QPS,
+	FLD_DURATION,
 	FLD_N
 };
 enum peer_kind {
@@ -44,14 +47,19 @@ enum tstate {
 /* The Size field's choices; 0 is the test's default. */
 extern const uint64_t bv_sizes[];
 extern const size_t bv_n_sizes;
+/* The QPs and Duration fields' choices; 0: the default (or the profile's). */
+extern const unsigned int bv_qps[], bv_durations[];
+extern const size_t bv_n_qps, bv_n_durations;
 
 /* One VF of a run and what became of it. */
 struct target {
 	struct bench_target t;
 	enum tstate state;
-	struct json_object *result; /* bench_result_to_json() of the run, verdict included */
+	struct json_object *result; /* bench_result_to_json() of the run, verdict included;
+				     * with the validation profile, its row (bench_validate.h) */
 	char why[512];
 	unsigned int pf_index; /* its PF's place in the node: its lane, PORT+i remote */
+	bool drop;	       /* the history flagged a drop (validation profile) */
 };
 
 struct progress_msg {
@@ -67,6 +75,9 @@ struct job {
 	enum peer_kind peer;
 	char host[128];
 	char peer_ibdev[64];
+	bool validate;	    /* the validation profile: bench_validate_vf() per VF */
+	char peer_bdf[16];  /* the history's peer in pair mode */
+	char root[4096];    /* the node's root: the history is under it */
 	pthread_mutex_t mu; /* guards the targets' state and finished */
 	struct target *t;
 	size_t n;
@@ -83,8 +94,10 @@ struct bench_view {
 	char host[128];
 	enum bench_test test;
 	size_t size;
-	char confirm[256]; /* the force question, while asked */
-	bool confirm_all;  /* it asks about every VF (n skips those in pods) */
+	bool validate;	      /* the Profile field: validate, or one test */
+	size_t qps, duration; /* indexes into bv_qps, bv_durations */
+	char confirm[256];    /* the force question, while asked */
+	bool confirm_all;     /* it asks about every VF (n skips those in pods) */
 	struct job *job;
 	unsigned int cur;	/* the target the figures below are of */
 	double fraction, gbps;	/* its latest progress */

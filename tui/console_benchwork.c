@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_validate.h"
 #include "console_benchview_int.h"
 
 #define MIN_RATIO 0.9 /* `ibvf bench`'s default --min-ratio */
@@ -47,6 +48,38 @@ static void set_state(struct job *j, struct target *t, enum tstate s)
 	send_msg(j, TARGET_WHOLE, 0, 0);
 }
 
+/* The validation profile on t: bench_validate_vf(), as `bench validate`. */
+static void validate_one(struct job *j, struct target *t, const struct bench_config *cfg,
+			 struct ctx *x)
+{
+	struct bench_opts o = {.cfg = *cfg, .min_ratio = MIN_RATIO, .state_root = j->root};
+	struct validate_peer p = {.host = j->peer == PEER_REMOTE ? j->host : NULL,
+				  .peer_dev = j->peer == PEER_LOOPBACK ? t->t.ibdev : j->peer_ibdev,
+				  .peer_id = j->peer == PEER_REMOTE	? j->host
+					     : j->peer == PEER_LOOPBACK ? t->t.bdf
+									: j->peer_bdf};
+	struct json_object *row = NULL;
+	int rc = bench_validate_vf(&o, &t->t, &p, on_progress, x, &row);
+	const char *why = json_object_get_string(json_object_object_get(row, "why"));
+	int drops = json_object_get_int(json_object_object_get(row, "history_drops"));
+	pthread_mutex_lock(&j->mu);
+	if (atomic_load(&j->cancel) && rc) {
+		t->state = T_CANCELLED;
+		json_object_put(row);
+	} else {
+		t->result = row;
+		t->state = rc ? T_FAIL : T_PASS;
+		t->drop = drops > 0;
+		snprintf(t->why, sizeof(t->why), "%s%s%s", drops ? "DROP since the last run" : "",
+			 drops && why ? "; " : "",
+			 why	 ? why
+			 : drops ? ""
+				 : "every test at its verdict");
+	}
+	pthread_mutex_unlock(&j->mu);
+	send_msg(j, TARGET_WHOLE, 0, 0);
+}
+
 /* Runs target i with res; its state and result under the job's mutex. */
 static void run_target(struct job *j, size_t i, struct bench_result *res)
 {
@@ -64,6 +97,10 @@ static void run_target(struct job *j, size_t i, struct bench_result *res)
 	 * `bench client --all-vfs --parallel` does (`bench server --all-pfs`). */
 	if (j->peer == PEER_REMOTE && j->n_lanes > 1)
 		cfg.tcp_port = (uint16_t)(cfg.tcp_port + t->pf_index);
+	if (j->validate) {
+		validate_one(j, t, &cfg, &x);
+		return;
+	}
 	const char *peer = j->peer == PEER_LOOPBACK ? t->t.ibdev : j->peer_ibdev;
 	int r = j->peer == PEER_REMOTE
 			? bench_client_run(&cfg, j->host, t->t.ibdev, on_progress, &x, res, &e)

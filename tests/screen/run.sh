@@ -954,9 +954,33 @@ scenario_name_all() {
 	stop
 }
 
+scenario_bench_validate_view() {
+	# The validation profile in the bench view: Test and Size give way to
+	# the profile's tests, QPs follow the port rate, Duration is per test;
+	# the run fails (no verbs device) with the row's table, one error per
+	# test tried, and the verdict line.
+	start 80 24
+	keys 3
+	settle
+	keys Down Down Down Right
+	settle
+	snap bench-validate-form
+	keys Down Down Right
+	settle
+	snap bench-validate-duration
+	keys Enter
+	wait_for "FAIL VF" 30
+	settle
+	snap bench-validate-no-verbs
+	keys Escape
+	settle
+	stop
+}
+
 all=(checks kmsg renamed startup expand_collapse filter help zero_guid mouse pods ethernet_fallback theme resize live
 	action_create action_rename action_refused_notice action_pod action_guid action_journal action_running bench_view
-	rename_field persist fix_finding action_destroy action_state guid_field_rules name_all)
+	rename_field persist fix_finding action_destroy action_state guid_field_rules name_all
+	bench_validate_view)
 for s in "${@:-${all[@]}}"; do
 	echo "# $s"
 	"scenario_$s"

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: MIT
+/* One VF's validation (bench_validate.h): the profile's four tests, their
+ * verdicts, the history's comparison and record. */
+#include "bench_validate.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/history.h"
+#include "bench/profile.h"
+
+/* Each test's progress as a quarter of the VF's. */
+struct quarter {
+	bench_progress_fn fn;
+	void *arg;
+	unsigned int k;
+};
+
+static void on_quarter(const struct bench_progress *p, void *arg)
+{
+	struct quarter *q = arg;
+	struct bench_progress v = *p;
+	v.size_index = q->k;
+	v.n_sizes = BENCH_PROFILE_TESTS;
+	q->fn(&v, q->arg);
+}
+
+void bench_validate_history_path(const struct bench_opts *o, char *buf, size_t size)
+{
+	const char *root = o->state_root && strcmp(o->state_root, "/") ? o->state_root : "";
+	snprintf(buf, size, "%s%s", root, BENCH_HISTORY_PATH);
+}
+
+/* The configuration of test k: the profile's, what the operator gave wins. */
+static void test_config(const struct bench_opts *o, const struct bench_target *t,
+			enum bench_test test, struct bench_config *cfg, struct json_object *prof)
+{
+	struct bench_profile_choice ch;
+	bench_profile_choose(test, t->rate_gbps, &ch);
+	*cfg = o->cfg;
+	cfg->test = test;
+	cfg->size = ch.size;
+	cfg->iters = 0;
+	cfg->all_sizes = false;
+	cfg->bidir = false;
+	cfg->duration_s = o->cfg.duration_s ? o->cfg.duration_s : BENCH_PROFILE_DURATION_S;
+	bool lat = bench_is_latency(test), given = !lat && (o->cfg.qps || o->cfg.tx_depth);
+	cfg->qps = lat ? 1 : o->cfg.qps ? o->cfg.qps : ch.qps;
+	cfg->tx_depth = lat ? 0 : o->cfg.tx_depth ? o->cfg.tx_depth : ch.tx_depth;
+	json_object_object_add(prof, "qps", json_object_new_int((int)cfg->qps));
+	json_object_object_add(prof, "tx_depth",
+			       cfg->tx_depth ? json_object_new_int((int)cfg->tx_depth) : NULL);
+	json_object_object_add(prof, "size", json_object_new_int64((int64_t)cfg->size));
+	json_object_object_add(prof, "duration_s", json_object_new_int((int)cfg->duration_s));
+	json_object_object_add(prof, "chosen_by",
+			       json_object_new_string(given ? "operator" : "profile"));
+	json_object_object_add(prof, "why", json_object_new_string(ch.why));
+}
+
+/* The figure the history compares: bandwidth's average, latency's typical
+ * (median); the spread: bandwidth's slices, latency's stdev over mean. */
+static void figure_of(const struct bench_result *r, const struct bench_verdict *v, double *fig,
+		      double *spread)
+{
+	const struct bench_size_result *s = &r->sizes[0];
+	if (bench_is_latency(r->test)) {
+		*fig = s->lat.median_us;
+		*spread = s->lat.mean_us > 0 ? s->lat.stdev_us / s->lat.mean_us : -1;
+	} else {
+		*fig = v->figure_gbps;
+		*spread = s->bw_spread;
+	}
+}
+
+static void add_warning(struct json_object *row, const char *fmt, const char *a, const char *b)
+{
+	char msg[600];
+	/* Cut, not overrun: a path or a reason may be long. */
+	if (snprintf(msg, sizeof(msg), fmt, a, b) >= (int)sizeof(msg))
+		memcpy(msg + sizeof(msg) - 4, "...", 4);
+	struct json_object *w = json_object_object_get(row, "warnings");
+	for (size_t i = 0; i < json_object_array_length(w); i++)
+		if (!strcmp(json_object_get_string(json_object_array_get_idx(w, i)), msg))
+			return; /* each test reads the same file: once is enough */
+	json_object_array_add(w, json_object_new_string(msg));
+}
+
+/* "history" of test object to: the previous entry for key, compared. */
+static bool history_compare(const char *path, struct json_object *key, struct json_object *to,
+			    struct json_object *row, double fig, double spread, bool higher)
+{
+	struct json_object *prev = NULL, *h = NULL;
+	struct err e = {{0}};
+	size_t skipped = 0;
+	char n[32];
+	if (bench_history_last(path, key, &prev, &skipped, &e) < 0)
+		add_warning(row, "history not read: %s%s", e.msg, "");
+	snprintf(n, sizeof(n), "%zu", skipped);
+	if (skipped)
+		add_warning(row, "skipped %s corrupt line(s) in the history '%s'", n, path);
+	struct bench_history_cmp c;
+	struct json_object *pf = prev ? json_object_object_get(prev, "figure") : NULL;
+	struct json_object *ps = prev ? json_object_object_get(prev, "spread") : NULL;
+	if (pf &&
+	    bench_history_compare(json_object_get_double(pf), ps ? json_object_get_double(ps) : -1,
+				  fig, spread, higher, &c) == 0) {
+		h = json_object_new_object();
+		json_object_object_add(h, "previous", json_object_new_double(c.previous));
+		struct json_object *pt = json_object_object_get(prev, "time");
+		json_object_object_add(h, "previous_time", pt ? json_object_get(pt) : NULL);
+		json_object_object_add(h, "change_pct", json_object_new_double(c.change_pct));
+		json_object_object_add(h, "noise_pct", json_object_new_double(c.noise_pct));
+		json_object_object_add(h, "flag", json_object_new_string(c.flag ? "drop" : "ok"));
+	}
+	json_object_object_add(to, "history", h);
+	json_object_put(prev);
+	return h && c.flag;
+}
+
+static void history_record(const char *path, struct json_object *key, struct json_object *to,
+			   struct json_object *row, const struct bench_target *t)
+{
+	char when[32], host[256] = "";
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	gethostname(host, sizeof(host) - 1);
+	struct json_object *en = json_object_new_object();
+	json_object_object_add(en, "time", json_object_new_string(when));
+	json_object_object_add(en, "host", json_object_new_string(host));
+	json_object_object_add(en, "key", json_object_get(key));
+	json_object_object_add(en, "bdf", json_object_new_string(t->bdf));
+	json_object_object_add(en, "ibdev", json_object_new_string(t->ibdev));
+	static const char *const copied[] = {"status", "figure", "unit", "better", "spread"};
+	for (size_t i = 0; i < sizeof(copied) / sizeof(*copied); i++) {
+		struct json_object *v = json_object_object_get(to, copied[i]);
+		json_object_object_add(en, copied[i], v ? json_object_get(v) : NULL);
+	}
+	struct json_object *prof = json_object_object_get(to, "profile");
+	json_object_object_add(en, "params", prof ? json_object_get(prof) : NULL);
+	struct err e = {{0}};
+	if (bench_history_append(path, en, &e) < 0)
+		add_warning(row, "result not recorded in the history: %s%s", e.msg, "");
+	json_object_put(en);
+}
+
+/* Runs test k on t; its object (a result, or an error). *ret_pass. */
+static struct json_object *run_test(const struct bench_opts *o, const struct bench_target *t,
+				    const struct validate_peer *p, unsigned int k,
+				    struct quarter *q, struct bench_result *res,
+				    struct json_object *row, bool *ret_pass, bool *ret_drop)
+{
+	enum bench_test test = bench_profile_tests[k];
+	struct bench_config cfg;
+	struct json_object *prof = json_object_new_object();
+	struct err e = {{0}};
+	test_config(o, t, test, &cfg, prof);
+	q->k = k;
+	bench_progress_fn fn = q->fn ? on_quarter : NULL;
+	int r = p->host ? bench_client_run(&cfg, p->host, t->ibdev, fn, q, res, &e)
+			: bench_pair_run(&cfg, p->peer_dev, t->ibdev, fn, q, res, &e);
+	*ret_pass = false;
+	*ret_drop = false;
+	if (r < 0) {
+		struct json_object *to = json_object_new_object();
+		json_object_object_add(to, "test",
+				       json_object_new_string(exchange_test_name(test)));
+		json_object_object_add(to, "status", json_object_new_string("ERROR"));
+		json_object_object_add(to, "error", json_object_new_string(e.msg));
+		json_object_object_add(to, "profile", prof);
+		return to;
+	}
+	struct bench_verdict v;
+	bench_judge(res, t, o->min_ratio, &v);
+	struct json_object *to = bench_result_to_json(res, t, &v);
+	double fig, spread;
+	figure_of(res, &v, &fig, &spread);
+	bool lat = bench_is_latency(test), pass = v.pass;
+	if (lat && o->max_lat_us > 0 && !(fig <= o->max_lat_us))
+		pass = false;
+	json_object_object_add(to, "status", json_object_new_string(pass ? "PASS" : "FAIL"));
+	json_object_object_add(to, "profile", prof);
+	json_object_object_add(to, "figure", json_object_new_double(fig));
+	json_object_object_add(to, "unit", json_object_new_string(lat ? "us" : "Gb/s"));
+	json_object_object_add(to, "better", json_object_new_string(lat ? "lower" : "higher"));
+	json_object_object_add(to, "spread", spread >= 0 ? json_object_new_double(spread) : NULL);
+	json_object_object_add(to, "judged",
+			       json_object_new_boolean(lat ? o->max_lat_us > 0 : v.judged));
+	if (lat && o->max_lat_us > 0)
+		json_object_object_add(to, "max_lat_us", json_object_new_double(o->max_lat_us));
+	if (t->pf_bdf[0] || t->bdf[0]) {
+		char path[PATH_MAX];
+		bench_validate_history_path(o, path, sizeof(path));
+		struct json_object *key =
+			bench_history_key(t->pf_bdf[0] ? t->pf_bdf : t->bdf, t->vf_index,
+					  exchange_test_name(test), p->peer_id);
+		*ret_drop = history_compare(path, key, to, row, fig, spread, !lat);
+		if (!o->no_history)
+			history_record(path, key, to, row, t);
+		json_object_put(key);
+	} else {
+		json_object_object_add(to, "history", NULL);
+	}
+	*ret_pass = pass;
+	return to;
+}
+
+static struct json_object *device_of(const struct bench_target *t)
+{
+	struct json_object *d = json_object_new_object();
+	json_object_object_add(d, "ibdev", json_object_new_string(t->ibdev));
+	json_object_object_add(d, "bdf", t->bdf[0] ? json_object_new_string(t->bdf) : NULL);
+	json_object_object_add(d, "pf", t->pf_bdf[0] ? json_object_new_string(t->pf_bdf) : NULL);
+	json_object_object_add(d, "vf", t->vf_index >= 0 ? json_object_new_int(t->vf_index) : NULL);
+	json_object_object_add(d, "netdev",
+			       t->netdev[0] ? json_object_new_string(t->netdev) : NULL);
+	json_object_object_add(d, "rate", t->rate[0] ? json_object_new_string(t->rate) : NULL);
+	return d;
+}
+
+int bench_validate_vf(const struct bench_opts *o, const struct bench_target *t,
+		      const struct validate_peer *p, bench_progress_fn progress, void *progress_arg,
+		      struct json_object **ret_row)
+{
+	struct json_object *row = json_object_new_object(), *tests = json_object_new_array();
+	json_object_object_add(row, "device", device_of(t));
+	json_object_object_add(row, "vf_bdf", json_object_new_string(t->bdf[0] ? t->bdf : "-"));
+	json_object_object_add(row, "peer", json_object_new_string(p->peer_id));
+	json_object_object_add(row, "warnings", json_object_new_array());
+	struct bench_result *res = calloc(1, sizeof(*res));
+	struct quarter q = {.fn = progress, .arg = progress_arg};
+	char why[400] = "", last_err[300] = "";
+	unsigned int failed = 0;
+	int drops = 0;
+	bool all = res != NULL;
+	for (unsigned int k = 0; res && k < BENCH_PROFILE_TESTS; k++) {
+		if (o->cfg.cancel && atomic_load(o->cfg.cancel)) {
+			all = false;
+			if (!why[0])
+				snprintf(why, sizeof(why), "interrupted");
+			break;
+		}
+		bool pass, drop;
+		struct json_object *to = run_test(o, t, p, k, &q, res, row, &pass, &drop);
+		json_object_array_add(tests, to);
+		drops += drop;
+		if (pass)
+			continue;
+		all = false;
+		const char *err = json_object_get_string(json_object_object_get(to, "error"));
+		struct json_object *v = json_object_object_get(to, "verdict");
+		const char *reason = err;
+		if (!reason && v && !bench_is_latency(bench_profile_tests[k]))
+			reason = json_object_get_string(json_object_object_get(v, "reason"));
+		if (!failed++)
+			snprintf(why, sizeof(why), "%s: %s",
+				 exchange_test_name(bench_profile_tests[k]),
+				 reason ? reason : "over --max-lat");
+		/* The same error twice: the device or the peer is down, not a test. */
+		if (err && !strcmp(err, last_err)) {
+			json_object_object_add(row, "stopped",
+					       json_object_new_string("the same error twice"));
+			break;
+		}
+		snprintf(last_err, sizeof(last_err), "%s", err ? err : "");
+	}
+	if (failed > 1) {
+		size_t len = strlen(why);
+		snprintf(why + len, sizeof(why) - len, " (and %u more test%s)", failed - 1,
+			 failed > 2 ? "s" : "");
+	}
+	if (!res)
+		snprintf(why, sizeof(why), "out of memory");
+	free(res);
+	json_object_object_add(row, "tests", tests);
+	json_object_object_add(row, "status", json_object_new_string(all ? "PASS" : "FAIL"));
+	json_object_object_add(row, "why", why[0] ? json_object_new_string(why) : NULL);
+	json_object_object_add(row, "history_drops", json_object_new_int(drops));
+	/* For sweeps' aggregates (bench_text_vf_row(), --parallel's per-PF and
+	 * node sums): the row's bandwidth figure is its write_bw's. */
+	struct json_object *v = json_object_new_object(), *w0 = json_object_array_get_idx(tests, 0),
+			   *f0 = w0 ? json_object_object_get(w0, "figure") : NULL;
+	json_object_object_add(v, "status", json_object_new_string(all ? "PASS" : "FAIL"));
+	json_object_object_add(v, "figure_gbps", f0 ? json_object_get(f0) : NULL);
+	json_object_object_add(v, "reason", why[0] ? json_object_new_string(why) : NULL);
+	json_object_object_add(row, "verdict", v);
+	*ret_row = row;
+	return all ? 0 : 1;
+}
