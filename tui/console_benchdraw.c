@@ -275,6 +275,23 @@ static int draw_row(struct console *c, struct json_object *row, int y, int y_end
 	return y;
 }
 
+/* The run's placement warnings (a thread or buffer away from its HCA), as
+ * the text report gives them. */
+static int draw_placement(struct console *c, struct json_object *result, int y, int y_end, int w)
+{
+	struct json_object *p = NULL;
+	if (!result || !json_object_object_get_ex(result, "placement", &p) || !p)
+		return y;
+	struct json_object *warn = text_jarr(p, "warnings");
+	for (size_t i = 0; warn && i < json_object_array_length(warn) && y < y_end; i++) {
+		char line[300];
+		snprintf(line, sizeof(line), "NUMA: %s",
+			 json_object_get_string(json_object_array_get_idx(warn, i)));
+		y = draw_wrapped(line, y, y_end, 3, w - 3, console_attr(c, TR_WARNING));
+	}
+	return y;
+}
+
 /* One VF's run, finished: its verdict, figures or error. */
 static int draw_one(struct console *c, const struct job *j, const char *peer, int y, int y_end,
 		    int w)
@@ -299,6 +316,8 @@ static int draw_one(struct console *c, const struct job *j, const char *peer, in
 	y = draw_wrapped(line, y, y_end, x, w - x, console_attr(c, TR_NORMAL));
 	if (t->state == T_ERROR)
 		y = draw_wrapped(t->why, y, y_end, 1, w - 1, console_attr(c, TR_ERROR));
+	if (t->state == T_PASS || t->state == T_FAIL)
+		y = draw_placement(c, t->result, y, y_end, w);
 	struct json_object *lat = latency_size(t->result);
 	if (lat && measured(t->state))
 		y = draw_latency(c, lat, y, y_end, w);
