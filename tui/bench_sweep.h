@@ -103,6 +103,10 @@ struct bench_sweep_config {
 int bench_sweep_run(const struct bench_sweep_config *cfg, const struct node *n,
 		    struct json_object **ret_doc);
 
+struct bench_opts;
+/* --parallel and --all-pfs where they apply (said; -EINVAL) or 0. */
+int bench_sweep_check_opts(const struct bench_opts *o);
+
 /* --- the parts, pure, for the tests ---------------------------------------- */
 
 #define BENCH_SWEEP_STRIKES 3
