@@ -17,7 +17,8 @@
  *                          has none), "vf_bdf", "pf_bdf", "status" ("PASS",
  *                          "FAIL", "SKIP"), "why" (unless PASS), "start_s" and
  *                          "end_s" (seconds from the sweep's start; null when
- *                          not run)
+ *                          not run), "peer_out": true on the row whose
+ *                          failure put the peer out
  *    "pfs": [{"pf_bdf", "port_rate_gbps", "vfs", "run", "pass", "fail", "skip",
  *             "best_gbps", "median_gbps", "busy_s"}],
  *    "node": {"aggregate_gbps", "concurrent_runs", "port_rate_gbps", "wall_s"},
