@@ -29,7 +29,7 @@
  * another, so they do not add up), and its port's rate. For the node,
  * aggregate_gbps is the largest sum of figures of runs that were in progress
  * at the same moment (each run's average over its own run; the sum is taken
- * at every run's start over the runs whose [start_s, end_s] holds it) and
+ * at every run's start over the runs whose [start_s, end_s) holds it) and
  * concurrent_runs how many runs made that sum; sequentially it is the best
  * single figure. wall_s is the whole sweep's wall time. Unknown: null. */
 #pragma once
