@@ -15,6 +15,7 @@
 #include "bench_cli.h"
 #include "bench_path.h"
 #include "bench_validate.h"
+#include "bench_sweep.h"
 #include "core/node.h"
 #include "core/pods.h"
 #include "core/resolve.h"
@@ -239,20 +240,6 @@ static int parse_other(struct bench_opts *o, int code, const char *arg)
 	return 0;
 }
 
-/* --parallel and --all-pfs: where they apply; 0 or -EINVAL, said. */
-static int parallel_check(const struct bench_opts *o)
-{
-	if (o->parallel && !o->all_vfs) {
-		cli_error("--parallel runs with --all-vfs (one worker per PF)");
-		return -EINVAL;
-	}
-	if (o->all_pfs && o->dev) {
-		cli_error("--all-pfs serves every PF: no -d");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* Options anywhere in argv (argv[0] "bench"); *ret_pos the first positional. */
 static int parse_opts(int argc, char **argv, struct bench_opts *o, int *ret_pos)
 {
@@ -289,7 +276,7 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, int *ret_pos)
 		cli_error("latency tests run on one QP, one way (no --bidir, --qps)");
 		return EXIT_USAGE;
 	}
-	if (parallel_check(o) < 0)
+	if (bench_sweep_check_opts(o) < 0)
 		return EXIT_USAGE;
 	*ret_pos = optind;
 	return 0;
@@ -413,13 +400,6 @@ static int mode_client(const struct bench_opts *o, const struct node *n, char **
 	const char *dev = o->dev ? o->dev : first_ibdev(n);
 	if (npos != 1) {
 		cli_error("bench client needs the server's address: bench client HOST");
-		return EXIT_USAGE;
-	}
-	if (o->all_vfs && o->parallel &&
-	    (unsigned long)o->cfg.tcp_port + (n->n_pfs ? n->n_pfs - 1 : 0) > 65535) {
-		cli_error("--parallel meets PF i on port %u+i: past 65535 with %zu PFs; use a "
-			  "lower --port",
-			  o->cfg.tcp_port, n->n_pfs);
 		return EXIT_USAGE;
 	}
 	if (o->all_vfs)

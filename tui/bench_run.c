@@ -231,8 +231,7 @@ enum bench_sweep_status bench_sweep_single_test(const struct bench_sweep_vf *vf,
 /* The sweep's progress on stderr: every lane's fraction and Gb/s summed. */
 struct sweep_bar {
 	struct bar bar;
-	size_t n_lanes;
-	double frac[64], gbps[64];
+	double frac[64], gbps[64]; /* each lane's latest */
 };
 
 static void sweep_progress(size_t lane, size_t done, size_t total, const struct bench_progress *p,
@@ -272,7 +271,8 @@ int bench_cli_all_vfs(const struct bench_opts *o, const struct node *n, const ch
 		      const char *peer_dev)
 {
 	struct sweep_bar sb = {.bar = {.on = isatty(2) && !o->json}};
-	snprintf(sb.bar.label, sizeof(sb.bar.label), "%s", o->parallel ? "every PF at once" : "");
+	snprintf(sb.bar.label, sizeof(sb.bar.label), "%s",
+		 o->parallel ? "every PF at once" : "one VF after another");
 	struct bench_sweep_config sc = {
 		.run = bench_sweep_single_test,
 		.run_arg = (void *)o,
@@ -288,6 +288,13 @@ int bench_cli_all_vfs(const struct bench_opts *o, const struct node *n, const ch
 		.hook_arg = &sb,
 	};
 	struct json_object *doc = NULL;
+	if (host && o->parallel &&
+	    (unsigned long)o->cfg.tcp_port + (n->n_pfs ? n->n_pfs - 1 : 0) > 65535) {
+		cli_error("--parallel meets PF i on port %u+i: past 65535 with %zu PFs; use a "
+			  "lower --port",
+			  o->cfg.tcp_port, n->n_pfs);
+		return EXIT_USAGE;
+	}
 	int r = bench_sweep_run(&sc, n, &doc);
 	bar_clear(&sb.bar);
 	if (r < 0) {

@@ -274,6 +274,19 @@ static struct json_object *document(struct sweep *s, double wall)
 	return doc;
 }
 
+int bench_sweep_check_opts(const struct bench_opts *o)
+{
+	if (o->parallel && !o->all_vfs) {
+		cli_error("--parallel runs with --all-vfs (one worker per PF)");
+		return -EINVAL;
+	}
+	if (o->all_pfs && o->dev) {
+		cli_error("--all-pfs serves every PF: no -d");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int bench_sweep_run(const struct bench_sweep_config *cfg, const struct node *n,
 		    struct json_object **ret_doc)
 {

@@ -17,7 +17,8 @@
  *                          has none), "vf_bdf", "pf_bdf", "status" ("PASS",
  *                          "FAIL", "SKIP"), "why" (unless PASS), "start_s" and
  *                          "end_s" (seconds from the sweep's start; null when
- *                          not run)
+ *                          not run), "peer_out": true on the row whose
+ *                          failure put the peer out
  *    "pfs": [{"pf_bdf", "port_rate_gbps", "vfs", "run", "pass", "fail", "skip",
  *             "best_gbps", "median_gbps", "busy_s"}],
  *    "node": {"aggregate_gbps", "concurrent_runs", "port_rate_gbps", "wall_s"},
@@ -28,7 +29,7 @@
  * another, so they do not add up), and its port's rate. For the node,
  * aggregate_gbps is the largest sum of figures of runs that were in progress
  * at the same moment (each run's average over its own run; the sum is taken
- * at every run's start over the runs whose [start_s, end_s] holds it) and
+ * at every run's start over the runs whose [start_s, end_s) holds it) and
  * concurrent_runs how many runs made that sum; sequentially it is the best
  * single figure. wall_s is the whole sweep's wall time. Unknown: null. */
 #pragma once
@@ -102,6 +103,10 @@ struct bench_sweep_config {
  * negative errno when it could not start (out of memory, no thread). */
 int bench_sweep_run(const struct bench_sweep_config *cfg, const struct node *n,
 		    struct json_object **ret_doc);
+
+struct bench_opts;
+/* --parallel and --all-pfs where they apply (said; -EINVAL) or 0. */
+int bench_sweep_check_opts(const struct bench_opts *o);
 
 /* --- the parts, pure, for the tests ---------------------------------------- */
 
