@@ -19,7 +19,7 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"       ibvf bench pair DEV_A DEV_B [TEST OPTIONS]\n"                                      \
 	"       ibvf bench pair --all-vfs [--parallel] PEER_DEV [TEST OPTIONS]\n"                  \
 	"       ibvf bench loopback DEV [TEST OPTIONS]\n"                                          \
-	"       ibvf bench validate DEV PEER | validate --all-vfs [--parallel] PEER [OPTIONS]"
+	"       ibvf bench validate DEV PEER | --all-vfs [--parallel] PEER [OPTIONS]"
 #define BENCH_HELP                                                                                 \
 	"RDMA WRITE/READ bandwidth and latency per VF, judged against the port's rate.\n"          \
 	"Devices are named by PCI address (full or short), netdev, altname, RDMA device\n"         \
@@ -63,7 +63,7 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"PEER is a device of this node, else a server's host (docs/bench-validate.md)\n"           \
 	"  --profile validate  the same from client or pair mode\n"                                \
 	"  --max-lat US      judge latency too: typical latency at most US\n"                      \
-	"  --no-history      do not record the results in /var/lib/ibvf/bench-history.jsonl\n"     \
+	"  --no-history      compare, do not record (/var/lib/ibvf/bench-history.jsonl)\n"         \
 	"A server takes the client's parameters, except those given to it, which must\n"           \
 	"match (else both sides name the parameter that differs). Devices whose link\n"            \
 	"layers differ are refused, both named."

@@ -32,8 +32,8 @@ wait_until 20 shows "PFs" || fail "console starts" "$(screen)"
 # rxe0 (PF0 VF0) against the next VF with an RDMA device, write_bw.
 T send-keys -t s : && T send-keys -t s -l "bench rxe0" && T send-keys -t s Enter
 wait_until 5 shows "Bench: RDMA verbs" || fail "view 3 opens" "$(screen)"
-# Focus VF, Peer, Peer VF, Test, Size; sizes default, 2, 8, 64, 512, 4096.
-T send-keys -t s Down Down Down Down Right Right Right Right Right
+# Focus VF, Peer, Peer VF, Profile, Test, Size; sizes default, 2, 8, 64, 512, 4096.
+T send-keys -t s Down Down Down Down Down Right Right Right Right Right
 size_4k() { screen | grep -qE "^ *Size .*[^0-9]4 KiB"; }
 wait_until 5 size_4k || fail "4 KiB picked in the form" "$(screen)"
 T send-keys -t s Enter

@@ -25,7 +25,8 @@ D=$(((5 * 8 * 100 * 65536 / BENCH_BPS + 2) / 3 + 1))
 # moved data for D seconds: a bound on its time), then every VF at once:
 # two VFs (one per PF) of 4 tests of 2 s, side by side.
 VM_IBVF_TIMEOUT=$(bench_secs $((4 * D * BENCH_BPS)) 4)
-vm_budget $((2 * VM_IBVF_TIMEOUT + $(bench_secs $((8 * 2 * BENCH_BPS)) 8) + $(vm_scaled 30)))
+# The console's validation (4 tests of 2 s) once more.
+vm_budget $((2 * VM_IBVF_TIMEOUT + 2 * $(bench_secs $((8 * 2 * BENCH_BPS)) 8) + $(vm_scaled 60)))
 note "each test runs --duration $D"
 
 # 1. bench validate DEV PEER, PEER a device of this node: pair mode.
@@ -96,6 +97,39 @@ jq_expect "validate --all-vfs --parallel: one document, every VF" \
 jq_expect "each VF run has its four tests, PFs side by side" \
 	'[[.vfs[] | select(.status == "PASS") | .tests | length] == [4, 4], (.pfs | length) == 2, .node.wall_s > 0] | all' true
 jq_end
+
+# 4. The console's bench view: Profile validate, Duration 2 s, rxe2 against
+# its default peer (the next VF with an RDMA device: rxe1, PF1 VF0), after
+# a write_bw line for that key with ten times any figure was planted: the
+# row's table shows the drop.
+if command -v tmux >/dev/null; then
+	jq -c --arg peer "$BENCH_VF1" '.key.peer = $peer | .figure = 1e6 | .spread = 0.001' \
+		<(head -n 1 "$hist") >>"$hist"
+	T() { LC_ALL=C.UTF-8 TERM=tmux-256color tmux -L bv -f /dev/null "$@"; }
+	screen() { T capture-pane -p -t s; }
+	shows() { screen | grep -qF -- "$1"; }
+	T new-session -d -s s -x 120 -y 40 env TERM=tmux-256color LC_ALL=C sh -c \
+		'ibvf console 2>/tmp/bv.err; echo "exit status $?"; sleep 100000'
+	wait_until 20 shows "PFs" || fail "console starts" "$(screen)"
+	T send-keys -t s : && T send-keys -t s -l "bench rxe2" && T send-keys -t s Enter
+	wait_until 5 shows "Bench: RDMA verbs" || fail "view 3 opens" "$(screen)"
+	# Focus VF, Peer, Peer VF, Profile; then QPs, Duration (Test, Size hidden).
+	T send-keys -t s Down Down Down Right Down Down Right
+	wait_until 5 shows "Duration < 2 s >" || fail "the form: validate, 2 s" "$(screen)"
+	T send-keys -t s Enter
+	if VM_SLOW_PCT=100 wait_until "$(bench_secs $((8 * 2 * BENCH_BPS)) 8)" shows " VF $BENCH_VF2:"; then
+		expect_eq "console: the row's table names the VF and its peer" \
+			"$(screen | grep -c "^Validation of $BENCH_VF2 rxe2 .*peer $BENCH_VF1")" 1
+		expect_eq "console: write_bw flagged as a drop" \
+			"$(screen | grep -cE '^  write_bw .* DROP -[0-9.]+% vs 1000000.00 Gb/s')" 1
+		expect_eq "console: the drop counted" "$(screen | grep -c '1 figure(s) dropped beyond the noise')" 1
+	else
+		fail "console: the validation ends" "$(screen)"
+	fi
+	T send-keys -t s Escape q
+	wait_until 20 shows "exit status 0" || fail "the console exits cleanly" "$(screen) $(cat /tmp/bv.err)"
+	T kill-server
+fi
 
 note "bandwidth elapsed/run/margin ns: $(jq -r '[.vfs[0].tests[0,1].sizes[0] | "\(.elapsed_ns)/\(.run_ns)/\(.margin_ns)"] | join(" ")' "$VM_TMP/v2")"
 note "$(cat "$VM_TMP/v1")"
