@@ -67,10 +67,11 @@ static void describe_limit(const struct bench_result *r, const struct bench_targ
 	}
 }
 
-/* "through the HCA, not the link: both ends on PF 0000:18:00.0 port 1" */
+/* "; through the HCA, not the link: both ends on PF 0000:18:00.0 port 1",
+ * after the figure (a line cut short still shows the figure). */
 static int same_port_text(const struct bench_result *r, double min_ratio, char *buf, size_t size)
 {
-	return snprintf(buf, size, "through the HCA, not the link: both ends on PF %s port %u%s; ",
+	return snprintf(buf, size, "; through the HCA, not the link: both ends on PF %s port %u%s",
 			r->pf_bdf[0] ? r->pf_bdf : "?", r->port,
 			r->allow_same_port ? " (--allow-same-port)"
 			: min_ratio <= 0   ? ""
@@ -85,24 +86,25 @@ void bench_judge(const struct bench_result *r, const struct bench_target *t, dou
 	v->mtu = r->mtu ? r->mtu : 4096;
 	v->overhead = bench_wire_overhead(r->wire);
 	v->same_port = bench_wire_same_port(&r->self_port, &r->peer_port);
-	char head[200] = "";
+	char tail[200] = "";
 	if (v->same_port)
-		same_port_text(r, min_ratio, head, sizeof(head));
+		same_port_text(r, min_ratio, tail, sizeof(tail));
 	for (unsigned int i = 0; i < r->n_sizes; i++)
 		if (r->sizes[i].bw_avg_gbps > v->figure_gbps)
 			v->figure_gbps = r->sizes[i].bw_avg_gbps;
 	if (bench_is_latency(r->test)) {
 		v->pass = r->n_sizes > 0 && r->sizes[0].lat.n > 0;
-		snprintf(v->reason, sizeof(v->reason), "%s%s", head,
-			 v->pass ? "latency measured (no rate threshold)" : "no latency samples");
+		snprintf(v->reason, sizeof(v->reason), "%s%s",
+			 v->pass ? "latency measured (no rate threshold)" : "no latency samples",
+			 tail);
 		return;
 	}
 	uint32_t self = self_rate_mbps(r, t);
 	if (!self) {
 		v->pass = min_ratio <= 0;
 		snprintf(v->reason, sizeof(v->reason),
-			 "%snot judged: the port rate of '%.60s' is unknown", head,
-			 t->ibdev[0] ? t->ibdev : t->bdf);
+			 "not judged: the port rate of '%.60s' is unknown%s",
+			 t->ibdev[0] ? t->ibdev : t->bdf, tail);
 		return;
 	}
 	const struct exchange_port *pp = &r->peer_port;
@@ -132,8 +134,8 @@ void bench_judge(const struct bench_result *r, const struct bench_target *t, dou
 	v->pass = v->figure_gbps >= v->expected_gbps &&
 		  (!v->same_port || r->allow_same_port || min_ratio <= 0);
 	snprintf(v->reason, sizeof(v->reason),
-		 "%s%.2f Gb/s is %.0f%% of the %.2f Gb/s payload ceiling%s of %s (threshold "
-		 "%.0f%%)",
-		 head, v->figure_gbps, 100 * v->figure_gbps / total, v->ceiling_gbps, both,
-		 v->limit, 100 * min_ratio);
+		 "%.2f Gb/s is %.0f%% of the %.2f Gb/s payload ceiling%s of %s (threshold "
+		 "%.0f%%)%s",
+		 v->figure_gbps, 100 * v->figure_gbps / total, v->ceiling_gbps, both, v->limit,
+		 100 * min_ratio, tail);
 }
