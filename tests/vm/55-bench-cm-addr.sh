@@ -26,11 +26,14 @@ nd1=$(vm_netdev "$BENCH_VF1")
 # Second addresses; GID index 1 keeps the first ones (10.11.0.1, 10.11.0.2).
 ip addr add 10.11.0.11/24 dev "$nd0"
 ip addr add 10.11.0.12/24 dev "$nd1"
-# 2 bandwidth runs of BENCH_ITERS, 1 of latency (200 round trips), 3 refusals.
-vm_budget $(($(bench_secs $((2 * BENCH_ITERS * 65536)) 5) + $(vm_scaled 30)))
+# 2 bandwidth runs of BENCH_ITERS, 1 of latency (200 round trips), 3 refusals;
+# rdma_cm's address and route resolution each wait up to --timeout: a run
+# through a server is bounded by its work plus two of those.
+cm_tmo=$(($(bench_secs $((BENCH_ITERS * 65536)) 2) + 2 * BENCH_TMO_MS / 1000))
+vm_budget $(($(bench_secs $((2 * BENCH_ITERS * 65536)) 5) + cm_tmo + $(vm_scaled 30)))
 
 bench_server "$VM_TMP/srv" -d rxe0 --cm --cm-addr 10.11.0.11
-if run_ibvf "$VM_TMP/c" bench client 127.0.0.1 -d rxe1 --cm --cm-addr 10.11.0.12 \
+if VM_IBVF_TIMEOUT=$cm_tmo run_ibvf "$VM_TMP/c" bench client 127.0.0.1 -d rxe1 --cm --cm-addr 10.11.0.12 \
 	--iters "$BENCH_ITERS" --json $BENCH_LOW; then
 	expect_json "client/server --cm-addr: each side's address exchanged" "$VM_TMP/c" \
 		'[.params.connection, .params.cm_addr, .params.cm_peer_addr, (.sizes[0].bw_avg_gbps > 0)] | @tsv' \
