@@ -26,19 +26,35 @@ nd1=$(vm_netdev "$BENCH_VF1")
 # Second addresses; GID index 1 keeps the first ones (10.11.0.1, 10.11.0.2).
 ip addr add 10.11.0.11/24 dev "$nd0"
 ip addr add 10.11.0.12/24 dev "$nd1"
-# 2 bandwidth runs of BENCH_ITERS, 1 of latency (200 round trips), 3 refusals.
-vm_budget $(($(bench_secs $((2 * BENCH_ITERS * 65536)) 5) + $(vm_scaled 30)))
+# 3 bandwidth runs of BENCH_ITERS, 1 of latency (200 round trips), 3 refusals;
+# rdma_cm's address and route resolution each wait up to --timeout: a run
+# through a server is bounded by its work plus two of those.
+cm_tmo=$(($(bench_secs $((BENCH_ITERS * 65536)) 2) + 2 * BENCH_TMO_MS / 1000))
+vm_budget $(($(bench_secs $((3 * BENCH_ITERS * 65536)) 6) + 2 * cm_tmo + $(vm_scaled 30)))
 
-bench_server "$VM_TMP/srv" -d rxe0 --cm --cm-addr 10.11.0.11
-if run_ibvf "$VM_TMP/c" bench client 127.0.0.1 -d rxe1 --cm --cm-addr 10.11.0.12 \
-	--iters "$BENCH_ITERS" --json $BENCH_LOW; then
-	expect_json "client/server --cm-addr: each side's address exchanged" "$VM_TMP/c" \
-		'[.params.connection, .params.cm_addr, .params.cm_peer_addr, (.sizes[0].bw_avg_gbps > 0)] | @tsv' \
-		"$(printf 'rdma_cm\t10.11.0.12\t10.11.0.11\ttrue')"
-else
-	fail "client/server --cm --cm-addr" "$(cat "$VM_TMP/c.err") / server: $(cat "$VM_TMP/srv.err")"
-fi
-bench_server_stop
+# cs_run TAG SERVER_ADDR CLIENT_ADDR: a client/server run over rdma_cm with
+# the control connection to 127.0.0.1; both addresses must be in the report.
+cs_run() {
+	local tag=$1 sa=$2 ca=$3
+	bench_server "$VM_TMP/srv$tag" -d rxe0 --cm --cm-addr "$sa"
+	if VM_IBVF_TIMEOUT=$cm_tmo run_ibvf "$VM_TMP/c$tag" bench client 127.0.0.1 -d rxe1 --cm \
+		--cm-addr "$ca" --iters "$BENCH_ITERS" --json $BENCH_LOW; then
+		expect_json "client/server --cm-addr $ca -> $sa: each side's address exchanged" \
+			"$VM_TMP/c$tag" \
+			'[.params.connection, .params.cm_addr, .params.cm_peer_addr, (.sizes[0].bw_avg_gbps > 0)] | @tsv' \
+			"$(printf 'rdma_cm\t%s\t%s\ttrue' "$ca" "$sa")"
+	else
+		fail "client/server --cm --cm-addr $ca -> $sa" \
+			"$(cat "$VM_TMP/c$tag.err") / server: $(cat "$VM_TMP/srv$tag.err")"
+		note "cm_ids: $(rdma res show cm_id 2>&1 | head -c 600)"
+		note "rxe0 GIDs: $(grep -h -v '^0000:0000:0000:0000:0000:0000:0000:0000$' /sys/class/infiniband/rxe0/ports/1/gids/* | tr '\n' ' ')"
+	fi
+	bench_server_stop
+}
+# The netdevs' first addresses, then the server on its second one: there
+# only the address it sent can reach it (its GID index 1 holds the first).
+cs_run 1 10.11.0.1 10.11.0.2
+cs_run 2 10.11.0.11 10.11.0.12
 
 if run_ibvf "$VM_TMP/p" bench pair rxe0 rxe1 --cm --cm-addr 10.11.0.12 --cm-addr 10.11.0.11 \
 	--test write_lat --iters 200 --json --timeout "$BENCH_TMO_MS"; then
