@@ -349,6 +349,8 @@ int console_cmd_bench(struct console *c, const char *arg)
 	console_view_switch(c, VIEW_BENCH);
 	if (!bv_job_running(bv) && arg[0])
 		snprintf(bv->vf, sizeof(bv->vf), "%s", vf ? vf->fn.bdf : "");
+	if (!bv_job_running(bv) && !strcmp(bv->peer_vf, bv->vf)) /* the peer is another VF */
+		step_vf(c, bv->peer_vf, 1, false);
 	return 0;
 }
 
