@@ -14,12 +14,6 @@
 #include "bench_validate.h"
 #include "text.h"
 
-/* The QPs and Duration fields' choices (console_benchview_int.h). */
-const unsigned int bv_qps[] = {0, 1, 2, 4, 8};
-const size_t bv_n_qps = sizeof(bv_qps) / sizeof(bv_qps[0]);
-const unsigned int bv_durations[] = {0, 2, 5, 10, 30};
-const size_t bv_n_durations = sizeof(bv_durations) / sizeof(bv_durations[0]);
-
 static const char *const state_names[] = {"wait", "run",  "PASS",      "FAIL",
 					  "FAIL", "SKIP", "cancelled", "HCA only"};
 

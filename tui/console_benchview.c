@@ -22,9 +22,6 @@
 #include "core/sys.h"
 #include "dialog.h"
 
-const uint64_t bv_sizes[] = {0, 2, 8, 64, 512, 4096, 65536, 1 << 20, 8 << 20};
-const size_t bv_n_sizes = sizeof(bv_sizes) / sizeof(bv_sizes[0]);
-
 /* --- the node's VFs -------------------------------------------------------- */
 
 static const struct vf *find_vf(const struct console *c, const char *bdf, const struct pf **ret_pf)
@@ -37,7 +34,7 @@ static const struct vf *find_vf(const struct console *c, const char *bdf, const 
 
 /* The VF with an RDMA device after (dir 1) or before (-1) bdf, "" around
  * the ends when allow_all (the "every VF" choice). */
-static void step_vf(const struct console *c, char *bdf, int dir, bool allow_all)
+void bv_step_vf(const struct console *c, char *bdf, int dir, bool allow_all)
 {
 	const struct vf *list[1024];
 	size_t n = 0, at = (size_t)-1;
@@ -321,10 +318,10 @@ static void console_benchview_enter(struct console *c)
 	if (vf && vf->fn.n_rdmas && !bv_job_running(bv))
 		snprintf(bv->vf, sizeof(bv->vf), "%s", vf->fn.bdf);
 	else if (!bv->vf[0] || !find_vf(c, bv->vf, &pf))
-		step_vf(c, bv->vf, 1, false);
+		bv_step_vf(c, bv->vf, 1, false);
 	if (!bv->peer_vf[0] || !strcmp(bv->peer_vf, bv->vf) || !find_vf(c, bv->peer_vf, &pf)) {
 		snprintf(bv->peer_vf, sizeof(bv->peer_vf), "%s", bv->vf);
-		step_vf(c, bv->peer_vf, 1, false);
+		bv_step_vf(c, bv->peer_vf, 1, false);
 	}
 	c->dirty = true;
 }
@@ -350,51 +347,11 @@ int console_cmd_bench(struct console *c, const char *arg)
 	if (!bv_job_running(bv) && arg[0])
 		snprintf(bv->vf, sizeof(bv->vf), "%s", vf ? vf->fn.bdf : "");
 	if (!bv_job_running(bv) && !strcmp(bv->peer_vf, bv->vf)) /* the peer is another VF */
-		step_vf(c, bv->peer_vf, 1, false);
+		bv_step_vf(c, bv->peer_vf, 1, false);
 	return 0;
 }
 
 /* --- keys ------------------------------------------------------------------ */
-
-bool bv_field_shown(const struct bench_view *bv, enum field f)
-{
-	return (f != FLD_PEER_VF || bv->peer == PEER_PAIR) &&
-	       (f != FLD_HOST || bv->peer == PEER_REMOTE) &&
-	       (!bv->validate || (f != FLD_TEST && f != FLD_SIZE));
-}
-
-static void change(struct console *c, int dir)
-{
-	struct bench_view *bv = bench_of(c);
-	switch (bv->focus) {
-	case FLD_VF:
-		step_vf(c, bv->vf, dir, true);
-		break;
-	case FLD_PEER:
-		bv->peer = (enum peer_kind)((bv->peer + PEER_N + dir) % PEER_N);
-		break;
-	case FLD_PEER_VF:
-		step_vf(c, bv->peer_vf, dir, false);
-		break;
-	case FLD_TEST:
-		bv->test = (enum bench_test)((bv->test + 4 + dir) % 4);
-		break;
-	case FLD_SIZE:
-		bv->size = (bv->size + (dir < 0 ? bv_n_sizes - 1 : 1)) % bv_n_sizes;
-		break;
-	case FLD_PROFILE:
-		bv->validate = !bv->validate;
-		break;
-	case FLD_QPS:
-		bv->qps = (bv->qps + (dir < 0 ? bv_n_qps - 1 : 1)) % bv_n_qps;
-		break;
-	case FLD_DURATION:
-		bv->duration = (bv->duration + (dir < 0 ? bv_n_durations - 1 : 1)) % bv_n_durations;
-		break;
-	default:
-		break;
-	}
-}
 
 static bool console_benchview_key(struct console *c, int k)
 {
@@ -444,7 +401,7 @@ static bool console_benchview_key(struct console *c, int k)
 		break;
 	case KA_VALUE_PREV:
 	case KA_VALUE_NEXT:
-		change(c, b->action == KA_VALUE_PREV ? -1 : 1);
+		bv_form_change(c, b->action == KA_VALUE_PREV ? -1 : 1);
 		return true;
 	case KA_RUN:
 		run(c);
@@ -486,9 +443,9 @@ static void bench_node_changed(struct console *c, struct view *v)
 	if (bv_job_running(bv))
 		return;
 	if (bv->vf[0] && !find_vf(c, bv->vf, &pf))
-		step_vf(c, bv->vf, 1, false);
+		bv_step_vf(c, bv->vf, 1, false);
 	if (bv->peer_vf[0] && !find_vf(c, bv->peer_vf, &pf))
-		step_vf(c, bv->peer_vf, 1, false);
+		bv_step_vf(c, bv->peer_vf, 1, false);
 }
 
 static void bench_enter(struct console *c, struct view *v)

@@ -122,6 +122,11 @@ void bv_job_free(struct job *j);
 /* console_benchview.c, for the drawing */
 bool bv_job_running(const struct bench_view *bv);
 bool bv_field_shown(const struct bench_view *bv, enum field f);
+/* The VF with an RDMA device after (dir 1) or before (-1) bdf (a BDF of 16
+ * bytes), "" (every VF) around the ends when allow_all. */
+void bv_step_vf(const struct console *c, char *bdf, int dir, bool allow_all);
+/* console_benchform.c: Left/Right on the focused field. */
+void bv_form_change(struct console *c, int dir);
 void bv_draw(struct console *c, struct view *v);
 const char *bv_vf_label(const struct console *c, const char *bdf, char *buf, size_t size);
 /* The Peer VF field's label, noting a peer on the VF's own port. */

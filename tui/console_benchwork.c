@@ -121,9 +121,9 @@ static void run_target(struct job *j, size_t i, struct bench_result *res)
 		t->result = o;
 		/* A run through the HCA that met the threshold is not a
 		 * failure of the VF, nor a validation of its link. */
-		t->state = v.pass ? T_PASS
+		t->state = v.pass							 ? T_PASS
 			   : v.same_port && v.judged && v.figure_gbps >= v.expected_gbps ? T_HCA
-											  : T_FAIL;
+											 : T_FAIL;
 		snprintf(t->why, sizeof(t->why), "%s", v.reason);
 	}
 	pthread_mutex_unlock(&j->mu);
