@@ -324,5 +324,9 @@ int bench_cli_validate(const struct bench_opts *o0, const struct node *n, char *
 		return bench_validate_run(&o, n, NULL, &p);
 	if ((r = bench_cli_resolve(n, dev, o.force, &t)) < 0)
 		return r == -EBUSY ? 1 : EXIT_USAGE;
-	return bench_validate_run(&o, n, &t, &p);
+	/* Pair mode: --cm-addr given for each side, as `bench pair` takes them. */
+	struct bench_opts po = o;
+	if (!p.host && bench_cm_pair(&o, p.peer_dev, t.ibdev, &po) < 0)
+		return EXIT_USAGE;
+	return bench_validate_run(&po, n, &t, &p);
 }
