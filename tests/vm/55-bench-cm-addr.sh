@@ -51,9 +51,18 @@ cs_run() {
 	fi
 	bench_server_stop
 }
+# has_gid DEV ADDR: DEV's GID table holds ADDR's IPv4-mapped GID (rxe adds
+# it when the netdev notifier runs, not when `ip addr add` returns).
+has_gid() {
+	local g
+	g=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${2//./ })
+	grep -qx "$g" /sys/class/infiniband/"$1"/ports/1/gids/* 2>/dev/null
+}
+_second_gids() { has_gid rxe0 10.11.0.11 && has_gid rxe1 10.11.0.12; }
 # The netdevs' first addresses, then the server on its second one: there
 # only the address it sent can reach it (its GID index 1 holds the first).
 cs_run 1 10.11.0.1 10.11.0.2
+wait_until 10 _second_gids || note "the second addresses' GIDs are not in rxe0/rxe1's tables"
 cs_run 2 10.11.0.11 10.11.0.12
 
 if run_ibvf "$VM_TMP/p" bench pair rxe0 rxe1 --cm --cm-addr 10.11.0.12 --cm-addr 10.11.0.11 \
