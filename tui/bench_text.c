@@ -245,6 +245,14 @@ void bench_text_verdict(struct text *out, struct json_object *res)
 		 text_jstr(v, "reason") ?: "");
 }
 
+const char *bench_text_why(const char *why)
+{
+	static const char out[] = "not run: the peer failed ";
+	if (why && !strncmp(why, out, sizeof(out) - 1))
+		return "not run: the peer is out (the cause is on the row that put it out)";
+	return why;
+}
+
 void bench_text_vf_row(struct text *out, struct json_object *vf)
 {
 	struct json_object *dev = json_object_object_get(vf, "device"),
@@ -264,7 +272,7 @@ void bench_text_vf_row(struct text *out, struct json_object *vf)
 		 : !strcmp(status, "FAIL") ? TEXT_ERROR
 					   : TEXT_WARNING,
 		 "%s VF %-14s %-8s %14s  %s", status, text_jstr(vf, "vf_bdf") ?: "?", ibdev ?: "-",
-		 bw, text_jstr(vf, "why") ?: text_jstr(v, "reason") ?: "");
+		 bw, bench_text_why(text_jstr(vf, "why")) ?: text_jstr(v, "reason") ?: "");
 	if (text_jbool(vf, "peer_out"))
 		text_add(out, TEXT_ERROR,
 			 "     the peer failed 3 times in a row the same way: the VFs left for it "
