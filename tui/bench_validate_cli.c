@@ -19,12 +19,13 @@
 
 int bench_validate_parse_opt(struct bench_opts *o, int code, const char *arg, int *r)
 {
-	char *end;
+	char *end, shown[64]; /* the value as typed, escaped and cut for a message */
 	*r = 0;
+	text_escape_into(shown, sizeof(shown), arg);
 	switch (code) {
 	case BENCH_O_PROFILE:
 		if (strcmp(arg, "validate")) {
-			cli_error("unknown profile '%s' (validate)", arg);
+			cli_error("unknown profile '%s' (validate)", shown);
 			*r = -EINVAL;
 		}
 		o->validate = true;
@@ -36,7 +37,7 @@ int bench_validate_parse_opt(struct bench_opts *o, int code, const char *arg, in
 		o->max_lat_us = strtod(arg, &end);
 		if (end == arg || *end || !(o->max_lat_us > 0) || o->max_lat_us > 1e6) {
 			cli_error("--max-lat wants microseconds above 0 up to 1000000, got '%s'",
-				  arg);
+				  shown);
 			*r = -EINVAL;
 		}
 		return 1;
