@@ -291,6 +291,9 @@ START_TEST(parallel_and_all_pfs_are_refused_where_they_do_not_apply)
 		{{"bench", "client", "h", "--all-vfs", "--parallel", "--port", "65535", NULL},
 		 "past 65535"},
 		{{"bench", "server", "--all-pfs", "--port", "65535", NULL}, "pass 65535"},
+		/* The validation's sweep meets PF i on PORT+i as well. */
+		{{"bench", "validate", "--all-vfs", "--parallel", "--port", "65535", "h", NULL},
+		 "past 65535"},
 	};
 	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -247,6 +247,8 @@ int bench_validate_run(const struct bench_opts *o0, const struct node *n,
 	opts.state_root = root;
 	if (one)
 		return run_one(o, one, p);
+	if (bench_sweep_check_ports(o->cfg.tcp_port, o->parallel, p->host, n) < 0)
+		return EXIT_USAGE;
 	struct sweep_arg a = {.o = o,
 			      .peer_id = p->peer_id,
 			      .bar = {.on = isatty(2) && !o->json},
