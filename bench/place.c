@@ -349,7 +349,9 @@ size_t place_warnings(const struct bench_result *r, char (*out)[BENCH_PLACE_NOTE
 	const struct bench_placement *s = &r->placement, *q = &r->peer_placement;
 	const struct exchange_port *pp = &r->peer_port;
 	size_t n = 0;
-	char list[96], local[96];
+	/* Cut by cpulist_format() between two numbers (",..."), never by a
+	 * precision inside one: a list cut mid-number names another CPU. */
+	char list[40], local[40];
 #define WARN(...)                                                                                  \
 	do {                                                                                       \
 		if (n < max)                                                                       \
@@ -360,8 +362,8 @@ size_t place_warnings(const struct bench_result *r, char (*out)[BENCH_PLACE_NOTE
 	if (s->off_node) {
 		cpulist_format(&s->cpus, list, sizeof(list));
 		cpulist_format(&s->local_cpus, local, sizeof(local));
-		WARN("--cpu %.40s lies outside '%.32s''s local CPUs %.40s: allowed, but the HCA "
-		     "is remote to the thread",
+		WARN("--cpu %s lies outside '%.32s''s local CPUs %s: allowed, but the HCA is "
+		     "remote to the thread",
 		     list, r->ibdev, local);
 	}
 	if (s->hca_node >= 0 && s->cpu_node >= 0 && s->cpu_node != s->hca_node)
