@@ -290,9 +290,10 @@ void dev_fill_dest(struct bench_ctx *c, struct exchange_dest *d)
 	d->n_qps = (uint16_t)c->params.qps;
 	/* The port block (version 2): what verbs says here; the rate, cap,
 	 * placement and identity are filled where they are known. */
-	d->port.mtu = (uint16_t)(128u << c->pattr.active_mtu);
-	if (c->pattr.active_mtu < IBV_MTU_256 || c->pattr.active_mtu > IBV_MTU_4096)
-		d->port.mtu = 0;
+	/* A code out of range (a driver's) is unknown, never shifted. */
+	d->port.mtu = c->pattr.active_mtu >= IBV_MTU_256 && c->pattr.active_mtu <= IBV_MTU_4096
+			      ? (uint16_t)(128u << c->pattr.active_mtu)
+			      : 0;
 	d->port.rate_mbps = c->pinfo.rate_mbps;
 	d->port.max_tx_rate_mbps = c->pinfo.max_tx_rate_mbps;
 	d->port.width = c->pinfo.width;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,8 +166,15 @@ int bench_history_last(const char *path, struct json_object *key, struct json_ob
 int bench_history_compare(double previous, double prev_spread, double figure, double spread,
 			  bool higher_better, struct bench_history_cmp *ret)
 {
-	if (!(previous > 0))
+	/* The previous figure and spread come from a file: a value that is
+	 * not a finite number (json-c reads NaN and Infinity) compares with
+	 * nothing, and a spread that is not finite is unknown. */
+	if (!(previous > 0) || !isfinite(previous) || !isfinite(figure))
 		return -EINVAL;
+	if (!isfinite(prev_spread))
+		prev_spread = -1;
+	if (!isfinite(spread))
+		spread = -1;
 	double s = prev_spread > spread ? prev_spread : spread;
 	struct bench_history_cmp c = {.previous = previous,
 				      .change_pct = (figure - previous) / previous * 100.0,

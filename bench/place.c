@@ -99,10 +99,12 @@ int place_read_hca(const char *sysfs, const char *ibdev, struct place_hca *ret, 
 		}
 	}
 	h.pci = true;
+	*ret = h; /* on an error, what was read before it */
 	int r;
 	snprintf(path, sizeof(path), "%s/numa_node", dir);
 	if ((r = read_node(path, &h.node, e)) < 0 && r != -ENOENT)
 		return r;
+	*ret = h;
 	snprintf(path, sizeof(path), "%s/local_cpulist", dir);
 	r = cpulist_read(path, &h.local, e);
 	if (r < 0 && r != -ENOENT)
@@ -190,8 +192,23 @@ void place_sample_cpu(struct bench_placement *p)
 	}
 }
 
-int place_begin(const char *ibdev, const struct place_want *w, struct bench_placement *p,
-		cpu_set_t *saved, struct err *e)
+/* --no-pin: nothing to pin or bind; the HCA is read for the report only,
+ * and what cannot be read there (a CPU beyond CPU_SETSIZE) leaves it
+ * unknown rather than stopping the run. */
+static void begin_unpinned(const char *sysfs, const char *ibdev, struct bench_placement *p)
+{
+	struct place_hca h = {.node = -1};
+	struct err ignored;
+	place_read_hca(sysfs, ibdev, &h, &ignored);
+	p->hca_node = h.node;
+	p->local_known = h.local_known;
+	p->local_cpus = h.local;
+	note(p->note, "--no-pin: the thread and its buffer are left to the scheduler");
+	place_sample_cpu(p);
+}
+
+int place_begin_at(const char *sysfs, const char *ibdev, const struct place_want *w,
+		   struct bench_placement *p, cpu_set_t *saved, struct err *e)
 {
 	if (!ibdev)
 		return err_setx(e, EINVAL, "no RDMA device to place the benchmark by");
@@ -201,22 +218,38 @@ int place_begin(const char *ibdev, const struct place_want *w, struct bench_plac
 				      .cpu_node = -1,
 				      .mem_node = -1,
 				      .buf_node = -1};
+	if (w->no_pin) {
+		begin_unpinned(sysfs, ibdev, p);
+		return 0;
+	}
 	int r = pthread_getaffinity_np(pthread_self(), sizeof(*saved), saved);
 	if (r)
-		return err_set(e, r, "cannot read the thread's CPU affinity");
+		return err_setx(e, r,
+				"cannot read the thread's CPU affinity: %s (more than %d CPUs?); "
+				"--no-pin runs without placement",
+				strerror(r), CPU_SETSIZE);
 	struct place_hca h;
 	struct place_plan plan;
 	cpu_set_t online, usable;
-	if ((r = place_read_hca("/sys", ibdev, &h, e)) < 0 ||
-	    (r = cpulist_read("/sys/devices/system/cpu/online", &online, e)) < 0)
+	char path[512];
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", sysfs);
+	if ((r = place_read_hca(sysfs, ibdev, &h, e)) < 0 ||
+	    (r = cpulist_read(path, &online, e)) < 0) {
+		/* A CPU beyond CPU_SETSIZE: real, but more than ibvf places. */
+		if (r == -ERANGE) {
+			char msg[sizeof(e->msg)];
+			snprintf(msg, sizeof(msg), "%s", e->msg);
+			err_setx(e, ERANGE, "%.300s; --no-pin runs without placement", msg);
+		}
 		return r;
+	}
 	CPU_AND(&usable, &online, saved);
 	if ((r = place_decide(ibdev, &h, &usable, w, &plan, e)) < 0)
 		return r;
 	p->hca_node = h.node;
 	p->local_known = h.local_known;
 	p->local_cpus = h.local;
-	p->cpu_given = w->cpus_given && !w->no_pin;
+	p->cpu_given = w->cpus_given;
 	p->off_node = plan.off_node;
 	p->mem_node = plan.mem_node;
 	memcpy(p->note, plan.note, sizeof(p->note));
@@ -231,6 +264,12 @@ int place_begin(const char *ibdev, const struct place_want *w, struct bench_plac
 	}
 	place_sample_cpu(p);
 	return 0;
+}
+
+int place_begin(const char *ibdev, const struct place_want *w, struct bench_placement *p,
+		cpu_set_t *saved, struct err *e)
+{
+	return place_begin_at("/sys", ibdev, w, p, saved, e);
 }
 
 void place_end(const struct bench_placement *p, const cpu_set_t *saved)
@@ -310,7 +349,9 @@ size_t place_warnings(const struct bench_result *r, char (*out)[BENCH_PLACE_NOTE
 	const struct bench_placement *s = &r->placement, *q = &r->peer_placement;
 	const struct exchange_port *pp = &r->peer_port;
 	size_t n = 0;
-	char list[96], local[96];
+	/* Cut by cpulist_format() between two numbers (",..."), never by a
+	 * precision inside one: a list cut mid-number names another CPU. */
+	char list[40], local[40];
 #define WARN(...)                                                                                  \
 	do {                                                                                       \
 		if (n < max)                                                                       \
@@ -321,8 +362,8 @@ size_t place_warnings(const struct bench_result *r, char (*out)[BENCH_PLACE_NOTE
 	if (s->off_node) {
 		cpulist_format(&s->cpus, list, sizeof(list));
 		cpulist_format(&s->local_cpus, local, sizeof(local));
-		WARN("--cpu %.40s lies outside '%.32s''s local CPUs %.40s: allowed, but the HCA "
-		     "is remote to the thread",
+		WARN("--cpu %s lies outside '%.32s''s local CPUs %s: allowed, but the HCA is "
+		     "remote to the thread",
 		     list, r->ibdev, local);
 	}
 	if (s->hca_node >= 0 && s->cpu_node >= 0 && s->cpu_node != s->hca_node)

@@ -42,7 +42,8 @@ struct place_plan {
  * class/infiniband/IBDEV/device/, or for a software device (rxe) with no
  * device link the PCI function of its parent netdev
  * (class/net/PARENT/device/). No PCI function is not an error (node -1,
- * local unknown); an unreadable or malformed file is. */
+ * local unknown); an unreadable or malformed file is, *ret then holding
+ * what was read before it. */
 int place_read_hca(const char *sysfs, const char *ibdev, struct place_hca *ret, struct err *e);
 
 /* The decision from the HCA, the CPUs this thread may use (online and in
@@ -56,6 +57,11 @@ int place_decide(const char *ibdev, const struct place_hca *h, const cpu_set_t *
  * saves the thread's affinity in *saved for place_end(). */
 int place_begin(const char *ibdev, const struct place_want *w, struct bench_placement *p,
 		cpu_set_t *saved, struct err *e);
+/* The same on the sysfs tree at sysfs (tests). With --no-pin nothing but
+ * the HCA's node is read, and an unreadable HCA leaves it unknown. A CPU
+ * beyond CPU_SETSIZE is -ERANGE, its message pointing to --no-pin. */
+int place_begin_at(const char *sysfs, const char *ibdev, const struct place_want *w,
+		   struct bench_placement *p, cpu_set_t *saved, struct err *e);
 /* Gives the calling thread back the affinity place_begin() found. */
 void place_end(const struct bench_placement *p, const cpu_set_t *saved);
 

@@ -6,12 +6,17 @@
  *   {"test", "device": {"ibdev", "bdf", "pf", "vf", "netdev", "rate", "port",
  *    "gid_index", "link_layer", "mtu"}, "params": {"connection", "qps",
  *    "tx_depth", "cq_moderation", "outstanding_reads", "max_inline",
- *    "bidirectional", "mode"}, "sizes": [{"bytes", "iterations", then
- *    "bw_peak_gbps", "bw_avg_gbps", "msg_rate_mpps", "elapsed_ns", "bw_spread" (and in duration
- *    mode "run_ns", "margin_ns") or
+ *    "bidirectional", "mode", with rdma_cm "cm_addr" and "cm_peer_addr"
+ *    (each side's address as exchanged)}, "sizes": [{"bytes", "iterations",
+ *    then "bw_peak_gbps", "bw_avg_gbps", "msg_rate_mpps", "elapsed_ns",
+ *    "bw_spread" (and in duration mode "run_ns", "margin_ns") or
  *    "t_min_us" .. "p99_9_us" and "histogram": [{"lo_us", "hi_us", "count"}]}],
+ *    "link": {"self" and "peer": {"rate_mbps", "max_tx_rate_mbps", "width",
+ *    "mtu", the peer's also "name"}, "wire" (bench_wire_key()), "wire_name",
+ *    "headers_bytes", "grh", "sl", "pkey_index", "pkey", "pf", "same_port"},
  *    "verdict": {"status", "judged", "figure_gbps", "expected_gbps",
- *    "ceiling_gbps", "min_ratio", "reason"},
+ *    "ceiling_gbps", "min_ratio", "reason", "limited_by" (bench_limiter_key()),
+ *    "limit", "limit_mbps", "mtu", "headers_bytes", "same_port"},
  *    "placement": {"numa_node" (the HCA's), "local_cpus" (its local_cpulist),
  *    "pinned", "cpus_from" ("local_cpulist", "--cpu" or "none"), "cpus" (the
  *    list the thread was pinned to), "cpu" and "cpu_node" (where it ran),

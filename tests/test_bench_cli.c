@@ -175,6 +175,13 @@ START_TEST(sl_and_pkey_index_are_bounded_and_named)
 		 "--sl and --pkey-index cannot be used with --cm: rdma_cm takes"},
 		{{"bench", "loopback", "x", "--pkey-index", "0", "--cm", NULL},
 		 "--sl and --pkey-index cannot be used with --cm"},
+		/* A control character never reaches the terminal as is. */
+		{{"bench", "loopback", "x", "--sl", "1\x1b[2J", NULL},
+		 "--sl wants a service level from 0 to 15, got '1\\x1b[2J'"},
+		{{"bench", "loopback", "x", "--test", "w\x1b[1m", NULL},
+		 "unknown test 'w\\x1b[1m' (write_bw"},
+		{{"bench", "loopback", "x", "--qps", "1\a", NULL}, "got '1\\x07'"},
+		{{"bench", "loopback", "x", "--min-ratio", "0\r", NULL}, "got '0\\x0d'"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *out, *err;

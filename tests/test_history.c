@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,6 +280,14 @@ START_TEST(noise_rule)
 	ck_assert_int_eq(bench_history_compare(2.0, 0.01, 1.5, 0.01, false, &c), 0);
 	ck_assert(!c.flag);
 	ck_assert_int_eq(bench_history_compare(0, 0, 1, 0, true, &c), -EINVAL);
+	/* A hand-edited line: json-c reads NaN and Infinity. */
+	ck_assert_int_eq(bench_history_compare(INFINITY, 0, 390, 0, true, &c), -EINVAL);
+	ck_assert_int_eq(bench_history_compare(NAN, 0, 390, 0, true, &c), -EINVAL);
+	ck_assert_int_eq(bench_history_compare(400, 0, NAN, 0, true, &c), -EINVAL);
+	/* An infinite spread is unknown: the 5% floor still flags the drop. */
+	ck_assert_int_eq(bench_history_compare(400, INFINITY, 300, NAN, true, &c), 0);
+	ck_assert(c.flag);
+	ck_assert_double_eq_tol(c.noise_pct, BENCH_HISTORY_MIN_PCT, 1e-9);
 }
 END_TEST
 

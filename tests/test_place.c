@@ -45,10 +45,8 @@ static char *make_sysfs(void)
 	static const struct {
 		const char *fn, *node, *cpus;
 	} fns[] = {
-		{"0000:18:00.0", "1\n", "56-111,168-223\n"},
-		{"0000:01:10.0", "-1\n", "0-1\n"},
-		{"0000:19:00.0", "abc\n", "0-3\n"},
-		{"0000:1a:00.0", "0\n", NULL},
+		{"0000:18:00.0", "1\n", "56-111,168-223\n"}, {"0000:01:10.0", "-1\n", "0-1\n"},
+		{"0000:19:00.0", "abc\n", "0-3\n"},	     {"0000:1a:00.0", "0\n", NULL},
 		{"0000:1b:00.0", "2048\n", "0\n"},
 	};
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
@@ -241,6 +239,33 @@ START_TEST(pinning_moves_the_thread_and_is_undone)
 }
 END_TEST
 
+/* A machine with more CPUs than CPU_SETSIZE (its lists are real, not
+ * garbled): placement is refused with the way out named, and --no-pin runs
+ * unplaced, the HCA's node still reported. */
+START_TEST(more_cpus_than_cpu_setsize_leave_no_pin_as_the_way_out)
+{
+	char *root = make_sysfs();
+	struct err e = {{0}};
+	struct bench_placement p;
+	cpu_set_t saved;
+	tu_put(root, "devices/system/cpu/online", "0-2047\n");
+	tu_put(root, "devices/pci0000:00/0000:18:00.0/local_cpulist", "1024-1535\n");
+	struct place_want none = {0}, no_pin = {.no_pin = true};
+	ck_assert_int_eq(place_begin_at(root, "mlx5_0", &none, &p, &saved, &e), -ERANGE);
+	ck_assert_ptr_nonnull(strstr(e.msg, "names CPU 1024, beyond 1023"));
+	ck_assert_ptr_nonnull(strstr(e.msg, "; --no-pin runs without placement"));
+	ck_assert_int_eq(place_begin_at(root, "mlx5_0", &no_pin, &p, &saved, &e), 0);
+	ck_assert(p.known && !p.pinned && !p.local_known);
+	ck_assert_int_eq(p.hca_node, 1);
+	ck_assert_int_eq(p.mem_node, -1);
+	ck_assert_str_eq(p.note, "--no-pin: the thread and its buffer are left to the scheduler");
+	/* A garbled HCA does not stop an unplaced run either. */
+	ck_assert_int_eq(place_begin_at(root, "mlx5_1", &no_pin, &p, &saved, &e), 0);
+	ck_assert_int_eq(p.hca_node, -1);
+	tu_rmtree(root);
+}
+END_TEST
+
 /* The real kernel: a buffer bound to node 0 is on node 0 after the first
  * touch; a node that does not exist cannot be bound, and that is noted. */
 START_TEST(the_buffer_lies_where_the_kernel_says)
@@ -277,6 +302,7 @@ int main(void)
 	tcase_add_test(tc, the_hca_is_placed_from_sysfs);
 	tcase_add_test(tc, the_decision_covers_every_case);
 	tcase_add_test(tc, pinning_moves_the_thread_and_is_undone);
+	tcase_add_test(tc, more_cpus_than_cpu_setsize_leave_no_pin_as_the_way_out);
 	tcase_add_test(tc, the_buffer_lies_where_the_kernel_says);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);

@@ -152,6 +152,57 @@ START_TEST(the_report_says_where_each_side_ran)
 }
 END_TEST
 
+/* Whether s holds a CPU list cut short that still reads as a list: only
+ * whole numbers, and when cut, ",..." after the last. */
+static void expect_clean_cut(const char *s, const char *full)
+{
+	const char *dots = strstr(s, ",...");
+	size_t n = dots ? (size_t)(dots - s) : strlen(s);
+	ck_assert_msg(!strncmp(s, full, n) && (full[n] == ',' || full[n] == '\0'),
+		      "'%.*s' is not a whole prefix of '%s'", (int)n, s, full);
+}
+
+/* --cpu with many single CPUs: every list the report shows is cut between
+ * two numbers with ",...", never inside one (which would name another CPU). */
+START_TEST(long_cpu_lists_are_cut_between_numbers)
+{
+	struct bench_result *r = result();
+	char full[1024] = "";
+	size_t n = 0;
+	for (int c = 0; c < 200; c += 2)
+		n += (size_t)snprintf(full + n, sizeof(full) - n, "%s%d", c ? "," : "", c);
+	r->placement = (struct bench_placement){.known = true,
+						.hca_node = 1,
+						.local_known = true,
+						.local_cpus = cpus("56-111,168-223"),
+						.pinned = true,
+						.cpus = cpus(full),
+						.cpu_given = true,
+						.off_node = true,
+						.cpu = 2,
+						.cpu_node = 0,
+						.mem_node = 1,
+						.buf_node = 1};
+	struct text t = {0};
+	struct json_object *o = report(r, &t);
+	const char *w = json_object_get_string(
+		json_object_array_get_idx(member(member(o, "placement"), "warnings"), 0));
+	ck_assert_ptr_nonnull(strstr(w, "--cpu 0,2,4"));
+	ck_assert_ptr_nonnull(strstr(w, ",... lies outside 'mlx5_4''s local CPUs 56-111,168-223"));
+	expect_clean_cut(w + strlen("--cpu "), full);
+	const struct text_line *pl = text_find(&t, " Placement      :");
+	ck_assert_ptr_nonnull(pl);
+	const char *list = strstr(pl->s, "pinned to CPUs ");
+	ck_assert_ptr_nonnull(list);
+	list += strlen("pinned to CPUs ");
+	ck_assert_ptr_nonnull(strstr(list, ",... (--cpu)"));
+	expect_clean_cut(list, full);
+	text_clear(&t);
+	json_object_put(o);
+	free(r);
+}
+END_TEST
+
 /* The guest's case: numa_node -1, pinned to every CPU, buffer not bound;
  * a pair's peer thread ran in this process and is reported in full. */
 START_TEST(a_pair_reports_the_peer_thread_too)
@@ -227,6 +278,7 @@ int main(void)
 	Suite *s = suite_create("place_report");
 	TCase *tc = tcase_create("place_report");
 	tcase_add_test(tc, the_report_says_where_each_side_ran);
+	tcase_add_test(tc, long_cpu_lists_are_cut_between_numbers);
 	tcase_add_test(tc, a_pair_reports_the_peer_thread_too);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);

@@ -34,6 +34,10 @@ START_TEST(bad_arguments_give_one_line_and_status_2)
 		{{"bench", "validate", "a", "b", "--iters", "5", NULL},
 		 "--iters does not go with the validation profile"},
 		{{"bench", "client", "h", "--profile", "fast", NULL}, "unknown profile 'fast'"},
+		/* A control character never reaches the terminal as is. */
+		{{"bench", "client", "h", "--profile", "v\x1b]0;x\a", NULL},
+		 "unknown profile 'v\\x1b]0;x\\x07'"},
+		{{"bench", "validate", "a", "b", "--max-lat", "1\n2", NULL}, "got '1\\x0a2'"},
 		{{"bench", "validate", "a", "b", "--max-lat", "0", NULL},
 		 "--max-lat wants microseconds above 0"},
 		{{"bench", "client", "h", "--no-history", NULL},

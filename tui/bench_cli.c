@@ -154,8 +154,10 @@ static int parse_number(struct bench_config *cfg, int code, const char *name, co
 		unsigned long long v = strtoull(s, &end, 0);
 		*r = 0;
 		if (errno || end == s || *end || s[0] == '-' || v > num_options[i].max) {
+			char shown[64]; /* as typed, escaped and cut */
+			text_escape_into(shown, sizeof(shown), s);
 			cli_error("%s wants a number up to %llu, got '%s'", name,
-				  (unsigned long long)num_options[i].max, s);
+				  (unsigned long long)num_options[i].max, shown);
 			*r = -EINVAL;
 			return 1;
 		}
@@ -171,12 +173,13 @@ static int parse_other(struct bench_opts *o, int code, const char *arg)
 {
 	struct bench_config *cfg = &o->cfg;
 	int r;
-	char *end;
+	char *end, shown[64]; /* the value as typed, escaped and cut for a message */
+	text_escape_into(shown, sizeof(shown), arg);
 	switch (code) {
 	case O_TEST:
 		if ((r = exchange_test_parse(arg)) < 0) {
 			cli_error("unknown test '%s' (write_bw, read_bw, write_lat, read_lat)",
-				  arg);
+				  shown);
 			return -EINVAL;
 		}
 		cfg->test = (enum bench_test)r;
@@ -195,7 +198,7 @@ static int parse_other(struct bench_opts *o, int code, const char *arg)
 		break;
 	case O_UNIT:
 		if (strcmp(arg, "Gb/s") && strcmp(arg, "MB/s")) {
-			cli_error("--unit is Gb/s or MB/s, got '%s'", arg);
+			cli_error("--unit is Gb/s or MB/s, got '%s'", shown);
 			return -EINVAL;
 		}
 		o->mbps = !strcmp(arg, "MB/s");
@@ -203,7 +206,7 @@ static int parse_other(struct bench_opts *o, int code, const char *arg)
 	case O_MIN_RATIO:
 		o->min_ratio = strtod(arg, &end);
 		if (end == arg || *end || o->min_ratio < 0 || o->min_ratio > 1) {
-			cli_error("--min-ratio wants a number from 0 to 1, got '%s'", arg);
+			cli_error("--min-ratio wants a number from 0 to 1, got '%s'", shown);
 			return -EINVAL;
 		}
 		break;

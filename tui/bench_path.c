@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "text.h"
 
 /* A whole decimal number up to max, or -1. */
 static long whole(const char *s, long max)
@@ -20,10 +21,12 @@ static long whole(const char *s, long max)
 int bench_path_option(struct bench_config *cfg, enum bench_path_opt opt, const char *arg)
 {
 	long v;
+	char shown[64]; /* the value as typed, escaped and cut for the message */
+	text_escape_into(shown, sizeof(shown), arg);
 	switch (opt) {
 	case BENCH_PATH_SL:
 		if ((v = whole(arg, 15)) < 0) {
-			cli_error("--sl wants a service level from 0 to 15, got '%s'", arg);
+			cli_error("--sl wants a service level from 0 to 15, got '%s'", shown);
 			return -EINVAL;
 		}
 		cfg->sl = (unsigned int)v;
@@ -32,7 +35,7 @@ int bench_path_option(struct bench_config *cfg, enum bench_path_opt opt, const c
 		if ((v = whole(arg, 65535)) < 0) {
 			cli_error(
 				"--pkey-index wants a P_Key table index from 0 to 65535, got '%s'",
-				arg);
+				shown);
 			return -EINVAL;
 		}
 		cfg->pkey_index = (int)v;

@@ -288,13 +288,8 @@ int bench_cli_all_vfs(const struct bench_opts *o, const struct node *n, const ch
 		.hook_arg = &sb,
 	};
 	struct json_object *doc = NULL;
-	if (host && o->parallel &&
-	    (unsigned long)o->cfg.tcp_port + (n->n_pfs ? n->n_pfs - 1 : 0) > 65535) {
-		cli_error("--parallel meets PF i on port %u+i: past 65535 with %zu PFs; use a "
-			  "lower --port",
-			  o->cfg.tcp_port, n->n_pfs);
+	if (bench_sweep_check_ports(o->cfg.tcp_port, o->parallel, host, n) < 0)
 		return EXIT_USAGE;
-	}
 	int r = bench_sweep_run(&sc, n, &doc);
 	bar_clear(&sb.bar);
 	if (r < 0) {

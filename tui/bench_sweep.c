@@ -287,6 +287,17 @@ int bench_sweep_check_opts(const struct bench_opts *o)
 	return 0;
 }
 
+int bench_sweep_check_ports(uint16_t port, bool parallel, const char *host, const struct node *n)
+{
+	if (host && parallel && (unsigned long)port + (n->n_pfs ? n->n_pfs - 1 : 0) > 65535) {
+		cli_error("--parallel meets PF i on port %u+i: past 65535 with %zu PFs; use a "
+			  "lower --port",
+			  port, n->n_pfs);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int bench_sweep_run(const struct bench_sweep_config *cfg, const struct node *n,
 		    struct json_object **ret_doc)
 {

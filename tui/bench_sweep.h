@@ -107,6 +107,9 @@ int bench_sweep_run(const struct bench_sweep_config *cfg, const struct node *n,
 struct bench_opts;
 /* --parallel and --all-pfs where they apply (said; -EINVAL) or 0. */
 int bench_sweep_check_opts(const struct bench_opts *o);
+/* --parallel against a remote host meets PF i on port+i: -EINVAL, said,
+ * when that passes 65535 for n's PFs, else 0. */
+int bench_sweep_check_ports(uint16_t port, bool parallel, const char *host, const struct node *n);
 
 /* --- the parts, pure, for the tests ---------------------------------------- */
 

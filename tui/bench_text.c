@@ -66,6 +66,22 @@ static const char *node_name(struct json_object *o, const char *key, char *buf, 
 	return buf;
 }
 
+/* A CPU list in at most size - 1 bytes: cut between two numbers with
+ * ",...", never inside one (a list cut mid-number names another CPU). */
+static void cpus_cut(const char *list, char *buf, size_t size)
+{
+	size_t n = strlen(list);
+	if (n < size) {
+		memcpy(buf, list, n + 1);
+		return;
+	}
+	size_t keep = size > 5 ? size - 5 : 0; /* room for ",..." and the NUL */
+	while (keep && list[keep] != ',')
+		keep--;
+	memcpy(buf, list, keep);
+	snprintf(buf + keep, size - keep, "%s", keep ? ",..." : "...");
+}
+
 /* Where each side ran (the result's "placement"), its note and warnings. */
 static void placement_lines(struct text *out, struct json_object *res)
 {
@@ -73,10 +89,11 @@ static void placement_lines(struct text *out, struct json_object *res)
 	if (!json_object_object_get_ex(res, "placement", &p) || !p)
 		return;
 	json_object_object_get_ex(p, "peer", &peer);
-	char hca[32], cpu[32], buf[32], bound[32], thread[160];
+	char hca[32], cpu[32], buf[32], bound[32], list[120], thread[160];
+	cpus_cut(text_jstr(p, "cpus") ?: "?", list, sizeof(list));
 	if (text_jbool(p, "pinned"))
-		snprintf(thread, sizeof(thread), "pinned to CPUs %s (%s)",
-			 text_jstr(p, "cpus") ?: "?", text_jstr(p, "cpus_from") ?: "?");
+		snprintf(thread, sizeof(thread), "pinned to CPUs %s (%.20s)", list,
+			 text_jstr(p, "cpus_from") ?: "?");
 	else
 		snprintf(thread, sizeof(thread), "not pinned");
 	snprintf(cpu, sizeof(cpu), "%lld", (long long)text_jint(p, "cpu"));
@@ -245,6 +262,14 @@ void bench_text_verdict(struct text *out, struct json_object *res)
 		 text_jstr(v, "reason") ?: "");
 }
 
+const char *bench_text_why(const char *why)
+{
+	static const char out[] = "not run: the peer failed ";
+	if (why && !strncmp(why, out, sizeof(out) - 1))
+		return "not run: the peer is out (the cause is on the row that put it out)";
+	return why;
+}
+
 void bench_text_vf_row(struct text *out, struct json_object *vf)
 {
 	struct json_object *dev = json_object_object_get(vf, "device"),
@@ -264,7 +289,7 @@ void bench_text_vf_row(struct text *out, struct json_object *vf)
 		 : !strcmp(status, "FAIL") ? TEXT_ERROR
 					   : TEXT_WARNING,
 		 "%s VF %-14s %-8s %14s  %s", status, text_jstr(vf, "vf_bdf") ?: "?", ibdev ?: "-",
-		 bw, text_jstr(vf, "why") ?: text_jstr(v, "reason") ?: "");
+		 bw, bench_text_why(text_jstr(vf, "why")) ?: text_jstr(v, "reason") ?: "");
 	if (text_jbool(vf, "peer_out"))
 		text_add(out, TEXT_ERROR,
 			 "     the peer failed 3 times in a row the same way: the VFs left for it "

@@ -18,6 +18,9 @@ void bench_text_verdict(struct text *out, struct json_object *result);
  * <reason>") from its entry of the "vfs" array, and the summary line from
  * the document's "summary" ({"pass", "fail", "skip", "total"}). */
 void bench_text_vf_row(struct text *out, struct json_object *vf);
+/* A sweep row's "why" as its line says it: the VFs a peer put out do not
+ * repeat its cause (said once, on the row that put it out). */
+const char *bench_text_why(const char *why);
 void bench_text_vfs_summary(struct text *out, struct json_object *summary);
 /* The end of a sweep's text (tui/bench_sweep.h's document): a line per PF
  * (VFs run, best and median figure, port rate), the node's line (the

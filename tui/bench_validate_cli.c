@@ -19,12 +19,13 @@
 
 int bench_validate_parse_opt(struct bench_opts *o, int code, const char *arg, int *r)
 {
-	char *end;
+	char *end, shown[64]; /* the value as typed, escaped and cut for a message */
 	*r = 0;
+	text_escape_into(shown, sizeof(shown), arg);
 	switch (code) {
 	case BENCH_O_PROFILE:
 		if (strcmp(arg, "validate")) {
-			cli_error("unknown profile '%s' (validate)", arg);
+			cli_error("unknown profile '%s' (validate)", shown);
 			*r = -EINVAL;
 		}
 		o->validate = true;
@@ -36,7 +37,7 @@ int bench_validate_parse_opt(struct bench_opts *o, int code, const char *arg, in
 		o->max_lat_us = strtod(arg, &end);
 		if (end == arg || *end || !(o->max_lat_us > 0) || o->max_lat_us > 1e6) {
 			cli_error("--max-lat wants microseconds above 0 up to 1000000, got '%s'",
-				  arg);
+				  shown);
 			*r = -EINVAL;
 		}
 		return 1;
@@ -246,6 +247,8 @@ int bench_validate_run(const struct bench_opts *o0, const struct node *n,
 	opts.state_root = root;
 	if (one)
 		return run_one(o, one, p);
+	if (bench_sweep_check_ports(o->cfg.tcp_port, o->parallel, p->host, n) < 0)
+		return EXIT_USAGE;
 	struct sweep_arg a = {.o = o,
 			      .peer_id = p->peer_id,
 			      .bar = {.on = isatty(2) && !o->json},

@@ -131,7 +131,7 @@ void bench_validate_text_row(struct text *out, struct json_object *row, bool ful
 		lat_judged |= !is_null(json_object_array_get_idx(tests, i), "max_lat_us");
 	text_add(out, strcmp(status, "PASS") ? TEXT_ERROR : TEXT_OK, "%s VF %s: %s", status,
 		 text_jstr(row, "vf_bdf") ?: "?",
-		 text_jstr(row, "why")
+		 bench_text_why(text_jstr(row, "why"))
 			 ?: lat_judged
 			    ? "bandwidth at its verdicts' threshold, latency within --max-lat"
 			    : "bandwidth at its verdicts' threshold; latency reported, not "

@@ -335,15 +335,17 @@ static void draw_runs(struct console *c, struct bench_view *bv, const struct job
 	for (size_t i = (size_t)bv->runs.top; i < j->n && y < y_end; i++) {
 		const struct target *t = &j->t[i];
 		char fig[32] = "";
-		if (measured(t->state) && j->validate)
-			snprintf(fig, sizeof(fig), "%.2f Gb/s",
-				 text_jnum(json_object_array_get_idx(text_jarr(t->result, "tests"),
-								     0),
-					   "figure"));
+		/* A validation's write_bw figure, else the verdict's; none when the
+		 * test did not run to one (an ERROR test has no "figure"). */
+		struct json_object *f = NULL, *tests = text_jarr(t->result, "tests");
+		if (measured(t->state) && j->validate && tests)
+			json_object_object_get_ex(json_object_array_get_idx(tests, 0), "figure",
+						  &f);
 		else if (measured(t->state))
-			snprintf(fig, sizeof(fig), "%.2f Gb/s",
-				 text_jnum(json_object_object_get(t->result, "verdict"),
-					   "figure_gbps"));
+			json_object_object_get_ex(json_object_object_get(t->result, "verdict"),
+						  "figure_gbps", &f);
+		if (f)
+			snprintf(fig, sizeof(fig), "%.2f Gb/s", json_object_get_double(f));
 		snprintf(line, sizeof(line), "%-9s", state_names[t->state]);
 		dialog_put(y, 1, 9, line, state_attr(c, t->state));
 		if (t->drop) /* the history flagged a drop: the why says so, in colour */

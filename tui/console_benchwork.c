@@ -141,8 +141,10 @@ struct lane {
 static void *lane_main(void *arg)
 {
 	struct lane *l = arg;
+	/* pf_index first: another lane writes its own targets' state (under
+	 * the job's mutex); this lane reads only the state of its own. */
 	for (size_t i = 0; i < l->j->n; i++)
-		if (l->j->t[i].state != T_SKIP && l->j->t[i].pf_index == l->pf_index)
+		if (l->j->t[i].pf_index == l->pf_index && l->j->t[i].state != T_SKIP)
 			run_target(l->j, i, &l->res);
 	return NULL;
 }
