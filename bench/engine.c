@@ -35,6 +35,16 @@ static uint8_t clamp_u8(int v)
 	return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
 }
 
+/* An InfiniBand VF that answers to its PF's LID (the LID does not tell the
+ * two apart): it is addressed by its GID, so its packets need a GRH. Either
+ * side asks for one with EXCHANGE_F_GRH; the server's answer is what both
+ * send. */
+static bool shares_pf_lid(const struct bench_ctx *c)
+{
+	return bench_wire_shares_pf_lid(c->eth, c->pinfo.vf_index >= 0, c->pattr.lid,
+					c->pinfo.pf_lid);
+}
+
 /* The parameters this side would run with, from its configuration. */
 static int local_params(struct bench_ctx *c, struct exchange_params *p)
 {
@@ -44,7 +54,7 @@ static int local_params(struct bench_ctx *c, struct exchange_params *p)
 		.flags = (uint8_t)((cfg->bidir ? EXCHANGE_F_BIDIR : 0) |
 				   (cfg->all_sizes ? EXCHANGE_F_ALL_SIZES : 0) |
 				   (cfg->cm ? EXCHANGE_F_CM : 0) |
-				   (cfg->gid_index >= 0 ? EXCHANGE_F_GRH : 0)),
+				   (cfg->gid_index >= 0 || shares_pf_lid(c) ? EXCHANGE_F_GRH : 0)),
 		/* What this side can answer as a responder: the device's max. */
 		.rd_atomic = clamp_u8(c->dattr.max_qp_rd_atom),
 		.mtu = (uint8_t)c->pattr.active_mtu,

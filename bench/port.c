@@ -2,6 +2,7 @@
 /* This side's port block (port.h). */
 #include "port.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +135,36 @@ static void host_id(struct sys *s, char *buf, size_t size)
 	buf[0] = '\0';
 }
 
+uint16_t bench_port_parse_lid(const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 16);
+	while (*end == '\n' || *end == ' ')
+		end++;
+	if (errno || end == s || *end || v == 0 || v >= 0xc000)
+		return 0;
+	return (uint16_t)v;
+}
+
+/* The LID of port `port` of the PF's RDMA device (its infiniband/ entry). */
+static uint16_t pf_lid(struct sys *s, const char *pf_bdf, unsigned int port)
+{
+	char path[PATH_MAX], buf[ATTR_MAX], **names = NULL;
+	size_t n = 0;
+	uint16_t lid = 0;
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/infiniband", pf_bdf);
+	if (sys_list(s, path, &names, &n) < 0)
+		return 0;
+	if (n >= 1 &&
+	    snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/infiniband/%s/ports/%u/lid",
+		     pf_bdf, names[0], port) < (int)sizeof(path) &&
+	    sys_read_attr(s, path, buf, sizeof(buf)) > 0)
+		lid = bench_port_parse_lid(buf);
+	sys_list_free(names, n);
+	return lid;
+}
+
 void bench_port_probe(struct sys *s, const char *ibdev, unsigned int port,
 		      unsigned int active_speed, unsigned int active_width,
 		      struct bench_port_info *ret)
@@ -156,6 +187,7 @@ void bench_port_probe(struct sys *s, const char *ibdev, unsigned int port,
 			p.vf_index = vf_index(s, p.pf_bdf, p.bdf);
 			if (p.vf_index >= 0)
 				p.max_tx_rate_mbps = vf_cap(s, p.pf_bdf, p.vf_index);
+			p.pf_lid = pf_lid(s, p.pf_bdf, port);
 		} else {
 			snprintf(p.pf_bdf, sizeof(p.pf_bdf), "%s", p.bdf);
 		}

@@ -17,7 +17,12 @@ struct bench_port_info {
 	char pf_bdf[16];	   /* the function owning the physical port (a VF's physfn) */
 	int vf_index;		   /* -1 unless a VF */
 	uint8_t phys_port[16];	   /* all zero: unknown */
+	uint16_t pf_lid;	   /* a VF: its PF's LID on this port (InfiniBand); 0: unknown */
 };
+
+/* A LID as sysfs `ports/N/lid` gives it ("0x1a"); 0 when it does not parse
+ * or is not a unicast LID. */
+uint16_t bench_port_parse_lid(const char *s);
 
 /* Reads what it can of ibdev's port and never fails: what it cannot read
  * stays unknown. active_speed and active_width are ibv_port_attr's codes,

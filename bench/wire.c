@@ -46,6 +46,11 @@ bool bench_wire_needs_grh(bool ethernet, bool gid_index_asked, uint16_t lid, uin
 	return ethernet || gid_index_asked || lid == peer_lid;
 }
 
+bool bench_wire_shares_pf_lid(bool ethernet, bool is_vf, uint16_t lid, uint16_t pf_lid)
+{
+	return !ethernet && is_vf && pf_lid && pf_lid == lid;
+}
+
 bool bench_wire_same_port(const struct exchange_port *self, const struct exchange_port *peer)
 {
 	static const uint8_t zero[sizeof(self->phys_port)];

@@ -38,6 +38,10 @@ double bench_wire_ceiling_gbps(uint32_t rate_mbps, unsigned int mtu, enum bench_
  * as perftest's -x), or when both ends have the same LID (a VF behind its
  * PF's LID: only the GID tells them apart); otherwise not, as perftest. */
 bool bench_wire_needs_grh(bool ethernet, bool gid_index_asked, uint16_t lid, uint16_t peer_lid);
+/* An InfiniBand VF that answers to its PF's LID (pf_lid, 0: unknown): the
+ * LID does not tell the two apart, so its peer reaches it by GID and its
+ * packets need a GRH; that side asks for one (EXCHANGE_F_GRH). */
+bool bench_wire_shares_pf_lid(bool ethernet, bool is_vf, uint16_t lid, uint16_t pf_lid);
 
 /* Both ends on one physical port: their identities are known (non-zero)
  * and equal. Traffic between them turns in the HCA (or NIC) and never

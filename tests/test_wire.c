@@ -206,6 +206,15 @@ START_TEST(probe_reads_the_simulated_node)
 	ck_assert_str_eq(a.pf_bdf, "0000:18:00.0");
 	ck_assert_int_eq(a.vf_index, 0);
 	ck_assert_uint_eq(a.max_tx_rate_mbps, 0); /* the simulated PF caps no VF */
+	/* The PF's LID, read through its infiniband/ entry: the simulated VFs
+	 * have LIDs of their own, so none shares it. */
+	char lid[32];
+	ck_assert_int_gt(
+		sys_read_attr(s, "/sys/bus/pci/devices/0000:18:00.0/infiniband/mlx5_0/ports/1/lid",
+			      lid, sizeof(lid)),
+		0);
+	ck_assert_uint_eq(a.pf_lid, bench_port_parse_lid(lid));
+	ck_assert_uint_ne(a.pf_lid, 0);
 	bench_port_probe(s, "mlx5_13", 1, 0, 0, &b);
 	bench_port_probe(s, "mlx5_20", 1, 0, 0, &c);
 	ck_assert_str_eq(b.pf_bdf, "0000:18:00.0");
@@ -242,6 +251,20 @@ START_TEST(probe_reads_the_simulated_node)
 }
 END_TEST
 
+START_TEST(a_vf_on_its_pfs_lid_asks_for_a_grh)
+{
+	ck_assert_uint_eq(bench_port_parse_lid("0x1a\n"), 0x1a);
+	ck_assert_uint_eq(bench_port_parse_lid("0x0"), 0);    /* no LID assigned */
+	ck_assert_uint_eq(bench_port_parse_lid("0xc000"), 0); /* multicast */
+	ck_assert_uint_eq(bench_port_parse_lid("lid"), 0);
+	ck_assert(bench_wire_shares_pf_lid(false, true, 0x1a, 0x1a));
+	ck_assert(!bench_wire_shares_pf_lid(false, true, 0x1b, 0x1a));	/* a LID of its own */
+	ck_assert(!bench_wire_shares_pf_lid(false, false, 0x1a, 0x1a)); /* the PF itself */
+	ck_assert(!bench_wire_shares_pf_lid(false, true, 0x1a, 0));	/* PF LID unknown */
+	ck_assert(!bench_wire_shares_pf_lid(true, true, 0, 0));		/* RoCE: GRH anyway */
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("wire");
@@ -256,6 +279,7 @@ int main(void)
 	tcase_add_test(tc, identity_layout_and_unknowns);
 	tcase_add_test(tc, verbs_speed_and_width_as_the_kernel_counts_them);
 	tcase_add_test(tc, probe_reads_the_simulated_node);
+	tcase_add_test(tc, a_vf_on_its_pfs_lid_asks_for_a_grh);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }
