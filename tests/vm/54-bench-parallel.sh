@@ -109,7 +109,8 @@ if command -v tmux >/dev/null; then
 	wait_until 20 shows "PFs" || fail "console starts" "$(screen)"
 	T send-keys -t s : && T send-keys -t s -l "bench all" && T send-keys -t s Enter
 	wait_until 5 shows "every VF, the PFs at once" || fail "view 3 on every VF" "$(screen)"
-	T send-keys -t s Down Down Down Down Right Right Right Right Right
+	# Focus VF, Peer, Peer VF, Profile, Test, Size; sizes default, 2, 8, 64, 512, 4096.
+	T send-keys -t s Down Down Down Down Down Right Right Right Right Right
 	size_4k() { screen | grep -qE "^ *Size .*[^0-9]4 KiB"; }
 	wait_until 5 size_4k || fail "4 KiB picked in the form" "$(screen)"
 	T send-keys -t s Enter
