@@ -132,7 +132,8 @@ static void fill_bw(struct bench_ctx *c, struct bench_size_result *r, uint64_t s
 	size_t i0 = 0, i1 = n - 1;
 	uint64_t t0 = start, m0 = 0;
 	/* Duration mode: the figure covers the completions between the margins. */
-	if (c->params.duration_s && stats_measured_window(t, n, start, loop_margin_ns(c), &i0, &i1)) {
+	if (c->params.duration_s &&
+	    stats_measured_window(t, n, start, loop_margin_ns(c), &i0, &i1)) {
 		t0 = t[i0];
 		m0 = cum[i0];
 		r->margin_ns = loop_margin_ns(c);
