@@ -11,9 +11,10 @@
  *   (cancelled, gone, stalled) every LAT_CHECK_ITERS iterations, and while
  *   a wait lasts (watch_spin_until(), watch_turn()).
  * A sample is the time from one post to the next, as perftest's tposted[]
- * deltas: halved for write_lat (a ping-pong), whole for read_lat. Reading
- * CLOCK_MONOTONIC twice per iteration made both 7-15% slower than perftest
- * in the QEMU guest (issue 13). */
+ * deltas: halved for write_lat (a ping-pong), whole for read_lat. The loops
+ * used to read CLOCK_MONOTONIC twice per iteration; issue 13 measured them
+ * 7-15% behind perftest in the QEMU guest, and after this change 1-7% (the
+ * rest not found: docs/bench.md). */
 #include "internal.h"
 
 #include <errno.h>
@@ -37,6 +38,16 @@ static int stamps_init(struct bench_ctx *c, struct stamps *s)
 	if (!s->v)
 		return err_setx(c->e, ENOMEM, "cannot keep %zu latency samples", s->cap);
 	return 0;
+}
+
+/* Reads the clock and the tick counter together before the first post;
+ * returns the end of a duration run (UINT64_MAX when sized by iterations). */
+static uint64_t stamps_start(const struct bench_ctx *c, struct stamps *s)
+{
+	s->t0_ns = bench_now_ns();
+	s->t0_tk = bench_ticks();
+	return c->params.duration_s ? s->t0_ns + (uint64_t)c->params.duration_s * 1000000000ull
+				    : UINT64_MAX;
 }
 
 /* Out of the loop's way: grows the array, past MAX_STAMPS drops the stamp. */
@@ -158,13 +169,8 @@ int loop_write_lat(struct bench_ctx *c, unsigned int step, uint64_t size,
 	if (ret < 0)
 		return ret;
 	const uint64_t iters = c->params.iters;
-	const uint64_t start = bench_now_ns();
-	const uint64_t end = c->params.duration_s
-				     ? start + (uint64_t)c->params.duration_s * 1000000000ull
-				     : UINT64_MAX;
-	s.t0_ns = start;
-	s.t0_tk = bench_ticks();
-	struct watch w = watch_start(c, step, size, start);
+	const uint64_t end = stamps_start(c, &s);
+	struct watch w = watch_start(c, step, size, s.t0_ns);
 	unsigned int pending = 0;
 	uint8_t v = 0;
 	for (uint64_t i = 0; !iters || i < iters; i++) {
@@ -227,13 +233,8 @@ int loop_read_lat(struct bench_ctx *c, unsigned int step, uint64_t size,
 	if (ret < 0)
 		return ret;
 	const uint64_t iters = c->params.iters;
-	const uint64_t start = bench_now_ns();
-	const uint64_t end = c->params.duration_s
-				     ? start + (uint64_t)c->params.duration_s * 1000000000ull
-				     : UINT64_MAX;
-	s.t0_ns = start;
-	s.t0_tk = bench_ticks();
-	struct watch w = watch_start(c, step, size, start);
+	const uint64_t end = stamps_start(c, &s);
+	struct watch w = watch_start(c, step, size, s.t0_ns);
 	for (uint64_t i = 0; !iters || i < iters; i++) {
 		if (i % LAT_CHECK_ITERS == 0 && i &&
 		    (ret = lat_check(c, &w, i, end, "READ completion")))
