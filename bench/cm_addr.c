@@ -17,6 +17,9 @@
 #include <netlink/route/addr.h>
 #include <netlink/socket.h>
 
+#include "bench/sysfile.h"
+#include "core/attr.h"
+
 /* A name safe to put in a path and a message: printable, no '/', not a
  * dot entry, shorter than size. */
 static bool plain_name(const char *s, size_t size)
@@ -28,22 +31,6 @@ static bool plain_name(const char *s, size_t size)
 		if (s[i] <= 0x20 || s[i] >= 0x7f || s[i] == '/')
 			return false;
 	return true;
-}
-
-/* The first line of a small sysfs file, without its newline; -errno. */
-static int read_small(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	ssize_t n = read(fd, buf, size - 1);
-	int saved = errno;
-	close(fd);
-	if (n < 0)
-		return -saved;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
 }
 
 /* Copies a name plain_name() took: shorter than IF_NAMESIZE. */
@@ -67,6 +54,7 @@ int cm_netdevs_read(const char *root, const char *ibdev, unsigned int port, stru
 	if (!plain_name(ibdev, 64))
 		return err_setx(e, EINVAL, "not an RDMA device name");
 	char dir[512], path[640], buf[64];
+	struct err ignored; /* a file that is not there: no dev_port, no parent */
 	snprintf(dir, sizeof(dir), "%s/sys/class/infiniband/%s/device/net", root, ibdev);
 	DIR *d = opendir(dir);
 	if (d) {
@@ -79,15 +67,12 @@ int cm_netdevs_read(const char *root, const char *ibdev, unsigned int port, stru
 			if (!plain_name(de->d_name, IF_NAMESIZE))
 				continue;
 			copy_name(names[n], de->d_name);
-			char *end;
 			int len = snprintf(path, sizeof(path), "%s/%s/dev_port", dir, de->d_name);
-			ports[n] = len > 0 && (size_t)len < sizeof(path) &&
-						   read_small(path, buf, sizeof(buf)) == 0
-					   ? strtol(buf, &end, 10)
-					   : -1;
-			if (ports[n] >= 0 && (end == buf || *end))
-				ports[n] = -1;
-			n++;
+			struct kval k = {0};
+			if (len > 0 && (size_t)len < sizeof(path) &&
+			    bench_read_line(path, buf, sizeof(buf), &ignored) == 0)
+				k = attr_parse_int(buf);
+			ports[n++] = k.known && k.v >= 0 ? (long)k.v : -1;
 		}
 		closedir(d);
 		for (size_t i = 0; i < n; i++)
@@ -96,7 +81,7 @@ int cm_netdevs_read(const char *root, const char *ibdev, unsigned int port, stru
 	}
 	if (l->n_netdevs == 0) {
 		snprintf(path, sizeof(path), "%s/sys/class/infiniband/%s/parent", root, ibdev);
-		if (read_small(path, buf, sizeof(buf)) == 0)
+		if (bench_read_line(path, buf, sizeof(buf), &ignored) == 0)
 			add_netdev(l, buf);
 	}
 	return 0;

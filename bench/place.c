@@ -23,6 +23,7 @@
 
 #include "bench/cpulist.h"
 #include "bench/exchange.h"
+#include "bench/sysfile.h"
 
 #define SAMPLE_PAGES 64
 
@@ -38,31 +39,10 @@ static bool name_ok(const char *s, size_t max)
 	return true;
 }
 
-/* The first line of a small sysfs file, at most size - 1 bytes. */
-static int read_small(const char *path, char *buf, size_t size, struct err *e)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return err_set(e, errno, "cannot open '%s'", path);
-	ssize_t n;
-	do
-		n = read(fd, buf, size);
-	while (n < 0 && errno == EINTR);
-	int saved = errno;
-	close(fd);
-	if (n < 0)
-		return err_set(e, saved, "cannot read '%s'", path);
-	if ((size_t)n >= size)
-		return err_setx(e, EINVAL, "'%s' is longer than %zu bytes", path, size - 1);
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
 static int read_node(const char *path, int *ret, struct err *e)
 {
 	char buf[16], *end;
-	int r = read_small(path, buf, sizeof(buf), e);
+	int r = bench_read_line(path, buf, sizeof(buf), e);
 	if (r < 0)
 		return r;
 	errno = 0;
@@ -87,7 +67,7 @@ int place_read_hca(const char *sysfs, const char *ibdev, struct place_hca *ret, 
 		/* rxe and siw have no device link: their netdev's function is theirs. */
 		snprintf(path, sizeof(path), "%s/class/infiniband/%s/parent", sysfs, ibdev);
 		struct err ignored;
-		if (read_small(path, parent, sizeof(parent), &ignored) < 0 ||
+		if (bench_read_line(path, parent, sizeof(parent), &ignored) < 0 ||
 		    !name_ok(parent, 16)) {
 			*ret = h;
 			return 0;
