@@ -10,13 +10,6 @@
 
 #include "testutil.h"
 
-static char *sim_arg(const char *dir)
-{
-	char *a;
-	ck_assert_int_gt(asprintf(&a, "--sim=%s", dir), 0);
-	return a;
-}
-
 static int lines(const char *s)
 {
 	int n = 0;
@@ -62,7 +55,7 @@ END_TEST
 
 START_TEST(unknown_device_and_mode_are_named)
 {
-	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir), *out, *err;
+	char *dir = tu_mkfixture(NULL), *sim = tu_sim_arg(dir), *out, *err;
 	const char *a[] = {"bench", "loopback", "mlx5_99", sim, NULL};
 	ck_assert_int_eq(tu_run(a, &out, &err), 2);
 	ck_assert_str_eq(err, "ibvf: no PF or VF named 'mlx5_99' on this node (tried PCI address, "
@@ -87,7 +80,7 @@ END_TEST
 START_TEST(a_vf_in_a_pod_is_refused_unless_forced)
 {
 	/* The fixture binds VF 0000:40:00.4 to ml-training/trainer-0. */
-	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir), *out, *err;
+	char *dir = tu_mkfixture(NULL), *sim = tu_sim_arg(dir), *out, *err;
 	const char *a[] = {"bench", "loopback", "0000:40:00.4", sim, NULL};
 	ck_assert_int_eq(tu_run(a, &out, &err), 1);
 	ck_assert_msg(strstr(err, "VF 0000:40:00.4 is bound to pod 'ml-training/trainer-0'") &&
@@ -109,7 +102,7 @@ END_TEST
 
 START_TEST(json_error_is_valid_json)
 {
-	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir), *out, *err;
+	char *dir = tu_mkfixture(NULL), *sim = tu_sim_arg(dir), *out, *err;
 	const char *a[] = {"bench", "loopback", "mlx5_0", "--json", sim, NULL};
 	ck_assert_int_eq(tu_run(a, &out, &err), 1);
 	ck_assert_ptr_nonnull(strstr(out, "\"error\""));
@@ -194,7 +187,7 @@ START_TEST(sl_and_pkey_index_are_bounded_and_named)
 	}
 	/* In range, they pass the command line: the run goes as far as the
 	 * device, which this host lacks. */
-	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir), *out, *err;
+	char *dir = tu_mkfixture(NULL), *sim = tu_sim_arg(dir), *out, *err;
 	const char *a[] = {"bench", "loopback",		 "mlx5_0", "--sl", "15", "--pkey-index",
 			   "3",	    "--allow-same-port", sim,	   NULL};
 	ck_assert_int_eq(tu_run(a, &out, &err), 1);

@@ -269,13 +269,6 @@ START_TEST(sweep_text_ends_with_pfs_node_and_summary)
 }
 END_TEST
 
-static char *sim_arg(const char *dir)
-{
-	char *a;
-	ck_assert_int_gt(asprintf(&a, "--sim=%s", dir), 0);
-	return a;
-}
-
 START_TEST(parallel_and_all_pfs_are_refused_where_they_do_not_apply)
 {
 	static const struct {
@@ -295,7 +288,7 @@ START_TEST(parallel_and_all_pfs_are_refused_where_they_do_not_apply)
 		{{"bench", "validate", "--all-vfs", "--parallel", "--port", "65535", "h", NULL},
 		 "past 65535"},
 	};
-	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir);
+	char *dir = tu_mkfixture(NULL), *sim = tu_sim_arg(dir);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *argv[10];
 		size_t n = 0;
@@ -318,7 +311,7 @@ END_TEST
 START_TEST(a_vf_of_another_link_layer_is_skipped_before_any_run)
 {
 	/* mlx5_1 is an Ethernet PF; the VFs are InfiniBand. */
-	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir), *out, *err;
+	char *dir = tu_mkfixture(NULL), *sim = tu_sim_arg(dir), *out, *err;
 	const char *a[] = {"bench",  "pair",   "--all-vfs", "--parallel",
 			   "mlx5_1", "--json", sim,	    NULL};
 	ck_assert_int_eq(tu_run(a, &out, &err), 1);
@@ -350,7 +343,7 @@ START_TEST(a_server_per_pf_gives_up_a_device_that_cannot_open)
 {
 	/* No verbs device here: every PF's server fails before any client, 3
 	 * times, then stops; the command ends instead of looping. */
-	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir), *out, *err, port[16];
+	char *dir = tu_mkfixture(NULL), *sim = tu_sim_arg(dir), *out, *err, port[16];
 	/* 12 PFs on ports from a free-looking one, not shared with another run. */
 	snprintf(port, sizeof(port), "%d", 40000 + (int)(getpid() % 20000));
 	const char *a[] = {"bench", "server", "--all-pfs", "--port", port, sim, NULL};

@@ -10,13 +10,6 @@
 
 #include "testutil.h"
 
-static char *sim_arg(const char *dir)
-{
-	char *a;
-	ck_assert_int_gt(asprintf(&a, "--sim=%s", dir), 0);
-	return a;
-}
-
 static size_t count_lines(const char *s)
 {
 	size_t n = 0;
@@ -34,7 +27,7 @@ static struct json_object *get(struct json_object *o, const char *k)
 
 START_TEST(list_json_parses_back_with_every_pf_and_vf)
 {
-	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir), *out, *err;
+	char *dir = tu_mkfixture(NULL), *sim = tu_sim_arg(dir), *out, *err;
 	const char *argv[] = {"list", "--json", sim, NULL};
 	ck_assert_int_eq(tu_run(argv, &out, &err), 0);
 	ck_assert_str_eq(err, "");
@@ -68,7 +61,7 @@ END_TEST
 
 START_TEST(list_text_is_an_aligned_tree)
 {
-	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir), *out, *err;
+	char *dir = tu_mkfixture(NULL), *sim = tu_sim_arg(dir), *out, *err;
 	const char *argv[] = {"list", sim, NULL};
 	ck_assert_int_eq(tu_run(argv, &out, &err), 0);
 	/* A header line, the column header, 12 PFs, 64 VFs, plus kernel-log lines. */
@@ -221,7 +214,7 @@ static char *shared_dir, *shared_sim;
 static void shared_setup(void)
 {
 	shared_dir = tu_mkfixture(NULL);
-	shared_sim = sim_arg(shared_dir);
+	shared_sim = tu_sim_arg(shared_dir);
 }
 
 static void shared_teardown(void)

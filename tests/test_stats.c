@@ -216,7 +216,9 @@ START_TEST(duration_window_too_short_keeps_the_whole_run)
 	ck_assert(!stats_measured_window(t, 3, 0, 1000000, &i0, &i1));
 	ck_assert_uint_eq(i0, 0);
 	ck_assert_uint_eq(i1, 2);
+	i0 = i1 = 7; /* set again: the call before left them at 0 already */
 	ck_assert(!stats_measured_window(t, 1, 0, 0, &i0, &i1));
+	ck_assert_uint_eq(i0, 0);
 	ck_assert_uint_eq(i1, 0);
 }
 END_TEST

@@ -14,13 +14,6 @@
 #include "testutil.h"
 #include "tui/bench_validate.h"
 
-static char *sim_arg(const char *dir)
-{
-	char *a;
-	ck_assert_int_gt(asprintf(&a, "--sim=%s", dir), 0);
-	return a;
-}
-
 START_TEST(bad_arguments_give_one_line_and_status_2)
 {
 	static const struct {
@@ -47,7 +40,7 @@ START_TEST(bad_arguments_give_one_line_and_status_2)
 		{{"bench", "loopback", "x", "--profile", "validate", NULL},
 		 "--profile validate is for client, pair and validate: it needs a peer"},
 	};
-	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir);
+	char *dir = tu_mkfixture(NULL), *sim = tu_sim_arg(dir);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *argv[10];
 		size_t n = 0;
@@ -70,7 +63,7 @@ END_TEST
 
 static struct json_object *run_json(const char *dir, int want_rc, const char *const *args)
 {
-	char *sim = sim_arg(dir), *out, *err;
+	char *sim = tu_sim_arg(dir), *out, *err;
 	const char *argv[16] = {"bench", "validate"};
 	size_t n = 2;
 	for (; *args; args++)
@@ -154,7 +147,7 @@ END_TEST
 
 START_TEST(a_vf_in_a_pod_is_refused_unless_forced)
 {
-	char *dir = tu_mkfixture(NULL), *sim = sim_arg(dir), *out, *err;
+	char *dir = tu_mkfixture(NULL), *sim = tu_sim_arg(dir), *out, *err;
 	const char *a[] = {"bench", "validate", "0000:40:00.4", "mlx5_15", sim, NULL};
 	ck_assert_int_eq(tu_run(a, &out, &err), 1);
 	ck_assert_ptr_nonnull(strstr(err, "bound to pod 'ml-training/trainer-0'"));

@@ -133,6 +133,13 @@ void tu_write(const char *path, const char *content)
 }
 
 /* Runs `ibvf --sim=DIR ARGS...` (NULL-terminated); returns the exit status. */
+char *tu_sim_arg(const char *dir)
+{
+	char *a;
+	ck_assert_int_gt(asprintf(&a, "--sim=%s", dir), 0);
+	return a;
+}
+
 int tu_sim_run(const char *dir, char **ret_out, char **ret_err, ...)
 {
 	const char *argv[32];

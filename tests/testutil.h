@@ -14,6 +14,8 @@ void tu_rmtree(char *dir);
  * and stderr into malloc'd strings (either may be NULL) and returns the exit
  * status, or -1 when it did not exit normally. */
 int tu_run(const char *const *argv, char **ret_out, char **ret_err);
+/* The malloc'd argument "--sim=DIR", for an argv tu_run() runs. */
+char *tu_sim_arg(const char *dir);
 /* Runs `ibvf --sim=DIR ARGS...` (NULL-terminated) as tu_run() does. */
 int tu_sim_run(const char *dir, char **ret_out, char **ret_err, ...);
 /* Runs a Check suite (it is freed) and returns the process exit status. */

@@ -129,6 +129,8 @@ if command -v tmux >/dev/null; then
 	T send-keys -t s Escape q
 	wait_until 20 shows "exit status 0" || fail "the console exits cleanly" "$(screen) $(cat /tmp/bp.err)"
 	T kill-server
+else
+	fail "tmux in the guest" "scripts/vm/mkinitramfs did not copy tmux"
 fi
 
 # SIGINT while both PFs' workers run: every worker stops, the peer is told.

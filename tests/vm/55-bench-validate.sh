@@ -129,6 +129,8 @@ if command -v tmux >/dev/null; then
 	T send-keys -t s Escape q
 	wait_until 20 shows "exit status 0" || fail "the console exits cleanly" "$(screen) $(cat /tmp/bv.err)"
 	T kill-server
+else
+	fail "tmux in the guest" "scripts/vm/mkinitramfs did not copy tmux"
 fi
 
 note "bandwidth elapsed/run/margin ns: $(jq -r '[.vfs[0].tests[0,1].sizes[0] | "\(.elapsed_ns)/\(.run_ns)/\(.margin_ns)"] | join(" ")' "$VM_TMP/v2")"
