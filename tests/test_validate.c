@@ -211,10 +211,12 @@ START_TEST(text_of_a_row)
 	ck_assert_ptr_nonnull(strstr(l->s, "0.4%"));
 	ck_assert_ptr_nonnull(strstr(l->s, "PASS   DROP -8.0% vs 422.00 Gb/s (noise 5.0%)"));
 	l = text_find(&t, "  read_bw ");
+	ck_assert_ptr_nonnull(l);
 	ck_assert_int_eq(l->role, TEXT_OK);
 	ck_assert_ptr_nonnull(strstr(l->s, "-1.0% vs 422.00 Gb/s"));
 	ck_assert_ptr_null(strstr(l->s, "DROP"));
 	l = text_find(&t, "  write_lat");
+	ck_assert_ptr_nonnull(l);
 	ck_assert_ptr_nonnull(strstr(l->s, "1.050 us typical"));
 	ck_assert_ptr_nonnull(strstr(l->s, " -      no previous run"));
 	ck_assert_ptr_nonnull(text_find(&t, "  read_bw: 400 Gb/s: 4 QPs: because"));
