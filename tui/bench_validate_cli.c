@@ -281,15 +281,21 @@ int bench_validate_run(const struct bench_opts *o0, const struct node *n,
 	return r;
 }
 
+/* p's peer a device of this node (pair mode): no host. */
+static void peer_local(struct validate_peer *p, const struct bench_target *peer)
+{
+	p->host = NULL;
+	p->peer_dev = peer->ibdev;
+	p->peer_id = peer->bdf[0] ? peer->bdf : peer->ibdev;
+}
+
 int bench_validate_with(const struct bench_opts *o, const struct node *n,
 			const struct bench_target *t, const char *host,
 			const struct bench_target *peer)
 {
 	struct validate_peer p = {.host = host, .peer_id = host};
-	if (peer) {
-		p.peer_dev = peer->ibdev;
-		p.peer_id = peer->bdf[0] ? peer->bdf : peer->ibdev;
-	}
+	if (peer)
+		peer_local(&p, peer);
 	return bench_validate_run(o, n, t, &p);
 }
 
@@ -319,9 +325,7 @@ int bench_cli_validate(const struct bench_opts *o0, const struct node *n, char *
 	if (node_resolve(n, name, &ref, &e) == 0) {
 		if ((r = bench_cli_resolve(n, name, true, &peer)) < 0)
 			return r == -EBUSY ? 1 : EXIT_USAGE;
-		p.host = NULL;
-		p.peer_dev = peer.ibdev;
-		p.peer_id = peer.bdf[0] ? peer.bdf : peer.ibdev;
+		peer_local(&p, &peer);
 	}
 	if (o.all_vfs)
 		return bench_validate_run(&o, n, NULL, &p);
