@@ -289,7 +289,7 @@ int bench_sweep_check_opts(const struct bench_opts *o)
 
 int bench_sweep_check_ports(uint16_t port, bool parallel, const char *host, const struct node *n)
 {
-	if (host && parallel && (unsigned long)port + (n->n_pfs ? n->n_pfs - 1 : 0) > 65535) {
+	if (host && parallel && bench_sweep_last_port(port, n->n_pfs) > 65535) {
 		cli_error("--parallel meets PF i on port %u+i: past 65535 with %zu PFs; use a "
 			  "lower --port",
 			  port, n->n_pfs);
