@@ -324,13 +324,13 @@ int bench_cli_validate(const struct bench_opts *o0, const struct node *n, char *
 	int r;
 	if (node_resolve(n, name, &ref, &e) == 0) {
 		if ((r = bench_cli_resolve(n, name, true, &peer)) < 0)
-			return r == -EBUSY ? 1 : EXIT_USAGE;
+			return bench_cli_resolve_status(r);
 		peer_local(&p, &peer);
 	}
 	if (o.all_vfs)
 		return bench_validate_run(&o, n, NULL, &p);
 	if ((r = bench_cli_resolve(n, dev, o.force, &t)) < 0)
-		return r == -EBUSY ? 1 : EXIT_USAGE;
+		return bench_cli_resolve_status(r);
 	/* Pair mode: --cm-addr given for each side, as `bench pair` takes them. */
 	struct bench_opts po = o;
 	if (!p.host && bench_cm_pair(&o, p.peer_dev, t.ibdev, &po) < 0)
