@@ -265,13 +265,18 @@ static struct json_object *document(struct sweep *s, double wall)
 	json_object_put(rates);
 	json_object_object_add(doc, "pfs", pfs);
 	json_object_object_add(doc, "node", bench_sweep_node_aggregate(vfs, pfs, wall));
+	json_object_object_add(doc, "summary", bench_sweep_summary(pass, fail, skip, (int)s->n));
+	return doc;
+}
+
+struct json_object *bench_sweep_summary(int pass, int fail, int skip, int total)
+{
 	struct json_object *sum = json_object_new_object();
 	json_object_object_add(sum, "pass", json_object_new_int(pass));
 	json_object_object_add(sum, "fail", json_object_new_int(fail));
 	json_object_object_add(sum, "skip", json_object_new_int(skip));
-	json_object_object_add(sum, "total", json_object_new_int((int)s->n));
-	json_object_object_add(doc, "summary", sum);
-	return doc;
+	json_object_object_add(sum, "total", json_object_new_int(total));
+	return sum;
 }
 
 int bench_sweep_check_opts(const struct bench_opts *o)
