@@ -287,13 +287,6 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, int *ret_pos)
 
 /* --- devices: tui/bench_target.c ------------------------------------------- */
 
-/* bench_cli_resolve()'s failure as an exit status: a name that names nothing is bad
- * input (2); a VF in a pod is refused as a run that cannot go (1). */
-static int resolve_status(int r)
-{
-	return r == -EBUSY ? 1 : EXIT_USAGE;
-}
-
 static int discover(const struct cli *c, struct node **ret)
 {
 	struct sys *s;
@@ -337,7 +330,7 @@ static int mode_server(const struct bench_opts *o, const struct node *n, char **
 	}
 	int r = bench_cli_resolve(n, o->dev ? o->dev : first_ibdev(n), o->force, &t);
 	if (r < 0)
-		return resolve_status(r);
+		return bench_cli_resolve_status(r);
 	return bench_cm_server_check(o, t.ibdev) < 0 ? 1 : bench_cli_server(o, t.ibdev);
 }
 
@@ -357,7 +350,7 @@ static int mode_client(const struct bench_opts *o, const struct node *n, char **
 		return 1;
 	}
 	int r = bench_cli_resolve(n, dev, o->force, &t);
-	return r < 0	     ? resolve_status(r)
+	return r < 0	     ? bench_cli_resolve_status(r)
 	       : o->validate ? bench_validate_with(o, n, &t, pos[0], NULL)
 			     : bench_cli_run_one(o, &t, pos[0], NULL);
 }
@@ -368,7 +361,7 @@ static int mode_pair(const struct bench_opts *o, const struct node *n, char **po
 	int r;
 	if (o->all_vfs && npos == 1) {
 		r = bench_cli_resolve(n, pos[0], true, &peer);
-		return r < 0	     ? resolve_status(r)
+		return r < 0	     ? bench_cli_resolve_status(r)
 		       : o->validate ? bench_validate_with(o, n, NULL, NULL, &peer)
 				     : bench_cli_all_vfs(o, n, NULL, peer.ibdev);
 	}
@@ -378,7 +371,7 @@ static int mode_pair(const struct bench_opts *o, const struct node *n, char **po
 	}
 	if ((r = bench_cli_resolve(n, pos[0], o->force, &peer)) < 0 ||
 	    (r = bench_cli_resolve(n, pos[1], o->force, &t)) < 0)
-		return resolve_status(r);
+		return bench_cli_resolve_status(r);
 	struct bench_opts po;
 	if (bench_cm_pair(o, peer.ibdev, t.ibdev, &po) < 0)
 		return EXIT_USAGE;
@@ -394,7 +387,7 @@ static int mode_loopback(const struct bench_opts *o, const struct node *n, char 
 		return EXIT_USAGE;
 	}
 	int r = bench_cli_resolve(n, pos[0], o->force, &t);
-	return r < 0 ? resolve_status(r) : bench_cli_run_one(o, &t, NULL, t.ibdev);
+	return r < 0 ? bench_cli_resolve_status(r) : bench_cli_run_one(o, &t, NULL, t.ibdev);
 }
 
 static const struct {

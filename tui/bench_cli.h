@@ -87,3 +87,6 @@ int bench_cm_server_check(const struct bench_opts *o, const char *ibdev);
 /* A device named as node_resolve() takes names, placed; a VF in a pod
  * refused unless force (said). 0, or -EBUSY (a pod) or another -errno. */
 int bench_cli_resolve(const struct node *n, const char *name, bool force, struct bench_target *t);
+/* bench_cli_resolve()'s failure as an exit status: a name that names nothing is bad
+ * input (2); a VF in a pod is refused as a run that cannot go (1). */
+int bench_cli_resolve_status(int r);

@@ -52,6 +52,12 @@ int bench_cm_check(struct bench_opts *o, const char *mode)
 	return 0;
 }
 
+/* The HCA port the run uses (cfg.ib_port, 0: port 1). */
+static unsigned int ib_port(const struct bench_opts *o)
+{
+	return o->cfg.ib_port ? o->cfg.ib_port : 1;
+}
+
 /* Which of the two devices holds addr: 0 peer, 1 dev, -1 neither. */
 static int side_of(const struct cm_local l[2], const char *addr)
 {
@@ -66,9 +72,8 @@ int bench_cm_pair(const struct bench_opts *o, const char *peer_ibdev, const char
 		return 0;
 	struct cm_local l[2];
 	struct err e = {{0}};
-	unsigned int port = o->cfg.ib_port ? o->cfg.ib_port : 1;
-	if (cm_local_read(peer_ibdev, port, &l[0], &e) < 0 ||
-	    cm_local_read(ibdev, port, &l[1], &e) < 0) {
+	if (cm_local_read(peer_ibdev, ib_port(o), &l[0], &e) < 0 ||
+	    cm_local_read(ibdev, ib_port(o), &l[1], &e) < 0) {
 		cli_error("%s", e.msg);
 		return -EINVAL;
 	}
@@ -104,7 +109,7 @@ int bench_cm_server_check(const struct bench_opts *o, const char *ibdev)
 	struct err e = {{0}};
 	uint8_t a[4];
 	char ip[16];
-	if (cm_local_read(ibdev, o->cfg.ib_port ? o->cfg.ib_port : 1, &l, &e) < 0 ||
+	if (cm_local_read(ibdev, ib_port(o), &l, &e) < 0 ||
 	    cm_addr_choose(&l, ibdev, o->cfg.cm_addr, NULL, a, ip, sizeof(ip), &e) < 0) {
 		cli_error("bench server: %s", e.msg);
 		return -EINVAL;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "bench_cli.h"
+#include "bench_sweep.h"
 #include "core/node.h"
 #include "core/pods.h"
 
@@ -55,10 +56,11 @@ int bench_cli_server_all_pfs(const struct bench_opts *o, const struct node *n)
 		cli_error("bench server --all-pfs: no PF on this node");
 		return 1;
 	}
-	if ((unsigned long)o->cfg.tcp_port + n->n_pfs - 1 > 65535) {
+	unsigned long last = bench_sweep_last_port(o->cfg.tcp_port, n->n_pfs);
+	if (last > 65535) {
 		cli_error("bench server --all-pfs: ports %u..%lu pass 65535 (%zu PFs); use a "
 			  "lower --port",
-			  o->cfg.tcp_port, (unsigned long)o->cfg.tcp_port + n->n_pfs - 1, n->n_pfs);
+			  o->cfg.tcp_port, last, n->n_pfs);
 		return EXIT_USAGE;
 	}
 	struct served *sv = calloc(n->n_pfs, sizeof(*sv));

@@ -265,13 +265,18 @@ static struct json_object *document(struct sweep *s, double wall)
 	json_object_put(rates);
 	json_object_object_add(doc, "pfs", pfs);
 	json_object_object_add(doc, "node", bench_sweep_node_aggregate(vfs, pfs, wall));
+	json_object_object_add(doc, "summary", bench_sweep_summary(pass, fail, skip, (int)s->n));
+	return doc;
+}
+
+struct json_object *bench_sweep_summary(int pass, int fail, int skip, int total)
+{
 	struct json_object *sum = json_object_new_object();
 	json_object_object_add(sum, "pass", json_object_new_int(pass));
 	json_object_object_add(sum, "fail", json_object_new_int(fail));
 	json_object_object_add(sum, "skip", json_object_new_int(skip));
-	json_object_object_add(sum, "total", json_object_new_int((int)s->n));
-	json_object_object_add(doc, "summary", sum);
-	return doc;
+	json_object_object_add(sum, "total", json_object_new_int(total));
+	return sum;
 }
 
 int bench_sweep_check_opts(const struct bench_opts *o)
@@ -289,7 +294,7 @@ int bench_sweep_check_opts(const struct bench_opts *o)
 
 int bench_sweep_check_ports(uint16_t port, bool parallel, const char *host, const struct node *n)
 {
-	if (host && parallel && (unsigned long)port + (n->n_pfs ? n->n_pfs - 1 : 0) > 65535) {
+	if (host && parallel && bench_sweep_last_port(port, n->n_pfs) > 65535) {
 		cli_error("--parallel meets PF i on port %u+i: past 65535 with %zu PFs; use a "
 			  "lower --port",
 			  port, n->n_pfs);

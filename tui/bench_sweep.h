@@ -107,6 +107,14 @@ int bench_sweep_run(const struct bench_sweep_config *cfg, const struct node *n,
 struct bench_opts;
 /* --parallel and --all-pfs where they apply (said; -EINVAL) or 0. */
 int bench_sweep_check_opts(const struct bench_opts *o);
+/* A document's "summary": {pass, fail, skip, total}. */
+struct json_object *bench_sweep_summary(int pass, int fail, int skip, int total);
+/* The last of n_pfs ports from port on, a port per PF (port for none):
+ * above 65535 when they do not fit. */
+static inline unsigned long bench_sweep_last_port(uint16_t port, size_t n_pfs)
+{
+	return (unsigned long)port + (n_pfs ? n_pfs - 1 : 0);
+}
 /* --parallel against a remote host meets PF i on port+i: -EINVAL, said,
  * when that passes 65535 for n's PFs, else 0. */
 int bench_sweep_check_ports(uint16_t port, bool parallel, const char *host, const struct node *n);

@@ -66,3 +66,8 @@ int bench_cli_resolve(const struct node *n, const char *name, bool force, struct
 	}
 	return 0;
 }
+
+int bench_cli_resolve_status(int r)
+{
+	return r == -EBUSY ? 1 : EXIT_USAGE;
+}

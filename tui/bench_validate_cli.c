@@ -166,15 +166,11 @@ static int run_one(const struct bench_opts *o, const struct bench_target *t,
 	json_object_put(seen);
 	unsigned int drops =
 		(unsigned int)json_object_get_int(json_object_object_get(row, "history_drops"));
-	struct json_object *doc = json_object_new_object(), *sum = json_object_new_object();
+	struct json_object *doc = json_object_new_object();
 	json_object_object_add(doc, "test", json_object_new_string("validate"));
 	json_object_object_add(doc, "vfs", json_object_new_array());
 	json_object_array_add(json_object_object_get(doc, "vfs"), row);
-	json_object_object_add(sum, "pass", json_object_new_int(!rc));
-	json_object_object_add(sum, "fail", json_object_new_int(!!rc));
-	json_object_object_add(sum, "skip", json_object_new_int(0));
-	json_object_object_add(sum, "total", json_object_new_int(1));
-	json_object_object_add(doc, "summary", sum);
+	json_object_object_add(doc, "summary", bench_sweep_summary(!rc, !!rc, 0, 1));
 	finish_doc(o, p, doc, drops, false);
 	return rc;
 }
@@ -281,15 +277,21 @@ int bench_validate_run(const struct bench_opts *o0, const struct node *n,
 	return r;
 }
 
+/* p's peer a device of this node (pair mode): no host. */
+static void peer_local(struct validate_peer *p, const struct bench_target *peer)
+{
+	p->host = NULL;
+	p->peer_dev = peer->ibdev;
+	p->peer_id = peer->bdf[0] ? peer->bdf : peer->ibdev;
+}
+
 int bench_validate_with(const struct bench_opts *o, const struct node *n,
 			const struct bench_target *t, const char *host,
 			const struct bench_target *peer)
 {
 	struct validate_peer p = {.host = host, .peer_id = host};
-	if (peer) {
-		p.peer_dev = peer->ibdev;
-		p.peer_id = peer->bdf[0] ? peer->bdf : peer->ibdev;
-	}
+	if (peer)
+		peer_local(&p, peer);
 	return bench_validate_run(o, n, t, &p);
 }
 
@@ -318,15 +320,13 @@ int bench_cli_validate(const struct bench_opts *o0, const struct node *n, char *
 	int r;
 	if (node_resolve(n, name, &ref, &e) == 0) {
 		if ((r = bench_cli_resolve(n, name, true, &peer)) < 0)
-			return r == -EBUSY ? 1 : EXIT_USAGE;
-		p.host = NULL;
-		p.peer_dev = peer.ibdev;
-		p.peer_id = peer.bdf[0] ? peer.bdf : peer.ibdev;
+			return bench_cli_resolve_status(r);
+		peer_local(&p, &peer);
 	}
 	if (o.all_vfs)
 		return bench_validate_run(&o, n, NULL, &p);
 	if ((r = bench_cli_resolve(n, dev, o.force, &t)) < 0)
-		return r == -EBUSY ? 1 : EXIT_USAGE;
+		return bench_cli_resolve_status(r);
 	/* Pair mode: --cm-addr given for each side, as `bench pair` takes them. */
 	struct bench_opts po = o;
 	if (!p.host && bench_cm_pair(&o, p.peer_dev, t.ibdev, &po) < 0)

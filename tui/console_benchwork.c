@@ -135,6 +135,7 @@ struct lane {
 	struct job *j;
 	unsigned int pf_index;
 	pthread_t th;
+	bool started; /* th runs it */
 	struct bench_result res;
 };
 
@@ -164,26 +165,20 @@ void *bv_worker(void *arg)
 			lanes[n++] = (struct lane){.j = j, .pf_index = j->t[i].pf_index};
 	}
 	j->n_lanes = n;
-	bool *started = calloc(n ? n : 1, sizeof(*started));
-	if (!lanes || !started) { /* out of memory: the old order, on the job's result */
-		free(lanes);
-		free(started);
-		lanes = NULL;
-		started = NULL;
+	if (!lanes) /* out of memory: the old order, on the job's result */
 		for (size_t i = 0; i < j->n; i++)
 			if (j->t[i].state != T_SKIP)
 				run_target(j, i, &j->res);
-	}
-	for (size_t k = 0; started && k < n; k++)
-		started[k] = n > 1 && !pthread_create(&lanes[k].th, NULL, lane_main, &lanes[k]);
-	for (size_t k = 0; started && k < n; k++)
-		if (!started[k])
+	for (size_t k = 0; k < n; k++)
+		lanes[k].started =
+			n > 1 && !pthread_create(&lanes[k].th, NULL, lane_main, &lanes[k]);
+	for (size_t k = 0; k < n; k++)
+		if (!lanes[k].started)
 			lane_main(&lanes[k]);
-	for (size_t k = 0; started && k < n; k++)
-		if (started[k])
+	for (size_t k = 0; k < n; k++)
+		if (lanes[k].started)
 			pthread_join(lanes[k].th, NULL);
 	free(lanes);
-	free(started);
 	pthread_mutex_lock(&j->mu);
 	j->finished = true;
 	pthread_mutex_unlock(&j->mu);
