@@ -11,7 +11,10 @@
  *           u16 mtu, u8 phys_port[16], u8 cm_ipv4[4], s16 numa_node,
  *           s16 buf_node, u16 cpu, u16 zero                          40 bytes
  *   qps     n_qps x (u32 qpn, u32 psn)                               8n bytes
- *   HELLO, ACCEPT  params + dest + port + qps
+ *   tag     u8 nonce[32], u8 mac[32] (exchange_auth.h)                64 bytes
+ *   HELLO, ACCEPT  params + dest + port + qps + tag
+ *   OPEN           empty
+ *   CHALLENGE      u32 flags, u8 nonce[32]
  *   MISMATCH       u16 param, u16 zero, u64 server value, u64 client value
  *   SYNC           u32 step, u32 phase, u64 bytes, u64 ns, u64 msgs, u64 peak_kbps
  *   ABORT          u32 code, char text[96] (NUL-terminated, printable)
@@ -28,6 +31,8 @@
 #define MISMATCH_LEN 20
 #define SYNC_LEN     40
 #define ABORT_LEN    (4 + EXCHANGE_TEXT_LEN)
+#define TAG_LEN	     (EXCHANGE_NONCE_LEN + EXCHANGE_MAC_LEN)
+#define CHAL_LEN     (4 + EXCHANGE_NONCE_LEN)
 
 /* --- byte order ----------------------------------------------------------- */
 
@@ -179,18 +184,22 @@ static int msg_validate(const struct exchange_msg *m, struct err *e)
 					m->mismatch.param);
 		return 0;
 	case EXCHANGE_SYNC:
-		if (m->sync.phase != EXCHANGE_PHASE_START && m->sync.phase != EXCHANGE_PHASE_DONE)
+		if (m->sync.phase < EXCHANGE_PHASE_START || m->sync.phase > EXCHANGE_PHASE_ALIVE)
 			return err_setx(e, EPROTO, "unknown sync phase %u", m->sync.phase);
 		if (m->sync.step > 64)
 			return err_setx(e, EPROTO, "sync step %u out of range", m->sync.step);
-		return 0;
+		return exchange_sync_validate(&m->sync, e);
 	case EXCHANGE_ABORT:
-		if (m->abort.code != EXCHANGE_ABORT_CANCELLED &&
-		    m->abort.code != EXCHANGE_ABORT_ERROR &&
-		    m->abort.code != EXCHANGE_ABORT_LINK_LAYER)
+		if (m->abort.code < EXCHANGE_ABORT_CANCELLED || m->abort.code > EXCHANGE_ABORT_BUSY)
 			return err_setx(e, EPROTO, "unknown abort code %u", m->abort.code);
 		return text_validate(m->abort.text, e);
+	case EXCHANGE_CHALLENGE:
+		if (m->challenge.flags & ~(uint32_t)EXCHANGE_CH_KEYED)
+			return err_setx(e, EPROTO, "unknown challenge flags 0x%x",
+					m->challenge.flags);
+		return 0;
 	case EXCHANGE_BYE:
+	case EXCHANGE_OPEN:
 		return 0;
 	}
 	return err_setx(e, EPROTO, "unknown message type %u", m->type);
@@ -254,6 +263,12 @@ int exchange_encode(const struct exchange_msg *m, uint8_t *buf, size_t size, str
 	case EXCHANGE_ACCEPT:
 		put_params(&w, &m->params);
 		put_dest(&w, &m->dest);
+		put_bytes(&w, m->tag.nonce, EXCHANGE_NONCE_LEN);
+		put_bytes(&w, m->tag.mac, EXCHANGE_MAC_LEN);
+		break;
+	case EXCHANGE_CHALLENGE:
+		put(&w, m->challenge.flags, 4);
+		put_bytes(&w, m->challenge.nonce, EXCHANGE_NONCE_LEN);
 		break;
 	case EXCHANGE_MISMATCH:
 		put(&w, m->mismatch.param, 2);
@@ -294,14 +309,17 @@ static int body_len(uint16_t type, unsigned int n_qps)
 	switch (type) {
 	case EXCHANGE_HELLO:
 	case EXCHANGE_ACCEPT:
-		return PARAMS_LEN + DEST_LEN + PORT_LEN + 8 * (int)n_qps;
+		return PARAMS_LEN + DEST_LEN + PORT_LEN + 8 * (int)n_qps + TAG_LEN;
 	case EXCHANGE_MISMATCH:
 		return MISMATCH_LEN;
 	case EXCHANGE_SYNC:
 		return SYNC_LEN;
 	case EXCHANGE_ABORT:
 		return ABORT_LEN;
+	case EXCHANGE_CHALLENGE:
+		return CHAL_LEN;
 	case EXCHANGE_BYE:
+	case EXCHANGE_OPEN:
 		return 0;
 	}
 	return -1;
@@ -395,7 +413,7 @@ int exchange_decode(const uint8_t *buf, size_t len, struct exchange_msg *ret, st
 	unsigned int n_qps = 0;
 	if (type == EXCHANGE_HELLO || type == EXCHANGE_ACCEPT) {
 		/* n_qps sits at a fixed offset; bound it before trusting the length. */
-		if (blen < PARAMS_LEN + DEST_LEN + PORT_LEN)
+		if (blen < PARAMS_LEN + DEST_LEN + PORT_LEN + TAG_LEN)
 			return err_setx(e, EPROTO, "truncated %s: %d bytes",
 					type == EXCHANGE_HELLO ? "hello" : "accept", blen);
 		size_t at = EXCHANGE_HEADER_LEN + PARAMS_LEN + 34;
@@ -412,6 +430,12 @@ int exchange_decode(const uint8_t *buf, size_t len, struct exchange_msg *ret, st
 	case EXCHANGE_ACCEPT:
 		if (decode_hello(&r, &m, n_qps, e) < 0)
 			return -EPROTO;
+		get_bytes(&r, m.tag.nonce, EXCHANGE_NONCE_LEN);
+		get_bytes(&r, m.tag.mac, EXCHANGE_MAC_LEN);
+		break;
+	case EXCHANGE_CHALLENGE:
+		m.challenge.flags = (uint32_t)get(&r, 4);
+		get_bytes(&r, m.challenge.nonce, EXCHANGE_NONCE_LEN);
 		break;
 	case EXCHANGE_MISMATCH:
 		m.mismatch.param = (uint16_t)get(&r, 2);

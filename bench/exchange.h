@@ -17,7 +17,9 @@
 #include "core/err.h"
 
 #define EXCHANGE_MAGIC	     0x49425646u /* "IBVF" */
-#define EXCHANGE_VERSION     2
+/* Version 3: OPEN and CHALLENGE before the hello, a nonce and an HMAC on
+ * HELLO and ACCEPT (exchange_auth.h), ALIVE syncs during a run. */
+#define EXCHANGE_VERSION     3
 #define EXCHANGE_HEADER_LEN  12
 #define EXCHANGE_MAX_QPS     64
 #define EXCHANGE_MAX_SIZE    (8u << 20) /* 8 MiB, the top of a sweep */
@@ -25,7 +27,15 @@
 #define EXCHANGE_MAX_SECONDS 3600u
 #define EXCHANGE_MAX_DEPTH   8192u
 #define EXCHANGE_MAX_BUF     (1ull << 30)
-#define EXCHANGE_MAX_BODY    (32 + 44 + 40 + 8 * EXCHANGE_MAX_QPS)
+/* The largest message times the QPs: the registered buffer a peer can ask
+ * for (32 QPs of 8 MiB; a 400G port is full with far less). */
+#define EXCHANGE_MAX_MR_BYTES (256ull << 20)
+/* What a peer may report for one size: bytes, messages, nanoseconds. */
+#define EXCHANGE_MAX_BYTES (1ull << 50)
+#define EXCHANGE_MAX_NS	   (4ull * EXCHANGE_MAX_SECONDS * 1000000000ull)
+#define EXCHANGE_NONCE_LEN 32
+#define EXCHANGE_MAC_LEN   32
+#define EXCHANGE_MAX_BODY  (32 + 44 + 40 + 8 * EXCHANGE_MAX_QPS + 64)
 #define EXCHANGE_MAX_MSG     (EXCHANGE_HEADER_LEN + EXCHANGE_MAX_BODY)
 #define EXCHANGE_TEXT_LEN    96
 
@@ -36,6 +46,8 @@ enum exchange_type {
 	EXCHANGE_SYNC = 4,     /* barrier, optionally carrying a result */
 	EXCHANGE_ABORT = 5,    /* the peer gives up: code and reason */
 	EXCHANGE_BYE = 6,
+	EXCHANGE_OPEN = 7,	/* client -> server, first: empty */
+	EXCHANGE_CHALLENGE = 8, /* server -> client: flags and the server's nonce */
 };
 
 /* Test kinds, as on the wire. */
@@ -51,8 +63,10 @@ enum bench_test {
 #define EXCHANGE_F_CM	     0x04
 /* HELLO: the client asks for a GRH (its --gid-index); ACCEPT: the
  * connection sends one (the server decides for both, bench/wire.h). */
-#define EXCHANGE_F_GRH	 0x08
-#define EXCHANGE_F_KNOWN 0x0f
+#define EXCHANGE_F_GRH 0x08
+/* HELLO: the client has a key and its MAC is set (ACCEPT echoes it). */
+#define EXCHANGE_F_KEYED 0x10
+#define EXCHANGE_F_KNOWN 0x1f
 
 struct exchange_params {
 	uint8_t test;	   /* enum bench_test */
@@ -130,6 +144,7 @@ struct exchange_mismatch {
 enum exchange_phase {
 	EXCHANGE_PHASE_START = 1,
 	EXCHANGE_PHASE_DONE = 2,
+	EXCHANGE_PHASE_ALIVE = 3, /* the active side, every 250 ms of a loop */
 };
 
 struct exchange_sync {
@@ -145,6 +160,8 @@ enum exchange_abort_code {
 	/* The link layers differ; the text is the sender's device name, so
 	 * that each side names both devices. */
 	EXCHANGE_ABORT_LINK_LAYER = 3,
+	EXCHANGE_ABORT_AUTH = 4, /* the server refused the client's key (or none) */
+	EXCHANGE_ABORT_BUSY = 5, /* the server is serving another client */
 };
 
 struct exchange_abort {
@@ -152,8 +169,24 @@ struct exchange_abort {
 	char text[EXCHANGE_TEXT_LEN]; /* NUL-terminated, printable ASCII */
 };
 
+#define EXCHANGE_CH_KEYED 0x1 /* CHALLENGE: the server wants a key */
+
+struct exchange_challenge {
+	uint32_t flags; /* EXCHANGE_CH_* */
+	uint8_t nonce[EXCHANGE_NONCE_LEN];
+};
+
+/* HELLO and ACCEPT: the sender's nonce and the HMAC (exchange_auth.h); all
+ * zero without a key. */
+struct exchange_tag {
+	uint8_t nonce[EXCHANGE_NONCE_LEN];
+	uint8_t mac[EXCHANGE_MAC_LEN];
+};
+
 struct exchange_msg {
 	uint16_t type;			   /* enum exchange_type */
+	struct exchange_tag tag;	   /* HELLO, ACCEPT */
+	struct exchange_challenge challenge; /* CHALLENGE */
 	struct exchange_params params;	   /* HELLO, ACCEPT */
 	struct exchange_dest dest;	   /* HELLO, ACCEPT */
 	struct exchange_mismatch mismatch; /* MISMATCH */
@@ -171,6 +204,14 @@ int exchange_decode_header(const uint8_t *buf, size_t len, uint16_t *ret_type, s
 int exchange_decode(const uint8_t *buf, size_t len, struct exchange_msg *ret, struct err *e);
 
 int exchange_params_validate(const struct exchange_params *p, struct err *e);
+/* A peer's figures for one size of messages of `size` bytes: bounded in
+ * themselves, and their rate at most twice ceiling_mbps (the faster port's
+ * rate; 0: EXCHANGE_MAX_RATE_MBPS). -EPROTO "the peer reported an impossible
+ * figure: ...". */
+/* The figures' bounds whatever the link (the decoder checks every SYNC). */
+int exchange_sync_validate(const struct exchange_sync *s, struct err *e);
+int exchange_sync_check(const struct exchange_sync *s, uint64_t size, uint32_t ceiling_mbps,
+			struct err *e);
 /* Compares the pinned parameters (a mask of EXCHANGE_PIN()) of the server
  * with the client's; fills ret and returns 1 on the first difference, else 0. */
 int exchange_params_compare(const struct exchange_params *server,

@@ -69,6 +69,14 @@ int exchange_params_validate(const struct exchange_params *p, struct err *e)
 	if (p->duration_s > EXCHANGE_MAX_SECONDS)
 		return err_setx(e, EPROTO, "duration %u s over the limit %u s", p->duration_s,
 				EXCHANGE_MAX_SECONDS);
+	uint64_t largest = (p->flags & EXCHANGE_F_ALL_SIZES) ? EXCHANGE_MAX_SIZE : p->size;
+	if (largest * p->qps > EXCHANGE_MAX_MR_BYTES)
+		return err_setx(e, EPROTO,
+				"%u QPs of %llu-byte messages ask for %llu MiB, over the %llu MiB "
+				"limit",
+				p->qps, (unsigned long long)largest,
+				(unsigned long long)((largest * p->qps) >> 20),
+				EXCHANGE_MAX_MR_BYTES >> 20);
 	bool lat = p->test == BENCH_WRITE_LAT || p->test == BENCH_READ_LAT;
 	if (lat && (p->qps != 1 || (p->flags & EXCHANGE_F_BIDIR)))
 		return err_setx(e, EPROTO, "latency tests run on one QP, one way");
@@ -142,4 +150,57 @@ void exchange_mismatch_describe(const struct exchange_mismatch *m, char *buf, si
 	value_str(m->param, m->client_value, cv, sizeof(cv));
 	snprintf(buf, size, "parameter '%s' differs: server has %s, client asked for %s",
 		 exchange_param_name(m->param), sv, cv);
+}
+
+/* Bounds a figure can have whatever the link: the decoder's check. */
+static int sync_bounds(const struct exchange_sync *s, struct err *e)
+{
+	const char *what = "the peer reported an impossible figure";
+	uint64_t peak_max = 2ull * EXCHANGE_MAX_RATE_MBPS * 1000;
+	if (s->bytes > EXCHANGE_MAX_BYTES)
+		return err_setx(e, EPROTO, "%s: %llu bytes (limit %llu)", what,
+				(unsigned long long)s->bytes, EXCHANGE_MAX_BYTES);
+	if (s->ns > EXCHANGE_MAX_NS)
+		return err_setx(e, EPROTO, "%s: %llu ns (limit %llu)", what,
+				(unsigned long long)s->ns, EXCHANGE_MAX_NS);
+	if (s->msgs > s->bytes)
+		return err_setx(e, EPROTO, "%s: %llu messages for %llu bytes", what,
+				(unsigned long long)s->msgs, (unsigned long long)s->bytes);
+	if (s->peak_kbps > peak_max)
+		return err_setx(e, EPROTO, "%s: peak %llu kb/s (limit %llu)", what,
+				(unsigned long long)s->peak_kbps, (unsigned long long)peak_max);
+	return 0;
+}
+
+int exchange_sync_validate(const struct exchange_sync *s, struct err *e)
+{
+	return sync_bounds(s, e);
+}
+
+int exchange_sync_check(const struct exchange_sync *s, uint64_t size, uint32_t ceiling_mbps,
+			struct err *e)
+{
+	const char *what = "the peer reported an impossible figure";
+	int r = sync_bounds(s, e);
+	if (r < 0)
+		return r;
+	if (!ceiling_mbps || ceiling_mbps > EXCHANGE_MAX_RATE_MBPS)
+		ceiling_mbps = EXCHANGE_MAX_RATE_MBPS;
+	/* Integer arithmetic: bytes < 2^50, so bytes * 8000 < 2^63. */
+	uint64_t limit_mbps = 2ull * ceiling_mbps;
+	if (s->bytes && (!s->ns || s->bytes * 8000 / s->ns > limit_mbps))
+		return err_setx(e, EPROTO, "%s: %llu bytes in %llu ns, over twice the port's %u Mb/s",
+				what, (unsigned long long)s->bytes, (unsigned long long)s->ns,
+				ceiling_mbps);
+	if (s->peak_kbps / 1000 > limit_mbps)
+		return err_setx(e, EPROTO, "%s: peak %llu kb/s, over twice the port's %u Mb/s",
+				what, (unsigned long long)s->peak_kbps, ceiling_mbps);
+	if (size && s->msgs > UINT64_MAX / size)
+		return err_setx(e, EPROTO, "%s: %llu messages of %llu bytes", what,
+				(unsigned long long)s->msgs, (unsigned long long)size);
+	if (size && s->bytes > s->msgs * size)
+		return err_setx(e, EPROTO, "%s: %llu bytes in %llu messages of %llu bytes", what,
+				(unsigned long long)s->bytes, (unsigned long long)s->msgs,
+				(unsigned long long)size);
+	return 0;
 }

@@ -84,7 +84,7 @@ START_TEST(hello_round_trips_in_network_order)
 	struct exchange_msg m = good_hello(3), d;
 	uint8_t buf[EXCHANGE_MAX_MSG];
 	int n = encode(&m, buf);
-	ck_assert_int_eq(n, 12 + 32 + 44 + 40 + 3 * 8);
+	ck_assert_int_eq(n, 12 + 32 + 44 + 40 + 3 * 8 + 64);
 	/* magic 'IBVF', version 2, type 1, body length, big-endian. */
 	ck_assert_mem_eq(buf, "IBVF\x00\x02\x00\x01", 8);
 	ck_assert_uint_eq(buf[11], 32 + 44 + 40 + 24);
@@ -193,7 +193,7 @@ START_TEST(wrong_magic_and_version_are_named)
 	n = encode(&m, buf);
 	poke(buf, 4, 1, 2);
 	ck_assert_int_eq(decode(buf, (size_t)n, &d, &e), -EPROTO);
-	ck_assert_str_eq(e.msg, "protocol version 1, this ibvf speaks version 2");
+	ck_assert_str_eq(e.msg, "protocol version 1, this ibvf speaks version 3");
 	n = encode(&m, buf);
 	poke(buf, 6, 99, 2);
 	ck_assert_int_eq(decode(buf, (size_t)n, &d, &e), -EPROTO);
