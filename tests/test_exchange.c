@@ -85,9 +85,9 @@ START_TEST(hello_round_trips_in_network_order)
 	uint8_t buf[EXCHANGE_MAX_MSG];
 	int n = encode(&m, buf);
 	ck_assert_int_eq(n, 12 + 32 + 44 + 40 + 3 * 8 + 64);
-	/* magic 'IBVF', version 2, type 1, body length, big-endian. */
-	ck_assert_mem_eq(buf, "IBVF\x00\x02\x00\x01", 8);
-	ck_assert_uint_eq(buf[11], 32 + 44 + 40 + 24);
+	/* magic 'IBVF', version 3, type 1, body length, big-endian. */
+	ck_assert_mem_eq(buf, "IBVF\x00\x03\x00\x01", 8);
+	ck_assert_uint_eq(buf[11], 32 + 44 + 40 + 24 + 64);
 	ck_assert_uint_eq(buf[OFF_SIZE + 5], 0x01); /* 65536 = 0x10000 */
 	struct err e;
 	ck_assert_int_eq(decode(buf, (size_t)n, &d, &e), 0);
