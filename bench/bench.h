@@ -12,12 +12,15 @@
 #include <stdint.h>
 
 #include "bench/exchange.h"
+#include "bench/exchange_auth.h"
 #include "bench/wire.h"
 #include "bench/stats.h"
 #include "core/err.h"
 
 #define BENCH_MAX_SIZES	   23 /* 2 B .. 8 MiB, powers of two */
 #define BENCH_DEFAULT_PORT 18515
+
+struct gate_client;
 
 struct bench_config {
 	/* This side. */
@@ -56,6 +59,11 @@ struct bench_config {
 	bool allow_same_port;
 	/* --cm in pair and loopback runs: the server side's cm_addr */
 	const char *cm_peer_addr;
+	/* The shared secret (--key); NULL or unset: none, the server is open. */
+	const struct exchange_key *key;
+	/* Server: a client already through the door (bench/gate.h); bench_run
+	 * owns its fd. NULL: the session takes the first client on listen_fd. */
+	const struct gate_client *gated;
 };
 
 #define BENCH_PLACE_NOTE 200
@@ -131,6 +139,9 @@ struct bench_result {
 	char pf_bdf[16];      /* the function owning this side's physical port */
 	char peer[64];	      /* the peer as named: its device (pair) or host */
 	bool allow_same_port; /* the run's --allow-same-port */
+	/* Server: the failure was this side's (NUMA placement, the device),
+	 * before anything the client asked for: the server backs off. */
+	bool local_fault;
 };
 
 /* Runs one benchmark session (a server serves one client). Returns 0, or a

@@ -63,6 +63,8 @@ struct bench_ctx {
 	bool link_layer_told; /* the peer has our name: no second ABORT */
 	struct exchange_sync peer_sync;
 	int timeout_ms;
+	uint64_t last_alive;	  /* ns: the last ALIVE this side sent in a loop */
+	uint8_t peer_nonce[EXCHANGE_NONCE_LEN]; /* the challenge (client) or hello's */
 	cpu_set_t saved_affinity; /* the thread's, before place_begin() */
 };
 
@@ -154,3 +156,21 @@ int loop_read_lat(struct bench_ctx *c, unsigned int step, uint64_t size,
 		  struct bench_size_result *r);
 /* Between loops' checks: cancelled, or the peer aborted or went away. */
 int loop_check_peer(struct bench_ctx *c);
+/* The completion records a bandwidth run first allocates: what it needs,
+ * at most 4 Mi + 1 (past that the loop samples, loops.c). */
+size_t loop_records_cap(uint64_t iters, unsigned int qps, unsigned int cq_mod);
+
+/* engine.c: the control channel, an ABORT turned into an error naming the
+ * peer's reason, ALIVE syncs skipped (each restarts the wait). */
+int bench_send(struct bench_ctx *c, const struct exchange_msg *m);
+int bench_recv(struct bench_ctx *c, struct exchange_msg *m, int timeout_ms, uint16_t want,
+	       const char *waiting_for);
+
+/* handshake.c: the door, the parameters, the QPs' connection. */
+struct gate_client;
+int bench_client_handshake(struct bench_ctx *c);
+/* The server's client: cfg->gated, else the first through lfd's door. */
+int bench_server_door(struct bench_ctx *c, int lfd, struct gate_client *ret);
+int bench_server_handshake(struct bench_ctx *c, const struct gate_client *client);
+void bench_send_link_layer_abort(struct bench_ctx *c);
+int bench_link_layer_refusal(struct bench_ctx *c, const char *peer);

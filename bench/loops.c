@@ -17,6 +17,11 @@
 #define PROGRESS_NS   100000000ull /* 100 ms */
 #define MAX_SAMPLES   (8u << 20)   /* latency samples kept in duration mode */
 #define SPREAD_SLICES 10
+#define ALIVE_NS      250000000ull /* between ALIVE syncs to the peer */
+/* Completion records kept per size (16 bytes each): past it, every other
+ * record is dropped and one in twice as many kept, so a long run is
+ * sampled, not refused, and the memory a peer's parameters cost is bound. */
+#define MAX_RECORDS (4u << 20)
 
 /* Duration mode: warm-up and cool-down margins, excluded from the figures. */
 uint64_t loop_margin_ns(const struct bench_ctx *c)
@@ -37,6 +42,8 @@ int loop_check_peer(struct bench_ctx *c)
 		return 0;
 	if (m.type == EXCHANGE_ABORT)
 		return err_setx(c->e, ECONNABORTED, "the peer stopped the run: %s", m.abort.text);
+	if (m.type == EXCHANGE_SYNC && m.sync.phase == EXCHANGE_PHASE_ALIVE)
+		return 0;
 	if (m.type == EXCHANGE_SYNC && m.sync.phase == EXCHANGE_PHASE_DONE && !c->peer_done) {
 		c->peer_done = true; /* the peer finished first: keep it for the engine */
 		c->peer_sync = m.sync;
@@ -85,6 +92,14 @@ int watch_check_at(struct watch *w, uint64_t now, const char *waiting_for)
 	int r = loop_check_peer(w->c);
 	if (r < 0)
 		return r;
+	/* The peer's waits are bounded by its timeout: tell it we run. */
+	if (now - w->c->last_alive >= ALIVE_NS) {
+		struct exchange_msg m = {.type = EXCHANGE_SYNC,
+					 .sync = {.step = w->step, .phase = EXCHANGE_PHASE_ALIVE}};
+		w->c->last_alive = now;
+		if ((r = bench_send(w->c, &m)) < 0)
+			return r;
+	}
 	if (now - w->last_event > (uint64_t)w->c->timeout_ms * 1000000ull)
 		return err_setx(w->c->e, ETIMEDOUT,
 				"no %s for %d ms: the peer or the path is stuck", waiting_for,
@@ -124,7 +139,7 @@ int loop_wc_error(struct bench_ctx *c, const struct ibv_wc *wc)
 }
 
 static void fill_bw(struct bench_ctx *c, struct bench_size_result *r, uint64_t size, uint64_t start,
-		    const uint64_t *t, const uint64_t *cum, size_t n)
+		    const uint64_t *t, const uint64_t *cum, size_t n, size_t every)
 {
 	r->size = size;
 	if (n == 0)
@@ -152,22 +167,52 @@ static void fill_bw(struct bench_ctx *c, struct bench_size_result *r, uint64_t s
 	if (window < 2 * (size_t)c->n_qps)
 		window = 2 * (size_t)c->n_qps;
 	r->bw_peak_gbps =
-		cqes > window ? stats_peak_gbps(t + i0, cqes, window, size * c->res->cq_mod) : 0;
+		cqes > window ? stats_peak_gbps(t + i0, cqes, window, size * c->res->cq_mod * every) : 0;
 	if (r->bw_peak_gbps < r->bw_avg_gbps)
 		r->bw_peak_gbps = r->bw_avg_gbps;
 	r->bw_spread = stats_bw_spread(t, cum, i0, i1, SPREAD_SLICES);
 }
 
-/* Completion times and running message counts, for fill_bw(). */
+/* Completion times and running message counts, for fill_bw(): one record
+ * in `every` kept, the latest always in t[n], cum[n] (counted by `tail`). */
 struct cqe_log {
 	uint64_t *t, *cum;
-	size_t n, cap;
+	size_t n, cap, every, seen;
+	bool tail;
 };
+
+/* The first capacity: what the run needs, up to MAX_RECORDS (+1 for the tail). */
+size_t loop_records_cap(uint64_t iters, unsigned int qps, unsigned int cq_mod)
+{
+	uint64_t want = iters ? iters * qps / (cq_mod ? cq_mod : 1) + 2ull * qps + 16 : 65536;
+	return (size_t)(want < MAX_RECORDS ? want : MAX_RECORDS) + 1;
+}
+
+/* Full at MAX_RECORDS: keep every other record, and one in twice as many. */
+static void cqe_log_thin(struct cqe_log *l)
+{
+	size_t i = 1;
+	for (; 2 * i + 1 < l->n; i++) {
+		l->t[i] = l->t[2 * i + 1];
+		l->cum[i] = l->cum[2 * i + 1];
+	}
+	l->n = i;
+	l->every *= 2;
+}
 
 static int cqe_log_add(struct bench_ctx *c, struct cqe_log *l, uint64_t now, uint64_t total)
 {
-	if (l->n == l->cap) {
-		size_t ncap = l->cap * 2;
+	if (++l->seen % l->every) { /* not kept, but the latest */
+		l->t[l->n] = now;
+		l->cum[l->n] = total;
+		l->tail = true;
+		return 0;
+	}
+	l->tail = false;
+	if (l->n + 1 >= MAX_RECORDS)
+		cqe_log_thin(l);
+	if (l->n + 1 == l->cap) {
+		size_t ncap = l->cap * 2 < MAX_RECORDS + 1 ? l->cap * 2 : MAX_RECORDS + 1;
 		uint64_t *nt = realloc(l->t, ncap * sizeof(*nt));
 		if (nt)
 			l->t = nt;
@@ -229,8 +274,7 @@ int loop_bw(struct bench_ctx *c, unsigned int step, uint64_t size, struct bench_
 		.inline_flag = !read && size <= c->max_inline ? IBV_SEND_INLINE : 0,
 	};
 	p.wr.sg_list = &p.sge;
-	struct cqe_log log = {
-		.cap = c->params.iters ? (size_t)(c->params.iters * n / mod + 2 * n + 16) : 65536};
+	struct cqe_log log = {.cap = loop_records_cap(c->params.iters, n, mod), .every = 1};
 	log.t = malloc(log.cap * sizeof(*log.t));
 	log.cum = malloc(log.cap * sizeof(*log.cum));
 	int ret = 0;
@@ -282,7 +326,7 @@ int loop_bw(struct bench_ctx *c, unsigned int step, uint64_t size, struct bench_
 		if ((ret = watch_turn(&w, "completion")) < 0)
 			goto out;
 	}
-	fill_bw(c, r, size, start, log.t, log.cum, log.n);
+	fill_bw(c, r, size, start, log.t, log.cum, log.n + log.tail, log.every);
 out:
 	free(log.t);
 	free(log.cum);

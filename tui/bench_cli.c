@@ -57,6 +57,8 @@ enum {
 	O_PKEY_INDEX,
 	O_ALLOW_SAME_PORT,
 	O_CM_ADDR,
+	O_BIND,
+	O_KEY,
 };
 
 static const struct option bench_options[] = {
@@ -86,6 +88,8 @@ static const struct option bench_options[] = {
 	{"pkey-index", required_argument, NULL, O_PKEY_INDEX},
 	{"allow-same-port", no_argument, NULL, O_ALLOW_SAME_PORT},
 	{"cm-addr", required_argument, NULL, O_CM_ADDR},
+	{"bind", required_argument, NULL, O_BIND},
+	{"key", required_argument, NULL, O_KEY},
 	{"profile", required_argument, NULL, BENCH_O_PROFILE},
 	{"no-history", no_argument, NULL, BENCH_O_NO_HISTORY},
 	{"max-lat", required_argument, NULL, BENCH_O_MAX_LAT},
@@ -239,6 +243,12 @@ static int parse_other(struct bench_opts *o, int code, const char *arg)
 		return bench_path_option(cfg, BENCH_PATH_ALLOW_SAME_PORT, arg);
 	case O_CM_ADDR:
 		return bench_cm_addr_option(o, arg);
+	case O_BIND:
+		o->bind = arg;
+		break;
+	case O_KEY:
+		o->key_file = arg;
+		break;
 	}
 	return 0;
 }
@@ -429,6 +439,13 @@ int cmd_bench(const struct cli *c, int argc, char **argv)
 	}
 	if (bench_cm_check(&o, argv[first]) < 0 || bench_validate_check_opts(&o, argv[first]) < 0)
 		return EXIT_USAGE;
+	if (o.bind && mode != mode_server) {
+		cli_error("--bind is for bench server (the address it listens on)");
+		return EXIT_USAGE;
+	}
+	if (bench_cli_load_key(&o) < 0)
+		return EXIT_USAGE;
+	o.cfg.key = o.key.set ? &o.key : NULL;
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -439,5 +456,6 @@ int cmd_bench(const struct cli *c, int argc, char **argv)
 		return 1;
 	int rc = mode(&o, n, argv + first + 1, argc - first - 1);
 	node_free(n);
+	exchange_key_clear(&o.key);
 	return rc;
 }

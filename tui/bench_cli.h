@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "bench/bench.h"
+#include "bench/exchange_auth.h"
 #include "bench/report.h"
 #include "bench/verdict.h"
 #include "cli.h"
@@ -32,6 +33,9 @@ struct bench_opts {
 	double max_lat_us;	/* latency judged against it when > 0 */
 	const char *state_root; /* the node's root: the history is under it */
 	const struct cli *cli;	/* NULL (state_root given) or where it comes from */
+	/* The server's --bind address (NULL: all) and the shared secret. */
+	const char *bind, *key_file;
+	struct exchange_key key;
 };
 
 /* Set by SIGINT/SIGTERM: runs stop cleanly and the peer is told. */
@@ -60,6 +64,13 @@ int bench_cli_run_one(const struct bench_opts *o, const struct bench_target *t, 
 int bench_cli_all_vfs(const struct bench_opts *o, const struct node *n, const char *host,
 		      const char *peer_dev);
 int bench_cli_server(const struct bench_opts *o, const char *dev);
+/* A result's JSON on stdout, pretty; its text report (and verdict line). Both free o. */
+void bench_cli_print_json(struct json_object *o);
+void bench_cli_print_text(struct json_object *o, bool mbps, bool verdict);
+/* bench_serve.c: "0.0.0.0:18515" for a listening socket. */
+void bench_cli_listen_name(int lfd, char *buf, size_t size);
+/* --key, else $IBVF_BENCH_KEY_FILE, into o->key: 0 or -1 (said). */
+int bench_cli_load_key(struct bench_opts *o);
 
 /* bench_numa.c: --cpu LIST (no_pin false) or --no-pin into o's config; 0
  * or -EINVAL, said. */

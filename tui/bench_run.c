@@ -143,7 +143,7 @@ int bench_client_run(const struct bench_config *cfg0, const char *host, const ch
 	return r;
 }
 
-static void print_json(struct json_object *o)
+void bench_cli_print_json(struct json_object *o)
 {
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 						       JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -151,7 +151,7 @@ static void print_json(struct json_object *o)
 }
 
 /* The text report of a result's JSON (and its verdict line); frees o. */
-static void print_text(struct json_object *o, bool mbps, bool verdict)
+void bench_cli_print_text(struct json_object *o, bool mbps, bool verdict)
 {
 	struct text t = {0};
 	bench_text_report(&t, o, mbps);
@@ -176,12 +176,14 @@ int bench_cli_run_one(const struct bench_opts *o, const struct bench_target *t, 
 		     : bench_pair_run(&o->cfg, peer_dev, t->ibdev, on_progress, &bar, res, &e);
 	bar_clear(&bar);
 	if (r < 0) {
-		cli_error("bench on '%s': %s", t->ibdev, e.msg);
+		char dev[64];
+		text_escape_into(dev, sizeof(dev), t->ibdev);
+		cli_error("bench on '%s': %s", dev, e.msg);
 		if (o->json) {
 			struct json_object *j = json_object_new_object();
 			json_object_object_add(j, "device", json_object_new_string(t->ibdev));
 			json_object_object_add(j, "error", json_object_new_string(e.msg));
-			print_json(j);
+			bench_cli_print_json(j);
 		}
 		free(res);
 		return 1;
@@ -189,9 +191,9 @@ int bench_cli_run_one(const struct bench_opts *o, const struct bench_target *t, 
 	struct bench_verdict v;
 	bench_judge(res, t, o->min_ratio, &v);
 	if (o->json)
-		print_json(bench_result_to_json(res, t, &v));
+		bench_cli_print_json(bench_result_to_json(res, t, &v));
 	else
-		print_text(bench_result_to_json(res, t, &v), o->mbps, true);
+		bench_cli_print_text(bench_result_to_json(res, t, &v), o->mbps, true);
 	free(res);
 	return v.pass ? 0 : 1;
 }
@@ -297,88 +299,12 @@ int bench_cli_all_vfs(const struct bench_opts *o, const struct node *n, const ch
 		return 1;
 	}
 	if (o->json) {
-		print_json(doc);
+		bench_cli_print_json(doc);
 	} else {
 		text_render_print(stdout, doc, bench_text_sweep_summary);
 		json_object_put(doc);
 	}
 	return r;
-}
-
-/* Serves clients one after another until interrupted (or one, --once). */
-int bench_cli_server(const struct bench_opts *o, const char *dev)
-{
-	int lfd;
-	uint16_t port;
-	struct err e = {{0}};
-	if (exchange_listen(NULL, o->cfg.tcp_port, &lfd, &port, &e) < 0) {
-		cli_error("bench server: %s", e.msg);
-		return 1;
-	}
-	fprintf(stderr, "ibvf: bench server on '%s', TCP port %u%s\n", dev, port,
-		o->cfg.cm ? " (rdma_cm on the same port number)" : "");
-	int rc = bench_cli_serve(o, dev, lfd, o->cfg.tcp_port, NULL, NULL);
-	close(lfd);
-	return rc;
-}
-
-int bench_cli_serve(const struct bench_opts *o, const char *dev, int lfd, uint16_t port,
-		    pthread_mutex_t *out_mu, const char *label)
-{
-	struct bench_config cfg = o->cfg;
-	cfg.tcp_port = port;
-	cfg.server = true;
-	cfg.ibdev = dev;
-	cfg.cancel = &bench_interrupted;
-	cfg.listen_fd = lfd;
-	struct bench_result *res = calloc(1, sizeof(*res));
-	char last[sizeof(res->err.msg)] = "";
-	int rc = 0, again = 0;
-	while (res && !atomic_load(&bench_interrupted)) {
-		int r = bench_run(&cfg, NULL, NULL, res);
-		if (r == -ECANCELED && atomic_load(&bench_interrupted))
-			break;
-		if (out_mu)
-			pthread_mutex_lock(out_mu);
-		/* The same failure 3 times in a row (a device that cannot be
-		 * opened fails before any client comes): not a loop of errors. */
-		again = r < 0 && !strcmp(last, res->err.msg) ? again + 1 : 0;
-		snprintf(last, sizeof(last), "%s", r < 0 ? res->err.msg : "");
-		if (again == 2) {
-			cli_error(
-				"bench server%s%s: stopped: the same failure 3 times in a row: %s",
-				label ? " " : "", label ? label : "", res->err.msg);
-			rc = 1;
-			if (out_mu)
-				pthread_mutex_unlock(out_mu);
-			break;
-		} else if (r < 0) {
-			cli_error("bench server%s%s: %s", label ? " " : "", label ? label : "",
-				  res->err.msg);
-			rc = 1;
-		} else {
-			rc = 0;
-			struct bench_target t = {.vf_index = -1, .rate_gbps = -1};
-			snprintf(t.ibdev, sizeof(t.ibdev), "%s", dev);
-			if (o->json)
-				print_json(bench_result_to_json(res, &t, NULL));
-			else if (!bench_is_latency(res->test))
-				print_text(bench_result_to_json(res, &t, NULL), o->mbps, false);
-			else
-				printf("%s session done%s%s (the client reports latency)\n",
-				       exchange_test_name(res->test), label ? " on " : "",
-				       label ? label : "");
-			fflush(stdout);
-		}
-		if (out_mu)
-			pthread_mutex_unlock(out_mu);
-		if (o->once)
-			break;
-	}
-	if (!res)
-		rc = 1;
-	free(res);
-	return rc;
 }
 
 /* The first RDMA device of the node, for a server or client without -d. */

@@ -15,6 +15,7 @@
 
 #include "bench_cli.h"
 #include "bench_sweep.h"
+#include "text.h"
 #include "core/node.h"
 #include "core/pods.h"
 
@@ -79,8 +80,9 @@ int bench_cli_server_all_pfs(const struct bench_opts *o, const struct node *n)
 		s->out_mu = &out_mu;
 		s->dev = pf_device(&n->pfs[i], o->force);
 		s->port = (uint16_t)(o->cfg.tcp_port + i);
-		snprintf(s->label, sizeof(s->label), "PF %s '%.60s'", n->pfs[i].fn.bdf,
-			 s->dev ? s->dev : "");
+		char shown[64];
+		text_escape_into(shown, sizeof(shown), s->dev ? s->dev : "");
+		snprintf(s->label, sizeof(s->label), "PF %s '%s'", n->pfs[i].fn.bdf, shown);
 		if (!s->dev) {
 			fprintf(stderr,
 				"ibvf: PF %s has no RDMA device to serve on (nor a free VF): "
@@ -88,7 +90,7 @@ int bench_cli_server_all_pfs(const struct bench_opts *o, const struct node *n)
 				n->pfs[i].fn.bdf, s->port);
 			continue;
 		}
-		if (exchange_listen(NULL, s->port, &s->lfd, NULL, &e) < 0) {
+		if (exchange_listen(o->bind, s->port, &s->lfd, NULL, &e) < 0) {
 			cli_error("bench server --all-pfs: PF %s: %s", n->pfs[i].fn.bdf, e.msg);
 			rc = 1;
 			break;
@@ -99,10 +101,15 @@ int bench_cli_server_all_pfs(const struct bench_opts *o, const struct node *n)
 		struct served *s = &sv[i];
 		if (s->lfd < 0)
 			continue;
+		char shown[64], where[80];
+		text_escape_into(shown, sizeof(shown), s->dev);
+		bench_cli_listen_name(s->lfd, where, sizeof(where));
 		pthread_mutex_lock(&out_mu);
-		fprintf(stderr, "ibvf: bench server on '%s' for PF %s (rail %zu), TCP port %u%s\n",
-			s->dev, n->pfs[i].fn.bdf, i, s->port,
-			o->cfg.cm ? " (rdma_cm on the same port number)" : "");
+		fprintf(stderr, "ibvf: bench server on '%s' for PF %s (rail %zu), listening on %s%s; %s\n",
+			shown, n->pfs[i].fn.bdf, i, where,
+			o->cfg.cm ? " (rdma_cm on the same port number)" : "",
+			o->key.set ? "clients need the shared key (--key)"
+				   : "open: no --key, any client that reaches this port can run a test");
 		pthread_mutex_unlock(&out_mu);
 		int r = pthread_create(&s->th, NULL, served_main, s);
 		if (r) {
