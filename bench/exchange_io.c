@@ -84,7 +84,7 @@ int exchange_listen(const char *addr, uint16_t port, int *ret_fd, uint16_t *ret_
 			continue;
 		int one = 1;
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, 64) == 0 &&
+		if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, 128) == 0 &&
 		    set_nonblock(fd) == 0)
 			break;
 		saved = errno;

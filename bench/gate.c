@@ -24,14 +24,20 @@ struct conn {
 	enum conn_state state;
 	int fd;
 	int64_t deadline, since;
+	uint64_t round; /* the poll round it was accepted in */
 	size_t have, want; /* bytes read, bytes the current message needs */
 	uint8_t buf[EXCHANGE_MAX_MSG];
 	uint8_t nonce[EXCHANGE_NONCE_LEN];
 	char peer[64];
 };
 
+#define LOG_PER_S 10 /* lines about clients per second; past it, a count */
+
 struct gate {
 	struct gate_config cfg;
+	uint64_t round;
+	int64_t log_second;
+	unsigned int logged, held;
 	struct conn conns[GATE_MAX_PENDING];
 };
 
@@ -71,11 +77,30 @@ void gate_free(struct gate *g)
 	free(g);
 }
 
+/* One line about a client, at most LOG_PER_S a second: a flood of
+ * connections is not a flood of lines. */
 static void say(struct gate *g, const struct conn *c, const char *fmt, const char *what)
 {
 	if (!g->cfg.log)
 		return;
 	char line[600];
+	int64_t second = now_ms() / 1000;
+	if (second != g->log_second) {
+		if (g->held) {
+			snprintf(line, sizeof(line),
+				 "%u more clients refused or dropped in the last second (not "
+				 "listed)",
+				 g->held);
+			g->cfg.log(line, g->cfg.log_arg);
+		}
+		g->log_second = second;
+		g->logged = g->held = 0;
+	}
+	if (g->logged >= LOG_PER_S) {
+		g->held++;
+		return;
+	}
+	g->logged++;
 	snprintf(line, sizeof(line), fmt, c->peer, what);
 	g->cfg.log(line, g->cfg.log_arg);
 }
@@ -134,11 +159,39 @@ static void peer_name(int fd, char *buf, size_t size)
 	snprintf(buf, size, "%s:%u", host, port);
 }
 
-/* Takes every connection waiting on the listening socket; with the table
- * full the connection longest in its handshake makes room. */
+/* The connection that makes room: one that has had a poll round to speak,
+ * the longest waiting for its OPEN, else the longest waiting for its hello.
+ * NULL when every one came in this round. */
+static struct conn *evictable(struct gate *g)
+{
+	struct conn *best = NULL;
+	for (size_t i = 0; i < GATE_MAX_PENDING; i++) {
+		struct conn *c = &g->conns[i];
+		if (c->state == CONN_FREE || c->round == g->round)
+			continue;
+		if (!best || (c->state == CONN_WANT_OPEN && best->state != CONN_WANT_OPEN) ||
+		    (c->state == best->state && c->since < best->since))
+			best = c;
+	}
+	return best;
+}
+
+/* Takes the connections waiting on the listening socket; with the table
+ * full one makes room (evictable()), else the rest wait in the backlog. */
 static int take_new(struct gate *g, int64_t now, struct err *e)
 {
 	for (;;) {
+		struct conn *slot = NULL;
+		for (size_t i = 0; i < GATE_MAX_PENDING && !slot; i++)
+			if (g->conns[i].state == CONN_FREE)
+				slot = &g->conns[i];
+		if (!slot && (slot = evictable(g))) {
+			say(g, slot, "client %s dropped: %s",
+			    "too many connections in their handshake");
+			conn_close(slot);
+		}
+		if (!slot)
+			return 0;
 		int fd = accept4(g->cfg.lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0) {
 			if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED)
@@ -148,24 +201,11 @@ static int take_new(struct gate *g, int64_t now, struct err *e)
 				return 0; /* the deadlines free some */
 			return err_set(e, errno, "cannot accept a client");
 		}
-		struct conn *slot = NULL, *oldest = NULL;
-		for (size_t i = 0; i < GATE_MAX_PENDING && !slot; i++) {
-			struct conn *c = &g->conns[i];
-			if (c->state == CONN_FREE)
-				slot = c;
-			else if (!oldest || c->since < oldest->since)
-				oldest = c;
-		}
-		if (!slot) {
-			say(g, oldest, "client %s dropped: %s",
-			    "too many connections in their handshake, the oldest goes");
-			conn_close(oldest);
-			slot = oldest;
-		}
 		int one = 1;
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		*slot = (struct conn){.state = CONN_WANT_OPEN,
 				      .fd = fd,
+				      .round = g->round,
 				      .since = now,
 				      .deadline = now + g->cfg.timeout_ms,
 				      .want = EXCHANGE_HEADER_LEN};
@@ -285,6 +325,7 @@ int gate_next(struct gate *g, struct gate_client *ret, struct err *e)
 			return err_setx(e, ECANCELED, "cancelled while waiting for a client");
 		int64_t now = now_ms(), next = now + SLICE_MS;
 		size_t n = 0;
+		g->round++;
 		p[n] = (struct pollfd){.fd = g->cfg.lfd, .events = POLLIN};
 		of[n++] = NULL;
 		for (size_t i = 0; i < GATE_MAX_PENDING; i++) {
@@ -293,10 +334,12 @@ int gate_next(struct gate *g, struct gate_client *ret, struct err *e)
 				continue;
 			if (now >= c->deadline) {
 				char why[96];
-				snprintf(why, sizeof(why), "no %s within %d ms",
+				snprintf(why, sizeof(why), "sent no %s within %d ms",
 					 c->state == CONN_WANT_OPEN ? "OPEN" : "hello",
 					 g->cfg.timeout_ms);
-				refuse(g, c, EXCHANGE_ABORT_ERROR, why);
+				gate_refuse(c->fd, EXCHANGE_ABORT_ERROR, why);
+				say(g, c, "client %s dropped: %s", why);
+				conn_close(c);
 				continue;
 			}
 			if (c->deadline < next)

@@ -15,8 +15,8 @@
 #include "bench/exchange_auth.h"
 #include "core/err.h"
 
-#define GATE_MAX_PENDING 32 /* connections in their handshake at once */
-#define GATE_BACKLOG	 64 /* the listening socket's backlog (exchange_listen) */
+#define GATE_MAX_PENDING 256 /* connections in their handshake at once */
+#define GATE_BACKLOG	 128 /* the listening socket's backlog (exchange_listen) */
 
 /* One line about a client the gate refused or dropped. */
 typedef void (*gate_log_fn)(const char *line, void *arg);
