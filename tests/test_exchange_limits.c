@@ -5,9 +5,15 @@
 #include <check.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "bench/exchange.h"
+#include "bench/exchange_auth.h"
+#include "bench/internal.h"
 #include "testutil.h"
 
 static struct exchange_params params(unsigned int qps, uint64_t size)
@@ -98,12 +104,105 @@ START_TEST(a_peer_cannot_report_an_impossible_figure)
 }
 END_TEST
 
+START_TEST(completion_records_are_bounded)
+{
+	/* bidir x 64 QPs x 10^8 iterations with a CQE per message asked for
+	 * 6.4 G records (102 GB) a direction; the cap is 4 Mi + 1. */
+	ck_assert_uint_eq(loop_records_cap(100000000ull, 64, 1), (4u << 20) + 1);
+	ck_assert_uint_eq(loop_records_cap(5000, 1, 100), 5000 / 100 + 2 + 16 + 1);
+	ck_assert_uint_eq(loop_records_cap(0, 8, 100), 65536 + 1);
+}
+END_TEST
+
+static struct exchange_msg keyed_hello(void)
+{
+	struct exchange_msg m = {.type = EXCHANGE_HELLO, .params = params(1, 65536)};
+	m.params.flags = EXCHANGE_F_KEYED;
+	m.dest.lid = 7;
+	m.dest.link_layer = EXCHANGE_LL_IB;
+	m.dest.addr = 0x1000;
+	m.dest.rkey = 9;
+	m.dest.buf_size = 1 << 20;
+	m.dest.n_qps = 1;
+	m.dest.qps[0].qpn = 0x55;
+	memset(m.tag.nonce, 0xc1, sizeof(m.tag.nonce));
+	return m;
+}
+
+START_TEST(the_hmac_binds_the_hello_to_the_key_and_the_challenge)
+{
+	struct exchange_key k = {.set = true, .len = 16}, other = k;
+	memcpy(k.bytes, "0123456789abcdef", 16);
+	memcpy(other.bytes, "0123456789abcdeF", 16);
+	uint8_t n1[EXCHANGE_NONCE_LEN], n2[EXCHANGE_NONCE_LEN];
+	struct err e = {{0}};
+	ck_assert_int_eq(exchange_nonce(n1, &e), 0);
+	ck_assert_int_eq(exchange_nonce(n2, &e), 0);
+	ck_assert_mem_ne(n1, n2, sizeof(n1));
+	struct exchange_msg m = keyed_hello();
+	ck_assert_int_eq(exchange_seal(&k, &m, n1, &e), 0);
+	ck_assert(exchange_verify(&k, &m, n1));
+	/* Replayed against another challenge, or checked with another key. */
+	ck_assert(!exchange_verify(&k, &m, n2));
+	ck_assert(!exchange_verify(&other, &m, n1));
+	/* Any field changed, or the hello's MAC presented as an accept's. */
+	struct exchange_msg t = m;
+	t.params.iters++;
+	ck_assert(!exchange_verify(&k, &t, n1));
+	t = m;
+	t.tag.nonce[0] ^= 1;
+	ck_assert(!exchange_verify(&k, &t, n1));
+	t = m;
+	t.type = EXCHANGE_ACCEPT;
+	ck_assert(!exchange_verify(&k, &t, n1));
+	/* No key: nothing verifies. */
+	struct exchange_key none = {0};
+	ck_assert(!exchange_verify(&none, &m, n1));
+}
+END_TEST
+
+START_TEST(a_key_file_is_read_with_care)
+{
+	char dir[] = "/tmp/ibvf-key-XXXXXX", p[300], q[300];
+	struct exchange_key k;
+	struct err e = {{0}};
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/key", dir);
+	snprintf(q, sizeof(q), "%s/link", dir);
+	tu_write(p, "short\n");
+	chmod(p, 0600);
+	ck_assert_int_eq(exchange_key_load(p, &k, &e), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(e.msg, "holds 5 bytes, want at least 16"));
+	tu_write(p, "0123456789abcdef0123\n");
+	chmod(p, 0640);
+	ck_assert_int_eq(exchange_key_load(p, &k, &e), -EPERM);
+	ck_assert_ptr_nonnull(strstr(e.msg, "(mode 0640): chmod 600 it"));
+	chmod(p, 0600);
+	ck_assert_int_eq(exchange_key_load(p, &k, &e), 0);
+	ck_assert(k.set);
+	ck_assert_uint_eq(k.len, 20); /* without the newline */
+	ck_assert_int_eq(symlink(p, q), 0);
+	ck_assert_int_eq(exchange_key_load(q, &k, &e), -ELOOP);
+	ck_assert_ptr_nonnull(strstr(e.msg, "(a symbolic link)"));
+	unlink(q);
+	ck_assert_int_eq(mkfifo(q, 0600), 0);
+	ck_assert_int_eq(exchange_key_load(q, &k, &e), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(e.msg, "is not a regular file"));
+	unlink(q);
+	unlink(p);
+	rmdir(dir);
+}
+END_TEST
+
 static Suite *limits_suite(void)
 {
 	Suite *s = suite_create("exchange_limits");
 	TCase *tc = tcase_create("limits");
 	tcase_add_test(tc, the_buffer_a_peer_asks_for_is_bounded);
 	tcase_add_test(tc, a_peer_cannot_report_an_impossible_figure);
+	tcase_add_test(tc, completion_records_are_bounded);
+	tcase_add_test(tc, the_hmac_binds_the_hello_to_the_key_and_the_challenge);
+	tcase_add_test(tc, a_key_file_is_read_with_care);
 	suite_add_tcase(s, tc);
 	return s;
 }
