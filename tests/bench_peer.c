@@ -3,8 +3,13 @@
  * prints the server's answer), and a flood of hostile ones. No device is
  * needed: the server's gate answers before it opens one.
  *
- *   bench_peer good HOST PORT [KEYFILE]     OPEN, CHALLENGE, HELLO; prints
- *                                            "answer: ..." and "ms: N"
+ *   bench_peer good HOST PORT [KEYFILE] [--eth] [--hang S]
+ *                                            OPEN, CHALLENGE, HELLO; prints
+ *                                            "answer: ..." and "ms: N"; --eth:
+ *                                            a RoCE hello; --hang: after an
+ *                                            ACCEPT, S seconds of silence
+ *   bench_peer mute PORT SECONDS             a server that accepts and says
+ *                                            nothing
  *   bench_peer flood HOST PORT N SECONDS     N threads at once, each of one
  *                                            kind (silent, garbage, huge hello,
  *                                            huge length, half-close, wrong
@@ -17,6 +22,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +65,9 @@ static int dial(void)
 	return fd;
 }
 
+static bool eth;
+static double hang_s;
+
 static struct exchange_msg hello(void)
 {
 	struct exchange_msg m = {.type = EXCHANGE_HELLO};
@@ -74,6 +83,17 @@ static struct exchange_msg hello(void)
 	m.dest.port = (struct exchange_port){.rate_mbps = 400000, .width = 4, .mtu = 4096,
 					     .numa_node = -1, .buf_node = -1};
 	m.dest.qps[0] = (struct exchange_qp){.qpn = 0x100, .psn = 0x1234};
+	if (eth) { /* RoCE v2, 10.11.0.2 (rxe1 in the guest's bench scenarios) */
+		m.dest.link_layer = EXCHANGE_LL_ETH;
+		m.dest.lid = 0;
+		m.dest.gid_index = 1;
+		m.dest.gid[10] = m.dest.gid[11] = 0xff;
+		m.dest.gid[12] = 10;
+		m.dest.gid[13] = 11;
+		m.dest.gid[15] = 2;
+		m.params.mtu = 3;
+		m.dest.port.mtu = 1024;
+	}
 	return m;
 }
 
@@ -117,6 +137,20 @@ static int good(const char *keyfile)
 	else
 		printf("answer: type %u\n", a.type);
 	printf("ms: %.0f\n", (now_s() - t0) * 1000);
+	fflush(stdout);
+	if (r == 0 && a.type == EXCHANGE_ACCEPT && hang_s > 0) {
+		/* Silent after the handshake: the server must give up on us. */
+		until = now_s() + hang_s;
+		double h0 = now_s();
+		char b[256];
+		ssize_t n = 0;
+		while (now_s() < until) {
+			struct pollfd p = {.fd = fd, .events = POLLIN};
+			if (poll(&p, 1, 100) > 0 && (n = recv(fd, b, sizeof(b), 0)) <= 0)
+				break;
+		}
+		printf("hang: the server closed after %.1f s\n", now_s() - h0);
+	}
 	close(fd);
 	return r < 0;
 }
@@ -202,9 +236,37 @@ int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
 	if (argc >= 4 && !strcmp(argv[1], "good")) {
+		const char *keyfile = NULL;
 		host = argv[2];
 		port = argv[3];
-		return good(argc > 4 ? argv[4] : NULL);
+		for (int i = 4; i < argc; i++) {
+			if (!strcmp(argv[i], "--eth"))
+				eth = true;
+			else if (!strcmp(argv[i], "--hang") && i + 1 < argc)
+				hang_s = atof(argv[++i]);
+			else
+				keyfile = argv[i];
+		}
+		return good(keyfile);
+	}
+	if (argc == 4 && !strcmp(argv[1], "mute")) {
+		int lfd;
+		struct err e;
+		if (exchange_listen(NULL, (uint16_t)atoi(argv[2]), &lfd, NULL, &e) < 0) {
+			fprintf(stderr, "bench_peer: %s\n", e.msg);
+			return 1;
+		}
+		int fds[64], n = 0;
+		until = now_s() + atof(argv[3]);
+		while (now_s() < until) {
+			int fd = -1;
+			if (n < 64 && exchange_accept(lfd, 100, NULL, &fd, &e) == 0)
+				fds[n++] = fd;
+		}
+		for (int i = 0; i < n; i++)
+			close(fds[i]);
+		close(lfd);
+		return 0;
 	}
 	if (argc == 6 && !strcmp(argv[1], "flood")) {
 		host = argv[2];
