@@ -36,10 +36,9 @@ int bench_send(struct bench_ctx *c, const struct exchange_msg *m)
 	return exchange_send(c->fd, m, c->timeout_ms, c->e);
 }
 
-
 /* Receives one message, turning ABORT into an error naming the peer's reason. */
 int bench_recv(struct bench_ctx *c, struct exchange_msg *m, int timeout_ms, uint16_t want,
-		    const char *waiting_for)
+	       const char *waiting_for)
 {
 	int r;
 	/* ALIVE syncs only say the peer's loop runs: each restarts the wait. */
@@ -277,7 +276,8 @@ int bench_run(const struct bench_config *cfg, bench_progress_fn progress, void *
 	if (!cfg->server)
 		r = bench_send(&c, &bye);
 	else
-		r = bench_recv(&c, &bye, c.timeout_ms, EXCHANGE_BYE, "waiting for the client's bye");
+		r = bench_recv(&c, &bye, c.timeout_ms, EXCHANGE_BYE,
+			       "waiting for the client's bye");
 out:
 	if (r < 0)
 		abort_peer(&c, r == -ECANCELED ? EXCHANGE_ABORT_CANCELLED : EXCHANGE_ABORT_ERROR);

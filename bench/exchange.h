@@ -16,7 +16,7 @@
 
 #include "core/err.h"
 
-#define EXCHANGE_MAGIC	     0x49425646u /* "IBVF" */
+#define EXCHANGE_MAGIC 0x49425646u /* "IBVF" */
 /* Version 3: OPEN and CHALLENGE before the hello, a nonce and an HMAC on
  * HELLO and ACCEPT (exchange_auth.h), ALIVE syncs during a run. */
 #define EXCHANGE_VERSION     3
@@ -36,8 +36,8 @@
 #define EXCHANGE_NONCE_LEN 32
 #define EXCHANGE_MAC_LEN   32
 #define EXCHANGE_MAX_BODY  (32 + 44 + 40 + 8 * EXCHANGE_MAX_QPS + 64)
-#define EXCHANGE_MAX_MSG     (EXCHANGE_HEADER_LEN + EXCHANGE_MAX_BODY)
-#define EXCHANGE_TEXT_LEN    96
+#define EXCHANGE_MAX_MSG   (EXCHANGE_HEADER_LEN + EXCHANGE_MAX_BODY)
+#define EXCHANGE_TEXT_LEN  96
 
 enum exchange_type {
 	EXCHANGE_HELLO = 1,    /* client -> server: params + dest */
@@ -184,14 +184,14 @@ struct exchange_tag {
 };
 
 struct exchange_msg {
-	uint16_t type;			   /* enum exchange_type */
-	struct exchange_tag tag;	   /* HELLO, ACCEPT */
+	uint16_t type;			     /* enum exchange_type */
+	struct exchange_tag tag;	     /* HELLO, ACCEPT */
 	struct exchange_challenge challenge; /* CHALLENGE */
-	struct exchange_params params;	   /* HELLO, ACCEPT */
-	struct exchange_dest dest;	   /* HELLO, ACCEPT */
-	struct exchange_mismatch mismatch; /* MISMATCH */
-	struct exchange_sync sync;	   /* SYNC */
-	struct exchange_abort abort;	   /* ABORT */
+	struct exchange_params params;	     /* HELLO, ACCEPT */
+	struct exchange_dest dest;	     /* HELLO, ACCEPT */
+	struct exchange_mismatch mismatch;   /* MISMATCH */
+	struct exchange_sync sync;	     /* SYNC */
+	struct exchange_abort abort;	     /* ABORT */
 };
 
 /* Pure encoding: writes the message into buf and returns its length, or

@@ -46,8 +46,8 @@ int exchange_key_load(const char *path, struct exchange_key *ret, struct err *e)
 				k.len--;
 			if (k.len < EXCHANGE_KEY_MIN)
 				r = err_setx(e, EINVAL,
-					     "key file '%s' holds %zu bytes, want at least %d", path,
-					     k.len, EXCHANGE_KEY_MIN);
+					     "key file '%s' holds %zu bytes, want at least %d",
+					     path, k.len, EXCHANGE_KEY_MIN);
 		}
 	}
 	close(fd);

@@ -189,9 +189,9 @@ int exchange_sync_check(const struct exchange_sync *s, uint64_t size, uint32_t c
 	/* Integer arithmetic: bytes < 2^50, so bytes * 8000 < 2^63. */
 	uint64_t limit_mbps = 2ull * ceiling_mbps;
 	if (s->bytes && (!s->ns || s->bytes * 8000 / s->ns > limit_mbps))
-		return err_setx(e, EPROTO, "%s: %llu bytes in %llu ns, over twice the port's %u Mb/s",
-				what, (unsigned long long)s->bytes, (unsigned long long)s->ns,
-				ceiling_mbps);
+		return err_setx(
+			e, EPROTO, "%s: %llu bytes in %llu ns, over twice the port's %u Mb/s", what,
+			(unsigned long long)s->bytes, (unsigned long long)s->ns, ceiling_mbps);
 	if (s->peak_kbps / 1000 > limit_mbps)
 		return err_setx(e, EPROTO, "%s: peak %llu kb/s, over twice the port's %u Mb/s",
 				what, (unsigned long long)s->peak_kbps, ceiling_mbps);

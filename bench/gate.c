@@ -18,13 +18,17 @@
 
 #define SLICE_MS 100 /* cancellation is seen within this */
 
-enum conn_state { CONN_FREE, CONN_WANT_OPEN, CONN_WANT_HELLO };
+enum conn_state {
+	CONN_FREE,
+	CONN_WANT_OPEN,
+	CONN_WANT_HELLO
+};
 
 struct conn {
 	enum conn_state state;
 	int fd;
 	int64_t deadline, since;
-	uint64_t round; /* the poll round it was accepted in */
+	uint64_t round;	   /* the poll round it was accepted in */
 	size_t have, want; /* bytes read, bytes the current message needs */
 	uint8_t buf[EXCHANGE_MAX_MSG];
 	uint8_t nonce[EXCHANGE_NONCE_LEN];
@@ -243,9 +247,9 @@ static int on_message(struct gate *g, struct conn *c, struct gate_client *ret)
 		}
 		struct exchange_msg ch = {.type = EXCHANGE_CHALLENGE};
 		ch.challenge.flags = g->cfg.key && g->cfg.key->set ? EXCHANGE_CH_KEYED : 0;
-		if (exchange_nonce(c->nonce, &e) < 0 || (memcpy(ch.challenge.nonce, c->nonce,
-								 EXCHANGE_NONCE_LEN),
-							  exchange_send(c->fd, &ch, 200, &e) < 0)) {
+		if (exchange_nonce(c->nonce, &e) < 0 ||
+		    (memcpy(ch.challenge.nonce, c->nonce, EXCHANGE_NONCE_LEN),
+		     exchange_send(c->fd, &ch, 200, &e) < 0)) {
 			say(g, c, "client %s dropped: %s", e.msg);
 			conn_close(c);
 			return 0;
@@ -256,7 +260,8 @@ static int on_message(struct gate *g, struct conn *c, struct gate_client *ret)
 		return 0;
 	}
 	if (m.type != EXCHANGE_HELLO) {
-		refuse(g, c, EXCHANGE_ABORT_ERROR, "the message after the challenge is not a hello");
+		refuse(g, c, EXCHANGE_ABORT_ERROR,
+		       "the message after the challenge is not a hello");
 		return 0;
 	}
 	const char *why = auth_check(g, c, &m);
@@ -278,7 +283,8 @@ static int on_readable(struct gate *g, struct conn *c, struct gate_client *ret)
 	while (c->state != CONN_FREE) {
 		ssize_t n = recv(c->fd, c->buf + c->have, c->want - c->have, MSG_DONTWAIT);
 		if (n == 0) {
-			say(g, c, "client %s dropped: %s", "it closed the connection before its hello");
+			say(g, c, "client %s dropped: %s",
+			    "it closed the connection before its hello");
 			conn_close(c);
 			return 0;
 		}

@@ -22,11 +22,11 @@
 typedef void (*gate_log_fn)(const char *line, void *arg);
 
 struct gate_config {
-	int lfd;			 /* listening, non-blocking */
-	const struct exchange_key *key;	 /* NULL or unset: open */
-	int timeout_ms;			 /* each connection's deadline for its hello */
-	atomic_bool *cancel;		 /* may be NULL */
-	gate_log_fn log;		 /* may be NULL */
+	int lfd;			/* listening, non-blocking */
+	const struct exchange_key *key; /* NULL or unset: open */
+	int timeout_ms;			/* each connection's deadline for its hello */
+	atomic_bool *cancel;		/* may be NULL */
+	gate_log_fn log;		/* may be NULL */
 	void *log_arg;
 };
 

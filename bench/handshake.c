@@ -15,7 +15,6 @@ static uint8_t clamp_u8(int v)
 	return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
 }
 
-
 /* An InfiniBand VF that answers to its PF's LID (the LID does not tell the
  * two apart): it is addressed by its GID, so its packets need a GRH. Either
  * side asks for one with EXCHANGE_F_GRH; the server's answer is what both
@@ -25,7 +24,6 @@ static bool shares_pf_lid(const struct bench_ctx *c)
 	return bench_wire_shares_pf_lid(c->eth, c->pinfo.vf_index >= 0, c->pattr.lid,
 					c->pinfo.pf_lid);
 }
-
 
 /* The parameters this side would run with, from its configuration. */
 static int local_params(struct bench_ctx *c, struct exchange_params *p)
@@ -54,7 +52,6 @@ static int local_params(struct bench_ctx *c, struct exchange_params *p)
 	return exchange_params_validate(p, c->e);
 }
 
-
 /* This side's initiator depth: its device's max, the peer's responder max
  * and the user's --outstanding, whichever is least. */
 static void pick_rd_atomic(struct bench_ctx *c, uint8_t peer_resp)
@@ -66,7 +63,6 @@ static void pick_rd_atomic(struct bench_ctx *c, uint8_t peer_resp)
 		v = (int)c->cfg->rd_atomic;
 	c->rd_atomic = clamp_u8(v ? v : 1);
 }
-
 
 /* A device name as it may cross the wire: printable, without quotes. */
 static void wire_name(const char *name, char *buf, size_t size)
@@ -85,7 +81,6 @@ void bench_send_link_layer_abort(struct bench_ctx *c)
 	wire_name(c->cfg->ibdev, m.abort.text, sizeof(m.abort.text));
 	exchange_send(c->fd, &m, c->timeout_ms, &ignored);
 }
-
 
 /* Link layers that differ, refused by name on both sides: each sends the
  * other its device's name (EXCHANGE_ABORT_LINK_LAYER). peer: the peer's
@@ -183,7 +178,6 @@ int bench_client_handshake(struct bench_ctx *c)
 	return cm_connect(c);
 }
 
-
 /* The server tells the client its device's name and waits for the
  * client's, to name both. */
 static int server_link_layer_refusal(struct bench_ctx *c)
@@ -203,8 +197,10 @@ static int server_link_layer_refusal(struct bench_ctx *c)
 static int server_door(struct bench_ctx *c, int lfd, struct gate_client *ret)
 {
 	struct gate *g;
-	struct gate_config gc = {
-		.lfd = lfd, .key = c->cfg->key, .timeout_ms = c->timeout_ms, .cancel = c->cfg->cancel};
+	struct gate_config gc = {.lfd = lfd,
+				 .key = c->cfg->key,
+				 .timeout_ms = c->timeout_ms,
+				 .cancel = c->cfg->cancel};
 	int r = gate_new(&gc, &g, c->e);
 	if (r < 0)
 		return r;

@@ -63,9 +63,9 @@ struct bench_ctx {
 	bool link_layer_told; /* the peer has our name: no second ABORT */
 	struct exchange_sync peer_sync;
 	int timeout_ms;
-	uint64_t last_alive;	  /* ns: the last ALIVE this side sent in a loop */
+	uint64_t last_alive;			/* ns: the last ALIVE this side sent in a loop */
 	uint8_t peer_nonce[EXCHANGE_NONCE_LEN]; /* the challenge (client) or hello's */
-	cpu_set_t saved_affinity; /* the thread's, before place_begin() */
+	cpu_set_t saved_affinity;		/* the thread's, before place_begin() */
 };
 
 static inline bool bench_cancelled(const struct bench_ctx *c)

@@ -167,7 +167,8 @@ static void fill_bw(struct bench_ctx *c, struct bench_size_result *r, uint64_t s
 	if (window < 2 * (size_t)c->n_qps)
 		window = 2 * (size_t)c->n_qps;
 	r->bw_peak_gbps =
-		cqes > window ? stats_peak_gbps(t + i0, cqes, window, size * c->res->cq_mod * every) : 0;
+		cqes > window ? stats_peak_gbps(t + i0, cqes, window, size * c->res->cq_mod * every)
+			      : 0;
 	if (r->bw_peak_gbps < r->bw_avg_gbps)
 		r->bw_peak_gbps = r->bw_avg_gbps;
 	r->bw_spread = stats_bw_spread(t, cum, i0, i1, SPREAD_SLICES);

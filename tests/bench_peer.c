@@ -71,17 +71,21 @@ static double hang_s;
 static struct exchange_msg hello(void)
 {
 	struct exchange_msg m = {.type = EXCHANGE_HELLO};
-	m.params = (struct exchange_params){
-		.test = BENCH_WRITE_BW, .rd_atomic = 16, .mtu = 5, .qps = 1, .tx_depth = 128,
-		.size = 65536, .iters = 5000};
+	m.params = (struct exchange_params){.test = BENCH_WRITE_BW,
+					    .rd_atomic = 16,
+					    .mtu = 5,
+					    .qps = 1,
+					    .tx_depth = 128,
+					    .size = 65536,
+					    .iters = 5000};
 	m.dest.lid = 0x1a;
 	m.dest.link_layer = EXCHANGE_LL_IB;
 	m.dest.addr = 0x7f0000001000ull;
 	m.dest.rkey = 0x1234;
 	m.dest.buf_size = 1 << 20;
 	m.dest.n_qps = 1;
-	m.dest.port = (struct exchange_port){.rate_mbps = 400000, .width = 4, .mtu = 4096,
-					     .numa_node = -1, .buf_node = -1};
+	m.dest.port = (struct exchange_port){
+		.rate_mbps = 400000, .width = 4, .mtu = 4096, .numa_node = -1, .buf_node = -1};
 	m.dest.qps[0] = (struct exchange_qp){.qpn = 0x100, .psn = 0x1234};
 	if (eth) { /* RoCE v2, 10.11.0.2 (rxe1 in the guest's bench scenarios) */
 		m.dest.link_layer = EXCHANGE_LL_ETH;
@@ -195,8 +199,8 @@ static void *abuse(void *arg)
 			}
 			break;
 		case 3: { /* a header promising 4 GiB */
-			uint8_t h[12] = {'I', 'B', 'V', 'F', 0, EXCHANGE_VERSION, 0, 1,
-					 0xff, 0xff, 0xff, 0xff};
+			uint8_t h[12] = {'I', 'B', 'V',	 'F',  0,    EXCHANGE_VERSION,
+					 0,   1,   0xff, 0xff, 0xff, 0xff};
 			(void)!write(fd, h, sizeof(h));
 			break;
 		}
@@ -280,8 +284,8 @@ int main(int argc, char **argv)
 			pthread_create(&th[i], NULL, abuse, (void *)(uintptr_t)i);
 		for (unsigned int i = 0; i < n; i++)
 			pthread_join(th[i], NULL);
-		printf("flood: %u at once, %u connections in %s s\n", n,
-		       atomic_load(&connects), argv[5]);
+		printf("flood: %u at once, %u connections in %s s\n", n, atomic_load(&connects),
+		       argv[5]);
 		(void)answered;
 		return 0;
 	}

@@ -55,8 +55,8 @@ static int decode_sync(const struct exchange_sync *s, struct exchange_msg *d, st
 {
 	uint8_t buf[EXCHANGE_MAX_MSG];
 	/* Encoded by hand: the encoder refuses what the decoder would. */
-	const uint8_t hdr[12] = {'I', 'B', 'V', 'F', 0, EXCHANGE_VERSION, 0, EXCHANGE_SYNC,
-				 0,   0,   0,   40};
+	const uint8_t hdr[12] = {'I', 'B',	     'V', 'F', 0, EXCHANGE_VERSION,
+				 0,   EXCHANGE_SYNC, 0,	  0,   0, 40};
 	uint64_t f[6] = {s->step, s->phase, s->bytes, s->ns, s->msgs, s->peak_kbps};
 	int w[6] = {4, 4, 8, 8, 8, 8};
 	size_t n = 12;
@@ -85,7 +85,10 @@ START_TEST(a_peer_cannot_report_an_impossible_figure)
 		{{.phase = EXCHANGE_PHASE_DONE, .bytes = 1 << 20, .ns = 1000, .msgs = 1ull << 40},
 		 "the peer reported an impossible figure: 1099511627776 messages for 1048576 "
 		 "bytes"},
-		{{.phase = EXCHANGE_PHASE_DONE, .bytes = 1 << 20, .ns = 1000, .msgs = 16,
+		{{.phase = EXCHANGE_PHASE_DONE,
+		  .bytes = 1 << 20,
+		  .ns = 1000,
+		  .msgs = 16,
 		  .peak_kbps = UINT64_MAX},
 		 "the peer reported an impossible figure: peak 18446744073709551615 kb/s (limit "
 		 "6400000000)"},

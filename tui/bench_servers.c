@@ -105,11 +105,13 @@ int bench_cli_server_all_pfs(const struct bench_opts *o, const struct node *n)
 		text_escape_into(shown, sizeof(shown), s->dev);
 		bench_cli_listen_name(s->lfd, where, sizeof(where));
 		pthread_mutex_lock(&out_mu);
-		fprintf(stderr, "ibvf: bench server on '%s' for PF %s (rail %zu), listening on %s%s; %s\n",
+		fprintf(stderr,
+			"ibvf: bench server on '%s' for PF %s (rail %zu), listening on %s%s; %s\n",
 			shown, n->pfs[i].fn.bdf, i, where,
 			o->cfg.cm ? " (rdma_cm on the same port number)" : "",
 			o->key.set ? "clients need the shared key (--key)"
-				   : "open: no --key, any client that reaches this port can run a test");
+				   : "open: no --key, any client that reaches this port can run a "
+				     "test");
 		pthread_mutex_unlock(&out_mu);
 		int r = pthread_create(&s->th, NULL, served_main, s);
 		if (r) {

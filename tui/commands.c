@@ -14,7 +14,7 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 }
 
 #define BENCH_USAGE                                                                                \
-	"bench server [--port P] [--bind ADDR] [--key FILE] [-d DEV | --all-pfs] [--once]\n"     \
+	"bench server [--port P] [--bind ADDR] [--key FILE] [-d DEV | --all-pfs] [--once]\n"       \
 	"       [TEST OPTIONS]\n"                                                                  \
 	"       ibvf bench client HOST [-d DEV | --all-vfs [--parallel]] [TEST OPTIONS]\n"         \
 	"       ibvf bench pair DEV_A DEV_B [TEST OPTIONS]\n"                                      \
@@ -39,13 +39,13 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"  --cm-addr ADDR    --cm: this side's IPv4, one of its netdev's (IPoIB on IB);\n"         \
 	"                    pair: up to two, each to the device that holds it\n"                  \
 	"  --port P          control TCP port (18515)\n"                                           \
-	"  --timeout MS      control replies and stalled completions (10000); a server\n"         \
-	"                    drops a client silent that long (during a run the active\n"          \
+	"  --timeout MS      control replies and stalled completions (10000); a server\n"          \
+	"                    drops a client silent that long (during a run the active\n"           \
 	"                    side says ALIVE every 250 ms: keep it over 1000)\n"                   \
-	"  --bind ADDR       server: listen on ADDR only (default: all addresses)\n"              \
-	"  --key FILE        shared secret (or $IBVF_BENCH_KEY_FILE): a server serves only\n"     \
-	"                    clients with the same key (HMAC-SHA256 over the hello and the\n"     \
-	"                    accept, with a nonce each); FILE is regular, mode 0600, 16+ B\n"     \
+	"  --bind ADDR       server: listen on ADDR only (default: all addresses)\n"               \
+	"  --key FILE        shared secret (or $IBVF_BENCH_KEY_FILE): a server serves only\n"      \
+	"                    clients with the same key (HMAC-SHA256 over the hello and the\n"      \
+	"                    accept, with a nonce each); FILE is regular, mode 0600, 16+ B\n"      \
 	"  --unit U          Gb/s (default) or MB/s in the table\n"                                \
 	"  --min-ratio R     PASS at R x the payload ceiling of the slower end: both ports'\n"     \
 	"                    rates, the sending VF's max_tx_rate, the headers sent (0.9)\n"        \
