@@ -104,6 +104,22 @@ START_TEST(a_peer_cannot_report_an_impossible_figure)
 				   .msgs = 7629394,
 				   .peak_kbps = 398000000};
 	ck_assert_int_eq(decode_sync(&ok, &d, &e), 0);
+	/* A latency run's DONE: messages, time, no bytes. */
+	struct exchange_sync lat = {.phase = EXCHANGE_PHASE_DONE, .ns = 2000000, .msgs = 1000};
+	ck_assert_int_eq(decode_sync(&lat, &d, &e), 0);
+	ck_assert_int_eq(exchange_sync_check(&lat, 2, 400000, &e), 0);
+	/* Twice the faster port's rate is the most a peer may claim. */
+	ok.bytes = 2 * ok.bytes + 1000000000ull;
+	ck_assert_int_eq(exchange_sync_check(&ok, 65536, 400000, &e), -EPROTO);
+	ck_assert_str_eq(e.msg, "the peer reported an impossible figure: 1001000000000 bytes in "
+				"10000000000 ns, over twice the port's 400000 Mb/s");
+	ok.bytes = 500000000000ull;
+	ck_assert_int_eq(exchange_sync_check(&ok, 65536, 400000, &e), 0);
+	ok.bytes = 1 << 30; /* more than its messages can carry */
+	ok.msgs = 10;
+	ck_assert_int_eq(exchange_sync_check(&ok, 65536, 400000, &e), -EPROTO);
+	ck_assert_str_eq(e.msg, "the peer reported an impossible figure: 1073741824 bytes in 10 "
+				"messages of 65536 bytes");
 }
 END_TEST
 
