@@ -259,6 +259,11 @@ static int on_message(struct gate *g, struct conn *c, struct gate_client *ret)
 		c->want = EXCHANGE_HEADER_LEN;
 		return 0;
 	}
+	if (m.type == EXCHANGE_ABORT) { /* e.g. it has no key and we want one */
+		say(g, c, "client %s left: %s", m.abort.text);
+		conn_close(c);
+		return 0;
+	}
 	if (m.type != EXCHANGE_HELLO) {
 		refuse(g, c, EXCHANGE_ABORT_ERROR,
 		       "the message after the challenge is not a hello");
