@@ -21,7 +21,7 @@ command -v bench_peer >/dev/null || {
 }
 tmo=0
 vm_scaled_ms tmo 2
-flood_s=$(vm_scaled 8)
+flood_s=$(vm_scaled 3)
 vm_budget $(($(bench_secs $((3 * BENCH_ITERS * 65536)) 3) + 3 * flood_s + $(vm_scaled 60)))
 key=$VM_TMP/key other=$VM_TMP/other
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$key"
@@ -72,7 +72,7 @@ timeout "$(vm_scaled 30)" bench_peer mute 18600 "$(vm_scaled 20)" &
 mute=$!
 wait_until 5 vm_listening 18600
 t0=$(vm_us)
-run_ibvf "$VM_TMP/mute" bench client 127.0.0.1 --port 18600 -d rxe1 --timeout "$tmo" $BENCH_LOW
+run_ibvf "$VM_TMP/mute" bench client 127.0.0.1 --port 18600 -d rxe1 $BENCH_LOW --timeout "$tmo"
 rc=$?
 took=$((($(vm_us) - t0) / 1000))
 if [ "$rc" -ne 0 ] && grep -q "no answer from the peer within $tmo ms while waiting for the server's challenge" "$VM_TMP/mute.err"; then
