@@ -192,7 +192,7 @@ size_t loop_records_cap(uint64_t iters, unsigned int qps, unsigned int cq_mod)
 /* Full at MAX_RECORDS: keep every other record, and one in twice as many. */
 static void cqe_log_thin(struct cqe_log *l)
 {
-	size_t i = 1;
+	size_t i = 0;
 	for (; 2 * i + 1 < l->n; i++) {
 		l->t[i] = l->t[2 * i + 1];
 		l->cum[i] = l->cum[2 * i + 1];
