@@ -23,7 +23,7 @@ tmo=0
 vm_scaled_ms tmo 2
 flood_s=$(vm_scaled 3)
 vm_budget $(($(bench_secs $((3 * BENCH_ITERS * 65536)) 3) + 3 * flood_s + $(vm_scaled 60)))
-key=$VM_TMP/key other=$VM_TMP/other
+key=$VM_TMP/key other=$VM_TMP/other.key
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$key"
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$other"
 chmod 600 "$key" "$other"
