@@ -32,12 +32,24 @@ bench_server "$srv" -d rxe0 --timeout "$tmo" --key "$key"
 expect_eq "the first line says the address and that clients need the key" \
 	"$(grep -c "listening on 0.0.0.0:18515 (all addresses; --bind ADDR for one); clients need the shared key" "$srv.err")" 1
 
-# The server's ibvf (BENCH_SERVER_PID is its timeout wrapper).
+# The server's ibvf: BENCH_SERVER_PID itself (busybox's timeout execs the
+# command), else its child (a timeout that forks).
 srv_pid=
-for d in /proc/[0-9]*; do
-	read -r _ _ _ ppid _ 2>/dev/null <"$d/stat" || continue
-	[ "$ppid" = "$BENCH_SERVER_PID" ] && srv_pid=${d#/proc/}
-done
+case $(readlink "/proc/$BENCH_SERVER_PID/exe") in
+*/ibvf) srv_pid=$BENCH_SERVER_PID ;;
+*)
+	for d in /proc/[0-9]*; do
+		read -r _ _ _ ppid _ 2>/dev/null <"$d/stat" || continue
+		[ "$ppid" = "$BENCH_SERVER_PID" ] && srv_pid=${d#/proc/}
+	done
+	;;
+esac
+if [ -z "$srv_pid" ] || [ ! -r "/proc/$srv_pid/status" ]; then
+	fail "the server's process" "not found under $BENCH_SERVER_PID"
+	bench_server_stop
+	vm_done
+fi
+note "server: pid $srv_pid, $(readlink "/proc/$srv_pid/exe")"
 status() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$srv_pid/status"; }
 nfds() { find "/proc/$srv_pid/fd" -mindepth 1 -maxdepth 1 | wc -l; }
 
