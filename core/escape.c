@@ -10,14 +10,18 @@ size_t escape_utf8_len(const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	unsigned char c = s[0];
-	size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+	size_t n = c < 0x80		    ? 1
+		   : c >= 0xc2 && c <= 0xdf ? 2
+		   : c >= 0xe0 && c <= 0xef ? 3
+		   : c >= 0xf0 && c <= 0xf4 ? 4
+					    : 0;
 	if (!c)
 		return 0;
 	for (size_t k = 1; k < n; k++)
 		if ((s[k] & 0xc0) != 0x80)
 			return 0;
 	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0) || /* overlong, surrogate */
-	    (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))	  /* overlong, > U+10FFFF */
+	    (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))	 /* overlong, > U+10FFFF */
 		return 0;
 	return n;
 }
@@ -139,7 +143,8 @@ bool escape_shell_word(char *buf, size_t size, size_t *len, const char *w)
 	} else {
 		ok = put(buf, size, len, "'", 1);
 		for (const char *q = w; ok && *q; q++)
-			ok = *q == '\'' ? put(buf, size, len, "'\\''", 4) : put(buf, size, len, q, 1);
+			ok = *q == '\'' ? put(buf, size, len, "'\\''", 4)
+					: put(buf, size, len, q, 1);
 		ok = ok && put(buf, size, len, "'", 1);
 	}
 	if (!ok && size) {
@@ -157,7 +162,8 @@ void escape_shell_join(char *buf, size_t size, const char *const *argv, size_t n
 		return;
 	buf[0] = '\0';
 	for (size_t i = 0; ok && i < n; i++)
-		ok = (!i || put(buf, size, &len, " ", 1)) && escape_shell_word(buf, size, &len, argv[i]);
+		ok = (!i || put(buf, size, &len, " ", 1)) &&
+		     escape_shell_word(buf, size, &len, argv[i]);
 	if (!ok && size > 4)
 		memcpy(buf + (len + 4 < size ? len : size - 4), "...", 4);
 }

@@ -21,14 +21,14 @@ START_TEST(utf8_is_strict)
 	} cases[] = {
 		{"", true},
 		{"ib0", true},
-		{"\xc3\xa9", true},	    /* é */
-		{"\xe2\x82\xac", true},	    /* € */
-		{"\xf0\x9f\x98\x80", true}, /* U+1F600 */
-		{"\xf4\x8f\xbf\xbf", true}, /* U+10FFFF */
-		{"\xc2\x9b", true},	    /* U+009B, a control, but UTF-8 */
-		{"\xc0\xaf", false},	    /* overlong '/' */
-		{"\xe0\x80\xaf", false},    /* overlong '/' */
-		{"\xed\xa0\x80", false},    /* a surrogate */
+		{"\xc3\xa9", true},	     /* é */
+		{"\xe2\x82\xac", true},	     /* € */
+		{"\xf0\x9f\x98\x80", true},  /* U+1F600 */
+		{"\xf4\x8f\xbf\xbf", true},  /* U+10FFFF */
+		{"\xc2\x9b", true},	     /* U+009B, a control, but UTF-8 */
+		{"\xc0\xaf", false},	     /* overlong '/' */
+		{"\xe0\x80\xaf", false},     /* overlong '/' */
+		{"\xed\xa0\x80", false},     /* a surrogate */
 		{"\xf4\x90\x80\x80", false}, /* past U+10FFFF */
 		{"\xe2\x82", false},	     /* cut */
 		{"\x9b", false},	     /* a lone continuation byte */
@@ -43,15 +43,13 @@ END_TEST
 START_TEST(terminal_text_has_no_control_and_is_utf8)
 {
 	static const char *const cases[][2] = {
-		{"ibp24s0v3", "ibp24s0v3"},
-		{"e\x1b]0;pwn\x07", "e\\x1b]0;pwn\\x07"},
-		{"tab\there", "tab\\x09here"},
-		{"del\x7f", "del\\x7f"},
-		{"c1\xc2\x9b", "c1\\x9b"},	   /* C1 CSI in UTF-8 */
-		{"raw\x9b[2J", "raw\\x9b[2J"},	   /* C1 CSI as an 8-bit byte */
+		{"ibp24s0v3", "ibp24s0v3"},	  {"e\x1b]0;pwn\x07", "e\\x1b]0;pwn\\x07"},
+		{"tab\there", "tab\\x09here"},	  {"del\x7f", "del\\x7f"},
+		{"c1\xc2\x9b", "c1\\x9b"},	  /* C1 CSI in UTF-8 */
+		{"raw\x9b[2J", "raw\\x9b[2J"},	  /* C1 CSI as an 8-bit byte */
 		{"bad\xff\xfe", "bad\\xff\\xfe"}, /* never UTF-8 */
-		{"caf\xc3\xa9", "caf\xc3\xa9"},	   /* é stays */
-		{"\xe2\x82", "\\xe2\\x82"},	   /* a cut character */
+		{"caf\xc3\xa9", "caf\xc3\xa9"},	  /* é stays */
+		{"\xe2\x82", "\\xe2\\x82"},	  /* a cut character */
 	};
 	char buf[64];
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
@@ -60,7 +58,9 @@ START_TEST(terminal_text_has_no_control_and_is_utf8)
 		ck_assert_str_eq(buf, cases[i][1]);
 	}
 	/* Cut to fit, never inside a character or an escape. */
-	escape_term_into(buf, 6, "ab\x1b" "cd");
+	escape_term_into(buf, 6,
+			 "ab\x1b"
+			 "cd");
 	ck_assert_str_eq(buf, "ab");
 	escape_term_into(buf, 4, "a\xc3\xa9\xc3\xa9");
 	ck_assert_str_eq(buf, "a\xc3\xa9");
@@ -112,15 +112,22 @@ START_TEST(shell_words_read_back_as_they_were)
 {
 	/* Single quotes: what POSIX sh (dash here) reads. */
 	static const char *const posix[] = {
-		"a$(id)", "it's",    "`reboot`", "a b",	 "*",	"~root", "-n",	  "a\\b", "'",
-		"''",	  "\"",	     "$HOME",	 "a;b|c&d", "!x",	"#c",	 "caf\xc3\xa9", "x=y z",
-		"{a,b}",  "$'x'",
+		"a$(id)", "it's",	 "`reboot`", "a b",   "*",     "~root",	  "-n",
+		"a\\b",	  "'",		 "''",	     "\"",    "$HOME", "a;b|c&d", "!x",
+		"#c",	  "caf\xc3\xa9", "x=y z",    "{a,b}", "$'x'",
 	};
 	for (size_t i = 0; i < sizeof(posix) / sizeof(*posix); i++)
 		round_trip("/bin/sh", posix[i]);
 	/* $'...' for controls and bytes that are not UTF-8: bash reads it. */
 	static const char *const dollar[] = {
-		"e\x1b[2J", "\x01\x7f", "\xff\xfe", "\xc2\x9b", "x\ny", "\t'\\", "a\x1b" "1",
+		"e\x1b[2J",
+		"\x01\x7f",
+		"\xff\xfe",
+		"\xc2\x9b",
+		"x\ny",
+		"\t'\\",
+		"a\x1b"
+		"1",
 	};
 	for (size_t i = 0; i < sizeof(dollar) / sizeof(*dollar); i++)
 		round_trip("/bin/bash", dollar[i]);
@@ -167,8 +174,9 @@ START_TEST(json_text_is_valid_utf8_and_reads_back)
 	char *s = escape_json_text(raw);
 	ck_assert(escape_utf8_valid(s));
 	ck_assert(!escape_term_needed(s));
-	ck_assert_str_eq(s, "{\"hostname\":\"dgx\xef\xbf\xbd\\u009bh200\",\"name\":\"caf\xc3\xa9\\u007f\","
-			    "\"esc\":\"e\\u001b\"}");
+	ck_assert_str_eq(
+		s, "{\"hostname\":\"dgx\xef\xbf\xbd\\u009bh200\",\"name\":\"caf\xc3\xa9\\u007f\","
+		   "\"esc\":\"e\\u001b\"}");
 	struct json_object *back = json_tokener_parse(s), *v;
 	ck_assert_ptr_nonnull(back);
 	ck_assert(json_object_object_get_ex(back, "hostname", &v));

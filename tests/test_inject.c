@@ -32,9 +32,11 @@ static bool utf8_valid(const char *str, size_t *ret_at)
 	size_t i = 0;
 	while (s[i]) {
 		unsigned char c = s[i];
-		size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
-					: c >= 0xf0 && c <= 0xf4		  ? 4
-										  : 0;
+		size_t n = c < 0x80		    ? 1
+			   : c >= 0xc2 && c <= 0xdf ? 2
+			   : c >= 0xe0 && c <= 0xef ? 3
+			   : c >= 0xf0 && c <= 0xf4 ? 4
+						    : 0;
 		bool ok = n > 0;
 		for (size_t k = 1; ok && k < n; k++)
 			ok = (s[i + k] & 0xc0) == 0x80;
@@ -61,8 +63,9 @@ static void assert_term_safe(const char *what, const char *s)
 	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
 		bool bad = (*c < 0x20 && *c != '\n') || *c == 0x7f ||
 			   (c[0] == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f);
-		ck_assert_msg(!bad, "%s: control byte 0x%02x reaches the terminal at byte %zu", what,
-			      c[0] == 0xc2 ? c[1] : *c, (size_t)(c - (const unsigned char *)s) + 1);
+		ck_assert_msg(!bad, "%s: control byte 0x%02x reaches the terminal at byte %zu",
+			      what, c[0] == 0xc2 ? c[1] : *c,
+			      (size_t)(c - (const unsigned char *)s) + 1);
 	}
 }
 
@@ -73,9 +76,9 @@ static void plant_netdev(const char *dir, const char *from, const char *to)
 	ck_assert_msg(sim_netdev_rename(dir, from, to, &e) == 0, "plant '%s': %s", from, e.msg);
 }
 
-#define ESC_NAME "e\x1b]0;pwn\x07"    /* retitles a terminal */
-#define C1_NAME	 "c1\x9b[2JX\xff"     /* raw C1 CSI, and a byte that is never UTF-8 */
-#define SUB_NAME "a$(id)"	      /* runs a command when unquoted */
+#define ESC_NAME "e\x1b]0;pwn\x07"     /* retitles a terminal */
+#define C1_NAME	 "c1\x9b[2JX\xff"      /* raw C1 CSI, and a byte that is never UTF-8 */
+#define SUB_NAME "a$(id)"	       /* runs a command when unquoted */
 #define HOSTNAME "dgx\xfe\xc2\x9bh200" /* not UTF-8, and a C1 control in UTF-8 */
 
 /* The seeded node with hostile names on three VFs of 0000:9a:00.0 and a
@@ -270,11 +273,13 @@ END_TEST
 static void assert_no_injected_line(const char *name, const char *text)
 {
 	static const char *const keys[] = {
-		"Description=",	  "Documentation=",   "DefaultDependencies=", "After=", "Wants=",
-		"Before=",	  "Conflicts=",	      "Type=",		      "RemainAfterExit=",
-		"TimeoutStartSec=", "ExecStart=/",    "WantedBy=",	      "Path=pci-",
-		"Name=",	  "[Unit]",	      "[Service]",	      "[Install]",
-		"[Match]",	  "[Link]",
+		"Description=",	    "Documentation=", "DefaultDependencies=",
+		"After=",	    "Wants=",	      "Before=",
+		"Conflicts=",	    "Type=",	      "RemainAfterExit=",
+		"TimeoutStartSec=", "ExecStart=/",    "WantedBy=",
+		"Path=pci-",	    "Name=",	      "[Unit]",
+		"[Service]",	    "[Install]",      "[Match]",
+		"[Link]",
 	};
 	char *copy = strdup(text), *save = NULL;
 	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
@@ -338,8 +343,8 @@ START_TEST(a_pci_name_with_a_newline_is_refused)
 			assert_no_injected_line(p->files[i].name, p->files[i].content);
 	persist_free(p);
 	ck_assert_int_eq(r, -EINVAL);
-	ck_assert_msg(strstr(e.msg, "not a PCI address") && !strchr(e.msg, '\n'),
-		      "refusal: '%s'", e.msg);
+	ck_assert_msg(strstr(e.msg, "not a PCI address") && !strchr(e.msg, '\n'), "refusal: '%s'",
+		      e.msg);
 
 	memcpy(n->pfs[0].fn.bdf, pf_bdf, sizeof(pf_bdf));
 	snprintf(vf_bdf, 16, "0\n[Link]\nName=x");
