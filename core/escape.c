@@ -201,6 +201,8 @@ static size_t json_fix(const char *json, char *out)
 
 char *escape_json_text(const char *json)
 {
+	if (!json) /* json-c out of memory */
+		return NULL;
 	char *out = malloc(json_fix(json, NULL) + 1);
 	if (out)
 		json_fix(json, out);

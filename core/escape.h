@@ -43,5 +43,5 @@ bool escape_shell_word(char *buf, size_t size, size_t *len, const char *w);
 void escape_shell_join(char *buf, size_t size, const char *const *argv, size_t n);
 
 /* A malloc'd copy of json (json-c's output) as valid UTF-8 (see above);
- * NULL on ENOMEM. */
+ * NULL on ENOMEM or when json is NULL (json-c out of memory). */
 char *escape_json_text(const char *json);

@@ -58,9 +58,7 @@ START_TEST(terminal_text_has_no_control_and_is_utf8)
 		ck_assert_str_eq(buf, cases[i][1]);
 	}
 	/* Cut to fit, never inside a character or an escape. */
-	escape_term_into(buf, 6,
-			 "ab\x1b"
-			 "cd");
+	escape_term_into(buf, 6, "ab\033cd");
 	ck_assert_str_eq(buf, "ab");
 	escape_term_into(buf, 4, "a\xc3\xa9\xc3\xa9");
 	ck_assert_str_eq(buf, "a\xc3\xa9");
@@ -120,14 +118,8 @@ START_TEST(shell_words_read_back_as_they_were)
 		round_trip("/bin/sh", posix[i]);
 	/* $'...' for controls and bytes that are not UTF-8: bash reads it. */
 	static const char *const dollar[] = {
-		"e\x1b[2J",
-		"\x01\x7f",
-		"\xff\xfe",
-		"\xc2\x9b",
-		"x\ny",
-		"\t'\\",
-		"a\x1b"
-		"1",
+		"e\x1b[2J", "\x01\x7f", "\xff\xfe", "\xc2\x9b",
+		"x\ny",	    "\t'\\",	"a\0331", /* ESC, then a digit an escape must not take */
 	};
 	for (size_t i = 0; i < sizeof(dollar) / sizeof(*dollar); i++)
 		round_trip("/bin/bash", dollar[i]);
