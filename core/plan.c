@@ -104,20 +104,22 @@ static void cmd_set(struct step *s, const char *fmt, ...)
 	buf[0] = '\0';
 	for (const char *f = fmt; ok && *f; f++) {
 		const char *lit = f;
-		if (*f == '%' && f[1] == 'q') {
+		size_t n = 1;
+		if (*f == '%' && *++f == 'q') {
 			ok = escape_shell_word(buf, size, &len, va_arg(ap, const char *));
-		} else {
-			if (*f == '%' && f[1] == 'u')
-				snprintf(num, sizeof(num), "%u", va_arg(ap, unsigned int));
-			lit = *f != '%' ? f : f[1] == 's' ? va_arg(ap, const char *) : num;
-			size_t n = *f == '%' ? strlen(lit) : 1;
-			ok = len + n < size;
-			if (ok) {
-				memcpy(buf + len, lit, n);
-				buf[len += n] = '\0';
-			}
+			continue;
 		}
-		f += *f == '%';
+		if (lit != f) { /* %s or %u */
+			if (*f == 'u')
+				snprintf(num, sizeof(num), "%u", va_arg(ap, unsigned int));
+			lit = *f == 'u' ? num : va_arg(ap, const char *);
+			n = strlen(lit);
+		}
+		ok = len + n < size;
+		if (ok) {
+			memcpy(buf + len, lit, n);
+			buf[len += n] = '\0';
+		}
 	}
 	va_end(ap);
 	if (!ok)
