@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
+
 bool naming_kernel_form(const char *name)
 {
 	size_t pre = !strncmp(name, "ib", 2) ? 2 : !strncmp(name, "eth", 3) ? 3 : 0;
@@ -24,13 +26,16 @@ int naming_check(const char *name, bool kernel_ok, struct err *e)
 	size_t len = strlen(name);
 	if (len == 0)
 		return err_setx(e, EINVAL, "invalid interface name '': it is empty");
-	/* Before any message quotes the name: nothing unprintable reaches a terminal. */
+	/* Quoted escaped: the name may be a node's, with ESC in it. */
 	for (size_t i = 0; i < len; i++)
-		if (!isprint((unsigned char)name[i]) || name[i] == ' ' || name[i] == '\t')
+		if (!isprint((unsigned char)name[i]) || name[i] == ' ' || name[i] == '\t') {
+			char shown[68];
+			escape_term_into(shown, sizeof(shown), name);
 			return err_setx(e, EINVAL,
-					"invalid interface name: byte %zu is a space or not "
+					"invalid interface name '%s': byte %zu is a space or not "
 					"printable ASCII",
-					i + 1);
+					shown, i + 1);
+		}
 	if (len > SYS_IFNAMSIZ - 1)
 		return err_setx(e, EINVAL,
 				"invalid interface name '%.64s%s': %zu bytes, a name has 1 to %d",

@@ -18,9 +18,11 @@
 #include <unistd.h>
 
 #include "actions.h"
+#include "escape.h"
 #include "guid.h"
 #include "naming.h"
 #include "plan.h"
+#include "resolve.h"
 
 static void note(struct persist *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -276,15 +278,37 @@ static void unit_body(struct persist *p, const struct node *n, const struct pers
 	    udevadm);
 }
 
+/* Every PCI name the files hold is one (0000:18:00.4): a name is whatever
+ * sysfs (or a tree under --root) lists, and a newline or '%' in it would be a
+ * line or a specifier of the unit. */
+static int pci_names_check(const struct node *n, struct err *e)
+{
+	for (size_t i = 0; i < n->n_pfs; i++)
+		for (size_t j = 0; j <= n->pfs[i].n_vfs && n->pfs[i].n_vfs; j++) {
+			const char *bdf = j ? n->pfs[i].vfs[j - 1].fn.bdf : n->pfs[i].fn.bdf;
+			char canon[16], shown[64];
+			escape_term_into(shown, sizeof(shown), bdf);
+			if (!node_bdf_normalize(bdf, false, canon) || strcmp(bdf, canon))
+				return err_setx(e, EINVAL,
+						"cannot persist: the %s '%s' is not a PCI address "
+						"(dddd:bb:dd.f) and cannot go into the files; "
+						"nothing was written",
+						j ? "VF" : "PF", shown);
+		}
+	return 0;
+}
+
 int persist_build(const struct node *n, const struct persist_opts *o, struct persist **ret,
 		  struct err *e)
 {
 	if (!o->ibvf || o->ibvf[0] != '/')
 		return err_setx(e, EINVAL, "the unit needs the absolute path of ibvf");
+	int r = pci_names_check(n, e);
+	if (r < 0)
+		return r;
 	struct persist *p = calloc(1, sizeof(*p));
 	if (!p)
 		return err_set(e, ENOMEM, "cannot build the files");
-	int r = 0;
 	for (size_t i = 0; r == 0 && i < n->n_pfs; i++)
 		for (size_t j = 0; r == 0 && j < n->pfs[i].n_vfs; j++)
 			r = link_file(p, &n->pfs[i], &n->pfs[i].vfs[j]);

@@ -11,6 +11,7 @@
 
 #include <linux/if_link.h>
 
+#include "escape.h"
 #include "guid.h"
 
 #define STEPS_MAX 4096
@@ -89,6 +90,42 @@ int plan_fmt(char *dst, size_t size, const char *fmt, ...)
 
 #define SET(field, ...) plan_fmt(field, sizeof(field), __VA_ARGS__)
 
+/* The step's shell equivalent from fmt: %q is a word from the node or the
+ * user, quoted for the shell (core/escape.h: 'a$(id)', $'\033'); %s is
+ * ibvf's own text (syntax, fixed words), %u a number. Cut, ending in "...",
+ * when it does not fit. */
+static void cmd_set(struct step *s, const char *fmt, ...)
+{
+	char *buf = s->cmd, num[16];
+	size_t size = sizeof(s->cmd), len = 0;
+	bool ok = true;
+	va_list ap;
+	va_start(ap, fmt);
+	buf[0] = '\0';
+	for (const char *f = fmt; ok && *f; f++) {
+		const char *lit = f;
+		size_t n = 1;
+		if (*f == '%' && *++f == 'q') {
+			ok = escape_shell_word(buf, size, &len, va_arg(ap, const char *));
+			continue;
+		}
+		if (lit != f) { /* %s or %u */
+			if (*f == 'u')
+				snprintf(num, sizeof(num), "%u", va_arg(ap, unsigned int));
+			lit = *f == 'u' ? num : va_arg(ap, const char *);
+			n = strlen(lit);
+		}
+		ok = len + n < size;
+		if (ok) {
+			memcpy(buf + len, lit, n);
+			buf[len += n] = '\0';
+		}
+	}
+	va_end(ap);
+	if (!ok)
+		memcpy(buf + (len + 4 < size ? len : size - 4), "...", 4);
+}
+
 int plan_write(struct plan *p, const char *path, const char *value, const char *desc)
 {
 	struct step *s = plan_add_step(p, STEP_WRITE);
@@ -97,7 +134,7 @@ int plan_write(struct plan *p, const char *path, const char *value, const char *
 	SET(s->path, "%s", path);
 	SET(s->value, "%s", value);
 	SET(s->desc, "%s", desc);
-	SET(s->cmd, "echo %s > %s", value, path);
+	cmd_set(s, "echo %q > %q", value, path);
 	return 0;
 }
 
@@ -111,7 +148,7 @@ static int bind_step(struct plan *p, enum step_kind kind, const char *driver, co
 	SET(s->value, "%s", bdf);
 	SET(s->bdf, "%s", bdf);
 	SET(s->desc, "%s %s %s %s", verb, bdf, kind == STEP_BIND ? "to" : "from", driver);
-	SET(s->cmd, "echo %s > %s", bdf, s->path);
+	cmd_set(s, "echo %q > %q", bdf, s->path);
 	return 0;
 }
 
@@ -132,7 +169,7 @@ int plan_link_up(struct plan *p, const char *ifname, bool up)
 		return -ENOMEM;
 	SET(s->ifname, "%s", ifname);
 	SET(s->desc, "set '%s' %s", ifname, up ? "up" : "down");
-	SET(s->cmd, "ip link set dev %s %s", ifname, up ? "up" : "down");
+	cmd_set(s, "ip link set dev %q %s", ifname, up ? "up" : "down");
 	return 0;
 }
 
@@ -144,7 +181,7 @@ int plan_rename(struct plan *p, const char *ifname, const char *newname)
 	SET(s->ifname, "%s", ifname);
 	SET(s->newname, "%s", newname);
 	SET(s->desc, "rename '%s' to '%s'", ifname, newname);
-	SET(s->cmd, "ip link set dev %s name %s", ifname, newname);
+	cmd_set(s, "ip link set dev %q name %q", ifname, newname);
 	return 0;
 }
 
@@ -158,7 +195,9 @@ int plan_rename_fn(struct plan *p, const char *bdf, const char *newname, bool do
 	s->down_up = down_up;
 	SET(s->desc, "give %s's new netdev its name '%s' back%s", bdf, newname,
 	    down_up ? " (down, rename, up)" : "");
-	SET(s->cmd, "ip link set dev \"$(ls /sys/bus/pci/devices/%s/net)\" name %s", bdf, newname);
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s/net", bdf);
+	cmd_set(s, "ip link set dev \"$(ls %q)\" name %q", dir, newname);
 	return 0;
 }
 
@@ -176,7 +215,7 @@ int plan_vf_guid(struct plan *p, const char *pf_ifname, unsigned int vf, enum sy
 	s->guid_kind = kind;
 	s->guid = guid;
 	SET(s->desc, "set the %s GUID of VF %u of '%s' to %s", what, vf, pf_ifname, g);
-	SET(s->cmd, "ip link set dev %s vf %u %s_guid %s", pf_ifname, vf, what, g);
+	cmd_set(s, "ip link set dev %q vf %u %s_guid %s", pf_ifname, vf, what, g);
 	return 0;
 }
 
@@ -192,7 +231,7 @@ int plan_vf_state(struct plan *p, const char *pf_ifname, unsigned int vf, int st
 	s->vf = vf;
 	s->state = state;
 	SET(s->desc, "set the link state of VF %u of '%s' to %s", vf, pf_ifname, name);
-	SET(s->cmd, "ip link set dev %s vf %u state %s", pf_ifname, vf, name);
+	cmd_set(s, "ip link set dev %q vf %u state %s", pf_ifname, vf, name);
 	return 0;
 }
 
@@ -272,10 +311,10 @@ int plan_file(struct plan *p, const char *path, const char *old, const char *con
 			lines += *q == '\n';
 		SET(s->desc, "%s %s (%zu lines, mode 0644)", old ? "replace" : "write", path,
 		    lines);
-		SET(s->cmd, "install -m 0644 /dev/stdin %s", path);
+		cmd_set(s, "install -m 0644 /dev/stdin %q", path);
 	} else {
 		SET(s->desc, "remove %s", path);
-		SET(s->cmd, "rm -- %s", path);
+		cmd_set(s, "rm -- %q", path);
 	}
 	SET(c->file, "%s", path);
 	c->old_content = c_old;

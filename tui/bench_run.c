@@ -145,8 +145,8 @@ int bench_client_run(const struct bench_config *cfg0, const char *host, const ch
 
 void bench_cli_print_json(struct json_object *o)
 {
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-						       JSON_C_TO_STRING_NOSLASHESCAPE));
+	cli_print_json_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+				      JSON_C_TO_STRING_NOSLASHESCAPE);
 	json_object_put(o);
 }
 

@@ -145,9 +145,8 @@ static void finish_doc(const struct bench_opts *o, const struct validate_peer *p
 	json_object_object_add(json_object_object_get(doc, "summary"), "history_drops",
 			       json_object_new_int((int)drops));
 	if (o->json)
-		puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-								 JSON_C_TO_STRING_SPACED |
-								 JSON_C_TO_STRING_NOSLASHESCAPE));
+		cli_print_json_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+						JSON_C_TO_STRING_NOSLASHESCAPE);
 	else if (sweep)
 		text_render_print(stdout, doc, bench_text_sweep_summary);
 	json_object_put(doc);

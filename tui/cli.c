@@ -13,8 +13,10 @@
 
 #include <json-c/json.h>
 
+#include "core/escape.h"
 #include "core/sim/sim_tree.h"
 #include "core/sys.h"
+#include "text.h"
 
 /* Where cli_error() goes while the console parses a command line: the
  * terminal belongs to curses then (cli_error_capture()). */
@@ -38,11 +40,17 @@ void cli_error(const char *fmt, ...)
 		}
 		return;
 	}
-	fputs("ibvf: ", stderr);
+	/* A message quotes names and files from the node: escaped, as all text. */
+	char *raw = NULL, *s = NULL;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	int r = vasprintf(&raw, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (r < 0 || !(s = text_escape(raw)))
+		fputs("ibvf: out of memory\n", stderr);
+	else
+		fprintf(stderr, "ibvf: %s\n", s);
+	free(r < 0 ? NULL : raw);
+	free(s);
 }
 
 /* The simulated node's default home: made on first use. */
@@ -104,6 +112,16 @@ int cli_bad_arg(const char *cmd, const char *arg)
 
 void cli_print_json(struct json_object *o)
 {
-	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-								 JSON_C_TO_STRING_NOSLASHESCAPE));
+	cli_print_json_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+void cli_print_json_ext(struct json_object *o, int flags)
+{
+	/* Strings from the node need not be UTF-8; the document must be. */
+	char *s = escape_json_text(json_object_to_json_string_ext(o, flags));
+	if (s)
+		puts(s);
+	else
+		cli_error("cannot print the JSON: out of memory");
+	free(s);
 }

@@ -61,9 +61,12 @@ void cli_error_capture(struct err *e);
 int cli_open(const struct cli *c, struct sys **ret);
 /* A stray argument of a command that takes none: one line, EXIT_USAGE. */
 int cli_bad_arg(const char *cmd, const char *arg);
-/* Prints a JSON document on stdout the way every command does. */
+/* Prints a JSON document on stdout the way every command does: valid UTF-8
+ * whatever the node's strings hold (core/escape.h). _ext with json-c's
+ * JSON_C_TO_STRING_* flags. */
 struct json_object;
 void cli_print_json(struct json_object *o);
+void cli_print_json_ext(struct json_object *o, int flags);
 
 /* The handlers, one file each. */
 int cmd_console(const struct cli *c, int argc, char **argv);

@@ -60,8 +60,8 @@ static int debug_vfinfo(struct sys *s, const char *pf)
 		json_object_object_add(o, "port_guid", opt_guid(v->port_guid_known, v->port_guid));
 		json_object_array_add(a, o);
 	}
-	puts(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-						       JSON_C_TO_STRING_NOSLASHESCAPE));
+	cli_print_json_ext(a, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+				      JSON_C_TO_STRING_NOSLASHESCAPE);
 	json_object_put(a);
 	sys_links_free(links, n);
 	return 0;

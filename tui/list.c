@@ -428,9 +428,8 @@ int cmd_list(const struct cli *c, int argc, char **argv)
 		return 1;
 	}
 	if (c->json)
-		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-							       JSON_C_TO_STRING_SPACED |
-							       JSON_C_TO_STRING_NOSLASHESCAPE));
+		cli_print_json_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+					      JSON_C_TO_STRING_NOSLASHESCAPE);
 	else if (pods)
 		list_print_pods_text(stdout, o);
 	else

@@ -7,43 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_control(const unsigned char *c)
-{
-	return *c < 0x20 || *c == 0x7f || (c[0] == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f);
-}
+#include "core/escape.h"
 
 bool text_needs_escape(const char *s)
 {
-	for (const unsigned char *c = (const unsigned char *)s; s && *c; c++)
-		if (is_control(c))
-			return true;
-	return false;
+	return escape_term_needed(s);
 }
 
 void text_escape_into(char *buf, size_t size, const char *s)
 {
-	size_t n = 0;
-	if (!size)
-		return;
-	for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
-		bool c1 = is_control(c) && *c == 0xc2;
-		if (is_control(c)) {
-			if (n + 4 >= size)
-				break;
-			n += (size_t)snprintf(buf + n, size - n, "\\x%02x", c1 ? c[1] : *c);
-			c += c1;
-		} else {
-			if (n + 1 >= size)
-				break;
-			buf[n++] = (char)*c;
-		}
-	}
-	buf[n] = '\0';
+	escape_term_into(buf, size, s);
 }
 
-/* A copy of s with C0 controls, DEL and the C1 controls' UTF-8 forms
- * (0xc2 0x80..0x9f) written as \xNN, so nothing read from the node or a
- * file can move the cursor or retitle a terminal. */
+/* A copy of s as escape_term_into() writes it: nothing read from the node
+ * or a file can move the cursor or retitle a terminal. */
 char *text_escape(const char *s)
 {
 	size_t size = strlen(s) * 4 + 1;
@@ -83,49 +60,9 @@ void text_add(struct text *t, enum text_role role, const char *fmt, ...)
 	t->lines[t->n++] = (struct text_line){.role = role, .s = s};
 }
 
-static bool shell_plain(const char *w)
-{
-	if (!*w)
-		return false;
-	for (; *w; w++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./"
-			    ":=@%+,",
-			    *w))
-			return false;
-	return true;
-}
-
-/* Appends s to buf at *len; false when it did not fit. */
-static bool put_str(char *buf, size_t size, size_t *len, const char *s)
-{
-	size_t l = strlen(s);
-	if (*len + l >= size)
-		return false;
-	memcpy(buf + *len, s, l + 1);
-	*len += l;
-	return true;
-}
-
 void text_shell_join(char *buf, size_t size, const char *const *argv, size_t n)
 {
-	size_t len = 0;
-	bool ok = true;
-	if (!size)
-		return;
-	buf[0] = '\0';
-	for (size_t i = 0; ok && i < n; i++) {
-		const char *w = argv[i] ? argv[i] : "";
-		bool plain = shell_plain(w);
-		ok = (!i || put_str(buf, size, &len, " ")) &&
-		     (plain || put_str(buf, size, &len, "'"));
-		for (; ok && *w; w++) {
-			char ch[2] = {*w, '\0'};
-			ok = put_str(buf, size, &len, *w == '\'' ? "'\\''" : ch);
-		}
-		ok = ok && (plain || put_str(buf, size, &len, "'"));
-	}
-	if (!ok && size > 4)
-		memcpy(buf + (len + 4 < size ? len : size - 4), "...", 4);
+	escape_shell_join(buf, size, argv, n);
 }
 
 void text_clear(struct text *t)

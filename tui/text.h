@@ -40,7 +40,7 @@ struct text {
 /* Appends a line (printf-style); a failed allocation sets t->truncated. */
 void text_add(struct text *t, enum text_role role, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* A malloc'd copy of s with control characters written as \xNN, as
+/* A malloc'd copy of s escaped for a terminal, as
  * text_add() does to each line (for text printed otherwise); NULL on ENOMEM. */
 char *text_escape(const char *s);
 /* Frees the lines; t is empty and reusable after. */
@@ -55,17 +55,17 @@ void text_render_print(FILE *f, struct json_object *o,
 /* The first line containing needle, or NULL (for tests and searches). */
 const struct text_line *text_find(const struct text *t, const char *needle);
 
-/* s with C0 controls, DEL and the C1 controls' UTF-8 forms (0xc2
- * 0x80..0x9f) written as \xNN, so nothing read from the node or a file can
- * move the cursor or retitle a terminal; cut at a character to fit size.
- * text_add escapes this way; the console's put functions call it for a
- * string text_needs_escape finds a control in. */
+/* s for a terminal (core/escape.h): C0 and C1 controls, DEL and bytes that
+ * are not UTF-8 written as \xNN, so nothing read from the node or a file
+ * can move the cursor or retitle a terminal; cut at a character to fit
+ * size. text_add escapes this way; the console's put functions call it for
+ * a string text_needs_escape finds such a byte in. */
 void text_escape_into(char *buf, size_t size, const char *s);
 bool text_needs_escape(const char *s);
 
-/* argv (n words) as one shell command line: a word with anything but
- * letters, digits and -_./:=@%+, is single-quoted ('it'\''s'). Truncated
- * to size (and then ends in "..."). */
+/* argv (n words) as one shell command line, quoted as core/escape.h says
+ * ('it'\''s', $'\033' for a control character). Truncated to size (and
+ * then ends in "..."). */
 void text_shell_join(char *buf, size_t size, const char *const *argv, size_t n);
 
 /* The console's colour for a line of this role, on a background of base. */

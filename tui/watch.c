@@ -32,8 +32,7 @@ static void print_event(const struct cli *c, const struct sys_event *ev)
 				       ev->old_name[0] ? json_object_new_string(ev->old_name)
 						       : NULL);
 		json_object_object_add(o, "devpath", json_object_new_string(ev->devpath));
-		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-							       JSON_C_TO_STRING_NOSLASHESCAPE));
+		cli_print_json_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 		json_object_put(o);
 	} else {
 		char ts[16];

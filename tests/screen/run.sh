@@ -998,10 +998,34 @@ scenario_bench_validate_all_vfs() {
 	stop
 }
 
+scenario_hostile_names() {
+	# Netdev names with ESC, BEL, a raw C1 byte and a byte that is never
+	# UTF-8 (the kernel allows them all): the tree shows them as \xNN, as
+	# `list` does, and no control reaches the terminal (the pane's title
+	# stays; "pwn" would be an OSC 0 that got through).
+	mask_checks=1 # name-changed findings: which renames a rebuild saw
+	start 160 48
+	"$ibvf" "--sim=$tmp/node" debug rename enp154s0v0 $'e\e]0;pwn\a' || fails=$((fails + 1))
+	"$ibvf" "--sim=$tmp/node" debug rename enp154s0v1 $'c1\x9b[2J\xff' || fails=$((fails + 1))
+	filter 9a:00
+	wait_for 'e\x1b]0;pwn\x' 5 # cut to its column
+	wait_for 'c1\x9b[2J\xff' 5
+	keys Down # its details: the whole name
+	wait_for 'netdev        e\x1b]0;pwn\x07' 5
+	settle
+	snap hostile-names
+	if T display -p -t s '#{pane_title}' | grep -q pwn; then
+		echo "FAIL: a name retitled the terminal"
+		fails=$((fails + 1))
+	fi
+	stop
+	mask_checks=0
+}
+
 all=(checks kmsg renamed startup expand_collapse filter help zero_guid mouse pods ethernet_fallback theme resize live
 	action_create action_rename action_refused_notice action_pod action_guid action_journal action_running bench_view
 	rename_field persist fix_finding action_destroy action_state guid_field_rules name_all
-	bench_validate_view bench_validate_all_vfs)
+	bench_validate_view bench_validate_all_vfs hostile_names)
 for s in "${@:-${all[@]}}"; do
 	echo "# $s"
 	"scenario_$s"
