@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "safefile.h"
+
 int sys_base_init(struct sys *s, const struct sys_ops *ops, const char *root, bool sim,
 		  struct err *e)
 {
@@ -24,6 +26,19 @@ int sys_base_init(struct sys *s, const struct sys_ops *ops, const char *root, bo
 	int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return err_set(e, errno, "cannot open root '%s'", root);
+	/* A tree other than '/' is read with its links resolved inside it. */
+	int probe = strcmp(root, "/") ? safefile_open_in(fd, ".", O_PATH, 0) : 0;
+	if (probe < 0) {
+		close(fd);
+		if (probe == -ENOSYS)
+			return err_setx(e, ENOSYS,
+					"cannot read the tree '%s' safely: this kernel has no "
+					"openat2() (Linux 5.6 or later is needed)",
+					root);
+		return err_set(e, -probe, "cannot open root '%s'", root);
+	}
+	if (probe > 0)
+		close(probe);
 	s->ops = ops;
 	s->sim = sim;
 	s->rootfd = fd;
@@ -71,11 +86,33 @@ void sys_set_trace(struct sys *s, sys_trace_fn fn, void *arg)
 	s->trace_arg = arg;
 }
 
+/* Every file of the node is opened here: under a root other than '/' its
+ * links, absolute or climbing with '..', resolve inside that root. */
+static int open_in(struct sys *s, const char *rel, int flags)
+{
+	if (strcmp(s->root, "/"))
+		return safefile_open_in(s->rootfd, rel, flags, 0);
+	int fd = openat(s->rootfd, rel, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 static int open_rel(struct sys *s, const char *path, int flags)
 {
 	sys_traced(s, path);
-	int fd = openat(s->rootfd, sys_relpath(path), flags | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	return open_in(s, sys_relpath(path), flags);
+}
+
+/* A file to read: O_NONBLOCK, so a FIFO or a device planted in a captured
+ * tree cannot block the open, and only a regular file is read. */
+static int open_regular(struct sys *s, const char *path)
+{
+	int fd = open_rel(s, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+	struct stat st = {0};
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	}
+	return fd;
 }
 
 int sys_read(struct sys *s, const char *path, char *buf, size_t size)
@@ -83,7 +120,7 @@ int sys_read(struct sys *s, const char *path, char *buf, size_t size)
 	if (size == 0)
 		return -EINVAL;
 	buf[0] = '\0';
-	int fd = open_rel(s, path, O_RDONLY);
+	int fd = open_regular(s, path);
 	if (fd < 0)
 		return fd;
 	size_t len = 0;
@@ -128,7 +165,7 @@ int sys_read_attr(struct sys *s, const char *path, char *buf, size_t size)
 
 int sys_read_file(struct sys *s, const char *path, size_t max, char **ret, size_t *ret_len)
 {
-	int fd = open_rel(s, path, O_RDONLY);
+	int fd = open_regular(s, path);
 	if (fd < 0)
 		return fd;
 	size_t cap = 4096, len = 0;
@@ -264,7 +301,7 @@ int sys_read_kmsg(struct sys *s, size_t max, char **ret, size_t *ret_len)
 
 int sys_base_write(struct sys *s, const char *path, const char *value, struct err *e)
 {
-	int fd = open_rel(s, path, O_WRONLY | O_TRUNC);
+	int fd = open_rel(s, path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return err_set(e, fd, "cannot open '%s' for writing", path);
 	size_t len = strlen(value);
@@ -288,10 +325,25 @@ int sys_readlink(struct sys *s, const char *path, char *buf, size_t size)
 {
 	if (size == 0)
 		return -EINVAL;
+	/* The link's directory resolved as open_rel does, the link read there. */
+	char dir[PATH_MAX];
+	const char *rel = sys_relpath(path), *slash = strrchr(rel, '/'), *name = rel;
+	snprintf(dir, sizeof(dir), ".");
+	if (slash) {
+		if ((size_t)(slash - rel) >= sizeof(dir))
+			return -ENAMETOOLONG;
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - rel), rel);
+		name = slash + 1;
+	}
+	int dfd = open_in(s, dir, O_PATH | O_DIRECTORY);
+	if (dfd < 0)
+		return dfd;
 	sys_traced(s, path);
-	ssize_t n = readlinkat(s->rootfd, sys_relpath(path), buf, size);
+	ssize_t n = readlinkat(dfd, name, buf, size);
+	int err = errno;
+	close(dfd);
 	if (n < 0)
-		return -errno;
+		return -err;
 	if ((size_t)n >= size)
 		return -ENAMETOOLONG;
 	buf[n] = '\0';
@@ -314,8 +366,11 @@ int sys_readlink_name(struct sys *s, const char *path, char *buf, size_t size)
 
 int sys_exists(struct sys *s, const char *path)
 {
-	sys_traced(s, path);
-	return faccessat(s->rootfd, sys_relpath(path), F_OK, 0) < 0 ? -errno : 0;
+	int fd = open_rel(s, path, O_PATH);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
 }
 
 static int cmp_str(const void *a, const void *b)
