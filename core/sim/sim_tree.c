@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/guid.h"
+#include "core/safefile.h"
 
 int sim_fmt(char *buf, size_t size, const char *fmt, ...)
 {
@@ -65,6 +66,18 @@ static int mkparent(const char *root, const char *rel, struct err *e)
 	return sim_mkdirs(root, dir, e);
 }
 
+/* A file the simulator writes: its links resolve inside the tree and the
+ * file itself is never a link, so one planted in the node goes nowhere. */
+static int open_in_tree(const char *root, const char *rel, int flags)
+{
+	int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return -errno;
+	int fd = safefile_open_in(rootfd, rel, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
+	close(rootfd);
+	return fd;
+}
+
 int sim_putf(const char *root, struct err *e, const char *rel, const char *fmt, ...)
 {
 	char p[PATH_MAX], *content = NULL;
@@ -78,11 +91,11 @@ int sim_putf(const char *root, struct err *e, const char *rel, const char *fmt, 
 		return err_set(e, ENOMEM, "cannot write '%s'", p);
 	/* Open first: the parent usually exists, so mkdir -p only on ENOENT. */
 	int r = 0, flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
-	int fd = open(p, flags, 0644);
-	if (fd < 0 && errno == ENOENT && (r = mkparent(root, rel, e)) == 0)
-		fd = open(p, flags, 0644);
+	int fd = open_in_tree(root, rel, flags);
+	if (fd == -ENOENT && (r = mkparent(root, rel, e)) == 0)
+		fd = open_in_tree(root, rel, flags);
 	if (r == 0 && fd < 0)
-		r = err_set(e, errno, "cannot create '%s'", p);
+		r = err_set(e, -fd, "cannot create '%s'", p);
 	if (fd >= 0) {
 		ssize_t n = write(fd, content, (size_t)len);
 		r = n < 0 ? -errno : (n == len ? 0 : -EIO);
@@ -252,9 +265,9 @@ int sim_event_add(const char *root, const char *action, const char *subsystem, c
 			 old ? " " : "", old ? old : "", devpath);
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return err_setx(e, ENAMETOOLONG, "event for '%s' is too long", name);
-	int fd = open(p, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open_in_tree(root, ".sim/events", O_WRONLY | O_APPEND | O_CREAT);
 	if (fd < 0)
-		return err_set(e, errno, "cannot open '%s'", p);
+		return err_set(e, -fd, "cannot open '%s'", p);
 	/* One write per line: readers in other processes never see half an event. */
 	ssize_t w = write(fd, line, (size_t)n);
 	int r = w == n ? 0 : (w < 0 ? -errno : -EIO);
