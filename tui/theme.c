@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "theme.h"
+#include "userdir.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -241,14 +242,11 @@ int theme_load_file(const char *path, struct theme *ret, char *err, size_t err_s
 
 static int user_dir(char *buf, size_t size)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	int n;
-	if (xdg && *xdg)
-		n = snprintf(buf, size, "%s/ibvf/themes", xdg);
-	else if (home && *home)
-		n = snprintf(buf, size, "%s/.config/ibvf/themes", home);
-	else
-		return -ENOENT;
+	char base[448];
+	int r = userdir_base("XDG_CONFIG_HOME", ".config", base, sizeof(base));
+	if (r < 0)
+		return r;
+	int n = snprintf(buf, size, "%s/ibvf/themes", base);
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
