@@ -161,6 +161,21 @@ START_TEST(sudo_ignores_the_users_xdg)
 }
 END_TEST
 
+/* A FIFO where a theme file should be: refused at once, not waited on
+ * (Check's timeout, scaled by CK_TIMEOUT_MULTIPLIER, catches a hang). */
+START_TEST(theme_fifo_does_not_hang)
+{
+	char dir[] = "/tmp/ibvf-theme-XXXXXX", p[64], err[256];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/fifo.theme", dir);
+	ck_assert_int_eq(mkfifo(p, 0644), 0);
+	struct theme t;
+	ck_assert_int_eq(theme_load_file(p, &t, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "not a regular file"), "%s", err);
+	tu_rmtree(strdup(dir));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("planted");
@@ -171,6 +186,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, default_sim_dir_not_ours_is_refused, 0, 3);
 	tcase_add_test(tc, sim_writes_do_not_follow_planted_links);
 	tcase_add_test(tc, sudo_ignores_the_users_xdg);
+	tcase_add_test(tc, theme_fifo_does_not_hang);
 	suite_add_tcase(s, tc);
 	return s;
 }
