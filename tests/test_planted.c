@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/sim/sim_tree.h"
 #include "core/sys.h"
 #include "persistutil.h"
 #include "simutil.h"
@@ -143,6 +144,26 @@ START_TEST(sim_writes_do_not_follow_planted_links)
 }
 END_TEST
 
+/* A directory link planted in the node, to a directory outside it: the
+ * simulator's mkdir -p and its links do not reach through it. */
+START_TEST(sim_mkdirs_do_not_follow_planted_links)
+{
+	char *dir = fixture(true, 2), out[] = "/tmp/ibvf-outside-XXXXXX", p[4200], t[4200];
+	ck_assert_ptr_nonnull(mkdtemp(out));
+	snprintf(p, sizeof(p), "%s/var/planted", dir);
+	ck_assert_int_eq(symlink(out, p), 0);
+	struct err e = {""};
+	sim_mkdirs(dir, "var/planted/made/here", &e);
+	sim_symlink(dir, "var/planted/link", "sys/devices", &e);
+	snprintf(t, sizeof(t), "%s/made", out);
+	ck_assert_msg(access(t, F_OK) < 0, "'%s' was made through a link in the node", t);
+	snprintf(t, sizeof(t), "%s/link", out);
+	ck_assert_msg(access(t, F_OK) < 0, "'%s' was made through a link in the node", t);
+	tu_rmtree(strdup(out));
+	tu_rmtree(dir);
+}
+END_TEST
+
 /* Root through sudo -E: the user's XDG_CONFIG_HOME is not root's. */
 START_TEST(sudo_ignores_the_users_xdg)
 {
@@ -185,6 +206,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, default_sim_dir_is_private);
 	tcase_add_loop_test(tc, default_sim_dir_not_ours_is_refused, 0, 3);
 	tcase_add_test(tc, sim_writes_do_not_follow_planted_links);
+	tcase_add_test(tc, sim_mkdirs_do_not_follow_planted_links);
 	tcase_add_test(tc, sudo_ignores_the_users_xdg);
 	tcase_add_test(tc, theme_fifo_does_not_hang);
 	suite_add_tcase(s, tc);
