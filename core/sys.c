@@ -96,7 +96,7 @@ static int open_in(struct sys *s, const char *rel, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
-static int open_rel(struct sys *s, const char *path, int flags)
+int sys_open_rel(struct sys *s, const char *path, int flags)
 {
 	sys_traced(s, path);
 	return open_in(s, sys_relpath(path), flags);
@@ -106,7 +106,7 @@ static int open_rel(struct sys *s, const char *path, int flags)
  * tree cannot block the open, and only a regular file is read. */
 static int open_regular(struct sys *s, const char *path)
 {
-	int fd = open_rel(s, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+	int fd = sys_open_rel(s, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
 	struct stat st = {0};
 	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
 		close(fd);
@@ -214,94 +214,9 @@ int sys_read_file(struct sys *s, const char *path, size_t max, char **ret, size_
 	return 0;
 }
 
-/* Drops the oldest whole lines of buf until at most keep bytes are left. */
-static size_t kmsg_drop_oldest(char *buf, size_t len, size_t keep)
-{
-	if (len <= keep)
-		return len;
-	size_t cut = len - keep;
-	char *nl = memchr(buf + cut, '\n', len - cut);
-	cut = nl ? (size_t)(nl + 1 - buf) : len;
-	memmove(buf, buf + cut, len - cut);
-	return len - cut;
-}
-
-/* A captured copy: its last max bytes, from a line start. */
-static int kmsg_read_tail(int fd, off_t size, size_t max, char **ret, size_t *ret_len)
-{
-	off_t from = size > (off_t)max ? size - (off_t)max : 0;
-	size_t cap = (size_t)(size - from), len = 0;
-	char *buf = malloc(cap + 1);
-	if (!buf)
-		return -ENOMEM;
-	while (len < cap) {
-		ssize_t n = pread(fd, buf + len, cap - len, from + (off_t)len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int r = -errno;
-			free(buf);
-			return r;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	if (from > 0) {
-		char *nl = memchr(buf, '\n', len);
-		size_t cut = nl ? (size_t)(nl + 1 - buf) : len;
-		memmove(buf, buf + cut, len - cut);
-		len -= cut;
-	}
-	buf[len] = '\0';
-	*ret = buf;
-	if (ret_len)
-		*ret_len = len;
-	return 0;
-}
-
-/* /dev/kmsg gives one record per read() as "prio,seq,usec,flags;message\n"
- * followed by continuation lines; a captured copy is the same text, or a
- * dmesg text, in a file. The newest max bytes are kept. */
-int sys_read_kmsg(struct sys *s, size_t max, char **ret, size_t *ret_len)
-{
-	int fd = open_rel(s, "/dev/kmsg", O_RDONLY | O_NONBLOCK);
-	if (fd < 0)
-		return fd;
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode)) {
-		int r = S_ISREG(st.st_mode) ? kmsg_read_tail(fd, st.st_size, max, ret, ret_len)
-					    : -EINVAL;
-		close(fd);
-		return r;
-	}
-	size_t cap = max + 8192, len = 0;
-	char *buf = malloc(cap + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		ssize_t n = read(fd, buf + len, 8192);
-		if (n < 0 && errno == EPIPE)
-			continue; /* records were overwritten: go on */
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-		if (len > max)
-			len = kmsg_drop_oldest(buf, len, max / 2);
-	}
-	close(fd);
-	buf[len] = '\0';
-	*ret = buf;
-	if (ret_len)
-		*ret_len = len;
-	return 0;
-}
-
 int sys_base_write(struct sys *s, const char *path, const char *value, struct err *e)
 {
-	int fd = open_rel(s, path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	int fd = sys_open_rel(s, path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return err_set(e, fd, "cannot open '%s' for writing", path);
 	size_t len = strlen(value);
@@ -325,7 +240,7 @@ int sys_readlink(struct sys *s, const char *path, char *buf, size_t size)
 {
 	if (size == 0)
 		return -EINVAL;
-	/* The link's directory resolved as open_rel does, the link read there. */
+	/* The link's directory resolved as sys_open_rel does, the link read there. */
 	char dir[PATH_MAX];
 	const char *rel = sys_relpath(path), *slash = strrchr(rel, '/'), *name = rel;
 	snprintf(dir, sizeof(dir), ".");
@@ -366,7 +281,7 @@ int sys_readlink_name(struct sys *s, const char *path, char *buf, size_t size)
 
 int sys_exists(struct sys *s, const char *path)
 {
-	int fd = open_rel(s, path, O_PATH);
+	int fd = sys_open_rel(s, path, O_PATH);
 	if (fd < 0)
 		return fd;
 	close(fd);
@@ -380,7 +295,7 @@ static int cmp_str(const void *a, const void *b)
 
 int sys_list(struct sys *s, const char *path, char ***ret, size_t *ret_n)
 {
-	int fd = open_rel(s, path, O_RDONLY | O_DIRECTORY);
+	int fd = sys_open_rel(s, path, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
 		return fd;
 	DIR *d = fdopendir(fd);
