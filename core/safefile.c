@@ -44,6 +44,15 @@ int safefile_open_in(int rootfd, const char *rel, int flags, mode_t mode)
 	}
 }
 
+int safefile_open_in_or_at(int rootfd, const char *rel, int flags, mode_t mode)
+{
+	int fd = safefile_open_in(rootfd, rel, flags, mode);
+	if (fd != -ENOSYS)
+		return fd;
+	fd = openat(rootfd, rel, flags | O_CLOEXEC, mode);
+	return fd < 0 ? -errno : fd;
+}
+
 int safefile_dir_trusted(int fd, const char *dir, struct err *e)
 {
 	struct stat st;

@@ -29,6 +29,10 @@ int safefile_dir_trusted(int fd, const char *dir, struct err *e);
  * absolute link or '..' never leaves the tree; magic links (/proc/PID/fd)
  * are refused. The fd or -errno; -ENOSYS before Linux 5.6. */
 int safefile_open_in(int rootfd, const char *rel, int flags, mode_t mode);
+/* safefile_open_in, or where the kernel has no openat2 (before Linux 5.6;
+ * valgrind), openat() with the same flags: for the simulated node, a
+ * directory private to its user, never for a tree read as root (--root). */
+int safefile_open_in_or_at(int rootfd, const char *rel, int flags, mode_t mode);
 
 /* The content of path (a regular file, not a link), at most max bytes:
  * *ret NULL when the file (or its directory) does not exist. -EFBIG beyond

@@ -26,8 +26,9 @@ int sys_base_init(struct sys *s, const struct sys_ops *ops, const char *root, bo
 	int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return err_set(e, errno, "cannot open root '%s'", root);
-	/* A tree other than '/' is read with its links resolved inside it. */
-	int probe = strcmp(root, "/") ? safefile_open_in(fd, ".", O_PATH, 0) : 0;
+	/* A tree other than '/' is read with its links resolved inside it;
+	 * the simulated node (a private directory) may do without openat2. */
+	int probe = strcmp(root, "/") && !sim ? safefile_open_in(fd, ".", O_PATH, 0) : 0;
 	if (probe < 0) {
 		close(fd);
 		if (probe == -ENOSYS)
@@ -91,7 +92,8 @@ void sys_set_trace(struct sys *s, sys_trace_fn fn, void *arg)
 static int open_in(struct sys *s, const char *rel, int flags)
 {
 	if (strcmp(s->root, "/"))
-		return safefile_open_in(s->rootfd, rel, flags, 0);
+		return s->sim ? safefile_open_in_or_at(s->rootfd, rel, flags, 0)
+			      : safefile_open_in(s->rootfd, rel, flags, 0);
 	int fd = openat(s->rootfd, rel, flags | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }

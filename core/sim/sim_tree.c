@@ -39,7 +39,8 @@ static int open_in_tree(const char *root, const char *rel, int flags)
 	int rootfd = open(*root ? root : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return -errno;
-	int fd = safefile_open_in(rootfd, rel, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
+	int fd = safefile_open_in_or_at(rootfd, rel, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY,
+					0644);
 	close(rootfd);
 	return fd;
 }
@@ -57,7 +58,7 @@ static int parent_in_tree(const char *root, const char *rel, const char **ret_ba
 	int rootfd = open(*root ? root : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return -errno;
-	int fd = safefile_open_in(rootfd, dir, O_PATH | O_DIRECTORY, 0);
+	int fd = safefile_open_in_or_at(rootfd, dir, O_PATH | O_DIRECTORY, 0);
 	close(rootfd);
 	return fd;
 }

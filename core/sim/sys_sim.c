@@ -48,7 +48,8 @@ static int faults_vanish(struct sim *m, struct err *e)
 
 int sys_sim_lock(struct sim *m, struct err *e)
 {
-	int fd = safefile_open_in(m->base.rootfd, ".sim/lock", O_RDWR | O_CREAT | O_NOFOLLOW, 0644);
+	int fd = safefile_open_in_or_at(m->base.rootfd, ".sim/lock", O_RDWR | O_CREAT | O_NOFOLLOW,
+					0644);
 	if (fd < 0)
 		return err_set(e, -fd, "cannot open '%s/.sim/lock'", m->base.root);
 	if (flock(fd, LOCK_EX) < 0) {
@@ -146,7 +147,8 @@ static int sim_event_read(struct sys *s, struct sys_event *ret)
 	char buf[4096] __attribute__((aligned(8)));
 	while (read(m->inotify, buf, sizeof(buf)) > 0)
 		; /* drained: the file is the source of truth */
-	int fd = safefile_open_in(s->rootfd, ".sim/events", O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0);
+	int fd = safefile_open_in_or_at(s->rootfd, ".sim/events",
+					O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0);
 	if (fd < 0)
 		return fd;
 	int r = 0;
