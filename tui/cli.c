@@ -2,6 +2,7 @@
 /* What the commands share: messages, opening the node the global options
  * name, stray arguments, JSON on stdout. */
 #include "cli.h"
+#include "userdir.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -15,7 +16,6 @@
 
 #include "core/sim/sim_tree.h"
 #include "core/sys.h"
-#include "userdir.h"
 
 /* Where cli_error() goes while the console parses a command line: the
  * terminal belongs to curses then (cli_error_capture()). */
