@@ -5,10 +5,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* "/a/b/c.link" into its directory "/a/b" and name "c.link". */
@@ -21,6 +24,50 @@ static int split(const char *path, char dir[static PATH_MAX], const char **ret_n
 	memcpy(dir, path, len ? len : 1);
 	dir[len ? len : 1] = '\0';
 	*ret_name = slash + 1;
+	return 0;
+}
+
+int safefile_open_in(int rootfd, const char *rel, int flags, mode_t mode)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC),
+		.mode = flags & (O_CREAT | O_TMPFILE) ? mode : 0,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	for (;;) {
+		long fd = syscall(SYS_openat2, rootfd, rel, &how, sizeof(how));
+		if (fd >= 0)
+			return (int)fd;
+		/* EAGAIN: a rename raced the lookup; the kernel asks to retry. */
+		if (errno != EAGAIN && errno != EINTR)
+			return -errno;
+	}
+}
+
+int safefile_open_in_or_at(int rootfd, const char *rel, int flags, mode_t mode)
+{
+	int fd = safefile_open_in(rootfd, rel, flags, mode);
+	if (fd != -ENOSYS)
+		return fd;
+	fd = openat(rootfd, rel, flags | O_CLOEXEC, mode);
+	return fd < 0 ? -errno : fd;
+}
+
+int safefile_dir_trusted(int fd, const char *dir, struct err *e)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return err_set(e, errno, "cannot check '%s'", dir);
+	if (st.st_uid != 0 && st.st_uid != getuid())
+		return err_setx(e, EPERM,
+				"'%s' belongs to uid %u: ibvf writes only in directories of root "
+				"or its user",
+				dir, (unsigned int)st.st_uid);
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return err_setx(e, EPERM,
+				"'%s' is writable by other users (mode %04o): ibvf does not "
+				"write there",
+				dir, (unsigned int)(st.st_mode & 07777));
 	return 0;
 }
 
@@ -74,6 +121,11 @@ int safefile_dir(const char *dir, bool create, int *ret_fd, struct err *e)
 		}
 		close(fd);
 		fd = next;
+	}
+	int r;
+	if (create && (r = safefile_dir_trusted(fd, dir, e)) < 0) {
+		close(fd);
+		return r;
 	}
 	*ret_fd = fd;
 	return 0;

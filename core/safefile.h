@@ -16,9 +16,23 @@
 #define SAFEFILE_MAX (256u << 10) /* bytes read back at most */
 
 /* The directory dir as an fd (O_DIRECTORY|O_NOFOLLOW at every step); with
- * create, missing directories are made (0755). -ENOENT when it is missing
- * and not created, -ELOOP (said) at a symbolic link. */
+ * create, missing directories are made (0755) and the last one must be
+ * trusted (safefile_dir_trusted). -ENOENT when it is missing and not
+ * created, -ELOOP (said) at a symbolic link. */
 int safefile_dir(const char *dir, bool create, int *ret_fd, struct err *e);
+
+/* 0 when the directory fd (named dir) is one ibvf writes in: owned by root
+ * or the user, writable by no one else; -EPERM (said) otherwise. */
+int safefile_dir_trusted(int fd, const char *dir, struct err *e);
+
+/* openat2() with RESOLVE_IN_ROOT: rel resolves as if rootfd were '/', so an
+ * absolute link or '..' never leaves the tree; magic links (/proc/PID/fd)
+ * are refused. The fd or -errno; -ENOSYS before Linux 5.6. */
+int safefile_open_in(int rootfd, const char *rel, int flags, mode_t mode);
+/* safefile_open_in, or where the kernel has no openat2 (before Linux 5.6;
+ * valgrind), openat() with the same flags: for the simulated node, a
+ * directory private to its user, never for a tree read as root (--root). */
+int safefile_open_in_or_at(int rootfd, const char *rel, int flags, mode_t mode);
 
 /* The content of path (a regular file, not a link), at most max bytes:
  * *ret NULL when the file (or its directory) does not exist. -EFBIG beyond

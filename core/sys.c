@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "safefile.h"
+
 int sys_base_init(struct sys *s, const struct sys_ops *ops, const char *root, bool sim,
 		  struct err *e)
 {
@@ -24,6 +26,20 @@ int sys_base_init(struct sys *s, const struct sys_ops *ops, const char *root, bo
 	int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return err_set(e, errno, "cannot open root '%s'", root);
+	/* A tree other than '/' is read with its links resolved inside it;
+	 * the simulated node (a private directory) may do without openat2. */
+	int probe = strcmp(root, "/") && !sim ? safefile_open_in(fd, ".", O_PATH, 0) : 0;
+	if (probe < 0) {
+		close(fd);
+		if (probe == -ENOSYS)
+			return err_setx(e, ENOSYS,
+					"cannot read the tree '%s' safely: this kernel has no "
+					"openat2() (Linux 5.6 or later is needed)",
+					root);
+		return err_set(e, -probe, "cannot open root '%s'", root);
+	}
+	if (probe > 0)
+		close(probe);
 	s->ops = ops;
 	s->sim = sim;
 	s->rootfd = fd;
@@ -71,11 +87,34 @@ void sys_set_trace(struct sys *s, sys_trace_fn fn, void *arg)
 	s->trace_arg = arg;
 }
 
-static int open_rel(struct sys *s, const char *path, int flags)
+/* Every file of the node is opened here: under a root other than '/' its
+ * links, absolute or climbing with '..', resolve inside that root. */
+static int open_in(struct sys *s, const char *rel, int flags)
+{
+	if (strcmp(s->root, "/"))
+		return s->sim ? safefile_open_in_or_at(s->rootfd, rel, flags, 0)
+			      : safefile_open_in(s->rootfd, rel, flags, 0);
+	int fd = openat(s->rootfd, rel, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int sys_open_rel(struct sys *s, const char *path, int flags)
 {
 	sys_traced(s, path);
-	int fd = openat(s->rootfd, sys_relpath(path), flags | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	return open_in(s, sys_relpath(path), flags);
+}
+
+/* A file to read: O_NONBLOCK, so a FIFO or a device planted in a captured
+ * tree cannot block the open, and only a regular file is read. */
+static int open_regular(struct sys *s, const char *path)
+{
+	int fd = sys_open_rel(s, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+	struct stat st = {0};
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	}
+	return fd;
 }
 
 int sys_read(struct sys *s, const char *path, char *buf, size_t size)
@@ -83,7 +122,7 @@ int sys_read(struct sys *s, const char *path, char *buf, size_t size)
 	if (size == 0)
 		return -EINVAL;
 	buf[0] = '\0';
-	int fd = open_rel(s, path, O_RDONLY);
+	int fd = open_regular(s, path);
 	if (fd < 0)
 		return fd;
 	size_t len = 0;
@@ -128,7 +167,7 @@ int sys_read_attr(struct sys *s, const char *path, char *buf, size_t size)
 
 int sys_read_file(struct sys *s, const char *path, size_t max, char **ret, size_t *ret_len)
 {
-	int fd = open_rel(s, path, O_RDONLY);
+	int fd = open_regular(s, path);
 	if (fd < 0)
 		return fd;
 	size_t cap = 4096, len = 0;
@@ -177,94 +216,9 @@ int sys_read_file(struct sys *s, const char *path, size_t max, char **ret, size_
 	return 0;
 }
 
-/* Drops the oldest whole lines of buf until at most keep bytes are left. */
-static size_t kmsg_drop_oldest(char *buf, size_t len, size_t keep)
-{
-	if (len <= keep)
-		return len;
-	size_t cut = len - keep;
-	char *nl = memchr(buf + cut, '\n', len - cut);
-	cut = nl ? (size_t)(nl + 1 - buf) : len;
-	memmove(buf, buf + cut, len - cut);
-	return len - cut;
-}
-
-/* A captured copy: its last max bytes, from a line start. */
-static int kmsg_read_tail(int fd, off_t size, size_t max, char **ret, size_t *ret_len)
-{
-	off_t from = size > (off_t)max ? size - (off_t)max : 0;
-	size_t cap = (size_t)(size - from), len = 0;
-	char *buf = malloc(cap + 1);
-	if (!buf)
-		return -ENOMEM;
-	while (len < cap) {
-		ssize_t n = pread(fd, buf + len, cap - len, from + (off_t)len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int r = -errno;
-			free(buf);
-			return r;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	if (from > 0) {
-		char *nl = memchr(buf, '\n', len);
-		size_t cut = nl ? (size_t)(nl + 1 - buf) : len;
-		memmove(buf, buf + cut, len - cut);
-		len -= cut;
-	}
-	buf[len] = '\0';
-	*ret = buf;
-	if (ret_len)
-		*ret_len = len;
-	return 0;
-}
-
-/* /dev/kmsg gives one record per read() as "prio,seq,usec,flags;message\n"
- * followed by continuation lines; a captured copy is the same text, or a
- * dmesg text, in a file. The newest max bytes are kept. */
-int sys_read_kmsg(struct sys *s, size_t max, char **ret, size_t *ret_len)
-{
-	int fd = open_rel(s, "/dev/kmsg", O_RDONLY | O_NONBLOCK);
-	if (fd < 0)
-		return fd;
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode)) {
-		int r = S_ISREG(st.st_mode) ? kmsg_read_tail(fd, st.st_size, max, ret, ret_len)
-					    : -EINVAL;
-		close(fd);
-		return r;
-	}
-	size_t cap = max + 8192, len = 0;
-	char *buf = malloc(cap + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		ssize_t n = read(fd, buf + len, 8192);
-		if (n < 0 && errno == EPIPE)
-			continue; /* records were overwritten: go on */
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-		if (len > max)
-			len = kmsg_drop_oldest(buf, len, max / 2);
-	}
-	close(fd);
-	buf[len] = '\0';
-	*ret = buf;
-	if (ret_len)
-		*ret_len = len;
-	return 0;
-}
-
 int sys_base_write(struct sys *s, const char *path, const char *value, struct err *e)
 {
-	int fd = open_rel(s, path, O_WRONLY | O_TRUNC);
+	int fd = sys_open_rel(s, path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return err_set(e, fd, "cannot open '%s' for writing", path);
 	size_t len = strlen(value);
@@ -288,10 +242,25 @@ int sys_readlink(struct sys *s, const char *path, char *buf, size_t size)
 {
 	if (size == 0)
 		return -EINVAL;
+	/* The link's directory resolved as sys_open_rel does, the link read there. */
+	char dir[PATH_MAX];
+	const char *rel = sys_relpath(path), *slash = strrchr(rel, '/'), *name = rel;
+	snprintf(dir, sizeof(dir), ".");
+	if (slash) {
+		if ((size_t)(slash - rel) >= sizeof(dir))
+			return -ENAMETOOLONG;
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - rel), rel);
+		name = slash + 1;
+	}
+	int dfd = open_in(s, dir, O_PATH | O_DIRECTORY);
+	if (dfd < 0)
+		return dfd;
 	sys_traced(s, path);
-	ssize_t n = readlinkat(s->rootfd, sys_relpath(path), buf, size);
+	ssize_t n = readlinkat(dfd, name, buf, size);
+	int err = errno;
+	close(dfd);
 	if (n < 0)
-		return -errno;
+		return -err;
 	if ((size_t)n >= size)
 		return -ENAMETOOLONG;
 	buf[n] = '\0';
@@ -314,8 +283,11 @@ int sys_readlink_name(struct sys *s, const char *path, char *buf, size_t size)
 
 int sys_exists(struct sys *s, const char *path)
 {
-	sys_traced(s, path);
-	return faccessat(s->rootfd, sys_relpath(path), F_OK, 0) < 0 ? -errno : 0;
+	int fd = sys_open_rel(s, path, O_PATH);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -325,7 +297,7 @@ static int cmp_str(const void *a, const void *b)
 
 int sys_list(struct sys *s, const char *path, char ***ret, size_t *ret_n)
 {
-	int fd = open_rel(s, path, O_RDONLY | O_DIRECTORY);
+	int fd = sys_open_rel(s, path, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
 		return fd;
 	DIR *d = fdopendir(fd);

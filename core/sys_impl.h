@@ -44,6 +44,9 @@ static inline void sys_traced(struct sys *s, const char *path)
 	if (s->trace)
 		s->trace(s->trace_arg, path);
 }
+/* Opens path of the node: under a root other than '/' with its links
+ * resolved inside the root (safefile_open_in). The fd or -errno. */
+int sys_open_rel(struct sys *s, const char *path, int flags);
 /* The path relative to rootfd ("sys/class/net"), for *at() calls. */
 const char *sys_relpath(const char *path);
 /* Plain write of a file under the root (what the real kernel's sysfs gets). */

@@ -293,6 +293,15 @@ static int parse_text(struct unit *u, const char *name, const char *file, char *
 	return 0;
 }
 
+/* A link, dangling or not: a unit masked with a link to /dev/null is there
+ * even where the tree (--root, --sim) has no dev/null of its own. */
+static bool is_link(struct sys *s, const char *path)
+{
+	char target[64];
+	int r = sys_readlink(s, path, target, sizeof(target));
+	return r > 0 || r == -ENAMETOOLONG;
+}
+
 static bool is_masked(struct sys *s, const char *path)
 {
 	char target[64], *text = NULL;
@@ -378,7 +387,7 @@ int unit_load(struct sys *s, const char *name, struct unit *ret, struct err *e)
 		return err_setx(e, EINVAL, "invalid unit name '%s'", name);
 	for (size_t d = 0; d < N_DIRS && !u.path; d++) {
 		snprintf(path, sizeof(path), "%s/%s", unit_dirs[d], name);
-		if (sys_exists(s, path) == 0 || sys_readlink(s, path, (char[8]){0}, 8) > 0)
+		if (sys_exists(s, path) == 0 || is_link(s, path))
 			if (!(u.path = strdup(path)))
 				return err_set(e, ENOMEM, "cannot read '%s'", path);
 	}

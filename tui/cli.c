@@ -2,6 +2,7 @@
 /* What the commands share: messages, opening the node the global options
  * name, stray arguments, JSON on stdout. */
 #include "cli.h"
+#include "userdir.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -53,18 +54,66 @@ void cli_error(const char *fmt, ...)
 	free(s);
 }
 
-/* The simulated node's default home: made on first use. */
+/* The simulated node's default home, per user: $XDG_CACHE_HOME/ibvf/sim
+ * (root's own under sudo, userdir.h), else /tmp/ibvf-sim-UID. */
 static int default_sim_dir(char *buf, size_t size)
 {
-	const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char base[PATH_MAX - 16];
 	int n;
-	if (cache && *cache)
-		n = snprintf(buf, size, "%s/ibvf/sim", cache);
-	else if (home && *home)
-		n = snprintf(buf, size, "%s/.cache/ibvf/sim", home);
+	if (userdir_base("XDG_CACHE_HOME", ".cache", base, sizeof(base)) == 0)
+		n = snprintf(buf, size, "%s/ibvf/sim", base);
 	else
 		n = snprintf(buf, size, "/tmp/ibvf-sim-%u", (unsigned)getuid());
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* The default directory is made 0700 on first use (its parents as
+ * mkdir -p would), and used only while it is still a directory of this
+ * user that no one else can write into or read: the simulator writes a
+ * journal and state there, and /tmp/ibvf-sim-UID is a predictable name. */
+static int private_sim_dir(const char *d, bool *ret_made)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s", d);
+	for (char *c = p + 1; *c; c++) {
+		if (*c != '/')
+			continue;
+		*c = '\0';
+		if (mkdir(p, 0700) < 0 && errno != EEXIST) {
+			cli_error("cannot make '%s' for the simulated node: %s", p,
+				  strerror(errno));
+			return -errno;
+		}
+		*c = '/';
+	}
+	*ret_made = mkdir(d, 0700) == 0;
+	struct stat st;
+	if (lstat(d, &st) < 0) {
+		cli_error("cannot use '%s' for the simulated node: %s", d, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		cli_error("refusing the simulated node in '%s': it is %s, not a directory", d,
+			  S_ISLNK(st.st_mode) ? "a symbolic link" : "a file");
+		return -ENOTDIR;
+	}
+	if (st.st_uid != getuid()) {
+		cli_error("refusing the simulated node in '%s': it belongs to uid %u, not to you "
+			  "(uid %u)",
+			  d, (unsigned)st.st_uid, (unsigned)getuid());
+		return -EPERM;
+	}
+	if (*ret_made && chmod(d, 0700) < 0) {
+		cli_error("cannot make '%s' private: %s", d, strerror(errno));
+		return -errno;
+	}
+	if (!*ret_made && (st.st_mode & 077)) {
+		cli_error("refusing the simulated node in '%s': other users can reach it "
+			  "(mode %04o); chmod 700 it or give --sim=DIR",
+			  d, (unsigned)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
 }
 
 int cli_open(const struct cli *c, struct sys **ret)
@@ -82,8 +131,10 @@ int cli_open(const struct cli *c, struct sys **ret)
 				return -ENAMETOOLONG;
 			}
 			d = dir;
-			struct stat st;
-			if (stat(d, &st) < 0) {
+			bool made = false;
+			if ((r = private_sim_dir(d, &made)) < 0)
+				return r;
+			if (made) {
 				struct sim_fixture_opts o = {0};
 				/* It makes the directory and its parents. */
 				if ((r = sim_fixture_create(d, &o, &e)) < 0) {

@@ -224,8 +224,9 @@ static const struct cmd commands[] = {
 static const char options_text[] =
 	"options (before or after the command):\n"
 	"  --sim[=DIR]          run on the simulated DGX H200 node (made in DIR, or in\n"
-	"                       $XDG_CACHE_HOME/ibvf/sim on first use)\n"
-	"  --root DIR           read a captured node tree under DIR instead of /\n"
+	"                       $XDG_CACHE_HOME/ibvf/sim, 0700, on first use)\n"
+	"  --root DIR           read a captured node tree under DIR instead of / (its\n"
+	"                       links resolve inside DIR; regular files only)\n"
 	"  --kernel REL         kernel release the simulated node behaves as\n"
 	"  --theme NAME|PATH    the console's colour theme\n"
 	"  --json               JSON output\n"

@@ -2,7 +2,11 @@
 /* `s`, F9 and `:snapshot [FILE]`: the node's JSON for a ticket. It asks
  * first, showing the full path, then writes a new file (O_EXCL, never
  * through a link, mode 0600: it names the node's devices and pods) and
- * renames it into place, so a reader never sees half a snapshot. */
+ * renames it into place, so a reader never sees half a snapshot. Without
+ * FILE it goes to /var/lib/ibvf/snapshots (0700) under the node's root (the
+ * simulated node's directory under --sim), never to a predictable name in
+ * the working directory; FILE's directory must be root's or the user's
+ * and writable by no one else (safefile.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -18,6 +22,10 @@
 #include "core/json.h"
 #include "core/plan.h"
 #include "core/safefile.h"
+#include "core/sys.h"
+
+/* Under the node's root, as the journal (core/journal.h). */
+#define SNAPSHOT_DIR "/var/lib/ibvf/snapshots"
 
 /* The hostname as a file name part: no '/', no dot first, nothing odd. */
 static void safe_part(const char *s, char *buf, size_t size)
@@ -50,19 +58,19 @@ static void write_yes(struct console *c, const char *path)
 
 void console_snapshot_ask(struct console *c, const char *file)
 {
-	char name[PATH_MAX], host[80], stamp[32], path[PATH_MAX], cwd[PATH_MAX], shown[PATH_MAX];
+	char host[80], stamp[32], path[PATH_MAX], cwd[PATH_MAX], shown[PATH_MAX];
 	time_t now = time(NULL);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
 	safe_part(c->node->hostname, host, sizeof(host));
-	if (file)
-		snprintf(name, sizeof(name), "%s", file);
-	else
-		snprintf(name, sizeof(name), "ibvf-snapshot-%s-%s.json", host, stamp);
+	const char *root = sys_root(c->sys);
 	int r = 0;
-	if (name[0] != '/' && getcwd(cwd, sizeof(cwd)))
-		r = plan_fmt(path, sizeof(path), "%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", name);
+	if (!file)
+		r = plan_fmt(path, sizeof(path), "%s%s/ibvf-snapshot-%s-%s.json",
+			     strcmp(root, "/") ? root : "", SNAPSHOT_DIR, host, stamp);
+	else if (file[0] != '/' && getcwd(cwd, sizeof(cwd)))
+		r = plan_fmt(path, sizeof(path), "%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", file);
 	else
-		snprintf(path, sizeof(path), "%s", name);
+		r = plan_fmt(path, sizeof(path), "%s", file);
 	if (r < 0) {
 		console_message(c, TR_ERROR, "cannot write a snapshot: the path is too long");
 		return;
@@ -73,46 +81,54 @@ void console_snapshot_ask(struct console *c, const char *file)
 		    exists ? " (it exists: replace it)" : "");
 }
 
-/* A new file beside path, 0600, created here and now (not a link). */
-static int temp_open(const char *path, char *tmp, size_t size)
+/* The default directory, made 0700 (it names the node's devices and pods)
+ * in a parent that safefile_dir() opened without following a link. */
+static int snapshot_dir(const char *path, struct err *e)
 {
-	const char *base = strrchr(path, '/');
-	int dir_len = base ? (int)(base - path + 1) : 0;
-	base = base ? base + 1 : path;
-	for (int i = 0; i < 16; i++) {
-		snprintf(tmp, size, "%.*s.%s.%08lx", dir_len, path, base,
-			 (unsigned long)random() ^ (unsigned long)getpid());
-		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0 || errno != EEXIST)
-			return fd < 0 ? -errno : fd;
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	size_t len = slash ? (size_t)(slash - path) : 0;
+	if (len < sizeof(SNAPSHOT_DIR) || len >= sizeof(dir) ||
+	    strncmp(path + len - strlen(SNAPSHOT_DIR), SNAPSHOT_DIR, strlen(SNAPSHOT_DIR)))
+		return 0; /* a FILE the user gave: its directory is checked as it is */
+	len -= strlen("/snapshots");
+	memcpy(dir, path, len);
+	dir[len] = '\0';
+	int dfd, r = safefile_dir(dir, true, &dfd, e);
+	if (r < 0)
+		return r;
+	if (mkdirat(dfd, "snapshots", 0700) == 0) {
+		int fd = openat(dfd, "snapshots", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || fchmod(fd, 0700) < 0)
+			r = err_set(e, errno, "cannot make '%s/snapshots' private", dir);
+		if (fd >= 0)
+			close(fd);
+	} else if (errno != EEXIST) {
+		r = err_set(e, errno, "cannot make '%s/snapshots'", dir);
 	}
-	return -EEXIST;
+	close(dfd);
+	return r;
 }
 
 int console_snapshot_write(struct console *c, const char *path)
 {
-	char tmp[PATH_MAX + 32], shown[PATH_MAX];
+	char shown[PATH_MAX], *text = NULL;
+	struct err e = {{0}};
 	printable(path, shown, sizeof(shown));
 	struct json_object *o = node_to_json(c->node);
 	const char *s = o ? json_object_to_json_string_ext(
 				    o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 					       JSON_C_TO_STRING_NOSLASHESCAPE)
 			  : NULL;
-	int fd = s ? temp_open(path, tmp, sizeof(tmp)) : -ENOMEM, r = fd < 0 ? fd : 0;
-	if (fd >= 0) {
-		if (fchmod(fd, 0600) < 0 || (r = safefile_write_all(fd, s, strlen(s))) < 0 ||
-		    (r = safefile_write_all(fd, "\n", 1)) < 0 || fsync(fd) < 0)
-			r = r < 0 ? r : -errno;
-		if (close(fd) < 0 && !r)
-			r = -errno;
-		if (!r && rename(tmp, path) < 0)
-			r = -errno;
-		if (r < 0)
-			unlink(tmp);
-	}
+	int r = s && asprintf(&text, "%s\n", s) >= 0 ? 0 : err_set(&e, ENOMEM, "out of memory");
 	json_object_put(o);
+	if (r == 0 && (r = snapshot_dir(path, &e)) == 0)
+		r = safefile_write(path, text, 0600, &e);
+	free(text);
 	if (r < 0) {
-		console_message(c, TR_ERROR, "cannot write snapshot '%s': %s", shown, strerror(-r));
+		char why[sizeof(e.msg)];
+		printable(e.msg, why, sizeof(why));
+		console_message(c, TR_ERROR, "cannot write snapshot '%s': %s", shown, why);
 		return r;
 	}
 	console_message(c, TR_STATUS, "snapshot written to '%s'", shown);

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "theme.h"
+#include "userdir.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 #include <unistd.h>
 
@@ -217,9 +220,20 @@ int theme_load_file(const char *path, struct theme *ret, char *err, size_t err_s
 	struct load_ctx c = {.err = err, .err_size = err_size};
 	theme_default(&c.t);
 	err[0] = '\0';
-	FILE *f = fopen(path, "r");
+	/* Non-blocking and a regular file only: a FIFO named as a theme would
+	 * hang the console before it draws. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st = {0};
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		snprintf(err, err_size, "cannot open theme '%s': not a regular file", path);
+		return -EINVAL;
+	}
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!f) {
 		int r = -errno;
+		if (fd >= 0)
+			close(fd);
 		snprintf(err, err_size, "cannot open theme '%s': %s", path, strerror(-r));
 		return r;
 	}
@@ -241,14 +255,11 @@ int theme_load_file(const char *path, struct theme *ret, char *err, size_t err_s
 
 static int user_dir(char *buf, size_t size)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	int n;
-	if (xdg && *xdg)
-		n = snprintf(buf, size, "%s/ibvf/themes", xdg);
-	else if (home && *home)
-		n = snprintf(buf, size, "%s/.config/ibvf/themes", home);
-	else
-		return -ENOENT;
+	char base[448];
+	int r = userdir_base("XDG_CONFIG_HOME", ".config", base, sizeof(base));
+	if (r < 0)
+		return r;
+	int n = snprintf(buf, size, "%s/ibvf/themes", base);
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/guid.h"
+#include "core/safefile.h"
 
 int sim_fmt(char *buf, size_t size, const char *fmt, ...)
 {
@@ -31,26 +32,68 @@ static int join(char *buf, size_t size, const char *root, const char *rel)
 	return sim_fmt(buf, size, "%s/%s", root, rel);
 }
 
+/* A file the simulator writes: its links resolve inside the tree and the
+ * file itself is never a link, so one planted in the node goes nowhere. */
+static int open_in_tree(const char *root, const char *rel, int flags)
+{
+	int rootfd = open(*root ? root : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return -errno;
+	int fd = safefile_open_in_or_at(rootfd, rel, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY,
+					0644);
+	close(rootfd);
+	return fd;
+}
+
+/* The directory holding rel, opened as open_in_tree resolves it, and
+ * rel's last component: for the *at() calls that make or replace it. */
+static int parent_in_tree(const char *root, const char *rel, const char **ret_base)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(rel, '/');
+	if (sim_fmt(dir, sizeof(dir), "%.*s", slash ? (int)(slash - rel) : 1, slash ? rel : ".") <
+	    0)
+		return -ENAMETOOLONG;
+	*ret_base = slash ? slash + 1 : rel;
+	int rootfd = open(*root ? root : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return -errno;
+	int fd = safefile_open_in_or_at(rootfd, dir, O_PATH | O_DIRECTORY, 0);
+	close(rootfd);
+	return fd;
+}
+
+static int mkdir_in_tree(const char *root, const char *rel)
+{
+	const char *base;
+	int dfd = parent_in_tree(root, rel, &base);
+	if (dfd < 0)
+		return dfd;
+	int r = mkdirat(dfd, base, 0755) < 0 ? -errno : 0;
+	close(dfd);
+	return r;
+}
+
 int sim_mkdirs(const char *root, const char *rel, struct err *e)
 {
 	char p[PATH_MAX];
 	if (join(p, sizeof(p), root, rel) < 0)
 		return err_setx(e, ENAMETOOLONG, "path '%s' is too long", rel);
 	/* Most parents exist already: try the whole path first, then climb. */
-	if (mkdir(p, 0755) == 0 || errno == EEXIST)
+	int r = mkdir_in_tree(root, rel);
+	if (r == 0 || r == -EEXIST)
 		return 0;
-	if (errno != ENOENT)
-		return err_set(e, errno, "cannot create directory '%s'", p);
+	if (r != -ENOENT)
+		return err_set(e, -r, "cannot create directory '%s'", p);
 	char *slash = strrchr(p, '/');
 	if (slash && slash > p + strlen(root)) {
 		*slash = '\0';
-		int r = sim_mkdirs(root, p + strlen(root) + 1, e);
-		if (r < 0)
+		if ((r = sim_mkdirs(root, p + strlen(root) + 1, e)) < 0)
 			return r;
 		*slash = '/';
 	}
-	if (mkdir(p, 0755) < 0 && errno != EEXIST)
-		return err_set(e, errno, "cannot create directory '%s'", p);
+	if ((r = mkdir_in_tree(root, rel)) < 0 && r != -EEXIST)
+		return err_set(e, -r, "cannot create directory '%s'", p);
 	return 0;
 }
 
@@ -78,11 +121,11 @@ int sim_putf(const char *root, struct err *e, const char *rel, const char *fmt, 
 		return err_set(e, ENOMEM, "cannot write '%s'", p);
 	/* Open first: the parent usually exists, so mkdir -p only on ENOENT. */
 	int r = 0, flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
-	int fd = open(p, flags, 0644);
-	if (fd < 0 && errno == ENOENT && (r = mkparent(root, rel, e)) == 0)
-		fd = open(p, flags, 0644);
+	int fd = open_in_tree(root, rel, flags);
+	if (fd == -ENOENT && (r = mkparent(root, rel, e)) == 0)
+		fd = open_in_tree(root, rel, flags);
 	if (r == 0 && fd < 0)
-		r = err_set(e, errno, "cannot create '%s'", p);
+		r = err_set(e, -fd, "cannot create '%s'", p);
 	if (fd >= 0) {
 		ssize_t n = write(fd, content, (size_t)len);
 		r = n < 0 ? -errno : (n == len ? 0 : -EIO);
@@ -124,11 +167,16 @@ int sim_symlink(const char *root, const char *link_rel, const char *target_rel, 
 	int r = mkparent(root, link_rel, e);
 	if (r < 0)
 		return r;
-	if (unlink(p) < 0 && errno != ENOENT)
-		return err_set(e, errno, "cannot replace '%s'", p);
-	if (symlink(target, p) < 0)
-		return err_set(e, errno, "cannot link '%s' to '%s'", p, target);
-	return 0;
+	const char *base;
+	int dfd = parent_in_tree(root, link_rel, &base);
+	if (dfd < 0)
+		return err_set(e, -dfd, "cannot replace '%s'", p);
+	if (unlinkat(dfd, base, 0) < 0 && errno != ENOENT)
+		r = err_set(e, errno, "cannot replace '%s'", p);
+	else if (symlinkat(target, dfd, base) < 0)
+		r = err_set(e, errno, "cannot link '%s' to '%s'", p, target);
+	close(dfd);
+	return r;
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -252,9 +300,9 @@ int sim_event_add(const char *root, const char *action, const char *subsystem, c
 			 old ? " " : "", old ? old : "", devpath);
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return err_setx(e, ENAMETOOLONG, "event for '%s' is too long", name);
-	int fd = open(p, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open_in_tree(root, ".sim/events", O_WRONLY | O_APPEND | O_CREAT);
 	if (fd < 0)
-		return err_set(e, errno, "cannot open '%s'", p);
+		return err_set(e, -fd, "cannot open '%s'", p);
 	/* One write per line: readers in other processes never see half an event. */
 	ssize_t w = write(fd, line, (size_t)n);
 	int r = w == n ? 0 : (w < 0 ? -errno : -EIO);

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/safefile.h"
 #include "core/sim/sim_tree.h"
 #include "core/sim/sys_sim.h"
 
@@ -47,9 +48,10 @@ static int faults_vanish(struct sim *m, struct err *e)
 
 int sys_sim_lock(struct sim *m, struct err *e)
 {
-	int fd = openat(m->base.rootfd, ".sim/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = safefile_open_in_or_at(m->base.rootfd, ".sim/lock", O_RDWR | O_CREAT | O_NOFOLLOW,
+					0644);
 	if (fd < 0)
-		return err_set(e, errno, "cannot open '%s/.sim/lock'", m->base.root);
+		return err_set(e, -fd, "cannot open '%s/.sim/lock'", m->base.root);
 	if (flock(fd, LOCK_EX) < 0) {
 		int r = err_set(e, errno, "cannot lock '%s/.sim/lock'", m->base.root);
 		close(fd);
@@ -145,9 +147,10 @@ static int sim_event_read(struct sys *s, struct sys_event *ret)
 	char buf[4096] __attribute__((aligned(8)));
 	while (read(m->inotify, buf, sizeof(buf)) > 0)
 		; /* drained: the file is the source of truth */
-	int fd = openat(s->rootfd, ".sim/events", O_RDONLY | O_CLOEXEC);
+	int fd = safefile_open_in_or_at(s->rootfd, ".sim/events",
+					O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	int r = 0;
 	for (;;) {
 		ssize_t n = pread(fd, buf, sizeof(buf) - 1, m->event_off);

@@ -346,11 +346,14 @@ scenario_live() {
 	snap snapshot-written
 	checks=$((checks + 1))
 	local f
-	f=$(ls "$tmp"/work/ibvf-snapshot-dgx-h200-07-*.json)
-	if [ "$(ls "$tmp"/work | wc -l)" != 1 ] || [ "$(stat -c %a "$f")" != 600 ] ||
+	# Into the node's snapshot directory (0700), never the working directory.
+	local snaps=$tmp/node/var/lib/ibvf/snapshots
+	f=$(ls "$snaps"/ibvf-snapshot-dgx-h200-07-*.json)
+	if [ "$(ls "$snaps" | wc -l)" != 1 ] || [ "$(stat -c %a "$f")" != 600 ] ||
+		[ "$(stat -c %a "$snaps")" != 700 ] || [ "$(ls -A "$tmp"/work | wc -l)" != 0 ] ||
 		! jq -e '.pfs | length == 12' "$f" >/dev/null; then
-		echo "FAIL: not one snapshot, mode 0600, with the node's JSON:"
-		ls -la "$tmp"/work
+		echo "FAIL: not one snapshot, mode 0600, in a 0700 snapshots dir, with the node's JSON:"
+		ls -la "$snaps" "$tmp"/work
 		fails=$((fails + 1))
 	fi
 	mask_checks=0

@@ -88,9 +88,15 @@ sleep 1
 keys q
 wait_for "exit status" 60 || exit 1
 status=$(T capture-pane -p -t s | sed -n 's/.*exit status \([0-9]*\).*/\1/p' | tail -1)
-if [ "$status" != 0 ] || [ -s "$tmp/valgrind.log" ]; then
+# This valgrind does not know openat2 (syscall 437): it warns and returns
+# ENOSYS, and the simulated node falls back to openat (core/safefile.h). The
+# warning is valgrind's, not a finding: everything else in the log is.
+grep -v -e 'unhandled amd64-linux syscall: 437' -e 'write your own handler' \
+	-e 'README_MISSING_SYSCALL_OR_IOCTL' -e 'consider this a bug' \
+	-e 'valgrind.org/support/bug_reports' "$tmp/valgrind.log" >"$tmp/valgrind.findings" || true
+if [ "$status" != 0 ] || [ -s "$tmp/valgrind.findings" ]; then
 	echo "FAIL: exit status $status; valgrind says:"
-	cat "$tmp/valgrind.log"
+	cat "$tmp/valgrind.findings"
 	exit 1
 fi
 echo "valgrind: a scripted console session with no error and no leak"

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+/* The kernel log through the kernel boundary: /dev/kmsg on a node, or a
+ * captured copy of it (a file) under --root. */
+#include "sys_impl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Drops the oldest whole lines of buf until at most keep bytes are left. */
+static size_t kmsg_drop_oldest(char *buf, size_t len, size_t keep)
+{
+	if (len <= keep)
+		return len;
+	size_t cut = len - keep;
+	char *nl = memchr(buf + cut, '\n', len - cut);
+	cut = nl ? (size_t)(nl + 1 - buf) : len;
+	memmove(buf, buf + cut, len - cut);
+	return len - cut;
+}
+
+/* A captured copy: its last max bytes, from a line start. */
+static int kmsg_read_tail(int fd, off_t size, size_t max, char **ret, size_t *ret_len)
+{
+	off_t from = size > (off_t)max ? size - (off_t)max : 0;
+	size_t cap = (size_t)(size - from), len = 0;
+	char *buf = malloc(cap + 1);
+	if (!buf)
+		return -ENOMEM;
+	while (len < cap) {
+		ssize_t n = pread(fd, buf + len, cap - len, from + (off_t)len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int r = -errno;
+			free(buf);
+			return r;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (from > 0) {
+		char *nl = memchr(buf, '\n', len);
+		size_t cut = nl ? (size_t)(nl + 1 - buf) : len;
+		memmove(buf, buf + cut, len - cut);
+		len -= cut;
+	}
+	buf[len] = '\0';
+	*ret = buf;
+	if (ret_len)
+		*ret_len = len;
+	return 0;
+}
+
+/* /dev/kmsg gives one record per read() as "prio,seq,usec,flags;message\n"
+ * followed by continuation lines; a captured copy is the same text, or a
+ * dmesg text, in a file. The newest max bytes are kept. */
+int sys_read_kmsg(struct sys *s, size_t max, char **ret, size_t *ret_len)
+{
+	int fd = sys_open_rel(s, "/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return fd;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode)) {
+		int r = S_ISREG(st.st_mode) ? kmsg_read_tail(fd, st.st_size, max, ret, ret_len)
+					    : -EINVAL;
+		close(fd);
+		return r;
+	}
+	size_t cap = max + 8192, len = 0;
+	char *buf = malloc(cap + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf + len, 8192);
+		if (n < 0 && errno == EPIPE)
+			continue; /* records were overwritten: go on */
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (len > max)
+			len = kmsg_drop_oldest(buf, len, max / 2);
+	}
+	close(fd);
+	buf[len] = '\0';
+	*ret = buf;
+	if (ret_len)
+		*ret_len = len;
+	return 0;
+}
