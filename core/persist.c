@@ -21,6 +21,7 @@
 #include "guid.h"
 #include "naming.h"
 #include "plan.h"
+#include "resolve.h"
 
 static void note(struct persist *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -276,11 +277,33 @@ static void unit_body(struct persist *p, const struct node *n, const struct pers
 	    udevadm);
 }
 
+/* A PCI address goes into the unit's command lines and a .link file's
+ * Path= as one word: only the canonical form (a planted tree can name a
+ * device anything). */
+static int bdf_check(const char *bdf, struct err *e)
+{
+	char canon[16];
+	if (node_bdf_normalize(bdf, false, canon) && !strcmp(canon, bdf))
+		return 0;
+	size_t i = strspn(bdf, "0123456789abcdef:.");
+	return err_setx(e, EINVAL,
+			"cannot persist a PCI function named '%.*s...': not a PCI address "
+			"(byte %zu)",
+			(int)i, bdf, i + 1);
+}
+
 int persist_build(const struct node *n, const struct persist_opts *o, struct persist **ret,
 		  struct err *e)
 {
 	if (!o->ibvf || o->ibvf[0] != '/')
 		return err_setx(e, EINVAL, "the unit needs the absolute path of ibvf");
+	for (size_t i = 0; i < n->n_pfs; i++) {
+		int r = bdf_check(n->pfs[i].fn.bdf, e);
+		for (size_t j = 0; r == 0 && j < n->pfs[i].n_vfs; j++)
+			r = bdf_check(n->pfs[i].vfs[j].fn.bdf, e);
+		if (r < 0)
+			return r;
+	}
 	struct persist *p = calloc(1, sizeof(*p));
 	if (!p)
 		return err_set(e, ENOMEM, "cannot build the files");
