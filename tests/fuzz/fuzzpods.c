@@ -10,7 +10,8 @@
 #include "core/sys.h"
 #include "fuzzutil.h"
 
-#define PODLOG "/var/log/pods/ml_trainer-0_7f3c2a8e-5d1b-4c9a-9e2f-1a2b3c4d5e6f/ib/0.log"
+#define PODLOG                                                                                     \
+	"/var/log/pods/ml-training_trainer-1_a2b4c6d8-e0f2-4a6c-8e0a-2c4e6f8a0b22/trainer/0.log"
 
 struct sys *fuzz_pods_sys(void)
 {
