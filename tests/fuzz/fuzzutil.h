@@ -7,7 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The process's scratch root (mkdtemp under $TMPDIR or /tmp), made on the
+/* The process's scratch root (mkdtemp under $TMPDIR, else /dev/shm,
+ * else /tmp), made on the
  * first call; aborts when it cannot be made: a target without it tests
  * nothing. */
 const char *fuzz_root(void);
