@@ -11,7 +11,7 @@
  *     Name= to the VF's name: no name can widen the match or add a key;
  *   - every ExecStart= splits as systemd would split it, into the command
  *     ibvf meant: the program, then the words of its request, a PCI address
- *     being one word equal to the node's. */
+ *     being one word equal to the node's, a driver never an option. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,7 +129,8 @@ static void check_unit(const struct node *n, const struct persist *p, const stru
 		} else if (!strcmp(x.argv[0], MODPROBE)) {
 			want_arg(&x, 1, "-a", line);
 			for (size_t i = 2; i < x.argc; i++)
-				if (!n->pfs[0].fn.driver || strcmp(x.argv[i], n->pfs[0].fn.driver))
+				if (!n->pfs[0].fn.driver ||
+				    strcmp(x.argv[i], n->pfs[0].fn.driver) || x.argv[i][0] == '-')
 					fuzz_fail("'%s' loads '%s'", line, x.argv[i]);
 		} else if (!strcmp(x.argv[0], IBVF)) {
 			if (cmd >= p->n_cmds)
