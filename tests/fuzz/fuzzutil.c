@@ -13,8 +13,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sanitizer/common_interface_defs.h>
+
 static char root[PATH_MAX];
 static pid_t owner;
+
+static void rm_root(void);
 
 void fuzz_fail(const char *fmt, ...)
 {
@@ -24,6 +28,7 @@ void fuzz_fail(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
+	rm_root();
 	abort();
 }
 
@@ -53,6 +58,7 @@ const char *fuzz_root(void)
 		fuzz_fail("cannot make a scratch root '%s': %s", root, strerror(errno));
 	owner = getpid();
 	atexit(rm_root);
+	__sanitizer_set_death_callback(rm_root); /* a sanitizer report ends in _exit */
 	return root;
 }
 
