@@ -136,12 +136,13 @@ int journal_read(struct sys *s, struct json_object **ret, size_t *ret_skipped, s
 		while ((n = getline(&line, &cap, f)) > 0 && total < JOURNAL_MAX) {
 			total += (size_t)n;
 			struct json_object *o = json_tokener_parse(line);
-			if (o && json_object_is_type(o, json_type_object))
+			if (o && json_object_is_type(o, json_type_object)) {
 				json_object_array_add(arr, o);
-			else if (n > 1) {
-				json_object_put(o);
-				skipped++;
+				continue;
 			}
+			json_object_put(o); /* a line that parses as another JSON value */
+			if (n > 1)
+				skipped++;
 		}
 		free(line);
 		fclose(f);
@@ -182,6 +183,7 @@ int journal_undo_req(struct json_object *entries, long long id, struct action_re
 	const char *action = jget_str(ent, "action") ?: "?";
 	struct json_object *changes;
 	if (!json_object_object_get_ex(ent, "changes", &changes) ||
+	    !json_object_is_type(changes, json_type_array) ||
 	    json_object_array_length(changes) == 0)
 		return err_setx(e, EOPNOTSUPP, "journal entry %lld ('%s') changed nothing to undo",
 				id, action);

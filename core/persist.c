@@ -26,11 +26,12 @@
 
 static void note(struct persist *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* A module name that can stand in the unit's modprobe line as it is. */
+/* A module name that can stand in the unit's modprobe line as it is: not an
+ * option either (a planted driver link named "-r" would unload the rest). */
 static bool driver_word(const char *d)
 {
 	size_t n = strspn(d, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
-	return n > 0 && n <= 64 && !d[n];
+	return n > 0 && n <= 64 && !d[n] && d[0] != '-';
 }
 
 /* Whether the space-separated list holds w as a whole word. */

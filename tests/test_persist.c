@@ -20,6 +20,9 @@
 #include <unistd.h>
 
 #include "core/actions.h"
+#include "core/node.h"
+#include "core/persist.h"
+#include "core/sys.h"
 #include "persistutil.h"
 #include "testutil.h"
 
@@ -289,6 +292,69 @@ START_TEST(default_output_is_under_the_root_and_dry_run_writes_nothing)
 }
 END_TEST
 
+/* A PCI address goes into the unit's command lines and a .link file's Path=
+ * as one word, and a planted tree can name a device anything: one that is no
+ * canonical address (a glob that would match every netdev, a newline that
+ * would add a line) is refused, naming what is wrong (found by fuzz_unit). */
+START_TEST(a_function_named_no_pci_address_is_refused)
+{
+	static const char *const bad[] = {"0000:18:00.2 *", "0000:18:00.0\nEx", "", "0000:18:00.A"};
+	char *dir = tu_mkfixture((const char *const[]){"--healthy", NULL});
+	struct persist_opts po = {.ibvf = "/usr/local/sbin/ibvf"};
+	struct sys *s;
+	struct node *n;
+	struct err e;
+	ck_assert_msg(sys_open_sim(dir, NULL, &s, &e) == 0, "open: %s", e.msg);
+	ck_assert_msg(node_discover(s, &n, &e) == 0, "discover: %s", e.msg);
+	ck_assert_uint_gt(n->pfs[0].n_vfs, 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct fn *f = i % 2 ? &n->pfs[0].fn : &n->pfs[0].vfs[0].fn;
+		char was[16];
+		struct persist *ps = NULL;
+		memcpy(was, f->bdf, sizeof(was));
+		snprintf(f->bdf, sizeof(f->bdf), "%s", bad[i]);
+		ck_assert_int_eq(persist_build(n, &po, &ps, &e), -EINVAL);
+		ck_assert_ptr_null(ps);
+		ck_assert_msg(strstr(e.msg, "not a PCI address") && !strchr(e.msg, '\n'), "%s",
+			      e.msg);
+		memcpy(f->bdf, was, sizeof(was));
+	}
+	node_free(n);
+	sys_close(s);
+	tu_rmtree(dir);
+}
+END_TEST
+
+/* A driver's name stands in the unit's modprobe line: one that reads as an
+ * option (a planted driver link "-r") stays out of it (found by fuzz_unit). */
+START_TEST(a_driver_named_like_an_option_is_not_loaded)
+{
+	char *dir = tu_mkfixture((const char *const[]){"--healthy", NULL});
+	struct persist_opts po = {.ibvf = "/usr/local/sbin/ibvf"};
+	struct sys *s;
+	struct node *n;
+	struct persist *ps;
+	struct err e;
+	ck_assert_msg(sys_open_sim(dir, NULL, &s, &e) == 0, "open: %s", e.msg);
+	ck_assert_msg(node_discover(s, &n, &e) == 0, "discover: %s", e.msg);
+	char *was[64];
+	ck_assert_uint_le(n->n_pfs, 64);
+	for (size_t i = 0; i < n->n_pfs; i++) {
+		was[i] = n->pfs[i].fn.driver;
+		n->pfs[i].fn.driver = "-r";
+	}
+	ck_assert_msg(persist_build(n, &po, &ps, &e) == 0, "%s", e.msg);
+	for (size_t i = 0; i < n->n_pfs; i++)
+		n->pfs[i].fn.driver = was[i];
+	const char *unit = ps->files[ps->n_files - 1].content, *mp = strstr(unit, "modprobe");
+	ck_assert_msg(!mp, "the unit runs '%.*s'", (int)strcspn(mp ? mp : "", "\n"), mp);
+	persist_free(ps);
+	node_free(n);
+	sys_close(s);
+	tu_rmtree(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("persist");
@@ -299,6 +365,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, systemd_analyze_verify_accepts_the_unit);
 	tcase_add_test(tc, udev_parses_the_link_files_and_rejects_the_seeds);
 	tcase_add_test(tc, default_output_is_under_the_root_and_dry_run_writes_nothing);
+	tcase_add_test(tc, a_function_named_no_pci_address_is_refused);
+	tcase_add_test(tc, a_driver_named_like_an_option_is_not_loaded);
 	suite_add_tcase(s, tc);
 	return s;
 }
