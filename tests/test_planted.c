@@ -79,6 +79,30 @@ START_TEST(default_sim_dir_is_private)
 }
 END_TEST
 
+/* One an older ibvf made 0755 (the user's, no one else can write in it):
+ * used, and made private. */
+START_TEST(default_sim_dir_readable_by_others_is_made_private)
+{
+	char base[] = "/tmp/ibvf-cache-XXXXXX", sim[256], *err;
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	snprintf(sim, sizeof(sim), "%s/ibvf", base);
+	ck_assert_int_eq(mkdir(sim, 0755), 0);
+	snprintf(sim, sizeof(sim), "%s/ibvf/sim", base);
+	char *fix = tu_mkfixture(healthy);
+	ck_assert_int_eq(rename(fix, sim), 0);
+	ck_assert_int_eq(chmod(sim, 0755), 0);
+	int rc = sim_default(base, &err);
+	ck_assert_msg(rc == 0, "%s", err);
+	struct stat st;
+	ck_assert_int_eq(lstat(sim, &st), 0);
+	ck_assert_msg((st.st_mode & 07777) == 0700, "'%s' has mode %04o", sim,
+		      (unsigned int)(st.st_mode & 07777));
+	free(err);
+	free(fix);
+	tu_rmtree(strdup(base));
+}
+END_TEST
+
 /* Someone else's, open to others, or a link: refused, named. */
 START_TEST(default_sim_dir_not_ours_is_refused)
 {
@@ -204,6 +228,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, persist_tmp_link_is_not_followed);
 	tcase_add_test(tc, default_sim_dir_is_private);
+	tcase_add_test(tc, default_sim_dir_readable_by_others_is_made_private);
 	tcase_add_loop_test(tc, default_sim_dir_not_ours_is_refused, 0, 3);
 	tcase_add_test(tc, sim_writes_do_not_follow_planted_links);
 	tcase_add_test(tc, sim_mkdirs_do_not_follow_planted_links);

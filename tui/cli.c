@@ -5,6 +5,7 @@
 #include "userdir.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -97,23 +98,36 @@ static int private_sim_dir(const char *d, bool *ret_made)
 			  S_ISLNK(st.st_mode) ? "a symbolic link" : "a file");
 		return -ENOTDIR;
 	}
+	/* The mode is checked and tightened on the directory opened, not on
+	 * the name again. */
+	int fd = open(d, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int r = -errno;
+		cli_error("cannot use '%s' for the simulated node: %s", d, strerror(-r));
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	int r = 0;
 	if (st.st_uid != getuid()) {
 		cli_error("refusing the simulated node in '%s': it belongs to uid %u, not to you "
 			  "(uid %u)",
 			  d, (unsigned)st.st_uid, (unsigned)getuid());
-		return -EPERM;
-	}
-	if (*ret_made && chmod(d, 0700) < 0) {
-		cli_error("cannot make '%s' private: %s", d, strerror(errno));
-		return -errno;
-	}
-	if (!*ret_made && (st.st_mode & 077)) {
-		cli_error("refusing the simulated node in '%s': other users can reach it "
-			  "(mode %04o); chmod 700 it or give --sim=DIR",
+		r = -EPERM;
+	} else if (!*ret_made && (st.st_mode & 022)) {
+		/* Others could have planted files in it: not used. */
+		cli_error("refusing the simulated node in '%s': other users can write into it "
+			  "(mode %04o); remove it or give --sim=DIR",
 			  d, (unsigned)(st.st_mode & 07777));
-		return -EPERM;
+		r = -EPERM;
+	} else if ((st.st_mode & 077) && fchmod(fd, 0700) < 0) {
+		/* New, or readable by others (made 0755 by ibvf before 14):
+		 * made private. */
+		r = -errno;
+		cli_error("cannot make '%s' private: %s", d, strerror(-r));
 	}
-	return 0;
+	close(fd);
+	return r;
 }
 
 int cli_open(const struct cli *c, struct sys **ret)
