@@ -112,13 +112,14 @@ START_TEST(no_wait_fails_at_once_in_one_line)
 	/* B ends while A is still held: it did not wait. */
 	bool quick = poll_until(exited, &b, 30);
 	ck_assert(numvfs_is_zero(dir) == false); /* A's write of 0 has not landed */
+	int a_pid = (int)a.pid;
 	hold(dir, false);
 	int ra = bg_wait(&a), rb = bg_wait(&b);
 	char *eb = bg_err(&b), *ob = bg_out(&b);
 	ck_assert_msg(quick, "B waited: %s", eb);
 	ck_assert_int_eq(ra, 0);
 	ck_assert_msg(rb == 1, "B: rc %d: %s", rb, eb);
-	snprintf(want, sizeof(want), "another ibvf (pid %d) holds ", (int)a.pid);
+	snprintf(want, sizeof(want), "another ibvf (pid %d) holds ", a_pid);
 	ck_assert_msg(strstr(eb, want) && strstr(eb, "/run/ibvf/lock"), "%s", eb);
 	ck_assert_msg(strstr(eb, "nothing was changed"), "%s", eb);
 	ck_assert_msg(strchr(eb, '\n') == eb + strlen(eb) - 1, "not one line: %s", eb);
@@ -130,46 +131,69 @@ START_TEST(no_wait_fails_at_once_in_one_line)
 }
 END_TEST
 
+/* DIR/run/ibvf/lock, held by the test process: its fd. */
+static int hold_lock(const char *dir)
+{
+	char p[4200];
+	snprintf(p, sizeof(p), "%s/run", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/run/ibvf", dir);
+	mkdir(p, 0700);
+	snprintf(p, sizeof(p), "%s/run/ibvf/lock", dir);
+	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(flock(fd, LOCK_EX), 0);
+	return fd;
+}
+
+/* The command (argv, NULL-terminated) fails at once, naming the lock, the
+ * node untouched. */
+static void assert_locked_out(const char *dir, const char *const *a)
+{
+	char *before = tree_digest(dir), *out, *err;
+	int rc = tu_sim_run(dir, &out, &err, a[0], a[1], a[2], a[3], a[4], a[5], a[6], NULL);
+	ck_assert_msg(rc != 0 && strstr(err, "holds ") && strstr(err, "/run/ibvf/lock"),
+		      "%s %s: rc %d: %s", a[0], a[1], rc, err);
+	char *after = tree_digest(dir);
+	ck_assert_msg(!strcmp(before, after), "%s %s changed the node", a[0], a[1]);
+	free(before);
+	free(after);
+	free(out);
+	free(err);
+}
+
 /* Every command that changes the node takes the lock: held by the test,
  * each of them fails with --no-wait, the node untouched. */
 START_TEST(every_action_takes_the_lock)
 {
-	char *dir = tu_mkfixture(NULL), *out, *err, lock[4200], rundir[4096];
-	ck_assert_int_eq(tu_sim_run(dir, &out, &err, "vf", "rename", "0000:18:00.4", "x0",
-				    "--yes", NULL),
-			 0);
+	char *dir = tu_mkfixture(NULL), *out, *err;
+	ck_assert_int_eq(
+		tu_sim_run(dir, &out, &err, "vf", "rename", "0000:18:00.4", "x0", "--yes", NULL),
+		0);
 	free(out);
 	free(err);
-	snprintf(rundir, sizeof(rundir), "%s/run", dir);
-	mkdir(rundir, 0755);
-	snprintf(rundir, sizeof(rundir), "%s/run/ibvf", dir);
-	mkdir(rundir, 0700);
-	snprintf(lock, sizeof(lock), "%s/lock", rundir);
-	int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(flock(fd, LOCK_EX), 0);
+	int fd = hold_lock(dir);
 	const char *const cmds[][8] = {
 		{"vf", "create", "0000:18:00.0", "2", "--yes", "--no-wait"},
 		{"vf", "rename", "0000:18:00.5", "x1", "--yes", "--no-wait"},
 		{"vf", "state", "0000:18:00.5", "enable", "--yes", "--no-wait"},
 		{"journal", "undo", "1", "--yes", "--no-wait"},
-		{"persist", "--yes", "--no-wait"},
 		{"check", "--fix", "guid-zero", "--yes", "--no-wait"},
 	};
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(*cmds); i++) {
-		char *before = tree_digest(dir);
-		const char *const *a = cmds[i];
-		int rc = tu_sim_run(dir, &out, &err, a[0], a[1], a[2], a[3], a[4], a[5], a[6],
-				    NULL);
-		ck_assert_msg(rc != 0 && strstr(err, "holds ") && strstr(err, "/run/ibvf/lock"),
-			      "%s %s: rc %d: %s", a[0], a[1], rc, err);
-		char *after = tree_digest(dir);
-		ck_assert_msg(!strcmp(before, after), "%s %s changed the node", a[0], a[1]);
-		free(before);
-		free(after);
-		free(out);
-		free(err);
-	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(*cmds); i++)
+		assert_locked_out(dir, cmds[i]);
+	close(fd);
+	tu_rmtree(dir);
+
+	/* persist, on a node it would persist */
+	dir = tu_mkfixture((const char *const[]){"--healthy", NULL});
+	char bin[4200];
+	snprintf(bin, sizeof(bin), "%s/ibvf", dir);
+	tu_write(bin, "");
+	ck_assert_int_eq(chmod(bin, 0755), 0); /* persist checks the path, never runs it */
+	fd = hold_lock(dir);
+	assert_locked_out(dir, (const char *const[]){"persist", "--ibvf", bin, "--yes", "--no-wait",
+						     NULL, NULL});
 	close(fd);
 	tu_rmtree(dir);
 }
