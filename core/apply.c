@@ -472,7 +472,7 @@ int action_apply_hooked(struct sys *s, struct plan *p, const struct action_req *
 	if (p->result == PLAN_FAILED || p->result == PLAN_CANCELLED)
 		plan_restore(p);
 	progress(h, ACTION_PHASE_JOURNAL, 0);
-	if (!p->journal_error[0] && journal_append(s, p, &je) < 0)
+	if (journal_append(s, p, &je) < 0 && !p->journal_error[0])
 		plan_fmt(p->journal_error, sizeof(p->journal_error), "%s", je.msg);
 	if (p->result == PLAN_FAILED || p->result == PLAN_CANCELLED)
 		p->undoable = undoable(s, p);

@@ -34,7 +34,7 @@
 #include "plan.h"
 
 #define JOURNAL_PATH "/var/lib/ibvf/journal.jsonl"
-#define JOURNAL_MAX  (64u << 20) /* bytes read back at most */
+#define JOURNAL_MAX  (64u << 20) /* bytes read back at most: the newest */
 
 /* The "started" record; sets p->journal_id (a new id). */
 int journal_begin(struct sys *s, struct plan *p, struct err *e);

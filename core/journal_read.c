@@ -8,31 +8,44 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "guid.h"
 #include "journal_int.h"
 
-/* At most JOURNAL_MAX bytes of the open journal, from its start. */
-static int read_all(int fd, char **ret, size_t *ret_len)
+/* The newlines in the first `upto` bytes of fd. */
+static size_t count_lines(int fd, off_t upto)
 {
-	size_t cap = 1 << 16, len = 0;
-	char *buf = malloc(cap);
+	char buf[1 << 16];
+	size_t n = 0;
+	for (off_t at = 0; at < upto;) {
+		size_t want = (size_t)(upto - at) < sizeof(buf) ? (size_t)(upto - at) : sizeof(buf);
+		ssize_t got = pread(fd, buf, want, at);
+		if (got <= 0)
+			break;
+		for (ssize_t i = 0; i < got; i++)
+			n += buf[i] == '\n';
+		at += got;
+	}
+	return n;
+}
+
+/* The open journal, or its last JOURNAL_MAX bytes from a line's start when
+ * it is larger (the newest records: ids only grow), with the number of
+ * lines before what was read. */
+static int read_all(int fd, char **ret, size_t *ret_len, size_t *ret_skipped_lines)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	off_t from = st.st_size > (off_t)JOURNAL_MAX ? st.st_size - (off_t)JOURNAL_MAX : 0;
+	size_t cap = (size_t)(st.st_size - from), len = 0;
+	char *buf = malloc(cap + 1);
 	if (!buf)
 		return -ENOMEM;
-	for (;;) {
-		if (len == cap) {
-			if (cap >= JOURNAL_MAX)
-				break;
-			char *b = realloc(buf, cap * 2);
-			if (!b) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = b;
-			cap *= 2;
-		}
-		ssize_t n = pread(fd, buf + len, cap - len, (off_t)len);
+	while (len < cap) {
+		ssize_t n = pread(fd, buf + len, cap - len, from + (off_t)len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -44,6 +57,14 @@ static int read_all(int fd, char **ret, size_t *ret_len)
 			break;
 		len += (size_t)n;
 	}
+	size_t skip = 0;
+	if (from > 0) { /* from the first whole line */
+		char *nl = memchr(buf, '\n', len);
+		skip = nl ? (size_t)(nl - buf) + 1 : len;
+		memmove(buf, buf + skip, len - skip);
+		len -= skip;
+	}
+	*ret_skipped_lines = from > 0 ? count_lines(fd, from + (off_t)skip) : 0;
 	*ret = buf;
 	*ret_len = len;
 	return 0;
@@ -109,10 +130,9 @@ static bool blank(const char *s, size_t len)
 
 /* Calls fn on each record of the journal's text with its line number;
  * a damaged line is given with rec NULL. */
-static void each_record(const char *buf, size_t len,
+static void each_record(const char *buf, size_t len, size_t lineno,
 			void (*fn)(void *arg, struct json_object *rec, size_t line), void *arg)
 {
-	size_t lineno = 0;
 	for (size_t at = 0; at < len;) {
 		const char *nl = memchr(buf + at, '\n', len - at);
 		size_t l = nl ? (size_t)(nl - (buf + at)) : len - at;
@@ -134,11 +154,11 @@ static void max_of(void *arg, struct json_object *rec, size_t line)
 long long journal_max_id(int fd)
 {
 	char *buf;
-	size_t len;
+	size_t len, before;
 	long long max = 0;
-	if (read_all(fd, &buf, &len) < 0)
+	if (read_all(fd, &buf, &len, &before) < 0)
 		return 0;
-	each_record(buf, len, max_of, &max);
+	each_record(buf, len, before, max_of, &max);
 	free(buf);
 	return max;
 }
@@ -216,21 +236,21 @@ int journal_read_lines(struct sys *s, struct json_object **ret, struct journal_d
 {
 	struct merge m = {.entries = json_object_new_array()};
 	char path[PATH_MAX], *buf = NULL;
-	size_t len = 0;
+	size_t len = 0, before = 0;
 	int fd, r = journal_open(s, false, &fd, e);
 	if (r < 0 && r != -ENOENT) {
 		json_object_put(m.entries);
 		return r;
 	}
 	if (r == 0) {
-		r = read_all(fd, &buf, &len);
+		r = read_all(fd, &buf, &len, &before);
 		close(fd);
 		if (r < 0) {
 			journal_path(s, path);
 			json_object_put(m.entries);
 			return err_set(e, -r, "cannot read the journal '%s'", path);
 		}
-		each_record(buf, len, merge_one, &m);
+		each_record(buf, len, before, merge_one, &m);
 		free(buf);
 	}
 	if (ret_damage)

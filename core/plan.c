@@ -441,7 +441,8 @@ struct json_object *plan_to_json(const struct plan *p)
 	json_object_object_add(o, "journal_error", jstr(p->journal_error));
 	if (p->undo_of)
 		json_object_object_add(o, "undo_of", json_object_new_int64(p->undo_of));
-	json_object_object_add(o, "restore", jstr(p->restore));
+	if (p->restore[0])
+		json_object_object_add(o, "restore", json_object_new_string(p->restore));
 	if (p->undoable)
 		json_object_object_add(o, "undoable", json_object_new_boolean(true));
 	return o;
