@@ -79,11 +79,16 @@ int action_plan(struct sys *s, const struct node *n, const struct action_req *re
 		struct plan **ret, struct err *e);
 
 /* Checks privilege (root or CAP_NET_ADMIN, as the steps need) before
- * anything, re-reads the node and re-makes the plan (refusing when its steps
- * changed), runs the steps, stops at the first failure, re-reads the node and
- * verifies each change, then appends the plan to the journal. The plan keeps
- * each step's status and the result. *ret_after (may be NULL) gets the node
- * as re-read after the steps. Returns 0 when the plan ran and verified. */
+ * anything, takes the node's lock (lock.h), re-reads the node and re-makes
+ * the plan (refusing when its steps changed; PLAN_NOTHING, 0, when it has
+ * none left: another ibvf did it), journals it as started, runs the steps
+ * (each journaled as it ends), stops at the first failure, re-reads the
+ * node and verifies each change, then journals the plan as it ended and
+ * lets go of the lock. The plan keeps each step's status, the result, and
+ * for a plan stopped part way the commands that bind again what it left
+ * unbound (restore) and whether undo reverts it. *ret_after (may be NULL)
+ * gets the node as re-read after the steps. Returns 0 when the plan ran and
+ * verified. */
 int action_apply(struct sys *s, struct plan *p, const struct action_req *req,
 		 struct node **ret_after, struct err *e);
 

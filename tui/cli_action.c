@@ -152,9 +152,8 @@ int cli_action_run(const struct cli *c, const struct act_opts *o, const struct a
 		if (c->json)
 			print_plan(c, p);
 		else
-			printf("nothing to do: the node already is as asked (another ibvf changed "
-			       "it "
-			       "while this one waited): %s\n",
+			printf("nothing to do: the node already is as asked (another ibvf "
+			       "changed it while this one waited): %s\n",
 			       p->summary);
 		rc = 0;
 		goto out;

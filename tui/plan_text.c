@@ -77,9 +77,12 @@ void plan_text_hints(struct text *out, struct json_object *plan)
 	for (const char *l = restore; l && *l;) {
 		size_t len = strcspn(l, "\n");
 		/* "echo BDF > /sys/bus/pci/drivers/D/bind" */
-		int bdf = (int)strcspn(l + 5, " ");
-		text_add(out, TEXT_ERROR, "%.*s is left without a driver; to bind it again: %.*s",
-			 bdf, l + 5, (int)len, l);
+		if (!strncmp(l, "echo ", 5) && len > 5)
+			text_add(out, TEXT_ERROR,
+				 "%.*s is left without a driver; to bind it again: %.*s",
+				 (int)strcspn(l + 5, " \n"), l + 5, (int)len, l);
+		else
+			text_add(out, TEXT_ERROR, "to bind it again: %.*s", (int)len, l);
 		l += len + (l[len] == '\n');
 	}
 	struct json_object *steps = text_jarr(plan, "steps");
