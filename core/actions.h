@@ -79,20 +79,26 @@ int action_plan(struct sys *s, const struct node *n, const struct action_req *re
 		struct plan **ret, struct err *e);
 
 /* Checks privilege (root or CAP_NET_ADMIN, as the steps need) before
- * anything, re-reads the node and re-makes the plan (refusing when its steps
- * changed), runs the steps, stops at the first failure, re-reads the node and
- * verifies each change, then appends the plan to the journal. The plan keeps
- * each step's status and the result. *ret_after (may be NULL) gets the node
- * as re-read after the steps. Returns 0 when the plan ran and verified. */
+ * anything, takes the node's lock (lock.h), re-reads the node and re-makes
+ * the plan (refusing when its steps changed; PLAN_NOTHING, 0, when it has
+ * none left: another ibvf did it), journals it as started, runs the steps
+ * (each journaled as it ends), stops at the first failure, re-reads the
+ * node and verifies each change, then journals the plan as it ended and
+ * lets go of the lock. The plan keeps each step's status, the result, and
+ * for a plan stopped part way the commands that bind again what it left
+ * unbound (restore) and whether undo reverts it. *ret_after (may be NULL)
+ * gets the node as re-read after the steps. Returns 0 when the plan ran and
+ * verified. */
 int action_apply(struct sys *s, struct plan *p, const struct action_req *req,
 		 struct node **ret_after, struct err *e);
 
 /* Where an apply is, for action_hooks.progress. */
 enum action_phase {
-	ACTION_PHASE_CHECK,   /* privilege and a fresh look at the node */
-	ACTION_PHASE_STEP,    /* step `step` starts */
-	ACTION_PHASE_VERIFY,  /* the node is read again and each change checked */
-	ACTION_PHASE_JOURNAL, /* the journal entry is written */
+	ACTION_PHASE_CHECK,	/* privilege and a fresh look at the node */
+	ACTION_PHASE_STEP,	/* step `step` starts */
+	ACTION_PHASE_VERIFY,	/* the node is read again and each change checked */
+	ACTION_PHASE_JOURNAL,	/* the journal entry is written */
+	ACTION_PHASE_WAIT_LOCK, /* another ibvf holds the node's lock (lock.h): step is its pid */
 };
 
 /* For an apply that runs beside something else (the console's worker
@@ -105,6 +111,7 @@ struct action_hooks {
 	void (*progress)(void *arg, enum action_phase phase, size_t step);
 	void *arg;
 	const atomic_bool *cancel;
+	bool no_wait; /* another ibvf holds the lock: fail at once (-EWOULDBLOCK) */
 };
 
 /* action_apply() with hooks (NULL: none). */
@@ -138,6 +145,8 @@ bool action_kernel_older(const char *release, int major, int minor);
 int action_refuse_pod(const struct vf *vf, const char *what, struct err *e);
 /* The PF's port runs Ethernet, as its RDMA device's link_layer says (unknown: false). */
 bool action_pf_ethernet(const struct pf *pf);
+/* One change checked on the node as re-read after the steps (apply_verify.c). */
+void action_verify_change(struct sys *s, const struct node *n, struct change *c);
 int actions_plan_guid(struct sys *s, const struct node *n, const struct action_req *req,
 		      struct plan *p, struct err *e);
 int actions_plan_persist(struct sys *s, const struct node *n, const struct action_req *req,

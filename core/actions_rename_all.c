@@ -138,13 +138,12 @@ static int want_journal(struct rename_all *ra, struct sys *s, const struct node 
 	int r = journal_read(s, &entries, NULL, e);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < json_object_array_length(entries) && !ent; i++) {
-		struct json_object *o = json_object_array_get_idx(entries, i), *v;
-		if (json_object_object_get_ex(o, "id", &v) && json_object_get_int64(v) == id)
-			ent = o;
+	if ((r = journal_find(entries, id, &ent, e)) < 0) {
+		json_object_put(entries);
+		return r;
 	}
-	if (!ent || strcmp(jstr(ent, "action") ?: "", "vf rename-all") ||
-	    !json_object_object_get_ex(ent, "changes", &changes)) {
+	if (strcmp(jstr(ent, "action") ?: "", "vf rename-all") ||
+	    !json_object_object_get_ex(ent, "changes", &changes) || !changes) {
 		json_object_put(entries);
 		return err_setx(e, ENOENT, "no rename-all journal entry %lld", id);
 	}

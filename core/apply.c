@@ -20,6 +20,7 @@
 #include "guid.h"
 #include "journal.h"
 #include "kmsg.h"
+#include "lock.h"
 #include "safefile.h"
 
 static bool cap_effective(int cap)
@@ -303,107 +304,8 @@ static int run_step(struct sys *s, struct step *st, struct wait_log *log, const 
 	return err_setx(e, EINVAL, "unknown step kind %d", (int)st->kind);
 }
 
-static void verify_guid(struct change *c, struct kguid eff, struct kguid admin)
-{
-	char t[GUID_STRLEN];
-	struct kguid g = eff.known ? eff : admin;
-	if (!g.known) {
-		snprintf(c->verify, sizeof(c->verify), "the %s cannot be read back",
-			 change_kind_name(c->kind));
-		return;
-	}
-	guid_format_colon(g.v, t);
-	c->verified = !strcmp(t, c->after);
-	if (!c->verified)
-		snprintf(c->verify, sizeof(c->verify), "the %s %s is %s",
-			 eff.known ? "" : "administrative", change_kind_name(c->kind), t);
-}
-
-static void verify_file(struct change *c)
-{
-	char *now = NULL;
-	struct err e = {{0}};
-	if (safefile_read(c->file, SAFEFILE_MAX, &now, &e) < 0) {
-		plan_fmt(c->verify, sizeof(c->verify), "%s", e.msg);
-		return;
-	}
-	c->verified = c->new_content ? now && !strcmp(now, c->new_content) : !now;
-	if (!c->verified)
-		plan_fmt(c->verify, sizeof(c->verify), "'%s' is %s", c->file,
-			 now ? "not what was written" : "absent");
-	free(now);
-}
-
-static void verify_change(struct sys *s, const struct node *n, struct change *c)
-{
-	if (c->kind == CHANGE_FILE) {
-		verify_file(c);
-		return;
-	}
-	const struct vf *vf = NULL;
-	const struct fn *f = c->bdf[0] ? node_find_fn(n, c->bdf, NULL, &vf) : NULL;
-	if (c->bdf[0] && !f && !(c->kind == CHANGE_NUMVFS)) {
-		snprintf(c->verify, sizeof(c->verify), "%s is gone from the node", c->bdf);
-		return;
-	}
-	switch (c->kind) {
-	case CHANGE_NUMVFS: {
-		const struct pf *pf = node_find_pf(n, c->bdf);
-		long long want = atoll(c->after);
-		c->verified = pf && pf->numvfs.known && pf->numvfs.v == want &&
-			      (long long)pf->n_vfs == want;
-		if (!c->verified)
-			snprintf(c->verify, sizeof(c->verify),
-				 "%s has %lld VFs (sriov_numvfs %lld)", c->bdf,
-				 pf ? (long long)pf->n_vfs : -1LL,
-				 pf && pf->numvfs.known ? (long long)pf->numvfs.v : -1LL);
-		break;
-	}
-	case CHANGE_NAME:
-		if (f) {
-			for (size_t i = 0; i < f->n_netdevs && !c->verified; i++)
-				c->verified = !strcmp(f->netdevs[i].name, c->after);
-			if (!c->verified)
-				snprintf(c->verify, sizeof(c->verify), "%s's netdev is '%s'",
-					 c->bdf, f->n_netdevs ? f->netdevs[0].name : "(none)");
-		} else {
-			char path[64 + SYS_IFNAMSIZ], buf[32];
-			plan_fmt(path, sizeof(path), "/sys/class/net/%s/ifindex", c->after);
-			c->verified = sys_read_attr(s, path, buf, sizeof(buf)) > 0 &&
-				      atoi(buf) == c->ifindex;
-			if (!c->verified)
-				snprintf(c->verify, sizeof(c->verify), "link %d is not named '%s'",
-					 c->ifindex, c->after);
-		}
-		break;
-	case CHANGE_NODE_GUID:
-		verify_guid(c, vf ? vf->node_guid : (struct kguid){0},
-			    vf ? vf->admin.node_guid : (struct kguid){0});
-		break;
-	case CHANGE_PORT_GUID:
-		verify_guid(c, vf ? vf->port_guid : (struct kguid){0},
-			    vf ? vf->admin.port_guid : (struct kguid){0});
-		break;
-	case CHANGE_FILE:
-		break;
-	case CHANGE_LINK_STATE: {
-		static const char *const policy[] = {"Follow", "Up", "Down"};
-		const char *got = NULL;
-		if (vf && vf->admin.link_state.known)
-			got = sys_vf_link_state_name((int)vf->admin.link_state.v);
-		for (int i = 0; vf && !got && vf->admin.mofed_policy && i < 3; i++)
-			if (!strcmp(vf->admin.mofed_policy, policy[i]))
-				got = sys_vf_link_state_name(i);
-		c->verified = got && !strcmp(got, c->after);
-		if (!c->verified)
-			snprintf(c->verify, sizeof(c->verify), "the link state is %s",
-				 got ? got : "unknown");
-		break;
-	}
-	}
-}
-
-/* The plan made again on the node as it is now must have the same steps. */
+/* The plan made again on the node as it is now must have the same steps;
+ * 1 when it has none (the node already is as asked). */
 static int recheck(struct sys *s, const struct plan *p, const struct action_req *req, struct err *e)
 {
 	struct node *n;
@@ -415,11 +317,15 @@ static int recheck(struct sys *s, const struct plan *p, const struct action_req 
 	node_free(n);
 	if (r < 0)
 		return r;
+	/* Another ibvf did it while this one waited for the lock. */
+	bool nothing = again->n_steps == 0;
 	bool same = again->n_steps == p->n_steps;
 	for (size_t i = 0; same && i < p->n_steps; i++)
 		same = !strcmp(again->steps[i].cmd, p->steps[i].cmd) &&
 		       !strcmp(again->steps[i].content ?: "", p->steps[i].content ?: "");
 	plan_free(again);
+	if (nothing)
+		return 1;
 	if (!same)
 		return err_setx(e, ESTALE,
 				"the node changed since this plan was made: look at the new plan "
@@ -431,6 +337,33 @@ static void progress(const struct action_hooks *h, enum action_phase phase, size
 {
 	if (h && h->progress)
 		h->progress(h->arg, phase, step);
+}
+
+static void lock_waiting(void *arg, pid_t holder)
+{
+	progress(arg, ACTION_PHASE_WAIT_LOCK, (size_t)holder);
+}
+
+/* Step i's status into the journal as it ends (the plan's started record
+ * is there when journal_id is set); a failure is the final entry's to say. */
+static void journal_record_step(struct sys *s, struct plan *p, size_t i)
+{
+	struct err e = {{0}};
+	if (p->journal_id && journal_step(s, p, i, &e) < 0 && !p->journal_error[0])
+		plan_fmt(p->journal_error, sizeof(p->journal_error), "%s", e.msg);
+}
+
+/* Whether `journal undo` can revert the entry the plan just wrote. */
+static bool undoable(struct sys *s, const struct plan *p)
+{
+	struct json_object *entries;
+	struct action_req req;
+	struct err e;
+	if (!p->journal_id || journal_read(s, &entries, NULL, &e) < 0)
+		return false;
+	bool yes = journal_undo_req(entries, p->journal_id, &req, &e) == 0;
+	json_object_put(entries);
+	return yes;
 }
 
 /* The steps in order until one fails or the operator cancels. Returns the
@@ -460,6 +393,7 @@ static int run_steps(struct sys *s, struct plan *p, const struct action_hooks *h
 		int r = run_step(s, st, &log, cancel, &se);
 		if (r == -ECANCELED && cancelled(cancel)) {
 			st->status = STEP_CANCELLED;
+			journal_record_step(s, p, i);
 			snprintf(st->error, sizeof(st->error), "%s", se.msg);
 			p->result = PLAN_CANCELLED;
 			plan_fmt(p->error, sizeof(p->error),
@@ -471,12 +405,14 @@ static int run_steps(struct sys *s, struct plan *p, const struct action_hooks *h
 			st->status = STEP_FAILED;
 			snprintf(st->error, sizeof(st->error), "%s", se.msg);
 			p->failed_step = (int)i;
+			journal_record_step(s, p, i);
 			p->result = PLAN_FAILED;
 			plan_fmt(p->error, sizeof(p->error), "step %zu of %zu failed (%s): %s",
 				 i + 1, p->n_steps, st->cmd, se.msg);
 			return r;
 		}
 		st->status = STEP_OK;
+		journal_record_step(s, p, i);
 	}
 	return 0;
 }
@@ -498,17 +434,30 @@ int action_apply_hooked(struct sys *s, struct plan *p, const struct action_req *
 		return 0;
 	}
 	progress(h, ACTION_PHASE_CHECK, 0);
-	if ((r = action_check_privilege(p, e)) < 0 || (r = recheck(s, p, req, e)) < 0) {
+	int lock = -1;
+	if ((r = action_check_privilege(p, e)) < 0 ||
+	    (r = node_lock_take(s, h && h->no_wait, h ? h->cancel : NULL, lock_waiting, (void *)h,
+				&lock, e)) < 0 ||
+	    (r = recheck(s, p, req, e)) < 0) {
+		node_lock_release(lock);
 		p->result = PLAN_REFUSED;
 		snprintf(p->error, sizeof(p->error), "%s", e->msg);
 		return r;
 	}
+	if (r == 1) {
+		node_lock_release(lock);
+		p->result = PLAN_NOTHING;
+		return 0;
+	}
+	struct err je = {{0}};
+	if (journal_begin(s, p, &je) < 0)
+		plan_fmt(p->journal_error, sizeof(p->journal_error), "%s", je.msg);
 	r = run_steps(s, p, h);
 	progress(h, ACTION_PHASE_VERIFY, 0);
 	struct err de = {{0}};
 	if (node_discover(s, &after, &de) == 0) {
 		for (size_t i = 0; i < p->n_changes; i++)
-			verify_change(s, after, &p->changes[i]);
+			action_verify_change(s, after, &p->changes[i]);
 	}
 	if (p->result != PLAN_FAILED && p->result != PLAN_CANCELLED) {
 		p->result = PLAN_OK;
@@ -520,10 +469,14 @@ int action_apply_hooked(struct sys *s, struct plan *p, const struct action_req *
 					 after ? p->changes[i].verify : de.msg);
 			}
 	}
+	if (p->result == PLAN_FAILED || p->result == PLAN_CANCELLED)
+		plan_restore(p);
 	progress(h, ACTION_PHASE_JOURNAL, 0);
-	struct err je = {{0}};
-	if (journal_append(s, p, &je) < 0)
+	if (journal_append(s, p, &je) < 0 && !p->journal_error[0])
 		plan_fmt(p->journal_error, sizeof(p->journal_error), "%s", je.msg);
+	if (p->result == PLAN_FAILED || p->result == PLAN_CANCELLED)
+		p->undoable = undoable(s, p);
+	node_lock_release(lock);
 	if (ret_after)
 		*ret_after = after;
 	else

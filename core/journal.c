@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* The journal: a plain file under the node's root prefix (not sysfs, so not
- * through the kernel boundary's write), one JSON line per applied plan. */
+/* The journal's writer: a plain file under the node's root prefix (not
+ * sysfs, so not through the kernel boundary's write), one JSON line per
+ * record (journal.h). */
 #include "journal.h"
 
 #include <errno.h>
@@ -15,67 +16,98 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "guid.h"
+#include "journal_int.h"
+#include "safefile.h"
 
-static void journal_path(struct sys *s, char buf[static PATH_MAX])
+#define JOURNAL_MODE 0640
+
+void journal_path(struct sys *s, char buf[static PATH_MAX])
 {
 	const char *root = sys_root(s);
 	snprintf(buf, PATH_MAX, "%s%s", strcmp(root, "/") ? root : "", JOURNAL_PATH);
 }
 
-/* mkdir -p of the journal's directory. */
-static int make_dirs(const char *path)
+int journal_open(struct sys *s, bool write, int *ret_fd, struct err *e)
 {
-	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
+	char path[PATH_MAX];
+	journal_path(s, path);
+	char *slash = strrchr(path, '/');
+	*slash = '\0';
+	int dfd, r = safefile_dir(path, write, &dfd, e);
+	*slash = '/';
+	if (r < 0)
+		return r;
+	int flags = write ? O_RDWR | O_APPEND | O_CREAT : O_RDONLY;
+	int fd = openat(dfd, slash + 1, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, JOURNAL_MODE);
+	int err = errno;
+	close(dfd);
+	if (fd < 0)
+		return err == ELOOP ? err_setx(e, ELOOP,
+					       "the journal '%s' is a symbolic link: ibvf does not "
+					       "follow links where it writes",
+					       path)
+		       : err == ENOENT && !write
+			       ? -ENOENT
+			       : err_set(e, err, "cannot open the journal '%s'", path);
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		r = err_setx(e, EINVAL, "the journal '%s' is not a regular file", path);
+		close(fd);
+		return r;
 	}
+	/* 0640 whatever the umask, and whatever mode a file left there had. */
+	if (write && (st.st_mode & 07777) != JOURNAL_MODE && fchmod(fd, JOURNAL_MODE) < 0) {
+		r = err_set(e, errno, "cannot set the mode of the journal '%s'", path);
+		close(fd);
+		return r;
+	}
+	*ret_fd = fd;
 	return 0;
 }
 
-/* The last id in the file, read from its last line (0 when empty). */
-static long long last_id(int fd)
+/* Appends line (with its '\n') under an exclusive flock; a file whose last
+ * byte is not '\n' (a crash mid-append) gets one first, so the damage stays
+ * on its own line. With alloc, *id (0) becomes the largest id + 1. */
+static int append_line(struct sys *s, bool alloc, long long *id,
+		       struct json_object *(*build)(const void *arg, long long id), const void *arg,
+		       bool sync, struct err *e)
 {
-	off_t size = lseek(fd, 0, SEEK_END);
-	if (size <= 0)
-		return 0;
-	char buf[65536];
-	off_t from = size > (off_t)sizeof(buf) - 1 ? size - (off_t)sizeof(buf) + 1 : 0;
-	ssize_t n = pread(fd, buf, (size_t)(size - from), from);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	while (n > 0 && buf[n - 1] == '\n')
-		buf[--n] = '\0';
-	char *line = strrchr(buf, '\n');
-	line = line ? line + 1 : buf;
-	const char *id = strstr(line, "\"id\":");
-	return id ? atoll(id + 5) : 0;
-}
-
-int journal_append(struct sys *s, struct plan *p, struct err *e)
-{
-	char path[PATH_MAX], when[32], host[256] = "";
-	int r;
-
+	char path[PATH_MAX];
+	int fd, r = journal_open(s, true, &fd, e);
+	if (r < 0)
+		return r;
 	journal_path(s, path);
-	if ((r = make_dirs(path)) < 0)
-		return err_set(e, -r, "cannot make the directory of '%s'", path);
-	int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
-	if (fd < 0)
-		return err_set(e, errno, "cannot open the journal '%s'", path);
 	if (flock(fd, LOCK_EX) < 0) {
 		r = err_set(e, errno, "cannot lock the journal '%s'", path);
 		close(fd);
 		return r;
 	}
-	long long id = last_id(fd) + 1;
+	struct stat st;
+	char last = '\n';
+	if (fstat(fd, &st) == 0 && st.st_size > 0 && pread(fd, &last, 1, st.st_size - 1) != 1)
+		last = '\n';
+	if (alloc)
+		*id = journal_max_id(fd) + 1;
+	struct json_object *o = build(arg, *id);
+	const char *body = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	char *line = NULL;
+	int len = asprintf(&line, "%s%s\n", last == '\n' ? "" : "\n", body);
+	json_object_put(o);
+	if (len < 0)
+		r = err_set(e, ENOMEM, "cannot append to '%s'", path);
+	else if ((r = safefile_write_all(fd, line, (size_t)len)) < 0)
+		r = err_set(e, -r, "cannot append to '%s'", path);
+	else if (sync && fsync(fd) < 0)
+		r = err_set(e, errno, "cannot sync '%s'", path);
+	free(line);
+	close(fd);
+	return r;
+}
+
+/* id, time and who first, then the plan. */
+static struct json_object *entry_json(const struct plan *p, long long id, const char *record)
+{
+	char when[32], host[256] = "";
 	time_t t = time(NULL);
 	struct tm tm;
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
@@ -86,9 +118,10 @@ int journal_append(struct sys *s, struct plan *p, struct err *e)
 		pw = NULL;
 	gethostname(host, sizeof(host) - 1);
 
-	/* id, time and who first, then the plan. */
 	struct json_object *o = json_object_new_object(), *plan = plan_to_json(p);
 	json_object_object_add(o, "id", json_object_new_int64(id));
+	if (record)
+		json_object_object_add(o, "record", json_object_new_string(record));
 	json_object_object_add(o, "time", json_object_new_string(when));
 	json_object_object_add(o, "user", pw ? json_object_new_string(pw->pw_name) : NULL);
 	json_object_object_add(o, "uid", json_object_new_int((int)getuid()));
@@ -99,143 +132,68 @@ int journal_append(struct sys *s, struct plan *p, struct err *e)
 	json_object_object_foreach(plan, k, v)
 		json_object_object_add(o, k, json_object_get(v));
 	json_object_put(plan);
-	char *line = NULL;
-	const char *body = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-	if (asprintf(&line, "%s\n", body) < 0)
-		line = NULL;
-	json_object_put(o);
-	ssize_t n = line ? write(fd, line, strlen(line)) : -1;
-	r = n == (ssize_t)(line ? strlen(line) : 1)
-		    ? 0
-		    : err_set(e, n < 0 ? errno : EIO, "cannot append to '%s'", path);
-	free(line);
-	if (r == 0 && fsync(fd) < 0)
-		r = err_set(e, errno, "cannot sync '%s'", path);
-	close(fd);
+	return o;
+}
+
+static struct json_object *started_json(const void *arg, long long id)
+{
+	struct json_object *o = entry_json(arg, id, "started");
+	json_object_object_add(o, "result", json_object_new_string("interrupted"));
+	json_object_object_add(o, "error",
+			       json_object_new_string("the plan did not finish: ibvf ended during "
+						      "it (the steps marked ok ran; the next one "
+						      "may have)"));
+	return o;
+}
+
+int journal_begin(struct sys *s, struct plan *p, struct err *e)
+{
+	long long id = 0;
+	int r = append_line(s, true, &id, started_json, p, true, e);
 	if (r == 0)
 		p->journal_id = id;
 	return r;
 }
 
-int journal_read(struct sys *s, struct json_object **ret, size_t *ret_skipped, struct err *e)
+struct step_arg {
+	const struct plan *p;
+	size_t i;
+};
+
+static struct json_object *step_json(const void *arg, long long id)
 {
-	char path[PATH_MAX];
-	journal_path(s, path);
-	struct json_object *arr = json_object_new_array();
-	size_t skipped = 0;
-	FILE *f = fopen(path, "re");
-	if (!f) {
-		if (errno != ENOENT) {
-			json_object_put(arr);
-			return err_set(e, errno, "cannot read the journal '%s'", path);
-		}
-	} else {
-		char *line = NULL;
-		size_t cap = 0, total = 0;
-		ssize_t n;
-		while ((n = getline(&line, &cap, f)) > 0 && total < JOURNAL_MAX) {
-			total += (size_t)n;
-			struct json_object *o = json_tokener_parse(line);
-			if (o && json_object_is_type(o, json_type_object)) {
-				json_object_array_add(arr, o);
-				continue;
-			}
-			json_object_put(o); /* a line that parses as another JSON value */
-			if (n > 1)
-				skipped++;
-		}
-		free(line);
-		fclose(f);
-	}
-	if (ret_skipped)
-		*ret_skipped = skipped;
-	*ret = arr;
-	return 0;
+	const struct step_arg *a = arg;
+	const struct step *st = &a->p->steps[a->i];
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "id", json_object_new_int64(id));
+	json_object_object_add(o, "record", json_object_new_string("step"));
+	json_object_object_add(o, "step", json_object_new_int64((int64_t)a->i + 1));
+	json_object_object_add(o, "status", json_object_new_string(step_status_name(st->status)));
+	if (st->detail[0])
+		json_object_object_add(o, "detail", json_object_new_string(st->detail));
+	if (st->error[0])
+		json_object_object_add(o, "error", json_object_new_string(st->error));
+	return o;
 }
 
-static const char *jget_str(struct json_object *o, const char *k)
+int journal_step(struct sys *s, const struct plan *p, size_t i, struct err *e)
 {
-	struct json_object *v;
-	return json_object_object_get_ex(o, k, &v) ? json_object_get_string(v) : NULL;
+	long long id = p->journal_id;
+	struct step_arg a = {p, i};
+	/* Not synced: a record per step, and the page cache outlives the process. */
+	return append_line(s, false, &id, step_json, &a, false, e);
 }
 
-static long long jget_int(struct json_object *o, const char *k)
+static struct json_object *final_json(const void *arg, long long id)
 {
-	struct json_object *v;
-	return json_object_object_get_ex(o, k, &v) ? json_object_get_int64(v) : 0;
+	return entry_json(arg, id, NULL);
 }
 
-int journal_undo_req(struct json_object *entries, long long id, struct action_req *ret,
-		     struct err *e)
+int journal_append(struct sys *s, struct plan *p, struct err *e)
 {
-	struct json_object *ent = NULL;
-	for (size_t i = 0; i < json_object_array_length(entries); i++) {
-		struct json_object *o = json_object_array_get_idx(entries, i);
-		if (jget_int(o, "id") == id)
-			ent = o;
-		else if (jget_int(o, "undo_of") == id &&
-			 strcmp(jget_str(o, "result") ?: "", "ok") == 0)
-			return err_setx(e, EALREADY, "journal entry %lld was undone by entry %lld",
-					id, jget_int(o, "id"));
-	}
-	if (!ent)
-		return err_setx(e, ENOENT, "no journal entry %lld", id);
-	const char *action = jget_str(ent, "action") ?: "?";
-	struct json_object *changes;
-	if (!json_object_object_get_ex(ent, "changes", &changes) ||
-	    !json_object_is_type(changes, json_type_array) ||
-	    json_object_array_length(changes) == 0)
-		return err_setx(e, EOPNOTSUPP, "journal entry %lld ('%s') changed nothing to undo",
-				id, action);
-	struct action_req req = {.undo_of = id};
-	if (!strcmp(action, "vf rename-all")) {
-		/* The plan reads the names back from this entry (actions_rename_all.c). */
-		req.kind = ACTION_RENAME_ALL;
-		*ret = req;
-		return 0;
-	}
-	if (!strcmp(action, "persist") || !strcmp(action, "persist undo")) {
-		req.kind = ACTION_FILES_UNDO; /* the plan reads the files from the entry */
-		*ret = req;
-		return 0;
-	}
-	bool rename = !strcmp(action, "vf rename") || !strcmp(action, "link rename");
-	if (!rename && strcmp(action, "vf guid"))
-		return err_setx(e, EOPNOTSUPP,
-				"cannot undo journal entry %lld: undo covers renames, GUID "
-				"changes and persist, not '%s'",
-				id, action);
-	for (size_t i = 0; i < json_object_array_length(changes); i++) {
-		struct json_object *c = json_object_array_get_idx(changes, i);
-		const char *before = jget_str(c, "before"), *after = jget_str(c, "after");
-		const char *bdf = jget_str(c, "bdf");
-		int kind = change_kind_parse(jget_str(c, "kind"));
-		uint64_t g;
-		if (!before || !after)
-			return err_setx(
-				e, EOPNOTSUPP,
-				"cannot undo journal entry %lld: the value before is unknown", id);
-		if (kind == CHANGE_NAME) {
-			req.kind = bdf ? ACTION_RENAME : ACTION_RENAME_LINK;
-			snprintf(req.target, sizeof(req.target), "%s", bdf ? bdf : after);
-			snprintf(req.name, sizeof(req.name), "%s", before);
-			continue;
-		}
-		if (guid_parse(before, &g) < 0 || g == 0)
-			return err_setx(e, EOPNOTSUPP,
-					"cannot undo journal entry %lld: the %s was %s before, and "
-					"ibvf does not set zero GUIDs",
-					id, change_kind_name((enum change_kind)kind), before);
-		req.kind = ACTION_GUID;
-		snprintf(req.target, sizeof(req.target), "%s", bdf ? bdf : "");
-		if (kind == CHANGE_NODE_GUID) {
-			req.set_node = true;
-			req.node_guid = g;
-		} else {
-			req.set_port = true;
-			req.port_guid = g;
-		}
-	}
-	*ret = req;
-	return 0;
+	long long id = p->journal_id;
+	int r = append_line(s, id == 0, &id, final_json, p, true, e);
+	if (r == 0)
+		p->journal_id = id;
+	return r;
 }

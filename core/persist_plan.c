@@ -369,13 +369,9 @@ int actions_plan_files_undo(struct sys *s, const struct node *n, const struct ac
 	if (r < 0)
 		return r;
 	snprintf(p->subject, sizeof(p->subject), "%s", n->hostname ? n->hostname : "node");
-	for (size_t i = 0; i < json_object_array_length(entries); i++) {
-		struct json_object *o = json_object_array_get_idx(entries, i), *id;
-		if (json_object_object_get_ex(o, "id", &id) &&
-		    json_object_get_int64(id) == req->undo_of)
-			ent = o;
-	}
-	if (!ent || !json_object_object_get_ex(ent, "changes", &changes))
+	if ((r = journal_find(entries, req->undo_of, &ent, e)) < 0)
+		;
+	else if (!json_object_object_get_ex(ent, "changes", &changes) || !changes)
 		r = err_setx(e, ENOENT, "no journal entry %lld with files", req->undo_of);
 	else
 		r = undo_changes(p, changes, req->undo_of, e);

@@ -324,6 +324,50 @@ int plan_file(struct plan *p, const char *path, const char *old, const char *con
 	return 0;
 }
 
+void plan_restore(struct plan *p)
+{
+	size_t len = 0;
+	p->restore[0] = '\0';
+	for (size_t i = 0; i < p->n_steps; i++) {
+		const struct step *u = &p->steps[i], *bind = NULL;
+		if (u->kind != STEP_UNBIND || u->status != STEP_OK)
+			continue;
+		bool bound = false;
+		for (size_t j = i + 1; j < p->n_steps; j++) {
+			const struct step *b = &p->steps[j];
+			if (b->kind == STEP_UNBIND && !strcmp(b->value, u->value))
+				break; /* unbound again later: that one's bind decides */
+			if (b->kind == STEP_BIND && !strcmp(b->value, u->value)) {
+				bind = b;
+				bound = b->status == STEP_OK;
+				break;
+			}
+		}
+		if (bound)
+			continue;
+		char cmd[320];
+		if (bind) {
+			snprintf(cmd, sizeof(cmd), "%s", bind->cmd);
+		} else {
+			/* .../drivers/D/unbind -> .../drivers/D/bind */
+			char path[160];
+			snprintf(path, sizeof(path), "%s", u->path);
+			char *slash = strrchr(path, '/');
+			if (!slash)
+				continue;
+			snprintf(slash + 1, sizeof(path) - (size_t)(slash + 1 - path), "bind");
+			snprintf(cmd, sizeof(cmd), "echo %s > %s", u->value, path);
+		}
+		int n = snprintf(p->restore + len, sizeof(p->restore) - len, "%s%s",
+				 len ? "\n" : "", cmd);
+		if (n < 0 || (size_t)n >= sizeof(p->restore) - len) {
+			p->restore[len] = '\0'; /* whole commands only */
+			break;
+		}
+		len += (size_t)n;
+	}
+}
+
 const char *plan_result_name(enum plan_result r)
 {
 	static const char *const names[] = {
@@ -436,5 +480,9 @@ struct json_object *plan_to_json(const struct plan *p)
 	json_object_object_add(o, "journal_error", jstr(p->journal_error));
 	if (p->undo_of)
 		json_object_object_add(o, "undo_of", json_object_new_int64(p->undo_of));
+	if (p->restore[0])
+		json_object_object_add(o, "restore", json_object_new_string(p->restore));
+	if (p->undoable)
+		json_object_object_add(o, "undoable", json_object_new_boolean(true));
 	return o;
 }

@@ -122,6 +122,11 @@ struct plan {
 	long long journal_id; /* 0 when not journaled */
 	char journal_error[256];
 	long long undo_of; /* the journal entry this plan undoes, 0 if none */
+	/* A plan that stopped part way: the commands (one a line) that bind
+	 * again the functions its steps left without a driver, and whether
+	 * `journal undo` reverts what ran. */
+	char restore[512];
+	bool undoable;
 };
 
 int plan_new(const char *action, const char *subject, struct plan **ret);
@@ -152,6 +157,10 @@ int plan_file(struct plan *p, const char *path, const char *old, const char *con
 /* snprintf that truncates on purpose (messages into fixed fields); returns
  * -ENAMETOOLONG when it did. */
 int plan_fmt(char *dst, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Fills p->restore from the steps' status: each function an UNBIND that
+ * ran left without a driver (its BIND failed or did not run). */
+void plan_restore(struct plan *p);
 
 const char *plan_result_name(enum plan_result r);
 const char *change_kind_name(enum change_kind k);

@@ -150,7 +150,7 @@ static enum fix_state fix_apply(struct fix_run *run, const struct finding_remedy
 	if (r2 == -ENOTSUP) {
 		/* persist: its own command, with the options it takes */
 		const struct cmd *cmd = cmd_find(r->steps[0]);
-		char *argv[FINDING_STEPS_MAX + 3];
+		char *argv[FINDING_STEPS_MAX + 4];
 		int argc = 0;
 		for (size_t i = 0; i < r->n_steps; i++)
 			argv[argc++] = r->steps[i];
@@ -158,6 +158,8 @@ static enum fix_state fix_apply(struct fix_run *run, const struct finding_remedy
 			argv[argc++] = (char *)"--dry-run";
 		else if (o->yes)
 			argv[argc++] = (char *)"--yes";
+		if (o->no_wait && !o->dry_run)
+			argv[argc++] = (char *)"--no-wait";
 		argv[argc] = NULL;
 		if (!cmd || strcmp(r->steps[0], "persist")) {
 			cli_error("the remedy is neither a vf action nor persist: not run");
@@ -168,7 +170,8 @@ static enum fix_state fix_apply(struct fix_run *run, const struct finding_remedy
 		cli_error("%s", e.msg);
 		return FIX_REFUSED;
 	} else {
-		p.o = (struct act_opts){.dry_run = o->dry_run, .yes = o->yes};
+		p.o = (struct act_opts){
+			.dry_run = o->dry_run, .yes = o->yes, .no_wait = o->no_wait};
 		rc = cli_action_run(run->c, &p.o, &p.req);
 	}
 	fflush(stdout);

@@ -11,6 +11,7 @@
 
 struct fix_opts {
 	bool dry_run, yes, force;
+	bool no_wait; /* another ibvf holds the node's lock: fail at once */
 	/* One `vf guid --assign-all` plan for the zero and duplicate GUIDs
 	 * (when both kinds are selected on the whole node), not one per VF. */
 	bool group_guids;

@@ -7,12 +7,17 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
+#include "core/lock.h"
 #include "core/naming.h"
 #include "core/sys.h"
 #include "plan_text.h"
@@ -38,6 +43,58 @@ static bool confirm(const struct plan *p)
 		return false;
 	line[strcspn(line, "\n")] = '\0';
 	return !strcasecmp(line, "y") || !strcasecmp(line, "yes");
+}
+
+/* SIGINT/SIGTERM while a plan applies: the apply's cancel flag. The only
+ * state a signal handler may touch, hence static. */
+static atomic_bool stop;
+static volatile sig_atomic_t stop_sig;
+
+static void on_signal(int sig)
+{
+	stop_sig = sig;
+	atomic_store(&stop, true);
+}
+
+static void catch_signals(bool on, struct sigaction old[2])
+{
+	static const int sigs[2] = {SIGINT, SIGTERM};
+	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 2; i++)
+		sigaction(sigs[i], on ? &sa : &old[i], on ? &old[i] : NULL);
+}
+
+static void on_progress(void *arg, enum action_phase phase, size_t step)
+{
+	char path[PATH_MAX];
+	if (phase != ACTION_PHASE_WAIT_LOCK)
+		return;
+	node_lock_path(arg, path);
+	cli_error("waiting for another ibvf (pid %zu) holding '%s' (Ctrl-C stops; nothing was "
+		  "changed yet)",
+		  step, path);
+}
+
+/* Where a stopped plan stopped, and what to do about what it left. */
+static void say_stopped(const struct plan *p)
+{
+	size_t done = 0;
+	for (size_t i = 0; i < p->n_steps; i++)
+		if (p->steps[i].status != STEP_PENDING)
+			done = i + 1;
+	if (stop_sig && p->result == PLAN_CANCELLED)
+		cli_error("interrupted by %s after step %zu of %zu: the steps after it did not run",
+			  stop_sig == SIGINT ? "SIGINT" : "SIGTERM", done, p->n_steps);
+	else
+		cli_error("%s", p->error);
+	struct json_object *o = plan_to_json(p);
+	struct text t = {0};
+	plan_text_hints(&t, o);
+	for (size_t i = 0; i < t.n; i++)
+		cli_error("%s", t.lines[i].s);
+	text_clear(&t);
+	json_object_put(o);
 }
 
 int cli_action_run(const struct cli *c, const struct act_opts *o, const struct action_req *req)
@@ -83,14 +140,36 @@ int cli_action_run(const struct cli *c, const struct act_opts *o, const struct a
 			goto out;
 		}
 	}
-	r = action_apply(s, p, req, NULL, &e);
+	struct sigaction old[2];
+	struct action_hooks h = {
+		.progress = on_progress, .arg = s, .cancel = &stop, .no_wait = o->no_wait};
+	atomic_store(&stop, false);
+	stop_sig = 0;
+	catch_signals(true, old);
+	r = action_apply_hooked(s, p, req, &h, NULL, &e);
+	catch_signals(false, old);
+	if (p->result == PLAN_NOTHING) {
+		if (c->json)
+			print_plan(c, p);
+		else
+			printf("nothing to do: the node already is as asked (another ibvf "
+			       "changed it while this one waited): %s\n",
+			       p->summary);
+		rc = 0;
+		goto out;
+	}
 	if (p->result != PLAN_REFUSED)
 		print_plan(c, p);
 	if (p->journal_error[0])
 		cli_error("the journal was not written: %s", p->journal_error);
-	if (r < 0) {
+	if (r < 0 && (p->result == PLAN_FAILED || p->result == PLAN_CANCELLED)) {
+		say_stopped(p);
+		rc = 1;
+	} else if (r < 0) {
 		cli_error("%s", p->error[0] ? p->error : e.msg);
-		rc = p->result == PLAN_REFUSED ? EXIT_USAGE : 1;
+		/* Refused for the lock: the node is fine, the timing is not. */
+		rc = p->result == PLAN_REFUSED && r != -EWOULDBLOCK && r != -ECANCELED ? EXIT_USAGE
+										       : 1;
 	} else {
 		rc = 0;
 	}
@@ -112,6 +191,7 @@ enum {
 	OPT_IBVF,
 	OPT_RENAME_ALL,
 	OPT_SCHEME,
+	OPT_NO_WAIT,
 };
 
 static const struct option act_options[] = {
@@ -127,6 +207,7 @@ static const struct option act_options[] = {
 	{"ibvf", required_argument, NULL, OPT_IBVF},
 	{"all", no_argument, NULL, OPT_RENAME_ALL},
 	{"scheme", required_argument, NULL, OPT_SCHEME},
+	{"no-wait", no_argument, NULL, OPT_NO_WAIT},
 	{0},
 };
 
@@ -177,6 +258,9 @@ static int act_set(struct act_args *p, int opt, const char *arg)
 		break;
 	case OPT_RENAME_ALL:
 		p->rename_all = true;
+		break;
+	case OPT_NO_WAIT:
+		p->o.no_wait = true;
 		break;
 	case OPT_SCHEME: {
 		struct err e;

@@ -81,6 +81,8 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 			a->fo.dry_run = true;
 		} else if (!strcmp(s, "--force") || !strcmp(s, "-f")) {
 			a->fo.force = true;
+		} else if (!strcmp(s, "--no-wait")) {
+			a->fo.no_wait = true;
 		} else if (s[0] == '-' && s[1]) {
 			cli_error("unknown option '%s' (see 'ibvf check --help')", s);
 			return -1;
@@ -244,9 +246,10 @@ static int report(const struct cli *c, const struct node *n, struct check_filter
 static int fix_args(const struct cli *c, const struct check_args *a, struct check_filter *fl)
 {
 	if (!a->n_fix) {
-		if (a->fo.yes || a->fo.dry_run || a->fo.force) {
+		if (a->fo.yes || a->fo.dry_run || a->fo.force || a->fo.no_wait) {
 			cli_error("'%s' goes with --fix", a->fo.yes	  ? "--yes"
 							  : a->fo.dry_run ? "--dry-run"
+							  : a->fo.no_wait ? "--no-wait"
 									  : "--force");
 			return -1;
 		}

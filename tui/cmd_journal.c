@@ -16,18 +16,18 @@ int cmd_journal(const struct cli *c, int argc, char **argv)
 	struct sys *s;
 	struct json_object *entries = NULL;
 	struct err e = {{0}};
-	size_t skipped;
+	struct journal_damage d;
 	int rc = 0;
 
-	if (cli_action_parse(argc, argv, "dry-run yes force timeout", &p) < 0)
+	if (cli_action_parse(argc, argv, "dry-run yes force timeout no-wait", &p) < 0)
 		return EXIT_USAGE;
 	bool undo = p.n_args && !strcmp(p.args[0], "undo");
 	if (undo ? p.n_args != 2 : p.n_args != 0) {
 		cli_error("usage: ibvf journal | ibvf journal undo ID");
 		return EXIT_USAGE;
 	}
-	if (!undo && (p.o.dry_run || p.o.yes || p.req.force)) {
-		cli_error("--dry-run, --yes and --force go with 'journal undo ID'");
+	if (!undo && (p.o.dry_run || p.o.yes || p.req.force || p.o.no_wait)) {
+		cli_error("--dry-run, --yes, --force and --no-wait go with 'journal undo ID'");
 		return EXIT_USAGE;
 	}
 	char *end;
@@ -38,14 +38,16 @@ int cmd_journal(const struct cli *c, int argc, char **argv)
 	}
 	if (cli_open(c, &s) < 0)
 		return 1;
-	if (journal_read(s, &entries, &skipped, &e) < 0) {
+	if (journal_read_lines(s, &entries, &d, &e) < 0) {
 		cli_error("%s", e.msg);
 		sys_close(s);
 		return 1;
 	}
 	sys_close(s);
-	if (skipped)
-		cli_error("%zu journal lines do not parse and were skipped", skipped);
+	for (size_t i = 0; i < d.n && i < JOURNAL_DAMAGE_LINES; i++)
+		cli_error("journal: line %zu damaged, skipped", d.line[i]);
+	if (d.n > JOURNAL_DAMAGE_LINES)
+		cli_error("journal: %zu more damaged lines skipped", d.n - JOURNAL_DAMAGE_LINES);
 	if (undo) {
 		struct action_req req = {0};
 		if (journal_undo_req(entries, id, &req, &e) < 0) {

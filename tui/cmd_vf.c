@@ -138,9 +138,10 @@ int vf_request_parse(int argc, char **argv, struct act_args *ret)
 {
 	struct act_args p;
 	const struct vf_action *a = NULL;
-	if (cli_action_parse(argc, argv,
-			     "dry-run yes force timeout node port assign-all prefix all scheme",
-			     &p) < 0)
+	if (cli_action_parse(
+		    argc, argv,
+		    "dry-run yes force timeout node port assign-all prefix all scheme no-wait",
+		    &p) < 0)
 		return -EINVAL;
 	if (!p.n_args) {
 		cli_error("missing action: create, destroy, rename, guid or state (see 'ibvf vf "

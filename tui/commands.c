@@ -80,7 +80,7 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"       vf rename --all [--scheme PATTERN] |\n"                                            \
 	"       vf guid VF [--node G] [--port G] | vf guid --assign-all [--prefix P] |\n"          \
 	"       vf state VF auto|enable|disable\n"                                                 \
-	"       [--dry-run] [--yes] [--force] [--json] [--timeout S]"
+	"       [--dry-run] [--yes] [--force] [--json] [--timeout S] [--no-wait]"
 #define VF_HELP                                                                                    \
 	"Change VFs, safely: each action is a plan of steps, each with its shell\n"                \
 	"equivalent, checked before it runs, verified after, and journaled.\n"                     \
@@ -105,8 +105,11 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"  state VF auto|enable|disable   the VF's link-state policy\n"                            \
 	"--dry-run prints the plan; without --yes ibvf asks (and refuses when stdin is\n"          \
 	"not a terminal); --force acts on VFs bound to pods; --json prints the plan and\n"         \
-	"its result as JSON. Exit 2: refused, nothing changed; 1: a step or the\n"                 \
-	"verification failed (see 'ibvf journal')."
+	"its result as JSON. One ibvf applies at a time (a lock on /run/ibvf/lock): a\n"           \
+	"second one waits, then re-checks the node; --no-wait fails at once instead.\n"            \
+	"SIGINT/SIGTERM end the step in progress, then the plan stops and is journaled.\n"         \
+	"Exit 2: refused, nothing changed; 1: a step or the verification failed, the\n"            \
+	"plan was interrupted, or the lock was held with --no-wait (see 'ibvf journal')."
 
 #define CHECK_HELP                                                                                 \
 	"What is wrong on the node: each finding with its subject, the evidence (the\n"            \
@@ -136,6 +139,7 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"  --yes           apply without asking (needed when stdin is not a terminal)\n"           \
 	"  --dry-run       print each plan, change nothing\n"                                      \
 	"  --force         act on VFs bound to pods too\n"                                         \
+	"  --no-wait       fail at once when another ibvf holds the node's lock\n"                 \
 	"With --fix (text only, no --json) the exit status is: 0 every selected\n"                 \
 	"finding with an ibvf remedy was fixed (--dry-run: every plan could be made),\n"           \
 	"1 some were refused (a pod holds the VF: --force), failed, declined or\n"                 \
@@ -160,7 +164,7 @@ static const struct cmd commands[] = {
 	{"check", cmd_check, CMD_NODE | CMD_JSON | CMD_SEVERITY_EXIT,
 	 "what is wrong on the node, with evidence and remedy; exit 0/1/2",
 	 "check [--json] [--severity S] [--dp-config FILE] [--list] [ID|DEVICE...] |\n"
-	 "       check --fix ID|all [--yes] [--dry-run] [--force] [ID|DEVICE...]",
+	 "       check --fix ID|all [--yes] [--dry-run] [--force] [--no-wait] [ID|DEVICE...]",
 	 CHECK_HELP},
 	{"watch", cmd_watch, CMD_NODE | CMD_JSON, "print node changes as they happen",
 	 "watch [--json]",
@@ -171,7 +175,7 @@ static const struct cmd commands[] = {
 	 VF_USAGE, VF_HELP},
 	{"persist", cmd_persist, CMD_NODE | CMD_JSON,
 	 "write .link files and a boot unit for the VF layout",
-	 "persist [--ibvf PATH] [--output DIR] [--dry-run] [--yes] [--json]",
+	 "persist [--ibvf PATH] [--output DIR] [--dry-run] [--yes] [--json] [--no-wait]",
 	 "Write what makes the current VF layout survive a reboot: a systemd .link file\n"
 	 "per VF (matched by PCI path) and ibvf-sriov.service, a oneshot unit that loads\n"
 	 "the driver, creates the VFs, sets their GUIDs and settles udev before the\n"
@@ -185,14 +189,19 @@ static const struct cmd commands[] = {
 	 "               in a build tree, under /tmp or in a directory users can write\n"
 	 "  --dry-run    print the plan (each file's content) and write nothing\n"
 	 "  --yes        write without asking (needed when stdin is not a terminal)\n"
+	 "  --no-wait    fail at once when another ibvf holds the node's lock\n"
 	 "Each file is journaled with what it replaced: 'ibvf journal undo ID' removes\n"
 	 "the files persist wrote and restores the ones it replaced or removed."},
 	{"journal", cmd_journal, CMD_NODE | CMD_JSON,
 	 "list the applied actions, undo a rename, GUID change or persist",
-	 "journal [--json] | journal undo ID [--dry-run] [--yes]",
+	 "journal [--json] | journal undo ID [--dry-run] [--yes] [--no-wait]",
 	 "List the applied plans (/var/lib/ibvf/journal.jsonl): time, user, action,\n"
-	 "result and what changed. 'undo ID' reverts a rename, a GUID change or a\n"
-	 "persist (its files back as they were)."},
+	 "result and what changed; a plan that stopped part way says how far it went\n"
+	 "('interrupted after 3 of 96 steps'). 'undo ID' reverts a rename, a GUID\n"
+	 "change or a persist (its files back as they were), also one that stopped\n"
+	 "part way, as far as it went. A damaged line is skipped and named ('journal:\n"
+	 "line 7 damaged, skipped'). --no-wait: fail at once when another ibvf holds\n"
+	 "the node's lock."},
 	{"bench", cmd_bench, CMD_NODE | CMD_JSON, "RDMA WRITE/READ bandwidth and latency per VF",
 	 BENCH_USAGE, BENCH_HELP},
 	{"mkfixture", cmd_mkfixture, CMD_KERNEL, "build a simulated DGX H200 node tree",

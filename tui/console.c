@@ -9,6 +9,7 @@
 #include <locale.h>
 #include <math.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,6 +281,16 @@ void console_redraw(struct console *c)
 	c->dirty = false;
 }
 
+/* SIGINT/SIGTERM: the loop ends, and the views' teardown stops an apply in
+ * progress after its step (dialog_apply_free), which journals it. The only
+ * state a handler may touch, hence static. */
+static volatile sig_atomic_t console_sig;
+
+static void console_on_signal(int sig)
+{
+	console_sig = sig;
+}
+
 static int console_loop(struct console *c)
 {
 	int efd = sys_event_fd(c->sys);
@@ -289,7 +300,7 @@ static int console_loop(struct console *c)
 	/* Polling for event-less changes costs at most 0.5% of a CPU. */
 	double full_every = fmax(REFRESH_MIN_SECS, 200 * c->rebuild_cost);
 	c->refresh_due = console_now() + full_every;
-	while (!c->quit) {
+	while (!c->quit && !console_sig) {
 		double now = console_now();
 		double next = fmin(console_expire(c, now), c->refresh_due);
 		if (c->rebuild_due > 0)
@@ -320,6 +331,8 @@ static int console_loop(struct console *c)
 			rc = -errno;
 			break;
 		}
+		if (r < 0 && console_sig)
+			break;
 		if (r < 0) { /* SIGWINCH: curses reports KEY_RESIZE */
 			int k;
 			while ((k = getch()) != ERR)
@@ -432,11 +445,22 @@ int console_main(const struct cli *cli, const char *theme, int argc, char **argv
 	} else if (bench) {
 		rc = console_bench(&c, bench);
 	} else {
+		/* No SA_RESTART: poll() returns, and the loop ends. */
+		struct sigaction sa = {.sa_handler = console_on_signal};
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
 		initscr();
 		console_curses_setup(&c);
 		if (console_loop(&c) < 0)
 			rc = 1;
 		endwin();
+		if (console_sig) {
+			cli_error("stopped by %s: an apply in progress ends its step and is "
+				  "journaled ('ibvf journal' says how far it went)",
+				  console_sig == SIGINT ? "SIGINT" : "SIGTERM");
+			rc = 1;
+		}
 	}
 	console_free(&c);
 	sys_close(c.sys);

@@ -118,7 +118,10 @@ void dialog_apply_ready(struct console *c, struct view *v)
 			break;
 		}
 		d->phase = (enum action_phase)m.phase;
-		d->step = m.step < d->plan->n_steps ? m.step : 0;
+		if (d->phase == ACTION_PHASE_WAIT_LOCK)
+			d->holder = (long)m.step;
+		else
+			d->step = m.step < d->plan->n_steps ? m.step : 0;
 	}
 	c->dirty = true;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/lock.h"
 #include "dialog.h"
 #include "dialog_int.h"
 
@@ -95,6 +96,12 @@ static const char *phase_name(const struct dialog *dlg, char *buf, size_t size)
 		return "reading the node again to verify";
 	case ACTION_PHASE_JOURNAL:
 		return "writing the journal";
+	case ACTION_PHASE_WAIT_LOCK:
+		snprintf(buf, size,
+			 "waiting for another ibvf (pid %ld) holding " NODE_LOCK_PATH
+			 " (Esc stops; nothing was changed yet)",
+			 dlg->holder);
+		return buf;
 	}
 	return "?";
 }

@@ -59,6 +59,7 @@ struct dialog {
 	/* STAGE_RUNNING */
 	struct apply_job *job;
 	enum action_phase phase;
+	long holder; /* ACTION_PHASE_WAIT_LOCK: the pid holding the node's lock */
 	size_t step;
 	double started;
 	bool cancelling;

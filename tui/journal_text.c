@@ -50,8 +50,22 @@ void journal_text_entry(struct text *out, struct json_object *o, int flags)
 				 ok ? "  verified" : "  NOT verified");
 		}
 	}
+	/* A plan stopped part way: how far it went (a killed one has only the
+	 * steps that completed marked ok). */
+	const char *res = text_jstr(o, "result") ?: "";
+	struct json_object *steps = text_jarr(o, "steps");
+	if (steps && (!strcmp(res, "cancelled") || !strcmp(res, "interrupted"))) {
+		size_t done = 0, n = json_object_array_length(steps);
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(text_jstr(json_object_array_get_idx(steps, i), "status") ?: "",
+				   "not-run"))
+				done = i + 1;
+		text_add(out, TEXT_ERROR, "interrupted after %zu of %zu steps", done, n);
+	}
 	if (text_jstr(o, "error"))
 		text_add(out, TEXT_ERROR, "error: %s", text_jstr(o, "error"));
+	if (!(flags & JOURNAL_TEXT_COMPACT))
+		plan_text_hints(out, o);
 }
 
 void journal_text(struct text *out, struct json_object *entries)

@@ -68,6 +68,43 @@ static void changes(struct text *out, struct json_object *a, bool ran)
 	}
 }
 
+void plan_text_hints(struct text *out, struct json_object *plan)
+{
+	const char *res = text_jstr(plan, "result") ?: "";
+	if (strcmp(res, "failed") && strcmp(res, "cancelled") && strcmp(res, "interrupted"))
+		return;
+	const char *restore = text_jstr(plan, "restore");
+	for (const char *l = restore; l && *l;) {
+		size_t len = strcspn(l, "\n");
+		/* "echo BDF > /sys/bus/pci/drivers/D/bind" */
+		if (!strncmp(l, "echo ", 5) && len > 5)
+			text_add(out, TEXT_ERROR,
+				 "%.*s is left without a driver; to bind it again: %.*s",
+				 (int)strcspn(l + 5, " \n"), l + 5, (int)len, l);
+		else
+			text_add(out, TEXT_ERROR, "to bind it again: %.*s", (int)len, l);
+		l += len + (l[len] == '\n');
+	}
+	struct json_object *steps = text_jarr(plan, "steps");
+	size_t ran = 0;
+	for (size_t i = 0; steps && i < json_object_array_length(steps); i++)
+		ran += !strcmp(text_jstr(json_object_array_get_idx(steps, i), "status") ?: "",
+			       "ok");
+	long long id = json_object_object_get_ex(plan, "journal_id", NULL)
+			       ? (long long)text_jint(plan, "journal_id")
+			       : (long long)text_jint(plan, "id");
+	if (!ran || id <= 0)
+		return;
+	if (text_jbool(plan, "undoable"))
+		text_add(out, TEXT_ERROR,
+			 "'ibvf journal undo %lld' reverts the %zu step%s that ran", id, ran,
+			 ran == 1 ? "" : "s");
+	else
+		text_add(out, TEXT_ERROR,
+			 "journal entry %lld records the %zu step%s that ran (no undo for '%s')",
+			 id, ran, ran == 1 ? "" : "s", text_jstr(plan, "action") ?: "?");
+}
+
 static void result(struct text *out, struct json_object *plan, const char *res)
 {
 	bool ok = !strcmp(res, "ok");
@@ -81,6 +118,7 @@ static void result(struct text *out, struct json_object *plan, const char *res)
 	if (text_jstr(plan, "journal_error"))
 		text_add(out, TEXT_ERROR, "the journal was not written: %s",
 			 text_jstr(plan, "journal_error"));
+	plan_text_hints(out, plan);
 }
 
 static bool seen(struct json_object *a, size_t upto, const char *key, const char *v)

@@ -16,3 +16,7 @@
 void plan_text(struct text *out, struct json_object *plan);
 /* Only the steps of a plan or journal entry; ran shows their status. */
 void plan_text_steps(struct text *out, struct json_object *steps, bool ran);
+/* What to do about a plan that stopped part way: for each function its steps
+ * left without a driver, the command that binds it again; and the journal
+ * entry that undoes the steps that ran (or that records them). */
+void plan_text_hints(struct text *out, struct json_object *plan);
