@@ -382,7 +382,8 @@ static int run_steps(struct sys *s, struct plan *p, const struct action_hooks *h
 	for (size_t i = 0; i < p->n_steps; i++) {
 		struct step *st = &p->steps[i];
 		struct err se = {{0}};
-		if (cancelled(cancel)) {
+		bool defer = plan_vf_unbound(p, i);
+		if (!defer && cancelled(cancel)) {
 			p->result = PLAN_CANCELLED;
 			plan_fmt(p->error, sizeof(p->error),
 				 "stopped before step %zu of %zu (%s): the steps before it ran",
@@ -390,7 +391,7 @@ static int run_steps(struct sys *s, struct plan *p, const struct action_hooks *h
 			return -ECANCELED;
 		}
 		progress(h, ACTION_PHASE_STEP, i);
-		int r = run_step(s, st, &log, cancel, &se);
+		int r = run_step(s, st, &log, defer ? NULL : cancel, &se);
 		if (r == -ECANCELED && cancelled(cancel)) {
 			st->status = STEP_CANCELLED;
 			journal_record_step(s, p, i);

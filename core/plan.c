@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Plans and their steps: construction, the shell equivalent of each step,
- * and the JSON form. */
+ * and what a stopped plan leaves (plan_json.c: the JSON form). */
 #include "plan.h"
 
 #include <errno.h>
@@ -324,42 +324,59 @@ int plan_file(struct plan *p, const char *path, const char *old, const char *con
 	return 0;
 }
 
+/* The index of the BIND that binds again what UNBIND step k unbound
+ * (n_steps when none: unbound again later, or never bound). */
+static size_t bind_of(const struct plan *p, size_t k)
+{
+	const struct step *u = &p->steps[k];
+	for (size_t j = k + 1; j < p->n_steps; j++) {
+		const struct step *b = &p->steps[j];
+		if (b->kind == STEP_UNBIND && !strcmp(b->value, u->value))
+			break; /* unbound again later: that one's bind decides */
+		if (b->kind == STEP_BIND && !strcmp(b->value, u->value))
+			return j;
+	}
+	return p->n_steps;
+}
+
+bool plan_vf_unbound(const struct plan *p, size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (p->steps[k].kind == STEP_UNBIND && p->steps[k].status == STEP_OK) {
+			size_t j = bind_of(p, k);
+			if (j < p->n_steps && j >= i)
+				return true;
+		}
+	return false;
+}
+
 void plan_restore(struct plan *p)
 {
 	size_t len = 0;
 	p->restore[0] = '\0';
 	for (size_t i = 0; i < p->n_steps; i++) {
-		const struct step *u = &p->steps[i], *bind = NULL;
+		const struct step *u = &p->steps[i];
 		if (u->kind != STEP_UNBIND || u->status != STEP_OK)
 			continue;
-		bool bound = false;
-		for (size_t j = i + 1; j < p->n_steps; j++) {
-			const struct step *b = &p->steps[j];
-			if (b->kind == STEP_UNBIND && !strcmp(b->value, u->value))
-				break; /* unbound again later: that one's bind decides */
-			if (b->kind == STEP_BIND && !strcmp(b->value, u->value)) {
-				bind = b;
-				bound = b->status == STEP_OK;
-				break;
-			}
-		}
-		if (bound)
+		size_t j = bind_of(p, i);
+		const struct step *bind = j < p->n_steps ? &p->steps[j] : NULL;
+		if (bind && bind->status == STEP_OK)
 			continue;
-		char cmd[320];
+		struct step b = {.kind = STEP_BIND};
 		if (bind) {
-			snprintf(cmd, sizeof(cmd), "%s", bind->cmd);
+			snprintf(b.cmd, sizeof(b.cmd), "%s", bind->cmd);
 		} else {
-			/* .../drivers/D/unbind -> .../drivers/D/bind */
-			char path[160];
-			snprintf(path, sizeof(path), "%s", u->path);
-			char *slash = strrchr(path, '/');
+			/* .../drivers/D/unbind -> .../drivers/D/bind, quoted as
+			 * the plan's own lines are */
+			snprintf(b.path, sizeof(b.path), "%s", u->path);
+			char *slash = strrchr(b.path, '/');
 			if (!slash)
 				continue;
-			snprintf(slash + 1, sizeof(path) - (size_t)(slash + 1 - path), "bind");
-			snprintf(cmd, sizeof(cmd), "echo %s > %s", u->value, path);
+			snprintf(slash + 1, sizeof(b.path) - (size_t)(slash + 1 - b.path), "bind");
+			cmd_set(&b, "echo %q > %q", u->value, b.path);
 		}
 		int n = snprintf(p->restore + len, sizeof(p->restore) - len, "%s%s",
-				 len ? "\n" : "", cmd);
+				 len ? "\n" : "", b.cmd);
 		if (n < 0 || (size_t)n >= sizeof(p->restore) - len) {
 			p->restore[len] = '\0'; /* whole commands only */
 			break;
@@ -407,82 +424,4 @@ const char *step_status_name(enum step_status s)
 	       : s == STEP_FAILED    ? "failed"
 	       : s == STEP_CANCELLED ? "cancelled"
 				     : "not-run";
-}
-
-static struct json_object *jstr(const char *s)
-{
-	return s && *s ? json_object_new_string(s) : NULL;
-}
-
-static struct json_object *step_json(const struct step *s)
-{
-	struct json_object *o = json_object_new_object();
-	json_object_object_add(o, "desc", jstr(s->desc));
-	json_object_object_add(o, "command", jstr(s->cmd));
-	json_object_object_add(o, "status", json_object_new_string(step_status_name(s->status)));
-	json_object_object_add(o, "detail", jstr(s->detail));
-	json_object_object_add(o, "error", jstr(s->error));
-	return o;
-}
-
-static struct json_object *change_json(const struct change *c)
-{
-	struct json_object *o = json_object_new_object();
-	json_object_object_add(o, "kind", json_object_new_string(change_kind_name(c->kind)));
-	json_object_object_add(o, "bdf", jstr(c->bdf));
-	if (c->kind == CHANGE_FILE) {
-		json_object_object_add(o, "path", jstr(c->file));
-		json_object_object_add(o, "old_content",
-				       c->old_content ? json_object_new_string(c->old_content)
-						      : NULL);
-		json_object_object_add(o, "content",
-				       c->new_content ? json_object_new_string(c->new_content)
-						      : NULL);
-	} else if (c->kind != CHANGE_NUMVFS && c->bdf[0]) {
-		json_object_object_add(o, "pf", jstr(c->pf));
-		json_object_object_add(o, "vf", json_object_new_int((int)c->vf));
-	}
-	if (!c->bdf[0] && c->kind != CHANGE_FILE)
-		json_object_object_add(o, "ifindex", json_object_new_int(c->ifindex));
-	json_object_object_add(o, "before", jstr(c->before));
-	json_object_object_add(o, "after", jstr(c->after));
-	json_object_object_add(o, "verified", json_object_new_boolean(c->verified));
-	json_object_object_add(o, "verify_error", jstr(c->verify));
-	return o;
-}
-
-struct json_object *plan_to_json(const struct plan *p)
-{
-	struct json_object *o = json_object_new_object();
-	json_object_object_add(o, "action", json_object_new_string(p->action));
-	json_object_object_add(o, "subject", jstr(p->subject));
-	json_object_object_add(o, "summary", jstr(p->summary));
-	json_object_object_add(o, "destructive", json_object_new_boolean(p->destructive));
-	struct json_object *a = json_object_new_array();
-	for (size_t i = 0; i < p->n_notes; i++)
-		json_object_array_add(a, json_object_new_string(p->notes[i]));
-	json_object_object_add(o, "notes", a);
-	a = json_object_new_array();
-	for (size_t i = 0; i < p->n_steps; i++)
-		json_object_array_add(a, step_json(&p->steps[i]));
-	json_object_object_add(o, "steps", a);
-	a = json_object_new_array();
-	for (size_t i = 0; i < p->n_changes; i++)
-		json_object_array_add(a, change_json(&p->changes[i]));
-	json_object_object_add(o, "changes", a);
-	json_object_object_add(o, "result", json_object_new_string(plan_result_name(p->result)));
-	json_object_object_add(o, "failed_step",
-			       p->failed_step >= 0 ? json_object_new_int(p->failed_step + 1)
-						   : NULL);
-	json_object_object_add(o, "error", jstr(p->error));
-	if (p->journal_id)
-		json_object_object_add(o, "journal_id", json_object_new_int64(p->journal_id));
-	json_object_object_add(o, "journal_error", jstr(p->journal_error));
-	if (p->undo_of)
-		json_object_object_add(o, "undo_of", json_object_new_int64(p->undo_of));
-	if (p->restore[0])
-		json_object_object_add(o, "restore", json_object_new_string(p->restore));
-	if (p->undoable)
-		json_object_object_add(o, "undoable", json_object_new_boolean(true));
-	return o;
 }

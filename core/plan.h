@@ -158,6 +158,10 @@ int plan_file(struct plan *p, const char *path, const char *old, const char *con
  * -ENAMETOOLONG when it did. */
 int plan_fmt(char *dst, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Whether a VF unbound by a step before i has its bind still to come (at i
+ * or later): a stop waits for it (an unbound VF has no netdev, no RDMA
+ * device), so a signal never leaves a VF without its driver. */
+bool plan_vf_unbound(const struct plan *p, size_t i);
 /* Fills p->restore from the steps' status: each function an UNBIND that
  * ran left without a driver (its BIND failed or did not run). */
 void plan_restore(struct plan *p);

@@ -75,6 +75,40 @@ START_TEST(sigterm_mid_assign_all_finishes_the_step_and_journals)
 }
 END_TEST
 
+static bool is_holding(void *arg)
+{
+	char p[4200];
+	snprintf(p, sizeof(p), "%s/.sim/holding", (const char *)arg);
+	return access(p, F_OK) == 0;
+}
+
+/* SIGTERM while a VF is being unbound: the stop waits until its bind has
+ * run, so no VF is left without a driver (and a netdev) by a signal. */
+START_TEST(sigterm_during_unbind_binds_the_vf_again)
+{
+	char *dir = tu_mkfixture(NULL);
+	const char *vf = "0000:18:00.4";
+	arm_fault(dir, "hold:mlx5_core/unbind\n");
+	hold(dir, true);
+	struct bg b;
+	bg_start(&b, dir, "vf", "guid", vf, "--port", "00:11:22:33:44:18:00:99", "--yes", NULL);
+	ck_assert_msg(poll_until(is_holding, dir, 60), "the plan never reached the unbind");
+	ck_assert_int_eq(kill(b.pid, SIGTERM), 0);
+	hold(dir, false);
+	int rc = bg_wait(&b);
+	char *e = bg_err(&b);
+	ck_assert_msg(rc == 1, "rc %d: %s", rc, e);
+	ck_assert_msg(fn_bound(dir, vf), "%s was left unbound: %s", vf, e);
+	struct json_object *j = journal(dir);
+	struct json_object *ent = json_object_array_get_idx(j, 0);
+	ck_assert_str_eq(jget(ent, "result"), "cancelled");
+	json_object_put(j);
+	free(e);
+	bg_free(&b);
+	tu_rmtree(dir);
+}
+END_TEST
+
 /* A plan killed outright (SIGKILL: no handler runs) is still in the
  * journal: its "started" record and the steps that completed. */
 START_TEST(killed_plan_is_visible_in_the_journal)
@@ -153,14 +187,13 @@ START_TEST(failed_bind_says_how_to_restore_the_vf)
 	free(out);
 	free(err);
 	arm_fault(dir, "write:mlx5_core/bind=EIO\n");
-	int rc = tu_sim_run(dir, &out, &err, "vf", "guid", vf, "--port",
-			    "00:11:22:33:44:18:00:99", "--yes", NULL);
+	int rc = tu_sim_run(dir, &out, &err, "vf", "guid", vf, "--port", "00:11:22:33:44:18:00:99",
+			    "--yes", NULL);
 	ck_assert_int_eq(rc, 1);
 	ck_assert_msg(strstr(err, "0000:18:00.4 is left without a driver; to bind it again: "
 				  "echo 0000:18:00.4 > /sys/bus/pci/drivers/mlx5_core/bind\n"),
 		      "%s", err);
-	ck_assert_msg(strstr(err, "'ibvf journal undo 2' reverts the 2 steps that ran"), "%s",
-		      err);
+	ck_assert_msg(strstr(err, "'ibvf journal undo 2' reverts the 2 steps that ran"), "%s", err);
 	struct json_object *j = journal(dir);
 	struct json_object *ent = json_object_array_get_idx(j, 1);
 	ck_assert_str_eq(jget(ent, "restore"),
@@ -180,6 +213,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, sigterm_mid_assign_all_finishes_the_step_and_journals);
 	tcase_add_test(tc, killed_plan_is_visible_in_the_journal);
 	tcase_add_test(tc, interrupted_guid_change_is_undoable);
+	tcase_add_test(tc, sigterm_during_unbind_binds_the_vf_again);
 	tcase_add_test(tc, failed_bind_says_how_to_restore_the_vf);
 	suite_add_tcase(s, tc);
 	return s;

@@ -16,13 +16,15 @@
  *   hold:SUFFIX        a write to a path ending in SUFFIX waits, before it
  *                      takes the lock, while the file DIR/.sim/hold exists (at
  *                      most HOLD_MAX_MS): a slow kernel a test releases when
- *                      it has seen what it wanted ("hold:sriov_numvfs")
+ *                      it has seen what it wanted ("hold:sriov_numvfs");
+ *                      DIR/.sim/holding exists while a write waits
  *
  * ERR is an errno name (EIO, EBUSY, EPERM, ENODEV, ...) or a number. */
 #include "core/sim/sim_tree.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,9 +118,19 @@ void sim_faults_hold(const char *root, const char *param, const char *path)
 		if (strncmp(t, "hold:", 5) || sl == 5 || pl < sl - 5 ||
 		    strcmp(path + pl - (sl - 5), t + 5))
 			continue;
+		/* DIR/.sim/holding says a write waits (a test signals then). */
+		char mark[4096];
+		int n = snprintf(mark, sizeof(mark), "%s/.sim/holding", root);
+		int fd = n > 0 && (size_t)n < sizeof(mark)
+				 ? open(mark, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)
+				 : -1;
+		if (fd >= 0)
+			close(fd);
 		struct timespec ts = {0, 20 * 1000000L};
 		for (int i = 0; i < HOLD_MAX_MS / 20 && hold_armed(root); i++)
 			nanosleep(&ts, NULL);
+		if (fd >= 0)
+			unlink(mark);
 		return;
 	}
 }
