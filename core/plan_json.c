@@ -5,8 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
-
 static struct json_object *jstr(const char *s)
 {
 	return s && *s ? json_object_new_string(s) : NULL;
