@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "bench_cli.h"
+#include "bench_form.h"
 #include "console_benchview_int.h"
 #include "keys.h"
 #include "core/node.h"
@@ -173,17 +174,12 @@ static void start(struct console *c, bool force)
 	j->rfd = fds[0];
 	j->wfd = fds[1];
 	pthread_mutex_init(&j->mu, NULL);
-	j->cfg = (struct bench_config){
-		.gid_index = -1,
-		.pkey_index = -1,
-		.listen_fd = -1,
-		.tcp_port = BENCH_DEFAULT_PORT,
-		.test = bv->test,
-		.size = bv->validate ? 0 : bv_sizes[bv->size],
-		/* latency runs one QP: the field is for bandwidth */
-		.qps = bv->validate || !bench_is_latency(bv->test) ? bv_qps[bv->qps] : 0,
-		.duration_s = bv_durations[bv->duration],
-		.cancel = &j->cancel};
+	struct bench_form f = {.test = bv->test,
+			       .size = bv_sizes[bv->size],
+			       .qps = bv_qps[bv->qps],
+			       .duration_s = bv_durations[bv->duration],
+			       .validate = bv->validate};
+	bench_form_config(&f, NULL, &j->cancel, &j->cfg);
 	j->peer = bv->peer;
 	j->validate = bv->validate;
 	snprintf(j->root, sizeof(j->root), "%s", c->sys ? sys_root(c->sys) : "/");
