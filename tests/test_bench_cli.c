@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "testutil.h"
+#include "tui/bench_form.h"
 
 static int lines(const char *s)
 {
@@ -199,6 +201,63 @@ START_TEST(sl_and_pkey_index_are_bounded_and_named)
 }
 END_TEST
 
+/* The console's bench view speaks to a keyed server as `bench client` does:
+ * the form's run carries the key `ibvf console --key FILE` (or
+ * $IBVF_BENCH_KEY_FILE) loaded, and a bad key file is one line, status 2. */
+START_TEST(the_console_bench_form_carries_the_shared_key)
+{
+	struct exchange_key key = {.set = true, .len = 16};
+	memcpy(key.bytes, "0123456789abcdef", 16);
+	atomic_bool cancel = false;
+	struct bench_form f = {.test = BENCH_WRITE_BW, .size = 65536, .qps = 4, .duration_s = 5};
+	struct bench_config cfg;
+	bench_form_config(&f, &key, &cancel, &cfg);
+	ck_assert_msg(cfg.key == &key, "the form's run has no key: a keyed server refuses it");
+	ck_assert_ptr_eq(cfg.cancel, &cancel);
+	ck_assert_int_eq(cfg.qps, 4);
+	struct exchange_key none = {0};
+	bench_form_config(&f, &none, &cancel, &cfg);
+	ck_assert_ptr_null(cfg.key);
+	bench_form_config(&f, NULL, &cancel, &cfg);
+	ck_assert_ptr_null(cfg.key);
+
+	char *dir = tu_mkfixture(NULL), *sim = tu_sim_arg(dir), *out, *err;
+	char loose[300], good[300];
+	snprintf(loose, sizeof(loose), "%s/loose", dir);
+	snprintf(good, sizeof(good), "%s/good", dir);
+	tu_write(loose, "0123456789abcdef0123456789abcdef\n");
+	tu_write(good, "0123456789abcdef0123456789abcdef\n");
+	chmod(loose, 0644);
+	chmod(good, 0600);
+	const char *bad[] = {sim, "console", "--key", loose, NULL};
+	ck_assert_int_eq(tu_run(bad, &out, &err), 2);
+	ck_assert_msg(strstr(err, "is readable or writable by others (mode 0644)"), "%s", err);
+	ck_assert_int_eq(lines(err), 1);
+	free(out);
+	free(err);
+	const char *missing[] = {sim, "console", "--key", NULL};
+	ck_assert_int_eq(tu_run(missing, &out, &err), 2);
+	ck_assert_msg(strstr(err, "--key wants a key file"), "%s", err);
+	free(out);
+	free(err);
+	/* A good key is taken; the console then wants its terminal. */
+	const char *ok[] = {sim, "console", "--key", good, NULL};
+	ck_assert_int_eq(tu_run(ok, &out, &err), 2);
+	ck_assert_msg(strstr(err, "the console needs a terminal"), "%s", err);
+	free(out);
+	free(err);
+	setenv("IBVF_BENCH_KEY_FILE", loose, 1);
+	const char *env[] = {sim, "console", NULL};
+	ck_assert_int_eq(tu_run(env, &out, &err), 2);
+	ck_assert_msg(strstr(err, "(from $IBVF_BENCH_KEY_FILE)"), "%s", err);
+	free(out);
+	free(err);
+	unsetenv("IBVF_BENCH_KEY_FILE");
+	free(sim);
+	tu_rmtree(dir);
+}
+END_TEST
+
 static Suite *bench_cli_suite(void)
 {
 	Suite *s = suite_create("bench_cli");
@@ -210,6 +269,7 @@ static Suite *bench_cli_suite(void)
 	tcase_add_test(tc, json_error_is_valid_json);
 	tcase_add_test(tc, placement_options_are_checked_where_typed);
 	tcase_add_test(tc, sl_and_pkey_index_are_bounded_and_named);
+	tcase_add_test(tc, the_console_bench_form_carries_the_shared_key);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -148,11 +148,13 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 
 static const struct cmd commands[] = {
 	{"console", cmd_console, CMD_NODE | CMD_THEME,
-	 "the live console (the default on a terminal)", "console",
+	 "the live console (the default on a terminal)", "console [--key FILE]",
 	 "The live PF -> VF tree, its details, and the node's changes as they happen\n"
 	 "(the default when standard output is a terminal). Keys: ? for help.\n"
 	 "--theme NAME|PATH picks a colour theme (default, light, mono, high-contrast,\n"
-	 "or $XDG_CONFIG_HOME/ibvf/themes/NAME.theme); NO_COLOR turns colours off."},
+	 "or $XDG_CONFIG_HOME/ibvf/themes/NAME.theme); NO_COLOR turns colours off.\n"
+	 "--key FILE (or $IBVF_BENCH_KEY_FILE): the shared secret the bench view's remote\n"
+	 "runs give a keyed `ibvf bench server`, as `ibvf bench client --key` does."},
 	{"list", cmd_list, CMD_NODE | CMD_JSON,
 	 "show the PF -> VF tree (the default otherwise), or --pods", "list [--json] [--pods]",
 	 "Show every PF -> VF tree: PCI address, driver, netdev and RDMA device names,\n"

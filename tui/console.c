@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_cli.h"
 #include "cli.h"
 #include "console_int.h"
 #include "core/sys.h"
@@ -400,8 +401,15 @@ int console_main(const struct cli *cli, const char *theme, int argc, char **argv
 {
 	int bench = 0;
 	bool bench_refresh = false;
+	struct bench_opts ko = {0}; /* --key, as `ibvf bench` takes it */
 	for (int i = 1; i < argc; i++) {
-		if ((!strcmp(argv[i], "--bench") || !strcmp(argv[i], "bench")) && i + 1 < argc) {
+		if (!strcmp(argv[i], "--key")) {
+			if (i + 1 >= argc) {
+				cli_error("--key wants a key file (the bench servers' shared secret)");
+				return EXIT_USAGE;
+			}
+			ko.key_file = argv[++i];
+		} else if ((!strcmp(argv[i], "--bench") || !strcmp(argv[i], "bench")) && i + 1 < argc) {
 			bench = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "bench-refresh") && i + 1 < argc) {
 			bench = atoi(argv[++i]);
@@ -411,6 +419,8 @@ int console_main(const struct cli *cli, const char *theme, int argc, char **argv
 			return EXIT_USAGE;
 		}
 	}
+	if (bench_cli_load_key(&ko) < 0)
+		return EXIT_USAGE;
 	if (!bench && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		cli_error("the console needs a terminal; use 'ibvf list' for text");
 		return EXIT_USAGE;
@@ -418,6 +428,7 @@ int console_main(const struct cli *cli, const char *theme, int argc, char **argv
 	setlocale(LC_ALL, "");
 	struct console c;
 	memset(&c, 0, sizeof(c));
+	c.bench_key = ko.key.set ? &ko.key : NULL;
 	c.utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
 	const char *nc = getenv("NO_COLOR");
 	c.no_color = nc && *nc;
@@ -464,5 +475,6 @@ int console_main(const struct cli *cli, const char *theme, int argc, char **argv
 	}
 	console_free(&c);
 	sys_close(c.sys);
+	exchange_key_clear(&ko.key);
 	return rc;
 }

@@ -179,7 +179,9 @@ static void start(struct console *c, bool force)
 			       .qps = bv_qps[bv->qps],
 			       .duration_s = bv_durations[bv->duration],
 			       .validate = bv->validate};
-	bench_form_config(&f, NULL, &j->cancel, &j->cfg);
+	if (c->bench_key)
+		j->key = *c->bench_key;
+	bench_form_config(&f, &j->key, &j->cancel, &j->cfg);
 	j->peer = bv->peer;
 	j->validate = bv->validate;
 	snprintf(j->root, sizeof(j->root), "%s", c->sys ? sys_root(c->sys) : "/");
@@ -212,6 +214,7 @@ static void start(struct console *c, bool force)
 		close(j->wfd);
 		pthread_mutex_destroy(&j->mu);
 		free(j->t);
+		exchange_key_clear(&j->key);
 		free(j);
 		c->dirty = true;
 		return;

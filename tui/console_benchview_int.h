@@ -72,6 +72,7 @@ struct job {
 	int rfd, wfd;
 	atomic_bool cancel;
 	struct bench_config cfg;
+	struct exchange_key key; /* the console's, for cfg.key: the job outlives no one's copy */
 	enum peer_kind peer;
 	char host[128];
 	char peer_ibdev[64];

@@ -195,6 +195,7 @@ void bv_job_free(struct job *j)
 	close(j->rfd);
 	close(j->wfd);
 	pthread_mutex_destroy(&j->mu);
+	exchange_key_clear(&j->key);
 	for (size_t i = 0; i < j->n; i++)
 		json_object_put(j->t[i].result);
 	free(j->t);

@@ -15,6 +15,8 @@
 #include "theme.h"
 #include "tree.h"
 
+struct exchange_key;
+
 struct cli;
 struct sys;
 
@@ -127,6 +129,8 @@ struct console {
 	struct layout lay;
 	bool dirty, quit;
 	double rebuild_due, refresh_due, rebuild_cost, discover_cost;
+	/* The bench view's shared key (--key, $IBVF_BENCH_KEY_FILE); NULL: none. */
+	struct exchange_key *bench_key;
 };
 
 double console_now(void);
