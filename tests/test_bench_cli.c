@@ -258,6 +258,37 @@ START_TEST(the_console_bench_form_carries_the_shared_key)
 }
 END_TEST
 
+/* Names typed or read from the node reach stderr escaped: no ESC, BEL or
+ * C1 byte of a device name or host gets to the terminal (`bench server`,
+ * `client`, `loopback`, `pair`, `--all-pfs`, a refused key's path). */
+START_TEST(device_names_reach_stderr_escaped)
+{
+	char *dir = tu_mkfixture(NULL), *sim = tu_sim_arg(dir), *out, *err;
+	const char *name = "mlx5_\x1b[31m0\x07\xc2\x9b";
+	const char *cases[][9] = {
+		{sim, "bench", "server", "-d", name, "--port", "0", "--once", NULL},
+		{sim, "bench", "client", "127.0.0.1", "-d", name, "--timeout", "500", NULL},
+		{sim, "bench", "server", "-d", "mlx5_0", "--bind", name, NULL},
+		{sim, "bench", "loopback", name, NULL},
+		{sim, "bench", "pair", "mlx5_0", name, NULL},
+		{sim, "bench", "server", "--all-pfs", "--key", name, NULL},
+		{sim, "bench", "validate", name, "mlx5_0", NULL},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = tu_run(cases[i], &out, &err);
+		ck_assert_msg(rc == 1 || rc == 2, "case %zu: exit %d: %s", i, rc, err);
+		ck_assert_msg(strstr(err, "[31m0"), "case %zu: the name is not shown: %s", i, err);
+		for (const unsigned char *p = (const unsigned char *)err; *p; p++)
+			ck_assert_msg(*p == '\n' || (*p >= 0x20 && *p != 0x7f && *p != 0xc2),
+				      "case %zu: raw byte 0x%02x on stderr: %s", i, *p, err);
+		free(out);
+		free(err);
+	}
+	free(sim);
+	tu_rmtree(dir);
+}
+END_TEST
+
 static Suite *bench_cli_suite(void)
 {
 	Suite *s = suite_create("bench_cli");
@@ -270,6 +301,7 @@ static Suite *bench_cli_suite(void)
 	tcase_add_test(tc, placement_options_are_checked_where_typed);
 	tcase_add_test(tc, sl_and_pkey_index_are_bounded_and_named);
 	tcase_add_test(tc, the_console_bench_form_carries_the_shared_key);
+	tcase_add_test(tc, device_names_reach_stderr_escaped);
 	suite_add_tcase(s, tc);
 	return s;
 }

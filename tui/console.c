@@ -405,11 +405,13 @@ int console_main(const struct cli *cli, const char *theme, int argc, char **argv
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--key")) {
 			if (i + 1 >= argc) {
-				cli_error("--key wants a key file (the bench servers' shared secret)");
+				cli_error("--key wants a key file (the bench servers' shared "
+					  "secret)");
 				return EXIT_USAGE;
 			}
 			ko.key_file = argv[++i];
-		} else if ((!strcmp(argv[i], "--bench") || !strcmp(argv[i], "bench")) && i + 1 < argc) {
+		} else if ((!strcmp(argv[i], "--bench") || !strcmp(argv[i], "bench")) &&
+			   i + 1 < argc) {
 			bench = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "bench-refresh") && i + 1 < argc) {
 			bench = atoi(argv[++i]);
