@@ -95,7 +95,7 @@ static int path_check(struct bench_ctx *c)
 	const struct bench_config *cfg = c->cfg;
 	if (cfg->sl > 15)
 		return err_setx(c->e, EINVAL, "service level %u out of range 0..15", cfg->sl);
-	if (cfg->cm && (cfg->sl || cfg->pkey_index > 0))
+	if (cfg->cm && (cfg->sl || cfg->pkey_index >= 0))
 		return err_setx(c->e, EINVAL,
 				"--sl and --pkey-index cannot be used with --cm: rdma_cm takes the "
 				"service level and P_Key from the path and interface it resolves");

@@ -122,7 +122,19 @@ static int dest_validate(const struct exchange_dest *d, bool cm, struct err *e)
 	return 0;
 }
 
-static int port_validate(const struct exchange_port *p, struct err *e)
+/* With rdma_cm, the sender's address is where the other side connects: a
+ * host's unicast address, not 0.0.0.0/8, multicast (224/4), 240/4 or the
+ * broadcast. */
+static int cm_addr_validate(const uint8_t a[4], struct err *e)
+{
+	if (a[0] == 0 || a[0] >= 224)
+		return err_setx(e, EPROTO,
+				"rdma_cm address %u.%u.%u.%u is not a unicast host address", a[0],
+				a[1], a[2], a[3]);
+	return 0;
+}
+
+static int port_validate(const struct exchange_port *p, bool cm, struct err *e)
 {
 	static const uint16_t mtus[] = {0, 256, 512, 1024, 2048, 4096};
 	bool mtu_ok = false;
@@ -140,7 +152,7 @@ static int port_validate(const struct exchange_port *p, struct err *e)
 	    p->buf_node > EXCHANGE_MAX_NODE)
 		return err_setx(e, EPROTO, "NUMA node %d / %d out of range -1..%d", p->numa_node,
 				p->buf_node, EXCHANGE_MAX_NODE);
-	return 0;
+	return cm ? cm_addr_validate(p->cm_ipv4, e) : 0;
 }
 
 static int hello_validate(const struct exchange_msg *m, struct err *e)
@@ -151,7 +163,7 @@ static int hello_validate(const struct exchange_msg *m, struct err *e)
 	r = dest_validate(&m->dest, m->params.flags & EXCHANGE_F_CM, e);
 	if (r < 0)
 		return r;
-	r = port_validate(&m->dest.port, e);
+	r = port_validate(&m->dest.port, m->params.flags & EXCHANGE_F_CM, e);
 	if (r < 0)
 		return r;
 	if (m->dest.n_qps != m->params.qps)

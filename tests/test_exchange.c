@@ -249,6 +249,42 @@ START_TEST(hostile_fields_are_rejected)
 }
 END_TEST
 
+/* With --cm, the peer's rdma_cm address is where this side connects: an
+ * address that is no one host's (0.0.0.0/8, multicast, 240/4, broadcast) is
+ * refused by name; a unicast one decodes. */
+START_TEST(a_cm_address_that_is_no_host_is_rejected)
+{
+	static const struct {
+		uint8_t a[4];
+		const char *want;
+	} cases[] = {
+		{{0, 0, 0, 0}, "rdma_cm address 0.0.0.0 is not a unicast host address"},
+		{{0, 1, 2, 3}, "rdma_cm address 0.1.2.3 is not a unicast host address"},
+		{{224, 0, 0, 1}, "rdma_cm address 224.0.0.1 is not a unicast host address"},
+		{{239, 255, 255, 250}, "rdma_cm address 239.255.255.250 is not a unicast host"},
+		{{240, 0, 0, 1}, "rdma_cm address 240.0.0.1 is not a unicast host address"},
+		{{255, 255, 255, 255}, "rdma_cm address 255.255.255.255 is not a unicast host"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct exchange_msg m = good_hello(1), d;
+		m.params.flags |= EXCHANGE_F_CM;
+		uint8_t buf[EXCHANGE_MAX_MSG];
+		int n = encode(&m, buf);
+		memcpy(buf + PT_OFF + 28, cases[i].a, 4); /* after u32 rate, cap, u8 width, pad,
+							     u16 mtu, u8 phys_port[16] */
+		struct err e;
+		ck_assert_msg(decode(buf, (size_t)n, &d, &e) == -EPROTO, "case %zu decoded", i);
+		ck_assert_msg(strstr(e.msg, cases[i].want), "case %zu: %s", i, e.msg);
+	}
+	struct exchange_msg m = good_hello(1), d;
+	m.params.flags |= EXCHANGE_F_CM;
+	uint8_t buf[EXCHANGE_MAX_MSG];
+	int n = encode(&m, buf);
+	struct err e;
+	ck_assert_msg(decode(buf, (size_t)n, &d, &e) == 0, "10.0.0.7 refused: %s", e.msg);
+}
+END_TEST
+
 START_TEST(qp_count_is_bounded_before_the_length_is_trusted)
 {
 	struct exchange_msg m = good_hello(1), d;
@@ -427,6 +463,7 @@ static Suite *exchange_suite(void)
 	tcase_add_test(tc, oversized_input_is_rejected);
 	tcase_add_test(tc, wrong_magic_and_version_are_named);
 	tcase_add_test(tc, hostile_fields_are_rejected);
+	tcase_add_test(tc, a_cm_address_that_is_no_host_is_rejected);
 	tcase_add_test(tc, qp_count_is_bounded_before_the_length_is_trusted);
 	tcase_add_test(tc, abort_text_must_be_printable_and_terminated);
 	tcase_add_test(tc, latency_tests_refuse_several_qps_and_reads_need_depth);
