@@ -113,8 +113,10 @@ static int client_open(struct bench_ctx *c)
 	const bool keyed = c->cfg->key && c->cfg->key->set;
 	struct exchange_msg m = {.type = EXCHANGE_OPEN};
 	int r = bench_send(c, &m);
-	if (r < 0 || (r = bench_recv(c, &m, c->timeout_ms, EXCHANGE_CHALLENGE,
-				     "waiting for the server's challenge")) < 0)
+	if (r < 0 ||
+	    (r = bench_recv(c, &m, c->timeout_ms, EXCHANGE_CHALLENGE,
+			    "waiting for the server's challenge (it serves one client at a "
+			    "time: busy with another?)")) < 0)
 		return r;
 	memcpy(c->peer_nonce, m.challenge.nonce, EXCHANGE_NONCE_LEN);
 	if (keyed && !(m.challenge.flags & EXCHANGE_CH_KEYED))

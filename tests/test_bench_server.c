@@ -279,6 +279,9 @@ START_TEST(bind_chooses_the_address_and_says_it)
 	char *err = slurp(s.err_path);
 	ck_assert_msg(strstr(err, "listening on 127.0.0.1:"), "%s", err);
 	ck_assert_ptr_null(strstr(err, "all addresses"));
+	/* A second client is not left guessing: the first line says it waits. */
+	ck_assert_msg(strstr(err, "one client at a time (others wait, each within its --timeout)"),
+		      "%s", err);
 	free(err);
 	server_stop(&s);
 	char *sim = tu_sim_arg(s.dir), *out;

@@ -67,6 +67,8 @@ int bench_cli_server(const struct bench_opts *o, const char *dev);
 /* A result's JSON on stdout, pretty; its text report (and verdict line). Both free o. */
 void bench_cli_print_json(struct json_object *o);
 void bench_cli_print_text(struct json_object *o, bool mbps, bool verdict);
+/* The end of a server's first line: how a second client fares. */
+#define BENCH_SERVER_QUEUE "; one client at a time (others wait, each within its --timeout)"
 /* bench_serve.c: "0.0.0.0:18515" for a listening socket. */
 void bench_cli_listen_name(int lfd, char *buf, size_t size);
 /* --key, else $IBVF_BENCH_KEY_FILE, into o->key: 0 or -1 (said). */

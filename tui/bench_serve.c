@@ -73,8 +73,9 @@ int bench_cli_server(const struct bench_opts *o, const char *dev)
 	}
 	bench_cli_listen_name(lfd, where, sizeof(where));
 	text_escape_into(shown, sizeof(shown), dev);
-	fprintf(stderr, "ibvf: bench server on '%s', listening on %s%s%s; %s\n", shown, where,
-		o->bind ? "" : " (all addresses; --bind ADDR for one)",
+	fprintf(stderr,
+		"ibvf: bench server on '%s', listening on %s%s%s; %s" BENCH_SERVER_QUEUE "\n",
+		shown, where, o->bind ? "" : " (all addresses; --bind ADDR for one)",
 		o->cfg.cm ? " (rdma_cm on the same port number)" : "",
 		o->key.set ? "clients need the shared key (--key)"
 			   : "open: no --key, any client that reaches this port can run a test");

@@ -106,7 +106,8 @@ int bench_cli_server_all_pfs(const struct bench_opts *o, const struct node *n)
 		bench_cli_listen_name(s->lfd, where, sizeof(where));
 		pthread_mutex_lock(&out_mu);
 		fprintf(stderr,
-			"ibvf: bench server on '%s' for PF %s (rail %zu), listening on %s%s; %s\n",
+			"ibvf: bench server on '%s' for PF %s (rail %zu), listening on %s%s; "
+			"%s" BENCH_SERVER_QUEUE "\n",
 			shown, n->pfs[i].fn.bdf, i, where,
 			o->cfg.cm ? " (rdma_cm on the same port number)" : "",
 			o->key.set ? "clients need the shared key (--key)"
