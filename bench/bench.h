@@ -30,6 +30,7 @@ struct bench_config {
 	bool server;
 	/* The peer. */
 	const char *host; /* client: the server's control address */
+	const char *src_addr; /* client: the control connection's source (--bind), NULL: any */
 	uint16_t tcp_port;
 	int listen_fd; /* server: a listening socket to accept on, or -1 */
 	bool cm;       /* QPs connected by rdma_cm instead of the exchange */

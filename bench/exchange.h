@@ -230,6 +230,9 @@ int exchange_listen(const char *addr, uint16_t port, int *ret_fd, uint16_t *ret_
 		    struct err *e);
 int exchange_accept(int lfd, int timeout_ms, atomic_bool *cancel, int *ret_fd, struct err *e);
 int exchange_connect(const char *host, uint16_t port, int timeout_ms, int *ret_fd, struct err *e);
+/* The same from the local address src (numeric; NULL: the kernel's choice). */
+int exchange_connect_from(const char *host, uint16_t port, const char *src, int timeout_ms,
+			  int *ret_fd, struct err *e);
 int exchange_send(int fd, const struct exchange_msg *m, int timeout_ms, struct err *e);
 int exchange_recv(int fd, struct exchange_msg *ret, int timeout_ms, atomic_bool *cancel,
 		  struct err *e);

@@ -132,22 +132,49 @@ int exchange_accept(int lfd, int timeout_ms, atomic_bool *cancel, int *ret_fd, s
 
 int exchange_connect(const char *host, uint16_t port, int timeout_ms, int *ret_fd, struct err *e)
 {
+	return exchange_connect_from(host, port, NULL, timeout_ms, ret_fd, e);
+}
+
+int exchange_connect_from(const char *host, uint16_t port, const char *src, int timeout_ms,
+			  int *ret_fd, struct err *e)
+{
 	struct addrinfo hints = {
 		.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
-	struct addrinfo *res;
+	struct addrinfo *res, *from = NULL;
 	char service[8];
 	snprintf(service, sizeof(service), "%u", port);
+	if (src) {
+		struct addrinfo h = {.ai_family = AF_UNSPEC,
+				     .ai_socktype = SOCK_STREAM,
+				     .ai_flags = AI_NUMERICHOST | AI_PASSIVE};
+		if (getaddrinfo(src, NULL, &h, &from))
+			return err_setx(e, EINVAL, "--bind wants a numeric address, got '%s'", src);
+	}
 	int r = getaddrinfo(host, service, &hints, &res);
-	if (r)
+	if (r) {
+		if (from)
+			freeaddrinfo(from);
 		return err_setx(e, EHOSTUNREACH, "cannot resolve '%s': %s", host, gai_strerror(r));
+	}
 	int64_t deadline = now_ms() + timeout_ms;
 	int fd = -1, saved = ECONNREFUSED;
+	bool family = !from, bound = !from;
 	for (struct addrinfo *a = res; a && fd < 0; a = a->ai_next) {
+		if (from && a->ai_family != from->ai_family)
+			continue;
+		family = true;
 		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (fd < 0) {
 			saved = errno;
 			continue;
 		}
+		if (from && bind(fd, from->ai_addr, from->ai_addrlen) < 0) {
+			saved = errno;
+			close(fd);
+			fd = -1;
+			continue;
+		}
+		bound = true;
 		if (connect(fd, a->ai_addr, a->ai_addrlen) < 0 && errno != EINPROGRESS) {
 			saved = errno;
 		} else {
@@ -163,6 +190,13 @@ int exchange_connect(const char *host, uint16_t port, int timeout_ms, int *ret_f
 		fd = -1;
 	}
 	freeaddrinfo(res);
+	if (from)
+		freeaddrinfo(from);
+	if (!family)
+		return err_setx(e, EAFNOSUPPORT, "--bind '%s' is not of the family of '%s'", src,
+				host);
+	if (!bound)
+		return err_set(e, saved, "cannot bind to '%s' (an address of this host?)", src);
 	if (fd < 0)
 		return err_set(e, saved, "cannot connect to '%s' port %u", host, port);
 	tune(fd);

@@ -133,7 +133,8 @@ static int client_open(struct bench_ctx *c)
 int bench_client_handshake(struct bench_ctx *c)
 {
 	const struct bench_config *cfg = c->cfg;
-	int r = exchange_connect(cfg->host, cfg->tcp_port, c->timeout_ms, &c->fd, c->e);
+	int r = exchange_connect_from(cfg->host, cfg->tcp_port, cfg->src_addr, c->timeout_ms,
+				      &c->fd, c->e);
 	if (r < 0 || (r = client_open(c)) < 0 || (r = local_params(c, &c->params)) < 0 ||
 	    (r = dev_setup(c)) < 0)
 		return r;

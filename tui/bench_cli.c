@@ -439,10 +439,13 @@ int cmd_bench(const struct cli *c, int argc, char **argv)
 	}
 	if (bench_cm_check(&o, argv[first]) < 0 || bench_validate_check_opts(&o, argv[first]) < 0)
 		return EXIT_USAGE;
-	if (o.bind && mode != mode_server) {
-		cli_error("--bind is for bench server (the address it listens on)");
+	if (o.bind && mode != mode_server && mode != mode_client) {
+		cli_error("--bind is for bench server (the address it listens on) and client (the "
+			  "address it connects from)");
 		return EXIT_USAGE;
 	}
+	if (mode == mode_client)
+		o.cfg.src_addr = o.bind;
 	if (bench_cli_load_key(&o) < 0)
 		return EXIT_USAGE;
 	o.cfg.key = o.key.set ? &o.key : NULL;

@@ -42,7 +42,8 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"  --timeout MS      control replies and stalled completions (10000); a server\n"          \
 	"                    drops a client silent that long (during a run the active\n"           \
 	"                    side says ALIVE every 250 ms: keep it over 1000)\n"                   \
-	"  --bind ADDR       server: listen on ADDR only (default: all addresses)\n"               \
+	"  --bind ADDR       server: listen on ADDR only (default: all addresses); client:\n"      \
+	"                    the control connection leaves from ADDR (--cm-addr: rdma_cm's)\n"     \
 	"  --key FILE        shared secret (or $IBVF_BENCH_KEY_FILE): a server serves only\n"      \
 	"                    clients with the same key (HMAC-SHA256 over the hello and the\n"      \
 	"                    accept, with a nonce each); FILE is regular, mode 0600, 16+ B\n"      \
