@@ -21,6 +21,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 
+#include "bench/exchange.h"
 #include "testutil.h"
 
 struct server {
@@ -302,6 +303,35 @@ START_TEST(bind_chooses_the_address_and_says_it)
 }
 END_TEST
 
+/* `bench client --bind ADDR`: the control connection leaves from ADDR (the
+ * server sees it); an address this host does not have, or of the other
+ * family, is named. */
+START_TEST(connect_from_a_chosen_source_address)
+{
+	int lfd, cfd, afd;
+	uint16_t port;
+	struct err e = {{0}};
+	ck_assert_int_eq(exchange_listen("127.0.0.1", 0, &lfd, &port, &e), 0);
+	ck_assert_int_eq(exchange_connect_from("127.0.0.1", port, "127.0.0.2", 2000, &cfd, &e), 0);
+	ck_assert_int_eq(exchange_accept(lfd, 2000, NULL, &afd, &e), 0);
+	struct sockaddr_in peer;
+	socklen_t sl = sizeof(peer);
+	ck_assert_int_eq(getpeername(afd, (struct sockaddr *)&peer, &sl), 0);
+	char ip[INET_ADDRSTRLEN];
+	inet_ntop(AF_INET, &peer.sin_addr, ip, sizeof(ip));
+	ck_assert_str_eq(ip, "127.0.0.2");
+	close(cfd);
+	close(afd);
+	ck_assert_int_lt(exchange_connect_from("127.0.0.1", port, "192.0.2.1", 1000, &cfd, &e), 0);
+	ck_assert_msg(strstr(e.msg, "cannot bind to '192.0.2.1'"), "%s", e.msg);
+	ck_assert_int_lt(exchange_connect_from("127.0.0.1", port, "::1", 1000, &cfd, &e), 0);
+	ck_assert_msg(strstr(e.msg, "'::1' is not of the family of '127.0.0.1'"), "%s", e.msg);
+	ck_assert_int_lt(exchange_connect_from("127.0.0.1", port, "a.b", 1000, &cfd, &e), 0);
+	ck_assert_msg(strstr(e.msg, "--bind wants a numeric address, got 'a.b'"), "%s", e.msg);
+	close(lfd);
+}
+END_TEST
+
 START_TEST(a_device_that_cannot_open_backs_off_and_stops)
 {
 	struct server s = {.dir = tu_mkfixture(NULL)};
@@ -438,6 +468,7 @@ static Suite *server_suite(void)
 	tcase_add_test(tc, a_silent_client_does_not_hold_the_server);
 	tcase_add_test(tc, the_key_is_checked_and_a_refused_client_leaves_the_server_serving);
 	tcase_add_test(tc, bind_chooses_the_address_and_says_it);
+	tcase_add_test(tc, connect_from_a_chosen_source_address);
 	tcase_add_test(tc, a_device_that_cannot_open_backs_off_and_stops);
 	tcase_add_test(tc, a_flood_of_hostile_clients_leaves_the_server_serving);
 	tcase_add_test(tc, a_server_per_pf_gives_up_a_device_that_cannot_open);

@@ -2,13 +2,11 @@
 /* The bench control channel's wire format against truncated, oversized,
  * wrong-version, wrong-magic and hostile input, and its sockets against a
  * peer that sends garbage or nothing. */
-#include <arpa/inet.h>
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -455,35 +453,6 @@ START_TEST(tcp_connect_send_recv_and_refused)
 }
 END_TEST
 
-/* `bench client --bind ADDR`: the control connection leaves from ADDR (the
- * server sees it); an address this host does not have, or of the other
- * family, is named. */
-START_TEST(connect_from_a_chosen_source_address)
-{
-	int lfd, cfd, afd;
-	uint16_t port;
-	struct err e = {{0}};
-	ck_assert_int_eq(exchange_listen("127.0.0.1", 0, &lfd, &port, &e), 0);
-	ck_assert_int_eq(exchange_connect_from("127.0.0.1", port, "127.0.0.2", 2000, &cfd, &e), 0);
-	ck_assert_int_eq(exchange_accept(lfd, 2000, NULL, &afd, &e), 0);
-	struct sockaddr_in peer;
-	socklen_t sl = sizeof(peer);
-	ck_assert_int_eq(getpeername(afd, (struct sockaddr *)&peer, &sl), 0);
-	char ip[INET_ADDRSTRLEN];
-	inet_ntop(AF_INET, &peer.sin_addr, ip, sizeof(ip));
-	ck_assert_str_eq(ip, "127.0.0.2");
-	close(cfd);
-	close(afd);
-	ck_assert_int_lt(exchange_connect_from("127.0.0.1", port, "192.0.2.1", 1000, &cfd, &e), 0);
-	ck_assert_msg(strstr(e.msg, "cannot bind to '192.0.2.1'"), "%s", e.msg);
-	ck_assert_int_lt(exchange_connect_from("127.0.0.1", port, "::1", 1000, &cfd, &e), 0);
-	ck_assert_msg(strstr(e.msg, "'::1' is not of the family of '127.0.0.1'"), "%s", e.msg);
-	ck_assert_int_lt(exchange_connect_from("127.0.0.1", port, "a.b", 1000, &cfd, &e), 0);
-	ck_assert_msg(strstr(e.msg, "--bind wants a numeric address, got 'a.b'"), "%s", e.msg);
-	close(lfd);
-}
-END_TEST
-
 static Suite *exchange_suite(void)
 {
 	Suite *s = suite_create("exchange");
@@ -505,7 +474,6 @@ static Suite *exchange_suite(void)
 	tcase_add_test(io, recv_times_out_on_a_silent_peer_and_rejects_garbage);
 	tcase_add_test(io, recv_ends_when_cancelled);
 	tcase_add_test(io, tcp_connect_send_recv_and_refused);
-	tcase_add_test(io, connect_from_a_chosen_source_address);
 	suite_add_tcase(s, io);
 	return s;
 }
