@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -113,6 +114,32 @@ START_TEST(fifo_does_not_hang_discovery)
 }
 END_TEST
 
+/* A character device where the kernel log was captured: a tree from a tar
+ * of a node's /dev holds one. Under --root it is not the node's log (it
+ * would be this host's, or /dev/zero's endless bytes): refused, not read. */
+START_TEST(char_device_in_the_tree_is_not_read)
+{
+	char *dir = tu_mkfixture(healthy);
+	double limit = bound_s(dir);
+	char p[4200];
+	snprintf(p, sizeof(p), "%s/dev/kmsg", dir);
+	ck_assert_msg(unlink(p) == 0, "%s: %s", p, strerror(errno));
+	if (mknod(p, S_IFCHR | 0644, makedev(1, 5)) < 0) { /* /dev/zero */
+		fprintf(stderr, "char_device_in_the_tree_is_not_read: skipped: mknod: %s\n",
+			strerror(errno));
+		tu_rmtree(dir);
+		return;
+	}
+	int status = 0;
+	ck_assert_msg(discovers_within(dir, limit, &status),
+		      "discovery of a tree with /dev/zero at 'dev/kmsg' did not finish in %.1f s",
+		      limit);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "discovery with a device at 'dev/kmsg' failed (status %d)", status);
+	tu_rmtree(dir);
+}
+END_TEST
+
 static void relink(const char *dir, const char *rel, const char *target)
 {
 	char p[4200];
@@ -202,6 +229,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, fifo_does_not_hang_discovery, 0,
 			    (int)(sizeof(fifo_at) / sizeof(fifo_at[0])));
+	tcase_add_test(tc, char_device_in_the_tree_is_not_read);
 	tcase_add_test(tc, links_resolve_inside_the_root);
 	tcase_add_test(tc, every_read_stays_inside_the_root);
 	tcase_add_test(tc, missing_hostname_is_not_null);
