@@ -325,8 +325,18 @@ static bool same(const char *a, const char *b)
 	return a && b ? !strcmp(a, b) : a == b;
 }
 
+/* Whether path lies inside root: a journal in a tree other than '/' (a
+ * captured tree, a simulated node) is that tree's data, and so are the
+ * paths in it. */
+static bool inside(const char *root, const char *path)
+{
+	size_t n = strlen(root);
+	return !strcmp(root, "/") || (!strncmp(path, root, n) && path[n] == '/');
+}
+
 /* For each file the entry wrote or removed: its content back, or gone. */
-static int undo_changes(struct plan *p, struct json_object *changes, long long id, struct err *e)
+static int undo_changes(struct plan *p, const char *root, struct json_object *changes, long long id,
+			struct err *e)
 {
 	for (size_t i = 0; i < json_object_array_length(changes); i++) {
 		struct json_object *c = json_object_array_get_idx(changes, i);
@@ -337,6 +347,11 @@ static int undo_changes(struct plan *p, struct json_object *changes, long long i
 			return err_setx(
 				e, EOPNOTSUPP,
 				"cannot undo journal entry %lld: it changed more than files", id);
+		if (!inside(root, path))
+			return err_setx(e, EPERM,
+					"cannot undo journal entry %lld: '%s' is outside the tree "
+					"'%s' the journal is in; nothing was changed",
+					id, path, root);
 		int r = safefile_read(path, SAFEFILE_MAX, &now, e);
 		if (r < 0)
 			return r;
@@ -374,7 +389,7 @@ int actions_plan_files_undo(struct sys *s, const struct node *n, const struct ac
 	else if (!json_object_object_get_ex(ent, "changes", &changes) || !changes)
 		r = err_setx(e, ENOENT, "no journal entry %lld with files", req->undo_of);
 	else
-		r = undo_changes(p, changes, req->undo_of, e);
+		r = undo_changes(p, sys_root(s), changes, req->undo_of, e);
 	if (r == 0)
 		snprintf(p->summary, sizeof(p->summary),
 			 "restore the %zu files journal entry %lld wrote or removed", p->n_changes,

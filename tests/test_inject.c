@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include "core/plan.h"
 #include "core/sim/sim_tree.h"
 #include "core/sys.h"
+#include "spawnutil.h"
 #include "testutil.h"
 
 /* Strict UTF-8 (no overlong forms, no surrogates, at most U+10FFFF): the
@@ -213,6 +215,59 @@ START_TEST(text_output_is_terminal_safe)
 }
 END_TEST
 
+/* `watch` is live once it prints a rename the test makes (each try renames
+ * the same netdev back and forth: watch reads from the end of the log). */
+struct watch_probe {
+	struct bg *b;
+	const char *dir;
+	unsigned int tries;
+};
+
+static bool watch_live(void *arg)
+{
+	struct watch_probe *w = arg;
+	char *out = bg_out(w->b);
+	bool live = out && strstr(out, "move");
+	free(out);
+	if (!live) {
+		bool odd = w->tries++ % 2;
+		plant_netdev(w->dir, odd ? "probe0" : "enp154s0v3", odd ? "enp154s0v3" : "probe0");
+	}
+	return live;
+}
+
+static bool shows_c2(void *arg)
+{
+	char *out = bg_out(arg);
+	bool seen = out && strstr(out, "move") && strstr(out, "c2");
+	free(out);
+	return seen;
+}
+
+START_TEST(watch_shows_renamed_links_escaped)
+{
+	char *dir = hostile_node();
+	struct bg b;
+	bg_start(&b, dir, "watch", NULL);
+	struct watch_probe w = {&b, dir, 0};
+	ck_assert_msg(poll_until(watch_live, &w, 30), "watch printed no event");
+	plant_netdev(dir, ESC_NAME, "e2\x1b[2J");
+	plant_netdev(dir, C1_NAME, "c2\x9b[2J\xff");
+	bool seen = poll_until(shows_c2, &b, 30);
+	kill(b.pid, SIGTERM);
+	bg_wait(&b);
+	char *out = bg_out(&b), *err = bg_err(&b);
+	ck_assert_msg(seen, "watch did not show the second rename:\n%s", out);
+	assert_term_safe("'watch' stdout", out);
+	assert_term_safe("'watch' stderr", err);
+	ck_assert_msg(strstr(out, "e2\\x1b[2J"), "the ESC name is not shown escaped:\n%s", out);
+	free(out);
+	free(err);
+	bg_free(&b);
+	tu_rmtree(dir);
+}
+END_TEST
+
 START_TEST(errors_on_stderr_are_escaped)
 {
 	char *dir = hostile_node(), *out, *err;
@@ -370,6 +425,7 @@ int main(void)
 	t = tcase_create("terminal");
 	tcase_add_test(t, text_output_is_terminal_safe);
 	tcase_add_test(t, errors_on_stderr_are_escaped);
+	tcase_add_test(t, watch_shows_renamed_links_escaped);
 	suite_add_tcase(s, t);
 	t = tcase_create("json");
 	tcase_add_test(t, json_output_is_valid_utf8);

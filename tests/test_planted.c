@@ -168,6 +168,45 @@ START_TEST(sim_writes_do_not_follow_planted_links)
 }
 END_TEST
 
+/* A journal inside a tree that is not the node's own (a captured tree for
+ * --root, a simulated node): its entry's file paths are that tree's data.
+ * `journal undo` of an entry naming a file outside the tree writes nothing
+ * there. */
+START_TEST(journal_undo_writes_only_inside_the_tree)
+{
+	char *dir = tu_mkfixture(healthy), out[] = "/tmp/ibvf-outside-XXXXXX", p[4200], t[4200],
+	     opt[4200], *o = NULL, *err = NULL;
+	ck_assert_ptr_nonnull(mkdtemp(out));
+	ck_assert_int_eq(chmod(out, 0755), 0);
+	snprintf(t, sizeof(t), "%s/planted.conf", out);
+	snprintf(p, sizeof(p), "%s/var/lib", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/var/lib/ibvf", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/var/lib/ibvf/journal.jsonl", dir);
+	char *line;
+	ck_assert_int_gt(asprintf(&line,
+				  "{\"id\":1,\"action\":\"persist\",\"result\":\"ok\","
+				  "\"changes\":[{\"kind\":\"file\",\"path\":\"%s\","
+				  "\"old_content\":\"planted\\n\"}]}\n",
+				  t),
+			 0);
+	tu_write(p, line);
+	free(line);
+	snprintf(opt, sizeof(opt), "--%s=%s", _i ? "sim" : "root", dir);
+	const char *argv[] = {opt, "journal", "undo", "1", "--yes", NULL};
+	int rc = tu_run(argv, &o, &err);
+	ck_assert_msg(access(t, F_OK) < 0, "%s: undo wrote '%s' outside the tree (rc %d): %s", opt,
+		      t, rc, o);
+	ck_assert_int_ne(rc, 0);
+	ck_assert_msg(strstr(err, t) && strstr(err, "outside"), "%s: refusal: %s", opt, err);
+	free(o);
+	free(err);
+	tu_rmtree(strdup(out));
+	tu_rmtree(dir);
+}
+END_TEST
+
 /* A directory link planted in the node, to a directory outside it: the
  * simulator's mkdir -p and its links do not reach through it. */
 START_TEST(sim_mkdirs_do_not_follow_planted_links)
@@ -232,6 +271,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, default_sim_dir_not_ours_is_refused, 0, 3);
 	tcase_add_test(tc, sim_writes_do_not_follow_planted_links);
 	tcase_add_test(tc, sim_mkdirs_do_not_follow_planted_links);
+	tcase_add_loop_test(tc, journal_undo_writes_only_inside_the_tree, 0, 2);
 	tcase_add_test(tc, sudo_ignores_the_users_xdg);
 	tcase_add_test(tc, theme_fifo_does_not_hang);
 	suite_add_tcase(s, tc);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -113,6 +114,56 @@ START_TEST(fifo_does_not_hang_discovery)
 }
 END_TEST
 
+/* A character device where the kernel log was captured: a tree from a tar
+ * of a node's /dev holds one. Under --root it is not the node's log (it
+ * would be this host's, or /dev/zero's endless bytes): refused, not read. */
+START_TEST(char_device_in_the_tree_is_not_read)
+{
+	char *dir = tu_mkfixture(healthy);
+	double limit = bound_s(dir);
+	char p[4200];
+	snprintf(p, sizeof(p), "%s/dev/kmsg", dir);
+	ck_assert_msg(unlink(p) == 0, "%s: %s", p, strerror(errno));
+	if (mknod(p, S_IFCHR | 0644, makedev(1, 5)) < 0) { /* /dev/zero */
+		fprintf(stderr, "char_device_in_the_tree_is_not_read: skipped: mknod: %s\n",
+			strerror(errno));
+		tu_rmtree(dir);
+		return;
+	}
+	int status = 0;
+	ck_assert_msg(discovers_within(dir, limit, &status),
+		      "discovery of a tree with /dev/zero at 'dev/kmsg' did not finish in %.1f s",
+		      limit);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "discovery with a device at 'dev/kmsg' failed (status %d)", status);
+	tu_rmtree(dir);
+}
+END_TEST
+
+/* A captured tree is read, never acted on: a rename of one of its VFs
+ * would go to this host's kernel by netlink (a host link of the same name
+ * renamed). Refused, naming the tree, before any netlink request. */
+START_TEST(actions_do_not_reach_the_host)
+{
+	char *dir = tu_mkfixture(NULL), opt[4200], *out, *err;
+	snprintf(opt, sizeof(opt), "--root=%s", dir);
+	const char *const cmds[][6] = {
+		{opt, "vf", "rename", "0000:9a:00.1", "x0", "--yes"},
+		{opt, "vf", "state", "0000:9a:00.1", "enable", "--yes"},
+	};
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(*cmds); i++) {
+		const char *argv[] = {cmds[i][0], cmds[i][1], cmds[i][2], cmds[i][3],
+				      cmds[i][4], cmds[i][5], NULL};
+		int rc = tu_run(argv, &out, &err);
+		ck_assert_msg(rc != 0 && strstr(err, "captured tree") && strstr(err, dir),
+			      "%s %s: rc %d: %s", cmds[i][1], cmds[i][2], rc, err);
+		free(out);
+		free(err);
+	}
+	tu_rmtree(dir);
+}
+END_TEST
+
 static void relink(const char *dir, const char *rel, const char *target)
 {
 	char p[4200];
@@ -202,6 +253,8 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, fifo_does_not_hang_discovery, 0,
 			    (int)(sizeof(fifo_at) / sizeof(fifo_at[0])));
+	tcase_add_test(tc, char_device_in_the_tree_is_not_read);
+	tcase_add_test(tc, actions_do_not_reach_the_host);
 	tcase_add_test(tc, links_resolve_inside_the_root);
 	tcase_add_test(tc, every_read_stays_inside_the_root);
 	tcase_add_test(tc, missing_hostname_is_not_null);

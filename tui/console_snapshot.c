@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "console_int.h"
+#include "core/escape.h"
 #include "core/json.h"
 #include "core/plan.h"
 #include "core/safefile.h"
@@ -120,7 +121,11 @@ int console_snapshot_write(struct console *c, const char *path)
 				    o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 					       JSON_C_TO_STRING_NOSLASHESCAPE)
 			  : NULL;
-	int r = s && asprintf(&text, "%s\n", s) >= 0 ? 0 : err_set(&e, ENOMEM, "out of memory");
+	/* Names from the node need not be UTF-8; the document must be. */
+	char *utf8 = escape_json_text(s);
+	int r = utf8 && asprintf(&text, "%s\n", utf8) >= 0 ? 0
+							   : err_set(&e, ENOMEM, "out of memory");
+	free(utf8);
 	json_object_put(o);
 	if (r == 0 && (r = snapshot_dir(path, &e)) == 0)
 		r = safefile_write(path, text, 0600, &e);

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "core/guid.h"
 #include "core/sys.h"
+#include "text.h"
 
 static volatile sig_atomic_t stop;
 
@@ -35,14 +36,17 @@ static void print_event(const struct cli *c, const struct sys_event *ev)
 		cli_print_json_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 		json_object_put(o);
 	} else {
-		char ts[16];
+		/* A name is the kernel's bytes: ESC or C1 in it would reach the terminal. */
+		char ts[16], name[4 * sizeof(ev->name)], old[4 * sizeof(ev->old_name)];
 		time_t now = time(NULL);
 		strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&now));
+		text_escape_into(name, sizeof(name), ev->name);
+		text_escape_into(old, sizeof(old), ev->old_name);
 		if (ev->old_name[0])
-			printf("%s %-7s %-10s %s -> %s\n", ts, ev->action, ev->subsystem,
-			       ev->old_name, ev->name);
+			printf("%s %-7s %-10s %s -> %s\n", ts, ev->action, ev->subsystem, old,
+			       name);
 		else
-			printf("%s %-7s %-10s %s\n", ts, ev->action, ev->subsystem, ev->name);
+			printf("%s %-7s %-10s %s\n", ts, ev->action, ev->subsystem, name);
 	}
 	fflush(stdout);
 }

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/linux/events.h"
 #include "core/linux/nl_link.h"
@@ -57,13 +58,52 @@ static int linux_reopen(struct sys *s, struct sys **ret, struct err *e)
 	return sys_open_linux(s->root, ret, e);
 }
 
+/* A captured tree (a root other than "/") is read, never acted on: a
+ * change by netlink would go to this host's kernel, to a link that only
+ * shares the tree's name. */
+static int host_change(const struct sys *s, const char *what, const char *ifname, struct err *e)
+{
+	if (!strcmp(s->root, "/"))
+		return 0;
+	return err_setx(e, EROFS,
+			"cannot %s '%s': '%s' (--root) is a captured tree, read only; netlink "
+			"would change this host's link of that name",
+			what, ifname, s->root);
+}
+
+static int root_link_rename(struct sys *s, const char *ifname, const char *newname, struct err *e)
+{
+	int r = host_change(s, "rename", ifname, e);
+	return r < 0 ? r : linux_link_rename(s, ifname, newname, e);
+}
+
+static int root_link_set_up(struct sys *s, const char *ifname, bool up, struct err *e)
+{
+	int r = host_change(s, up ? "set up" : "set down", ifname, e);
+	return r < 0 ? r : linux_link_set_up(s, ifname, up, e);
+}
+
+static int root_vf_set_guid(struct sys *s, const char *pf_ifname, uint32_t vf,
+			    enum sys_guid_kind kind, uint64_t guid, struct err *e)
+{
+	int r = host_change(s, "set a VF GUID on", pf_ifname, e);
+	return r < 0 ? r : linux_vf_set_guid(s, pf_ifname, vf, kind, guid, e);
+}
+
+static int root_vf_set_link_state(struct sys *s, const char *pf_ifname, uint32_t vf, int state,
+				  struct err *e)
+{
+	int r = host_change(s, "set a VF link state on", pf_ifname, e);
+	return r < 0 ? r : linux_vf_set_link_state(s, pf_ifname, vf, state, e);
+}
+
 static const struct sys_ops linux_ops = {
 	.link_dump = linux_link_dump,
 	.link_get = linux_link_get,
-	.link_rename = linux_link_rename,
-	.link_set_up = linux_link_set_up,
-	.vf_set_guid = linux_vf_set_guid,
-	.vf_set_link_state = linux_vf_set_link_state,
+	.link_rename = root_link_rename,
+	.link_set_up = root_link_set_up,
+	.vf_set_guid = root_vf_set_guid,
+	.vf_set_link_state = root_vf_set_link_state,
 	.event_fd = linux_event_fd,
 	.event_read = linux_event_read,
 	.close = linux_close,

@@ -1021,6 +1021,18 @@ scenario_hostile_names() {
 		echo "FAIL: a name retitled the terminal"
 		fails=$((fails + 1))
 	fi
+	# The snapshot of a node with such names is a JSON document: UTF-8.
+	keys s
+	wait_for "write a snapshot" 2
+	keys y
+	wait_for "snapshot written" 2
+	checks=$((checks + 1))
+	local f
+	f=$(ls "$tmp"/node/var/lib/ibvf/snapshots/*.json)
+	if ! iconv -f UTF-8 -t UTF-8 "$f" >/dev/null || ! jq -e '.pfs' "$f" >/dev/null; then
+		echo "FAIL: the snapshot '$f' is not valid UTF-8 JSON"
+		fails=$((fails + 1))
+	fi
 	stop
 	mask_checks=0
 }
