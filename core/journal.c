@@ -34,6 +34,12 @@ int journal_open(struct sys *s, bool write, int *ret_fd, struct err *e)
 	char *slash = strrchr(path, '/');
 	*slash = '\0';
 	int dfd, r = safefile_dir(path, write, &dfd, e);
+	/* On the node itself an undo acts on what is read: the directory is
+	 * checked as for a write (root's or the user's, not writable by
+	 * others). Under --root/--sim the tree is data, undo stays inside it. */
+	if (r == 0 && !write && !strcmp(sys_root(s), "/") &&
+	    (r = safefile_dir_trusted(dfd, path, e)) < 0)
+		close(dfd);
 	*slash = '/';
 	if (r < 0)
 		return r;

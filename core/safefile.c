@@ -60,13 +60,13 @@ int safefile_dir_trusted(int fd, const char *dir, struct err *e)
 		return err_set(e, errno, "cannot check '%s'", dir);
 	if (st.st_uid != 0 && st.st_uid != getuid())
 		return err_setx(e, EPERM,
-				"'%s' belongs to uid %u: ibvf writes only in directories of root "
-				"or its user",
+				"'%s' belongs to uid %u: ibvf writes and acts only in directories "
+				"of root or its user",
 				dir, (unsigned int)st.st_uid);
 	if (st.st_mode & (S_IWGRP | S_IWOTH))
 		return err_setx(e, EPERM,
 				"'%s' is writable by other users (mode %04o): ibvf does not "
-				"write there",
+				"write there or act on what it holds",
 				dir, (unsigned int)(st.st_mode & 07777));
 	return 0;
 }

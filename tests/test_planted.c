@@ -245,6 +245,24 @@ START_TEST(sudo_ignores_the_users_xdg)
 }
 END_TEST
 
+/* Root without SUDO_USER (su without -, doas, pkexec) whose environment
+ * names another user's directory: not used either. */
+START_TEST(root_ignores_another_users_xdg)
+{
+	char base[] = "/tmp/ibvf-xdg-XXXXXX", found[700];
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	tu_put(base, "ibvf/themes/users-own.theme", "[colors]\nchanged = blue\n");
+	setenv("XDG_CONFIG_HOME", base, 1);
+	unsetenv("SUDO_USER");
+	ck_assert_int_eq(theme_find("users-own", found, sizeof(found)), 0); /* root's own */
+	ck_assert_int_eq(chown(base, 65534, 65534), 0);
+	int r = theme_find("users-own", found, sizeof(found));
+	unsetenv("XDG_CONFIG_HOME");
+	ck_assert_msg(geteuid() != 0 || r == -ENOENT, "root found another user's '%s'", found);
+	tu_rmtree(strdup(base));
+}
+END_TEST
+
 /* A FIFO where a theme file should be: refused at once, not waited on
  * (Check's timeout, scaled by CK_TIMEOUT_MULTIPLIER, catches a hang). */
 START_TEST(theme_fifo_does_not_hang)
@@ -273,6 +291,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, sim_mkdirs_do_not_follow_planted_links);
 	tcase_add_loop_test(tc, journal_undo_writes_only_inside_the_tree, 0, 2);
 	tcase_add_test(tc, sudo_ignores_the_users_xdg);
+	tcase_add_test(tc, root_ignores_another_users_xdg);
 	tcase_add_test(tc, theme_fifo_does_not_hang);
 	suite_add_tcase(s, tc);
 	return s;

@@ -103,6 +103,7 @@ int cli_action_run(const struct cli *c, const struct act_opts *o, const struct a
 	struct node *n = NULL;
 	struct plan *p = NULL;
 	struct err e = {{0}};
+	char summary[4 * sizeof(p->summary)]; /* escaped: names from the node */
 	int r, rc = 1;
 
 	if (cli_open(c, &s) < 0)
@@ -116,9 +117,10 @@ int cli_action_run(const struct cli *c, const struct act_opts *o, const struct a
 		rc = r == -ENOMEM || r == -EIO ? 1 : EXIT_USAGE;
 		goto out;
 	}
+	text_escape_into(summary, sizeof(summary), p->summary);
 	if (!p->n_steps || o->dry_run) {
 		if (!p->n_steps && !c->json)
-			printf("nothing to do: %s\n", p->summary);
+			printf("nothing to do: %s\n", summary);
 		else
 			print_plan(c, p);
 		rc = 0;
@@ -149,12 +151,13 @@ int cli_action_run(const struct cli *c, const struct act_opts *o, const struct a
 	r = action_apply_hooked(s, p, req, &h, NULL, &e);
 	catch_signals(false, old);
 	if (p->result == PLAN_NOTHING) {
+		text_escape_into(summary, sizeof(summary), p->summary);
 		if (c->json)
 			print_plan(c, p);
 		else
 			printf("nothing to do: the node already is as asked (another ibvf "
 			       "changed it while this one waited): %s\n",
-			       p->summary);
+			       summary);
 		rc = 0;
 		goto out;
 	}

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 /* The base directory: $XDG_VAR, else $HOME/home_sub (".config",
- * ".cache"); under sudo as root, ROOT_HOME/home_sub. 0, -ENOENT when there
+ * ".cache"); as root under sudo, or when that directory belongs to another
+ * user (su without -, doas), ROOT_HOME/home_sub. 0, -ENOENT when there
  * is none, -ENAMETOOLONG. */
 int userdir_base(const char *xdg_var, const char *home_sub, char *buf, size_t size);
