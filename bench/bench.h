@@ -29,7 +29,7 @@ struct bench_config {
 	int gid_index;	      /* -1: automatic, the same rule on both sides */
 	bool server;
 	/* The peer. */
-	const char *host; /* client: the server's control address */
+	const char *host;     /* client: the server's control address */
 	const char *src_addr; /* client: the control connection's source (--bind), NULL: any */
 	uint16_t tcp_port;
 	int listen_fd; /* server: a listening socket to accept on, or -1 */
