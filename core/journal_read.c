@@ -13,6 +13,7 @@
 
 #include "guid.h"
 #include "journal_int.h"
+#include "safefile.h"
 
 /* The newlines in the first `upto` bytes of fd. */
 static size_t count_lines(int fd, off_t upto)
@@ -39,56 +40,12 @@ static int read_all(int fd, char **ret, size_t *ret_len, size_t *ret_skipped_lin
 	struct stat st;
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	off_t from = st.st_size > (off_t)JOURNAL_MAX ? st.st_size - (off_t)JOURNAL_MAX : 0;
-	size_t cap = (size_t)(st.st_size - from), len = 0;
-	char *buf = malloc(cap + 1);
-	if (!buf)
-		return -ENOMEM;
-	while (len < cap) {
-		ssize_t n = pread(fd, buf + len, cap - len, from + (off_t)len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int r = -errno;
-			free(buf);
-			return r;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	size_t skip = 0;
-	if (from > 0) { /* from the first whole line */
-		char *nl = memchr(buf, '\n', len);
-		skip = nl ? (size_t)(nl - buf) + 1 : len;
-		memmove(buf, buf + skip, len - skip);
-		len -= skip;
-	}
-	*ret_skipped_lines = from > 0 ? count_lines(fd, from + (off_t)skip) : 0;
-	*ret = buf;
-	*ret_len = len;
+	off_t from;
+	int r = safefile_read_tail(fd, st.st_size, JOURNAL_MAX, ret, ret_len, &from);
+	if (r < 0)
+		return r;
+	*ret_skipped_lines = from > 0 ? count_lines(fd, from) : 0;
 	return 0;
-}
-
-static bool is(struct json_object *o, enum json_type t)
-{
-	return json_object_is_type(o, t);
-}
-
-static const char *jget_str(struct json_object *o, const char *k)
-{
-	struct json_object *v;
-	return json_object_object_get_ex(o, k, &v) && is(v, json_type_string)
-		       ? json_object_get_string(v)
-		       : NULL;
-}
-
-static long long jget_int(struct json_object *o, const char *k)
-{
-	struct json_object *v;
-	return json_object_object_get_ex(o, k, &v) && is(v, json_type_int)
-		       ? json_object_get_int64(v)
-		       : 0;
 }
 
 /* A line as a record: an object with a positive integer id, the whole line

@@ -10,27 +10,7 @@
 #include <string.h>
 
 #include "guid.h"
-
-static bool is(struct json_object *o, enum json_type t)
-{
-	return json_object_is_type(o, t);
-}
-
-static const char *jget_str(struct json_object *o, const char *k)
-{
-	struct json_object *v;
-	return json_object_object_get_ex(o, k, &v) && is(v, json_type_string)
-		       ? json_object_get_string(v)
-		       : NULL;
-}
-
-static long long jget_int(struct json_object *o, const char *k)
-{
-	struct json_object *v;
-	return json_object_object_get_ex(o, k, &v) && is(v, json_type_int)
-		       ? json_object_get_int64(v)
-		       : 0;
-}
+#include "journal_int.h"
 
 /* Each key of keys in o: absent, null or of type t. */
 static int check_keys(struct json_object *o, const char *where, const char *const *keys,

@@ -282,3 +282,38 @@ int safefile_remove(const char *path, struct err *e)
 	close(dfd);
 	return r;
 }
+
+int safefile_read_tail(int fd, off_t size, size_t max, char **ret, size_t *ret_len, off_t *ret_from)
+{
+	off_t from = size > (off_t)max ? size - (off_t)max : 0;
+	size_t cap = (size_t)(size - from), len = 0, cut = 0;
+	char *buf = malloc(cap + 1);
+	if (!buf)
+		return -ENOMEM;
+	while (len < cap) {
+		ssize_t n = pread(fd, buf + len, cap - len, from + (off_t)len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int r = -errno;
+			free(buf);
+			return r;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (from > 0) { /* from the first whole line */
+		char *nl = memchr(buf, '\n', len);
+		cut = nl ? (size_t)(nl + 1 - buf) : len;
+		memmove(buf, buf + cut, len - cut);
+		len -= cut;
+	}
+	buf[len] = '\0';
+	*ret = buf;
+	if (ret_len)
+		*ret_len = len;
+	if (ret_from)
+		*ret_from = from + (off_t)cut;
+	return 0;
+}

@@ -46,3 +46,8 @@ int safefile_write(const char *path, const char *content, mode_t mode, struct er
 int safefile_remove(const char *path, struct err *e);
 /* Writes all of s to fd, again after EINTR and short writes: 0 or -errno. */
 int safefile_write_all(int fd, const char *s, size_t len);
+/* The last max bytes of the open file fd of size bytes, from the start of a
+ * line when it is cut (NUL-terminated, malloc'd), and the offset of its
+ * first byte in the file. 0 or -errno. */
+int safefile_read_tail(int fd, off_t size, size_t max, char **ret, size_t *ret_len,
+		       off_t *ret_from);

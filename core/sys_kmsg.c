@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "safefile.h"
+
 /* Drops the oldest whole lines of buf until at most keep bytes are left. */
 static size_t kmsg_drop_oldest(char *buf, size_t len, size_t keep)
 {
@@ -20,40 +22,6 @@ static size_t kmsg_drop_oldest(char *buf, size_t len, size_t keep)
 	cut = nl ? (size_t)(nl + 1 - buf) : len;
 	memmove(buf, buf + cut, len - cut);
 	return len - cut;
-}
-
-/* A captured copy: its last max bytes, from a line start. */
-static int kmsg_read_tail(int fd, off_t size, size_t max, char **ret, size_t *ret_len)
-{
-	off_t from = size > (off_t)max ? size - (off_t)max : 0;
-	size_t cap = (size_t)(size - from), len = 0;
-	char *buf = malloc(cap + 1);
-	if (!buf)
-		return -ENOMEM;
-	while (len < cap) {
-		ssize_t n = pread(fd, buf + len, cap - len, from + (off_t)len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int r = -errno;
-			free(buf);
-			return r;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	if (from > 0) {
-		char *nl = memchr(buf, '\n', len);
-		size_t cut = nl ? (size_t)(nl + 1 - buf) : len;
-		memmove(buf, buf + cut, len - cut);
-		len -= cut;
-	}
-	buf[len] = '\0';
-	*ret = buf;
-	if (ret_len)
-		*ret_len = len;
-	return 0;
 }
 
 /* /dev/kmsg gives one record per read() as "prio,seq,usec,flags;message\n"
@@ -74,8 +42,9 @@ int sys_read_kmsg(struct sys *s, size_t max, char **ret, size_t *ret_len)
 	 * /dev/zero's endless bytes): only the node's own /dev/kmsg is read
 	 * as one. */
 	if (!S_ISCHR(st.st_mode) || strcmp(s->root, "/")) {
-		int r = S_ISREG(st.st_mode) ? kmsg_read_tail(fd, st.st_size, max, ret, ret_len)
-					    : -EINVAL;
+		int r = S_ISREG(st.st_mode)
+				? safefile_read_tail(fd, st.st_size, max, ret, ret_len, NULL)
+				: -EINVAL;
 		close(fd);
 		return r;
 	}
