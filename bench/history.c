@@ -62,8 +62,8 @@ static int open_file(const char *path, bool write, int *ret_fd, struct err *e)
 		close(fd);
 		return r;
 	}
-	if (flock(fd, write ? LOCK_EX : LOCK_SH) < 0) {
-		r = err_set(e, errno, "cannot lock the history '%s'", path);
+	if ((r = safefile_flock(fd, write ? LOCK_EX : LOCK_SH, 5000)) < 0) {
+		r = err_set(e, -r, "cannot lock the history '%s'", path);
 		close(fd);
 		return r;
 	}

@@ -349,7 +349,8 @@ static void lock_waiting(void *arg, pid_t holder)
 static void journal_record_step(struct sys *s, struct plan *p, size_t i)
 {
 	struct err e = {{0}};
-	if (p->journal_id && journal_step(s, p, i, &e) < 0 && !p->journal_error[0])
+	/* After one failure no more tries: each may wait for the lock. */
+	if (p->journal_id && !p->journal_error[0] && journal_step(s, p, i, &e) < 0)
 		plan_fmt(p->journal_error, sizeof(p->journal_error), "%s", e.msg);
 }
 

@@ -83,8 +83,12 @@ static int append_line(struct sys *s, bool alloc, long long *id,
 	if (r < 0)
 		return r;
 	journal_path(s, path);
-	if (flock(fd, LOCK_EX) < 0) {
-		r = err_set(e, errno, "cannot lock the journal '%s'", path);
+	if ((r = safefile_flock(fd, LOCK_EX, JOURNAL_LOCK_MS)) < 0) {
+		r = r == -EWOULDBLOCK ? err_setx(e, EWOULDBLOCK,
+						 "cannot lock the journal '%s': another process "
+						 "has held it for %u s",
+						 path, JOURNAL_LOCK_MS / 1000)
+				      : err_set(e, -r, "cannot lock the journal '%s'", path);
 		close(fd);
 		return r;
 	}

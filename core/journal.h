@@ -33,8 +33,9 @@
 #include "actions.h"
 #include "plan.h"
 
-#define JOURNAL_PATH "/var/lib/ibvf/journal.jsonl"
-#define JOURNAL_MAX  (64u << 20) /* bytes read back at most: the newest */
+#define JOURNAL_PATH	"/var/lib/ibvf/journal.jsonl"
+#define JOURNAL_MAX	(64u << 20) /* bytes read back at most: the newest */
+#define JOURNAL_LOCK_MS 5000u	    /* the longest wait for the journal's flock */
 
 /* The "started" record; sets p->journal_id (a new id). */
 int journal_begin(struct sys *s, struct plan *p, struct err *e);

@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* "/a/b/c.link" into its directory "/a/b" and name "c.link". */
@@ -316,4 +318,18 @@ int safefile_read_tail(int fd, off_t size, size_t max, char **ret, size_t *ret_l
 	if (ret_from)
 		*ret_from = from + (off_t)cut;
 	return 0;
+}
+
+int safefile_flock(int fd, int op, unsigned int timeout_ms)
+{
+	struct timespec ts = {0, 20 * 1000000L};
+	for (unsigned int waited = 0;; waited += 20) {
+		if (flock(fd, op | LOCK_NB) == 0)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK || waited >= timeout_ms)
+			return -errno;
+		nanosleep(&ts, NULL);
+	}
 }

@@ -51,3 +51,7 @@ int safefile_write_all(int fd, const char *s, size_t len);
  * first byte in the file. 0 or -errno. */
 int safefile_read_tail(int fd, off_t size, size_t max, char **ret, size_t *ret_len,
 		       off_t *ret_from);
+/* flock(fd, op) waiting at most timeout_ms (a file others can open must not
+ * stall a root action for ever): 0, -EWOULDBLOCK when still held then, or
+ * -errno. */
+int safefile_flock(int fd, int op, unsigned int timeout_ms);

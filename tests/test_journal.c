@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -251,6 +252,29 @@ START_TEST(journal_mode_is_fixed)
 }
 END_TEST
 
+/* Another process holding the journal's flock (anyone who can open the
+ * file) does not stall a plan for ever: the wait is bounded and said. */
+START_TEST(held_journal_lock_is_waited_on_for_a_bounded_time)
+{
+	char *dir = tu_mkfixture(NULL), *out, *err;
+	char *p = jpath(dir), *d = strdup(p);
+	*strrchr(d, '/') = '\0';
+	ck_assert_int_eq(mkdir(d, 0755), 0);
+	append(dir, "", 0);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(flock(fd, LOCK_SH), 0);
+	int rc = tu_sim_run(dir, &out, &err, "vf", "rename", "0000:18:00.4", "x0", "--yes", NULL);
+	ck_assert_msg(strstr(err, "another process has held it"), "rc %d: %s", rc, err);
+	close(fd);
+	free(out);
+	free(err);
+	free(p);
+	free(d);
+	tu_rmtree(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("journal");
@@ -263,6 +287,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, one_byte_journal_reads_as_empty);
 	tcase_add_test(tc, journal_that_is_a_link_is_not_followed);
 	tcase_add_test(tc, journal_mode_is_fixed);
+	tcase_add_test(tc, held_journal_lock_is_waited_on_for_a_bounded_time);
 	suite_add_tcase(s, tc);
 	return s;
 }
