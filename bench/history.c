@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/escape.h"
 #include "core/safefile.h"
 
 struct json_object *bench_history_key(const char *pf, int vf, const char *test, const char *peer)
@@ -73,23 +74,30 @@ static int open_file(const char *path, bool write, int *ret_fd, struct err *e)
 
 int bench_history_append(const char *path, struct json_object *entry, struct err *e)
 {
-	const char *body = json_object_to_json_string_ext(
-		entry, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	/* Valid UTF-8 whatever the device names hold (core/escape.h). */
+	char *body = escape_json_text(json_object_to_json_string_ext(
+		entry, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (!body)
+		return err_set(e, ENOMEM, "cannot write the history '%s'", path);
 	size_t len = strlen(body);
-	if (len + 2 > BENCH_HISTORY_LINE_MAX)
+	if (len + 2 > BENCH_HISTORY_LINE_MAX) {
+		free(body);
 		return err_setx(e, E2BIG, "a history line of %zu bytes is over the %u-byte bound",
 				len + 1, BENCH_HISTORY_LINE_MAX);
+	}
 	int fd, r = open_file(path, true, &fd, e);
-	if (r == -ENOENT)
-		return err_setx(e, ENOENT, "cannot create the history '%s'", path);
-	if (r < 0)
-		return r;
+	if (r < 0) {
+		free(body);
+		return r == -ENOENT ? err_setx(e, ENOENT, "cannot create the history '%s'", path)
+				    : r;
+	}
 	/* Starts on a line of its own after a torn last line. */
 	char last = '\n', line[BENCH_HISTORY_LINE_MAX + 1];
 	off_t size = lseek(fd, 0, SEEK_END);
 	if (size > 0 && pread(fd, &last, 1, size - 1) != 1)
 		last = '\n';
 	int n = snprintf(line, sizeof(line), "%s%s\n", last == '\n' ? "" : "\n", body);
+	free(body);
 	r = safefile_write_all(fd, line, (size_t)n);
 	if (r < 0)
 		err_set(e, -r, "cannot append to '%s'", path);

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "journal_int.h"
 #include "safefile.h"
 
@@ -99,9 +100,12 @@ static int append_line(struct sys *s, bool alloc, long long *id,
 	if (alloc)
 		*id = journal_max_id(fd) + 1;
 	struct json_object *o = build(arg, *id);
-	const char *body = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	/* Valid UTF-8 for any reader (a name or hostname that is not becomes
+	 * U+FFFD: undo refuses such a name anyway, naming.h). */
+	char *body = escape_json_text(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	char *line = NULL;
-	int len = asprintf(&line, "%s%s\n", last == '\n' ? "" : "\n", body);
+	int len = body ? asprintf(&line, "%s%s\n", last == '\n' ? "" : "\n", body) : -1;
+	free(body);
 	json_object_put(o);
 	if (len < 0)
 		r = err_set(e, ENOMEM, "cannot append to '%s'", path);

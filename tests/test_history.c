@@ -102,6 +102,24 @@ START_TEST(last_entry_of_the_same_key_wins)
 }
 END_TEST
 
+/* A device name that is not UTF-8 is written as valid UTF-8 (U+FFFD). */
+START_TEST(lines_are_valid_utf8)
+{
+	struct err e = {{0}};
+	struct json_object *o = entry("0000:18:00.0", 1, "write_bw", 1);
+	json_object_object_add(o, "device", json_object_new_string("mlx5_\xff\xc2"));
+	ck_assert_msg(bench_history_append(path, o, &e) == 0, "%s", e.msg);
+	json_object_put(o);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char buf[4096];
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	ck_assert_msg(!strchr(buf, '\xff') && strstr(buf, "mlx5_\xef\xbf\xbd\xef\xbf\xbd"), "%s",
+		      buf);
+}
+END_TEST
 START_TEST(file_is_0640_whatever_the_umask)
 {
 	mode_t old = umask(0);
@@ -299,6 +317,7 @@ int main(void)
 	tcase_add_test(tc, no_file_is_no_history);
 	tcase_add_test(tc, last_entry_of_the_same_key_wins);
 	tcase_add_test(tc, file_is_0640_whatever_the_umask);
+	tcase_add_test(tc, lines_are_valid_utf8);
 	tcase_add_test(tc, corrupt_and_torn_lines_are_skipped_and_counted);
 	tcase_add_test(tc, over_long_lines_are_refused_and_skipped);
 	tcase_add_test(tc, links_are_refused);

@@ -323,6 +323,31 @@ START_TEST(json_output_is_valid_utf8)
 }
 END_TEST
 
+/* The journal is JSON too: an action on the hostile node (its hostname and
+ * the old name are not UTF-8) leaves a journal any reader parses. */
+START_TEST(journal_file_is_valid_utf8)
+{
+	char *dir = hostile_node(), *out, *err, *p;
+	ck_assert_int_eq(
+		tu_sim_run(dir, &out, &err, "vf", "rename", "0000:9a:00.2", "b1", "--yes", NULL),
+		0);
+	free(out);
+	free(err);
+	ck_assert_int_gt(asprintf(&p, "%s/var/lib/ibvf/journal.jsonl", dir), 0);
+	FILE *f = fopen(p, "re");
+	ck_assert_ptr_nonnull(f);
+	char *line = NULL;
+	size_t cap = 0, n = 0;
+	for (; getline(&line, &cap, f) > 0; n++)
+		json_object_put(parse_json("the journal", line));
+	ck_assert_uint_gt(n, 0);
+	free(line);
+	fclose(f);
+	free(p);
+	tu_rmtree(dir);
+}
+END_TEST
+
 /* Every line of a unit or .link file ibvf writes: empty, a comment, a section
  * or one of the keys it writes; an injected line is none of these. */
 static void assert_no_injected_line(const char *name, const char *text)
@@ -429,6 +454,7 @@ int main(void)
 	suite_add_tcase(s, t);
 	t = tcase_create("json");
 	tcase_add_test(t, json_output_is_valid_utf8);
+	tcase_add_test(t, journal_file_is_valid_utf8);
 	suite_add_tcase(s, t);
 	t = tcase_create("unit");
 	tcase_add_test(t, a_hostname_with_a_newline_stays_in_its_comment);
