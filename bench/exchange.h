@@ -205,9 +205,10 @@ int exchange_decode(const uint8_t *buf, size_t len, struct exchange_msg *ret, st
 
 int exchange_params_validate(const struct exchange_params *p, struct err *e);
 /* A peer's figures for one size of messages of `size` bytes: bounded in
- * themselves, and their rate at most twice ceiling_mbps (the faster port's
- * rate; 0: EXCHANGE_MAX_RATE_MBPS). -EPROTO "the peer reported an impossible
- * figure: ...". */
+ * themselves, their average rate at most twice EXCHANGE_MAX_RATE_MBPS
+ * (ceiling_mbps, the port's rate, is no bound: traffic through the HCA and
+ * Soft-RoCE's local path outrun the link), their bytes what their messages
+ * carry. -EPROTO "the peer reported an impossible figure: ...". */
 /* The figures' bounds whatever the link (the decoder checks every SYNC). */
 int exchange_sync_validate(const struct exchange_sync *s, struct err *e);
 int exchange_sync_check(const struct exchange_sync *s, uint64_t size, uint32_t ceiling_mbps,

@@ -185,17 +185,16 @@ int exchange_sync_check(const struct exchange_sync *s, uint64_t size, uint32_t c
 	int r = sync_bounds(s, e);
 	if (r < 0)
 		return r;
-	if (!ceiling_mbps || ceiling_mbps > EXCHANGE_MAX_RATE_MBPS)
-		ceiling_mbps = EXCHANGE_MAX_RATE_MBPS;
+	/* Not the port's rate: traffic through the HCA (two VFs of one port)
+	 * and Soft-RoCE's local path run faster than the link, and a peak over
+	 * a short window more so; only what no port or bus carries. */
+	(void)ceiling_mbps;
+	uint64_t limit_mbps = 2ull * EXCHANGE_MAX_RATE_MBPS;
 	/* Integer arithmetic: bytes < 2^50, so bytes * 8000 < 2^63. */
-	uint64_t limit_mbps = 2ull * ceiling_mbps;
 	if (s->bytes && (!s->ns || s->bytes * 8000 / s->ns > limit_mbps))
-		return err_setx(
-			e, EPROTO, "%s: %llu bytes in %llu ns, over twice the port's %u Mb/s", what,
-			(unsigned long long)s->bytes, (unsigned long long)s->ns, ceiling_mbps);
-	if (s->peak_kbps / 1000 > limit_mbps)
-		return err_setx(e, EPROTO, "%s: peak %llu kb/s, over twice the port's %u Mb/s",
-				what, (unsigned long long)s->peak_kbps, ceiling_mbps);
+		return err_setx(e, EPROTO, "%s: %llu bytes in %llu ns, over %llu Mb/s", what,
+				(unsigned long long)s->bytes, (unsigned long long)s->ns,
+				(unsigned long long)limit_mbps);
 	if (size && s->msgs > UINT64_MAX / size)
 		return err_setx(e, EPROTO, "%s: %llu messages of %llu bytes", what,
 				(unsigned long long)s->msgs, (unsigned long long)size);
