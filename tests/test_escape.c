@@ -67,32 +67,6 @@ START_TEST(terminal_text_has_no_control_and_is_utf8)
 }
 END_TEST
 
-/* The words shell makes of line, each as <word>. */
-static char *words(const char *shell, const char *line)
-{
-	char *script, *out = calloc(1, 4096);
-	ck_assert_int_gt(asprintf(&script, "printf '<%%s>' %s", line), 0);
-	int fd[2];
-	ck_assert_int_eq(pipe(fd), 0);
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		dup2(fd[1], 1);
-		close(fd[0]);
-		execl(shell, shell, "-c", script, (char *)NULL);
-		_exit(127);
-	}
-	close(fd[1]);
-	size_t len = 0;
-	ssize_t r;
-	while (len < 4095 && (r = read(fd[0], out + len, 4095 - len)) > 0)
-		len += (size_t)r;
-	close(fd[0]);
-	waitpid(pid, NULL, 0);
-	free(script);
-	return out;
-}
-
 static void round_trip(const char *shell, const char *w)
 {
 	char line[512], want[512];
@@ -101,7 +75,7 @@ static void round_trip(const char *shell, const char *w)
 	ck_assert_uint_eq(len, strlen(line));
 	ck_assert_msg(!escape_term_needed(line), "the line for '%s' holds a control", w);
 	snprintf(want, sizeof(want), "<%s>", w);
-	char *got = words(shell, line);
+	char *got = tu_shell_words(shell, line);
 	ck_assert_msg(!strcmp(got, want), "%s reads %s as %s", shell, line, got);
 	free(got);
 }

@@ -176,3 +176,36 @@ void tu_put(const char *dir, const char *rel, const char *content)
 	}
 	tu_write(p, content);
 }
+
+/* The words a POSIX shell makes of line, each as <word>: what a person who
+ * pastes the line runs. */
+char *tu_shell_words(const char *shell, const char *line)
+{
+	char *script, *out = NULL;
+	ck_assert_int_gt(asprintf(&script, "printf '<%%s>' %s", line), 0);
+	int fd[2];
+	ck_assert_int_eq(pipe(fd), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(fd[1], 1);
+		close(fd[0]);
+		execl(shell, shell, "-c", script, (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	size_t len = 0, cap = 0;
+	for (;;) {
+		if (len + 256 > cap && !(out = realloc(out, cap = cap * 2 + 512)))
+			ck_abort_msg("out of memory");
+		ssize_t r = read(fd[0], out + len, cap - len - 1);
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	out[len] = '\0';
+	close(fd[0]);
+	waitpid(pid, NULL, 0);
+	free(script);
+	return out;
+}

@@ -25,3 +25,6 @@ int tu_run_suite(struct Suite *s);
 void tu_write(const char *path, const char *content);
 /* Writes DIR/REL, making its parent directories; aborts the test on failure. */
 void tu_put(const char *dir, const char *rel, const char *content);
+/* The words shell (a path: /bin/sh, /bin/bash) makes of line, each as
+ * <word> (malloc'd): what a person who pastes the line runs. */
+char *tu_shell_words(const char *shell, const char *line);
