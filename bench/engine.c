@@ -155,10 +155,7 @@ static int run_size(struct bench_ctx *c, unsigned int step, uint64_t size)
 					m.sync.step);
 		peer = m.sync;
 	}
-	uint32_t ceiling = c->res->self_port.rate_mbps > c->res->peer_port.rate_mbps
-				   ? c->res->self_port.rate_mbps
-				   : c->res->peer_port.rate_mbps;
-	if ((r_ = exchange_sync_check(&peer, size, ceiling, c->e)) < 0)
+	if ((r_ = exchange_sync_check(&peer, size, c->e)) < 0)
 		return r_;
 	if (!active) { /* a passive side answers the active one's DONE */
 		struct exchange_msg d = {.type = EXCHANGE_SYNC,

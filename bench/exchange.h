@@ -204,15 +204,14 @@ int exchange_decode_header(const uint8_t *buf, size_t len, uint16_t *ret_type, s
 int exchange_decode(const uint8_t *buf, size_t len, struct exchange_msg *ret, struct err *e);
 
 int exchange_params_validate(const struct exchange_params *p, struct err *e);
-/* A peer's figures for one size of messages of `size` bytes: bounded in
- * themselves, their average rate at most twice EXCHANGE_MAX_RATE_MBPS
- * (ceiling_mbps, the port's rate, is no bound: traffic through the HCA and
- * Soft-RoCE's local path outrun the link), their bytes what their messages
- * carry. -EPROTO "the peer reported an impossible figure: ...". */
 /* The figures' bounds whatever the link (the decoder checks every SYNC). */
 int exchange_sync_validate(const struct exchange_sync *s, struct err *e);
-int exchange_sync_check(const struct exchange_sync *s, uint64_t size, uint32_t ceiling_mbps,
-			struct err *e);
+/* A peer's figures for one size of messages of `size` bytes: bounded in
+ * themselves, their average rate at most twice EXCHANGE_MAX_RATE_MBPS
+ * (not the port's rate: traffic through the HCA and Soft-RoCE's local
+ * path outrun the link), their bytes what their messages
+ * carry. -EPROTO "the peer reported an impossible figure: ...". */
+int exchange_sync_check(const struct exchange_sync *s, uint64_t size, struct err *e);
 /* Compares the pinned parameters (a mask of EXCHANGE_PIN()) of the server
  * with the client's; fills ret and returns 1 on the first difference, else 0. */
 int exchange_params_compare(const struct exchange_params *server,

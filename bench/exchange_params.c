@@ -178,8 +178,7 @@ int exchange_sync_validate(const struct exchange_sync *s, struct err *e)
 	return sync_bounds(s, e);
 }
 
-int exchange_sync_check(const struct exchange_sync *s, uint64_t size, uint32_t ceiling_mbps,
-			struct err *e)
+int exchange_sync_check(const struct exchange_sync *s, uint64_t size, struct err *e)
 {
 	const char *what = "the peer reported an impossible figure";
 	int r = sync_bounds(s, e);
@@ -188,7 +187,6 @@ int exchange_sync_check(const struct exchange_sync *s, uint64_t size, uint32_t c
 	/* Not the port's rate: traffic through the HCA (two VFs of one port)
 	 * and Soft-RoCE's local path run faster than the link, and a peak over
 	 * a short window more so; only what no port or bus carries. */
-	(void)ceiling_mbps;
 	uint64_t limit_mbps = 2ull * EXCHANGE_MAX_RATE_MBPS;
 	/* Integer arithmetic: bytes < 2^50, so bytes * 8000 < 2^63. */
 	if (s->bytes && (!s->ns || s->bytes * 8000 / s->ns > limit_mbps))
