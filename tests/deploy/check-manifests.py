@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 """The Kubernetes manifests of deploy/kubernetes, checked offline (docs/fleet.md):
 
-1. `kubectl kustomize` builds the base, validate/, and an overlay that names the
-   two nodes as README "Fleet" shows (with kubectl 1.20's kustomize v2.0.3 too).
+1. `kubectl kustomize` builds the base, validate/, and the overlay README
+   "Fleet" writes to name the two nodes (with kubectl 1.20's kustomize v2.0.3 too).
 2. yamllint on the sources; every rendered object against the API models of
    python3-kubernetes (k8s_schema.py): unknown fields, wrong types, required
    fields.
@@ -27,35 +27,19 @@ except ImportError as e:
     print(f"check-manifests: skipped: {e} (scripts/install-deps installs python3-kubernetes)")
     sys.exit(77)
 
-# The overlay README "Fleet" tells the operator to write.
-OVERLAY = """bases:
-  - {base}
-nameSuffix: -a-b
-commonLabels:
-  ibvf.validate/pair: a-b
-patchesStrategicMerge:
-  - nodes.yaml
-"""
-NODES = """apiVersion: batch/v1
-kind: Job
-metadata:
-  name: ibvf-validate-server
-spec:
-  template:
-    spec:
-      nodeSelector:
-        kubernetes.io/hostname: dgx-a-01
----
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: ibvf-validate-client
-spec:
-  template:
-    spec:
-      nodeSelector:
-        kubernetes.io/hostname: dgx-b-01
-"""
+IMAGE = "registry.example.org/ibvf:0.1.0"
+
+
+def readme_heredoc(readme, name):
+    """The text README "Fleet" writes to NAME (`cat >NAME <<'YAML'` ... `YAML`):
+    the overlay tested is the one the operator is told to write."""
+    text = open(readme).read()
+    start = text.find(f"cat >{name} <<'YAML'\n")
+    end = text.find("\nYAML\n", start)
+    if start < 0 or end < 0:
+        return None
+    return text[start + len(f"cat >{name} <<'YAML'\n"):end + 1]
+
 
 failed = []
 
@@ -113,13 +97,21 @@ def main():
 
     base = render(kubectl, deploy, "deploy/kubernetes")
     alone = render(kubectl, os.path.join(deploy, "validate"), "deploy/kubernetes/validate")
-    with tempfile.TemporaryDirectory() as tmp:
-        rel = os.path.relpath(os.path.join(deploy, "validate"), tmp)
-        with open(os.path.join(tmp, "kustomization.yaml"), "w") as f:
-            f.write(OVERLAY.format(base=rel))
-        with open(os.path.join(tmp, "nodes.yaml"), "w") as f:
-            f.write(NODES)
-        pair = render(kubectl, tmp, "an overlay naming nodes dgx-a-01, dgx-b-01")
+    readme = os.path.join(os.path.abspath(sys.argv[1]), "README.md")
+    overlay, nodes = (readme_heredoc(readme, n) for n in ("kustomization.yaml", "nodes.yaml"))
+    pair = []
+    if not overlay or not nodes:
+        fail("README.md: no overlay (cat >kustomization.yaml / cat >nodes.yaml) in \"Fleet\"")
+    else:
+        # README's overlay sits next to the tree's top; kustomize v2 takes
+        # only a relative path to a base.
+        with tempfile.TemporaryDirectory() as tmp:
+            rel = os.path.relpath(os.path.join(deploy, "validate"), tmp)
+            with open(os.path.join(tmp, "kustomization.yaml"), "w") as f:
+                f.write(overlay.replace("../deploy/kubernetes/validate", rel))
+            with open(os.path.join(tmp, "nodes.yaml"), "w") as f:
+                f.write(nodes)
+            pair = render(kubectl, tmp, "README's overlay (nodes dgx-a-01, dgx-b-01)")
 
     for d in base + alone + pair:
         for e in k8s_schema.validate(d):
@@ -132,6 +124,13 @@ def main():
     for j in (d for d in alone if d["kind"] == "Job"):
         if j["spec"]["template"]["spec"]["nodeSelector"].get("kubernetes.io/hostname") != "":
             fail(f"validate/ alone: Job/{j['metadata']['name']} is pinned to a node")
+
+    # The image is the one the overlay names, in every container.
+    for label, spec in k8s_policy.pods(pair):
+        for c in k8s_policy.containers(spec):
+            if c.get("image") != IMAGE:
+                fail(f"overlay: {label} container '{c['name']}' image '{c.get('image')}', "
+                     f"not '{IMAGE}'")
 
     docs = base + pair
     for policy in k8s_policy.POLICIES:
