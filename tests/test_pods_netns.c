@@ -334,19 +334,30 @@ static void child_proc_netns_outside_the_node_pidns(void *unused)
 		 "in the node's PID namespace, '%s' (this process) is not judged present", netns);
 	pods_set_fini(&set);
 
-	NS_CHECK(unshare(CLONE_NEWPID) == 0, "unshare(CLONE_NEWPID): %s", strerror(errno));
+	/* Unshared in a child of its own: this process's later children (a
+	 * sanitizer's tracer at exit, say) stay in the node's PID namespace. */
 	pid_t pid = fork();
 	NS_CHECK(pid >= 0, "fork: %s", strerror(errno));
-	if (pid == 0) { /* pid 1 of its namespace, with its own /proc: a container */
-		NS_CHECK(mount("proc", "/proc", "proc", 0, NULL) == 0, "mount proc: %s",
-			 strerror(errno));
-		set = read_set("/", PODS_NETNS_NEVER);
-		b = pods_find(&set, BDF);
-		NS_CHECK(b && !b->netns_present.known,
-			 "in a PID namespace of its own, netns '%s' is judged %s, not unknown",
-			 netns, b && b->netns_present.v ? "present" : "gone");
-		pods_set_fini(&set);
-		_exit(0);
+	if (pid == 0) {
+		/* Its own mount namespace too: its /proc must not hide this
+		 * process's from itself. */
+		NS_CHECK(unshare(CLONE_NEWPID | CLONE_NEWNS) == 0, "unshare: %s", strerror(errno));
+		pid_t in = fork();
+		NS_CHECK(in >= 0, "fork: %s", strerror(errno));
+		if (in == 0) { /* pid 1 of its namespace, with its own /proc: a container */
+			NS_CHECK(mount("proc", "/proc", "proc", 0, NULL) == 0, "mount proc: %s",
+				 strerror(errno));
+			set = read_set("/", PODS_NETNS_NEVER);
+			b = pods_find(&set, BDF);
+			NS_CHECK(b && !b->netns_present.known,
+				 "in a PID namespace of its own, netns '%s' is judged %s, not "
+				 "unknown",
+				 netns, b && b->netns_present.v ? "present" : "gone");
+			pods_set_fini(&set);
+			_exit(0);
+		}
+		int status;
+		_exit(waitpid(in, &status, 0) == in && WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 	}
 	int status;
 	NS_CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
