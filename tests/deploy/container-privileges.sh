@@ -20,6 +20,7 @@ fi
 sandbox() { # sandbox DEV_MODE CMD...: run CMD as the DaemonSet's container would
 	local dev=$1
 	shift
+	# shellcheck disable=SC2016 # the script expands its own arguments
 	unshare --mount --pid --fork --mount-proc --propagation private sh -euc '
 		[ "$1" = tmpfs ] && { mount -t tmpfs -o mode=755 tmpfs /dev; mknod -m 666 /dev/null c 1 3; }
 		mount -o remount,bind,ro /sys 2>/dev/null || mount -o bind,ro /sys /sys
