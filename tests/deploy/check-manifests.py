@@ -8,10 +8,12 @@
    python3-kubernetes (k8s_schema.py): unknown fields, wrong types, required
    fields.
 3. The policies of k8s_policy.py on the rendered objects, and each policy once
-   more on objects broken on purpose, where it must fail.
+   more on objects broken on purpose, where it must fail; every node path the
+   code names is mounted or listed as not needed (k8s_paths.py).
 
 Usage: check-manifests.py SRCDIR (kubectl from $KUBECTL, else PATH). Exit 77
 (skipped) when kubectl or python3-kubernetes is missing (scripts/install-deps)."""
+import copy
 import os
 import shutil
 import subprocess
@@ -21,6 +23,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 try:
     import yaml
+    import k8s_paths
     import k8s_policy
     import k8s_schema
 except ImportError as e:
@@ -131,6 +134,26 @@ def main():
             if c.get("image") != IMAGE:
                 fail(f"overlay: {label} container '{c['name']}' image '{c.get('image')}', "
                      f"not '{IMAGE}'")
+
+    # Every path the code names: mounted, the runtime's, or listed as not needed.
+    paths = k8s_paths.code_paths(os.path.abspath(sys.argv[1]))
+    lines = k8s_paths.uncovered(paths, base)
+    for line in lines:
+        fail(f"paths: {line}")
+    if base and not lines:
+        print(f"ok   paths: the {len(paths)} node paths the code names are mounted, the "
+              f"runtime's, or listed as not needed")
+    if base:
+        broken = copy.deepcopy(base)
+        for d in broken:
+            for c in d.get("spec", {}).get("template", {}).get("spec", {}).get("containers", []):
+                c["volumeMounts"] = [m for m in c.get("volumeMounts", [])
+                                     if m["mountPath"] != "/var/log/pods"]
+        v = k8s_paths.uncovered(paths, broken)
+        if v:
+            print(f"ok   paths fails when broken (no /var/log/pods mount): {v[0]}")
+        else:
+            fail("paths did not fail when broken (no /var/log/pods mount)")
 
     docs = base + pair
     for policy in k8s_policy.POLICIES:
