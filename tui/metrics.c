@@ -45,10 +45,18 @@ void metrics_family(struct metrics_writer *w, const char *name, const char *type
 
 static void print_value(FILE *f, double v)
 {
-	if (v == floor(v) && fabs(v) < 1e15)
+	char buf[40];
+	if (v == floor(v) && fabs(v) < 1e15) {
 		fprintf(f, "%.0f", v);
-	else
-		fprintf(f, "%.17g", v);
+		return;
+	}
+	/* The shortest form that reads back as v: 2.5e-06, not 2.4999999999999998e-06. */
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	fputs(buf, f);
 }
 
 void metrics_sample(struct metrics_writer *w, const char *name, const struct metrics_label *l,

@@ -187,7 +187,7 @@ static double value_of(enum vfam fam, struct json_object *en, struct json_object
 	case V_BW:
 		return bw ? fig * 1e9 / 8 : NAN;
 	case V_LAT:
-		return lat ? fig * 1e-6 : NAN;
+		return lat ? fig / 1e6 : NAN;
 	case V_RATIO: {
 		double c = get_num(en, "ceiling");
 		return bw && c > 0 ? fig / c : NAN;
