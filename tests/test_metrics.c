@@ -197,6 +197,7 @@ static const char *const families[] = {
 	"ibvf_metrics_interval_seconds",
 	"ibvf_metrics_duration_seconds",
 	"ibvf_metrics_last_success_timestamp_seconds",
+	"ibvf_kernel_log_read",
 };
 
 /* A history line for VF vf of PF 0000:4f:00.0 (the seeded node's). */
@@ -267,6 +268,22 @@ START_TEST(every_family_once_and_grouped)
 }
 END_TEST
 
+/* A kernel log ibvf could not read (a container without /dev/kmsg) leaves the
+ * kernel-log checks' findings at 0: the gauge says they did not run. */
+START_TEST(unread_kernel_log_is_exported)
+{
+	struct node n = {0};
+	struct metrics_in in = {.node = &n, .now = 1e9};
+	char *out = render(&in);
+	ck_assert_msg(strstr(out, "\nibvf_kernel_log_read 1\n"), "%s", out);
+	free(out);
+	n.kmsg_unknown = true;
+	out = render(&in);
+	ck_assert_msg(strstr(out, "\nibvf_kernel_log_read 0\n"), "%s", out);
+	free(out);
+}
+END_TEST
+
 START_TEST(last_validation_per_vf_and_test)
 {
 	char *dir, *out = seeded_with_history(&dir);
@@ -315,6 +332,7 @@ int main(void)
 	tcase_add_test(tc, hostile_names_escaped_in_every_family);
 	tcase_add_test(tc, every_family_once_and_grouped);
 	tcase_add_test(tc, last_validation_per_vf_and_test);
+	tcase_add_test(tc, unread_kernel_log_is_exported);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }

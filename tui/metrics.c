@@ -312,6 +312,11 @@ static void health_families(struct metrics_writer *w)
 	metrics_family(w, "ibvf_metrics_last_success_timestamp_seconds", "gauge",
 		       "When ibvf metrics last read the node whole (seconds since the epoch)");
 	metrics_sample(w, "ibvf_metrics_last_success_timestamp_seconds", NULL, 0, in->now);
+	metrics_family(w, "ibvf_kernel_log_read", "gauge",
+		       "1 when the kernel log was read; 0: the kernel-log checks did not run "
+		       "(their findings read 0)");
+	metrics_sample(w, "ibvf_kernel_log_read", NULL, 0,
+		       in->node && in->node->kmsg_unknown ? 0 : 1);
 }
 
 int metrics_write(FILE *f, const struct metrics_in *in)
