@@ -50,7 +50,15 @@ jq_expect "history: keyed by PF, VF index, test and peer" \
 		"$BENCH_VF0" | sed 's/,$//')"
 jq_expect "history: figures and units" \
 	'[.[] | (.figure > 0) and (.unit == (if .key.test | endswith("_bw") then "Gb/s" else "us" end))] | all' true
+jq_expect "history: each bandwidth figure with the ceiling it was judged against" \
+	'[.[] | if .key.test | endswith("_bw") then .ceiling > 0 else has("ceiling") | not end] | all' true
 jq_end
+# ibvf metrics exports the last validation of each test: 4 passes, a ratio
+# for each bandwidth test.
+run_ibvf "$VM_TMP/metrics" metrics
+expect_eq "metrics: the VF's 4 passes and 2 bandwidth ratios" \
+	"$(grep -c "^ibvf_validation_pass{pci=\"$BENCH_VF2\".*} 1\$" "$VM_TMP/metrics") $(grep -cE "^ibvf_validation_ratio\{pci=\"$BENCH_VF2\".*test=\"(write|read)_bw\".*\} [0-9]" "$VM_TMP/metrics")" \
+	"4 2"
 w1=$(jq -s '.[0].figure' "$hist")
 r1=$(jq -s '.[1].figure' "$hist")
 
