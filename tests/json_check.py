@@ -56,7 +56,12 @@ def main(argv):
     rc = 0
     for f in args[1:]:
         text = open(f).read()
-        docs = [json.loads(l) for l in text.splitlines() if l.strip()] if lines else [json.loads(text)]
+        try:
+            docs = [json.loads(l) for l in text.splitlines() if l.strip()] if lines else [json.loads(text)]
+        except ValueError as e:
+            print("%s: not JSON (%s): %.100r" % (f, e, text))
+            rc = 1
+            continue
         found = [p for d in docs for p in problems(validator, d)]
         if invert and not found:
             print("%s: accepted by %s, but should not be" % (f, args[0]))
