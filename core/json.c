@@ -8,6 +8,7 @@
 #include "guid.h"
 #include "json_names.h"
 #include "pods.h"
+#include "sys.h"
 
 static void add(struct json_object *o, const char *key, struct json_object *v)
 {
@@ -157,12 +158,9 @@ static struct json_object *admin_json(const struct vf_admin *a)
 	add(o, "vlan", jint(a->vlan));
 	add(o, "spoofchk", jbool(a->spoofchk));
 	add(o, "trust", jbool(a->trust));
-	/* ip's words for IFLA_VF_LINK_STATE_AUTO, _ENABLE and the rest. */
+	/* ip's words: "auto", "enable", "disable" (sys.h's one table). */
 	add(o, "link_state",
-	    a->link_state.known ? jstr(a->link_state.v == 0   ? "auto"
-				       : a->link_state.v == 1 ? "enable"
-							      : "disable")
-				: NULL);
+	    a->link_state.known ? jstr(sys_vf_link_state_name((int)a->link_state.v)) : NULL);
 	add(o, "max_tx_rate", jint(a->max_tx_rate));
 	add(o, "node_guid", jguid(a->node_guid));
 	add(o, "port_guid", jguid(a->port_guid));
