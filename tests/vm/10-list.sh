@@ -134,6 +134,7 @@ list_once() {
 		return 1
 	fi
 	pass "ibvf list --json ($1)" "$(wc -c <"$list") bytes"
+	vm_json list "$list" # the host validates it against schemas/list.schema.json
 }
 
 list_once "no VFs" && check_all 0
