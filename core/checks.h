@@ -24,7 +24,7 @@
 
 #include "node.h"
 
-#define CHECKS_JSON_VERSION  1
+#define CHECKS_JSON_VERSION  2	   /* as JSON_DOC_VERSION (json.h): GUIDs in rdma's form */
 #define FINDINGS_MAX	     65536 /* beyond, checks stop adding (n_dropped counts) */
 #define FINDING_EVIDENCE_MAX 8
 #define FINDING_STEPS_MAX    8
@@ -121,7 +121,7 @@ enum check_severity findings_max_severity(const struct findings *fs);
 size_t findings_count_subject(const struct findings *fs, const char *bdf,
 			      enum check_severity *ret_max);
 
-/* {"version":1,"findings":[{id, severity, subject, subject_kind, title, why,
+/* {"version":2,"findings":[{id, severity, subject, subject_kind, title, why,
  * evidence:[{where,value}], remedy:{kind, summary, argv|steps}}],
  * "counts":{"critical":N,"warning":N,"info":N}, "dropped":N}. NULL on ENOMEM. */
 struct json_object *findings_to_json(const struct findings *fs);

@@ -40,7 +40,7 @@ static void port_guid_evidence(struct finding *f, const struct pf *pf, const str
 		char rel[64];
 		snprintf(rel, sizeof(rel), "sriov/%u/port", vf->index);
 		check_fn_path(where, sizeof(where), pf->fn.bdf, rel);
-		guid_format_colon(vf->admin.mofed_port.v, g);
+		guid_format_sysfs(vf->admin.mofed_port.v, g);
 		finding_evidence(f, where, "%s", g);
 	}
 }
@@ -61,7 +61,7 @@ void check_remedy_vf_guid(struct finding *f, const struct pf *pf, const struct v
 				    (const char *const[]){"vf", "guid", "--assign-all", NULL});
 		return;
 	}
-	guid_format_colon(g, gs);
+	guid_format_sysfs(g, gs);
 	finding_remedy_ibvf(
 		f, "give the VF a GUID of its own (ibvf's scheme, from the PF's GUID)",
 		(const char *const[]){"vf", "guid", vf->fn.bdf, "--node", gs, "--port", gs, NULL});

@@ -82,6 +82,15 @@ void guid_format_sysfs(uint64_t g, char buf[static GUID_STRLEN])
 		 (unsigned)(g >> 32) & 0xffff, (unsigned)(g >> 16) & 0xffff, (unsigned)g & 0xffff);
 }
 
+bool guid_normalise(const char *s, char buf[static GUID_STRLEN])
+{
+	uint64_t g;
+	if (guid_parse(s, &g) < 0)
+		return false;
+	guid_format_sysfs(g, buf);
+	return true;
+}
+
 void guid_format_colon(uint64_t g, char buf[static GUID_STRLEN])
 {
 	char *p = buf;

@@ -2,6 +2,7 @@
 /* GUIDs as the kernel and the tools write them. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +23,9 @@ const char *guid_unassignable(uint64_t g);
 void guid_format_sysfs(uint64_t g, char buf[static GUID_STRLEN]);
 /* "00:11:22:33:44:55:66:77", the ip-link and MOFED form. */
 void guid_format_colon(uint64_t g, char buf[static GUID_STRLEN]);
+/* s in the sysfs form into buf when it is a GUID guid_parse() accepts:
+ * JSON output gives every GUID in that one form (docs/json.md). */
+bool guid_normalise(const char *s, char buf[static GUID_STRLEN]);
 
 /* "52:54:00:12:34:01": an Ethernet address as ip and sysfs print it. */
 #define HWADDR_STRLEN 18

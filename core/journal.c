@@ -143,6 +143,7 @@ static struct json_object *entry_json(const struct plan *p, long long id, const 
 	if (sudo && *sudo)
 		json_object_object_add(o, "sudo_user", json_object_new_string(sudo));
 	json_object_object_add(o, "host", json_object_new_string(host));
+	plan_json_guids(plan);
 	json_object_object_foreach(plan, k, v)
 		json_object_object_add(o, k, json_object_get(v));
 	json_object_put(plan);

@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "guid.h"
+#include "json_names.h"
 #include "pods.h"
+#include "sys.h"
 
 static void add(struct json_object *o, const char *key, struct json_object *v)
 {
@@ -32,6 +34,11 @@ static struct json_object *jhex(struct kval k)
 	return json_object_new_string(buf);
 }
 
+static struct json_object *jbool(struct kval k)
+{
+	return k.known ? json_object_new_boolean(k.v != 0) : NULL;
+}
+
 static struct json_object *jguid(struct kguid g)
 {
 	if (!g.known)
@@ -41,52 +48,82 @@ static struct json_object *jguid(struct kguid g)
 	return json_object_new_string(buf);
 }
 
-static struct json_object *port_json(const struct port *p)
+/* The port's netdev: the function's netdev whose dev_port is the port's
+ * number less one (mlx5: one netdev per port), else its only netdev. */
+static const struct netdev *port_netdev(const struct fn *f, const struct port *p)
+{
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < f->n_netdevs; i++)
+		if (f->netdevs[i].dev_port.known && f->netdevs[i].dev_port.v + 1 == p->num)
+			return &f->netdevs[i];
+	return f->n_netdevs == 1 ? &f->netdevs[0] : NULL;
+}
+
+/* As `rdma -j link` names a port's facts (state words, decimal LIDs,
+ * subnet_prefix, netdev); the numbers beside them as node_exporter's
+ * infiniband collector exports them (state_id, physical_state_id). */
+static struct json_object *port_json(const struct port *p, const struct fn *f)
 {
 	struct json_object *o = json_object_new_object();
+	const struct netdev *nd = port_netdev(f, p);
 	add(o, "port", json_object_new_int((int)p->num));
-	add(o, "state", jint(p->state));
-	add(o, "state_name", jstr(p->state_name));
-	add(o, "phys_state", jint(p->phys_state));
-	add(o, "phys_state_name", jstr(p->phys_state_name));
+	add(o, "state", p->state.known ? jstr(json_port_state_name(p->state.v)) : NULL);
+	add(o, "state_id", jint(p->state));
+	add(o, "physical_state",
+	    p->phys_state.known ? jstr(json_port_phys_state_name(p->phys_state.v)) : NULL);
+	add(o, "physical_state_id", jint(p->phys_state));
 	add(o, "rate", jstr(p->rate));
 	add(o, "rate_mbps", jint(p->rate_mbps));
 	add(o, "link_layer", jstr(p->link_layer));
-	add(o, "lid", jhex(p->lid));
-	add(o, "sm_lid", jhex(p->sm_lid));
+	add(o, "lid", jint(p->lid));
+	add(o, "sm_lid", jint(p->sm_lid));
 	add(o, "pkey0", jhex(p->pkey0));
-	add(o, "gid_prefix", jguid(p->gid_prefix));
+	add(o, "subnet_prefix", jguid(p->gid_prefix));
 	add(o, "port_guid", jguid(p->port_guid));
+	add(o, "netdev", nd ? jstr(nd->name) : NULL);
+	add(o, "netdev_index", nd ? jint(nd->ifindex) : NULL);
 	return o;
 }
 
-static struct json_object *rdma_json(const struct rdma *r)
+/* As `rdma -j dev` names a device's facts (ifname, node_type, fw). */
+static struct json_object *rdma_json(const struct rdma *r, const struct fn *f)
 {
 	struct json_object *o = json_object_new_object();
-	add(o, "name", jstr(r->name));
-	add(o, "node_type", jint(r->node_type));
+	add(o, "ifname", jstr(r->name));
+	add(o, "node_type", r->node_type.known ? jstr(json_node_type_name(r->node_type.v)) : NULL);
 	add(o, "node_guid", jguid(r->node_guid));
 	add(o, "sys_image_guid", jguid(r->sys_image_guid));
-	add(o, "fw_ver", jstr(r->fw_ver));
+	add(o, "fw", jstr(r->fw_ver));
 	add(o, "hca_type", jstr(r->hca_type));
 	add(o, "board_id", jstr(r->board_id));
-	add(o, "parent", jstr(r->parent));
+	add(o, "parent_netdev", jstr(r->parent));
 	struct json_object *ports = json_object_new_array();
 	for (size_t i = 0; i < r->n_ports; i++)
-		json_object_array_add(ports, port_json(&r->ports[i]));
+		json_object_array_add(ports, port_json(&r->ports[i], f));
 	add(o, "ports", ports);
 	return o;
+}
+
+static struct json_object *joper(const char *operstate)
+{
+	char buf[32];
+	return jstr(json_operstate_name(operstate, buf, sizeof(buf)));
 }
 
 static struct json_object *netdev_json(const struct netdev *nd)
 {
 	struct json_object *o = json_object_new_object();
-	add(o, "name", jstr(nd->name));
+	char lt[24];
+	add(o, "ifname", jstr(nd->name));
 	add(o, "ifindex", jint(nd->ifindex));
-	add(o, "type", jint(nd->type));
+	add(o, "link_type",
+	    nd->type.known ? jstr(json_link_type_name(nd->type.v, lt, sizeof(lt))) : NULL);
 	add(o, "mtu", jint(nd->mtu));
-	add(o, "operstate", jstr(nd->operstate));
-	add(o, "flags", jhex(nd->flags));
+	add(o, "operstate", joper(nd->operstate));
+	add(o, "flags",
+	    nd->flags.known ? json_link_flags((unsigned int)nd->flags.v, true, nd->operstate)
+			    : NULL);
 	add(o, "address", jstr(nd->address));
 	add(o, "dev_port", jint(nd->dev_port));
 	add(o, "addr_guid", jguid(nd->addr_guid));
@@ -109,7 +146,7 @@ static void fn_json(struct json_object *o, const struct fn *f)
 	add(o, "netdevs", nds);
 	struct json_object *rs = json_object_new_array();
 	for (size_t i = 0; i < f->n_rdmas; i++)
-		json_object_array_add(rs, rdma_json(&f->rdmas[i]));
+		json_object_array_add(rs, rdma_json(&f->rdmas[i], f));
 	add(o, "rdma", rs);
 }
 
@@ -117,11 +154,13 @@ static struct json_object *admin_json(const struct vf_admin *a)
 {
 	struct json_object *o = json_object_new_object();
 	add(o, "netlink", json_object_new_boolean(a->netlink_known));
-	add(o, "mac", jstr(a->mac));
+	add(o, "address", jstr(a->mac));
 	add(o, "vlan", jint(a->vlan));
-	add(o, "spoofchk", jint(a->spoofchk));
-	add(o, "trust", jint(a->trust));
-	add(o, "link_state", jint(a->link_state));
+	add(o, "spoofchk", jbool(a->spoofchk));
+	add(o, "trust", jbool(a->trust));
+	/* ip's words: "auto", "enable", "disable" (sys.h's one table). */
+	add(o, "link_state",
+	    a->link_state.known ? jstr(sys_vf_link_state_name((int)a->link_state.v)) : NULL);
 	add(o, "max_tx_rate", jint(a->max_tx_rate));
 	add(o, "node_guid", jguid(a->node_guid));
 	add(o, "port_guid", jguid(a->port_guid));
@@ -141,14 +180,24 @@ static struct json_object *netif_json(const struct pod_netif *nif)
 	if (!nif->known && !nif->error)
 		return NULL;
 	struct json_object *o = json_object_new_object();
-	add(o, "name", jstr(nif->name));
-	add(o, "operstate", jstr(nif->operstate));
+	add(o, "ifname", jstr(nif->name));
+	add(o, "operstate", joper(nif->operstate));
 	add(o, "ifindex", jint(nif->ifindex));
-	add(o, "flags", jhex(nif->flags));
+	add(o, "flags",
+	    nif->flags.known ? json_link_flags((unsigned int)nif->flags.v, false, NULL) : NULL);
 	add(o, "mtu", jint(nif->mtu));
 	add(o, "address", jstr(nif->address));
 	add(o, "error", nif->error ? json_object_new_string(strerror(-nif->error)) : NULL);
 	return o;
+}
+
+/* A GUID a file gave as text, in the one form: as given when it is none. */
+static struct json_object *jguid_text(const char *s)
+{
+	uint64_t g;
+	if (!s || guid_parse(s, &g) < 0)
+		return jstr(s);
+	return jguid((struct kguid){true, g});
 }
 
 /* How the pod is shown everywhere (pods_label), for the renderers. */
@@ -176,7 +225,7 @@ static void pod_fields(struct json_object *o, const struct pod_binding *b, bool 
 	add(o, "network", jstr(b->network));
 	add(o, "ifname", jstr(b->ifname));
 	add(o, "host_ifname", jstr(b->host_ifname));
-	add(o, "guid", jstr(b->guid));
+	add(o, "guid", jguid_text(b->guid));
 	add(o, "pkey", jstr(b->pkey));
 	add(o, "netns", jstr(b->netns));
 	add(o, "netns_present",
@@ -296,7 +345,7 @@ struct json_object *node_to_json(const struct node *n)
 	add(o, "pfs", pfs);
 	struct json_object *orph = json_object_new_array();
 	for (size_t i = 0; i < n->n_orphans; i++)
-		json_object_array_add(orph, rdma_json(&n->orphans[i]));
+		json_object_array_add(orph, rdma_json(&n->orphans[i], NULL));
 	add(o, "orphans", orph);
 	struct json_object *unpl = json_object_new_array();
 	for (size_t i = 0; i < n->n_pods_unplaced; i++) {

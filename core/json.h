@@ -8,7 +8,10 @@
 
 #include "node.h"
 
-#define NODE_JSON_VERSION 1
+/* Every JSON document ibvf prints carries "version": this (docs/json.md:
+ * bumped when a field is renamed, removed or added; schemas/ pin it). */
+#define JSON_DOC_VERSION  2
+#define NODE_JSON_VERSION JSON_DOC_VERSION
 
 struct json_object *node_to_json(const struct node *n);
 /* The pod-centred view (`ibvf list --pods`): one object per pod with the VFs

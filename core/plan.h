@@ -174,3 +174,8 @@ const char *step_status_name(enum step_status s);
 /* The plan as JSON: the one serialisation, shared by --json, the journal and
  * the text rendering. */
 struct json_object *plan_to_json(const struct plan *p);
+/* A plan's or journal entry's GUID changes (before, after) in JSON's one
+ * GUID form (docs/json.md), for --json and the journal; plan_to_json keeps
+ * the form the plan's commands and its text take (ip link's). Entries
+ * journalled in the older form are shown alike. */
+void plan_json_guids(struct json_object *entry);

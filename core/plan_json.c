@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "guid.h"
+
 static struct json_object *jstr(const char *s)
 {
 	return s && *s ? json_object_new_string(s) : NULL;
@@ -81,4 +83,30 @@ struct json_object *plan_to_json(const struct plan *p)
 	if (p->undoable)
 		json_object_object_add(o, "undoable", json_object_new_boolean(true));
 	return o;
+}
+
+void plan_json_guids(struct json_object *entry)
+{
+	struct json_object *changes;
+	if (!json_object_object_get_ex(entry, "changes", &changes) ||
+	    !json_object_is_type(changes, json_type_array))
+		return;
+	for (size_t i = 0; i < json_object_array_length(changes); i++) {
+		struct json_object *c = json_object_array_get_idx(changes, i), *kind;
+		if (!json_object_is_type(c, json_type_object) ||
+		    !json_object_object_get_ex(c, "kind", &kind) ||
+		    !json_object_is_type(kind, json_type_string) ||
+		    (strcmp(json_object_get_string(kind), "node_guid") &&
+		     strcmp(json_object_get_string(kind), "port_guid")))
+			continue;
+		static const char *const keys[] = {"before", "after"};
+		for (size_t k = 0; k < 2; k++) {
+			struct json_object *v;
+			char g[GUID_STRLEN];
+			if (json_object_object_get_ex(c, keys[k], &v) &&
+			    json_object_is_type(v, json_type_string) &&
+			    guid_normalise(json_object_get_string(v), g))
+				json_object_object_add(c, keys[k], json_object_new_string(g));
+		}
+	}
 }

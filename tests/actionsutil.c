@@ -98,8 +98,12 @@ struct json_object *journal(const char *dir)
 {
 	char *out;
 	ck_assert_int_eq(tu_sim_run(dir, &out, NULL, "journal", "--json", NULL), 0);
-	struct json_object *o = json_tokener_parse(out);
-	ck_assert_msg(o && json_object_is_type(o, json_type_array), "journal --json: %s", out);
+	struct json_object *doc = json_tokener_parse(out), *o = NULL;
+	ck_assert_msg(doc && json_object_object_get_ex(doc, "entries", &o) &&
+			      json_object_is_type(o, json_type_array),
+		      "journal --json: %s", out);
+	json_object_get(o);
+	json_object_put(doc);
 	free(out);
 	return o;
 }

@@ -75,11 +75,12 @@ static char *snapshot(void)
 
 static size_t journal_entries(const char *action)
 {
-	struct json_object *j = run_json(0, "journal", NULL);
+	struct json_object *doc = run_json(0, "journal", NULL), *j = NULL;
+	ck_assert(json_object_object_get_ex(doc, "entries", &j));
 	size_t n = 0;
 	for (size_t i = 0; i < json_object_array_length(j); i++)
 		n += !strcmp(sget(json_object_array_get_idx(j, i), "action"), action);
-	json_object_put(j);
+	json_object_put(doc);
 	return n;
 }
 

@@ -37,7 +37,7 @@ START_TEST(list_json_parses_back_with_every_pf_and_vf)
 	ck_assert_msg(o != NULL, "invalid JSON: %s",
 		      json_tokener_error_desc(json_tokener_get_error(tok)));
 	json_tokener_free(tok);
-	ck_assert_int_eq(json_object_get_int(get(o, "version")), 1);
+	ck_assert_int_eq(json_object_get_int(get(o, "version")), 2);
 	struct json_object *pfs = get(o, "pfs");
 	ck_assert_uint_eq(json_object_array_length(pfs), 12);
 	size_t vfs = 0;

@@ -308,8 +308,8 @@ static void child_cli_reports_the_pod_interface(void *unused)
 	unlink(out);
 	struct json_object *nif = jkey(vf, "in_pod");
 	NS_CHECK(nif, "no in_pod object: netns not entered on the running node");
-	NS_CHECK(!strcmp(json_object_get_string(jkey(nif, "name")), "net1"), "in-pod name");
-	NS_CHECK(!strcmp(json_object_get_string(jkey(nif, "operstate")), "up"), "in-pod state");
+	NS_CHECK(!strcmp(json_object_get_string(jkey(nif, "ifname")), "net1"), "in-pod name");
+	NS_CHECK(!strcmp(json_object_get_string(jkey(nif, "operstate")), "UP"), "in-pod state");
 	NS_CHECK(!strcmp(json_object_get_string(jkey(vf, "netns")), ns_path), "netns");
 	json_object_put(o);
 	ip_quiet("netns", "del", ns_name, NULL);

@@ -56,15 +56,16 @@ static char *layout(const char *dir)
 		struct json_object *nd = jget(pf, "netdevs");
 		len += (size_t)snprintf(buf + len, cap - len, "%s %s\n", jstr(pf, "bdf"),
 					json_object_array_length(nd)
-						? jstr(json_object_array_get_idx(nd, 0), "name")
+						? jstr(json_object_array_get_idx(nd, 0), "ifname")
 						: "-");
 		for (size_t k = 0; vfs && k < json_object_array_length(vfs); k++) {
 			struct json_object *vf = json_object_array_get_idx(vfs, k),
 					   *vnd = jget(vf, "netdevs"), *pod = jget(vf, "pod");
-			const char *name = json_object_array_length(vnd)
-						   ? jstr(json_object_array_get_idx(vnd, 0), "name")
-					   : pod ? jstr(pod, "host_ifname")
-						 : NULL;
+			const char *name =
+				json_object_array_length(vnd)
+					? jstr(json_object_array_get_idx(vnd, 0), "ifname")
+				: pod ? jstr(pod, "host_ifname")
+				      : NULL;
 			len += (size_t)snprintf(buf + len, cap - len, "%s %s%s %s %s\n",
 						jstr(vf, "bdf"), name ? name : "-",
 						json_object_array_length(vnd) ? "" : "@pod",
@@ -102,7 +103,7 @@ static void vf_name(const char *dir, const char *bdf, char buf[static 16])
 					   *nd = jget(vf, "netdevs");
 			if (!strcmp(jstr(vf, "bdf"), bdf) && json_object_array_length(nd))
 				snprintf(buf, 16, "%s",
-					 jstr(json_object_array_get_idx(nd, 0), "name"));
+					 jstr(json_object_array_get_idx(nd, 0), "ifname"));
 		}
 	}
 	json_object_put(j);

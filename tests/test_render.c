@@ -458,14 +458,15 @@ START_TEST(journal_cli_text_is_the_journal_json_rendered)
 	free(out);
 	ck_assert_int_eq(tu_sim_run(dir, &json, NULL, "journal", "--json", NULL), 0);
 	ck_assert_int_eq(tu_sim_run(dir, &text, NULL, "journal", NULL), 0);
-	struct json_object *entries = parse(json);
+	struct json_object *doc = parse(json), *entries = NULL;
+	ck_assert(json_object_object_get_ex(doc, "entries", &entries));
 	struct text t = {0};
 	journal_text(&t, entries);
 	char *rendered = joined(&t);
 	ck_assert_str_eq(text, rendered);
 	expect_line(&t, "0000:18:00.4 name: ib2 -> ibfast3  verified", TEXT_NORMAL);
 	text_clear(&t);
-	json_object_put(entries);
+	json_object_put(doc);
 	free(rendered);
 	free(json);
 	free(text);

@@ -68,7 +68,7 @@ static char *layout(const char *dir)
 			for (size_t k = 0; nd && k < json_object_array_length(nd); k++)
 				len += (size_t)snprintf(
 					buf + len, cap - len, " %s",
-					jstr(json_object_array_get_idx(nd, k), "name"));
+					jstr(json_object_array_get_idx(nd, k), "ifname"));
 			len += (size_t)snprintf(buf + len, cap - len, " %s %s\n",
 						ib ? jstr(vf, "node_guid") : "-",
 						ib ? jstr(vf, "port_guid") : "-");

@@ -12,6 +12,7 @@
 #include "bench_cli.h"
 #include "bench_sweep.h"
 #include "bench_text.h"
+#include "core/json.h"
 #include "core/node.h"
 #include "core/pods.h"
 #include "core/resolve.h"
@@ -145,6 +146,8 @@ int bench_client_run(const struct bench_config *cfg0, const char *host, const ch
 
 void bench_cli_print_json(struct json_object *o)
 {
+	if (json_object_is_type(o, json_type_object))
+		json_object_object_add(o, "version", json_object_new_int(JSON_DOC_VERSION));
 	cli_print_json_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 				      JSON_C_TO_STRING_NOSLASHESCAPE);
 	json_object_put(o);

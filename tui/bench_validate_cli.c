@@ -12,6 +12,7 @@
 #include "bench_text.h"
 #include "bench_sweep.h"
 #include "bench_validate.h"
+#include "core/json.h"
 #include "core/node.h"
 #include "core/pods.h"
 #include "core/resolve.h"
@@ -137,6 +138,7 @@ static void finish_doc(const struct bench_opts *o, const struct validate_peer *p
 {
 	char hist[4096];
 	bench_validate_history_path(o, hist, sizeof(hist));
+	json_object_object_add(doc, "version", json_object_new_int(JSON_DOC_VERSION));
 	json_object_object_add(doc, "profile", json_object_new_string("validate"));
 	json_object_object_add(doc, "peer", json_object_new_string(p->peer_id));
 	json_object_object_add(doc, "mode", json_object_new_string(p->host ? "client" : "pair"));

@@ -17,6 +17,7 @@
 
 #include <json-c/json.h>
 
+#include "core/json.h"
 #include "core/lock.h"
 #include "core/naming.h"
 #include "core/sys.h"
@@ -25,9 +26,11 @@
 static void print_plan(const struct cli *c, const struct plan *p)
 {
 	struct json_object *o = plan_to_json(p);
-	if (c->json)
+	if (c->json) {
+		json_object_object_add(o, "version", json_object_new_int(JSON_DOC_VERSION));
+		plan_json_guids(o);
 		cli_print_json(o);
-	else
+	} else
 		text_render_print(stdout, o, plan_text);
 	json_object_put(o);
 }

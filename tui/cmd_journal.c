@@ -7,6 +7,7 @@
 
 #include "cli_action.h"
 #include "core/journal.h"
+#include "core/json.h"
 #include "core/sys.h"
 #include "journal_text.h"
 
@@ -59,7 +60,14 @@ int cmd_journal(const struct cli *c, int argc, char **argv)
 			rc = cli_action_run(c, &p.o, &req);
 		}
 	} else if (c->json) {
-		cli_print_json(entries);
+		/* An object, as every document: {"version", "entries"}. */
+		struct json_object *doc = json_object_new_object();
+		json_object_object_add(doc, "version", json_object_new_int(JSON_DOC_VERSION));
+		for (size_t i = 0; i < json_object_array_length(entries); i++)
+			plan_json_guids(json_object_array_get_idx(entries, i));
+		json_object_object_add(doc, "entries", json_object_get(entries));
+		cli_print_json(doc);
+		json_object_put(doc);
 	} else {
 		text_render_print(stdout, entries, journal_text);
 	}

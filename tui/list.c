@@ -110,13 +110,13 @@ static void fill_device_cells(char **row, struct json_object *fn)
 	struct json_object *port = first(rd, "ports");
 	struct json_object *drv = get(fn, "driver");
 	row[COL_DRIVER] = strdup(drv ? json_object_get_string(drv) : "(none)");
-	row[COL_NETDEV] = cell(nd, "name");
-	row[COL_IBDEV] = cell(rd, "name");
-	row[COL_STATE] = cell(port, "state_name");
-	row[COL_PHYS] = cell(port, "phys_state_name");
+	row[COL_NETDEV] = cell(nd, "ifname");
+	row[COL_IBDEV] = cell(rd, "ifname");
+	row[COL_STATE] = cell(port, "state");
+	row[COL_PHYS] = cell(port, "physical_state");
 	row[COL_RATE] = cell(port, "rate");
 	row[COL_LINK] = cell(port, "link_layer");
-	row[COL_FW] = cell(rd, "fw_ver");
+	row[COL_FW] = cell(rd, "fw");
 }
 
 /* "!!" for a critical finding on the function, "!" for a warning, else "". */
@@ -339,7 +339,7 @@ static char *in_pod_state(struct json_object *v)
 static char *in_pod_ifname(struct json_object *v)
 {
 	struct json_object *nif = get(v, "in_pod");
-	const char *name = str_or(nif, "name", NULL);
+	const char *name = str_or(nif, "ifname", NULL);
 	return strdup(name ? name : str_or(v, "ifname", "?"));
 }
 

@@ -61,6 +61,17 @@ fail() {
 	_vm_line "FAIL $VM_SCENARIO: $what${ev:+ [$ev]}"
 }
 
+# vm_json SCHEMA FILE: FILE's JSON document to the host, which validates it
+# against schemas/SCHEMA.schema.json after the run (scripts/vmtest).
+vm_json() {
+	local doc
+	doc=$(jq -c . "$2" 2>/dev/null) || {
+		fail "$2 is JSON" "$(head -c 200 "$2")"
+		return
+	}
+	_vm_line "JSON $1 $doc"
+}
+
 # Console-only detail.
 note() {
 	local up _

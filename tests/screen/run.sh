@@ -674,7 +674,7 @@ scenario_checks() {
 	expect_re '^ evidence'
 	expect_re '^   /sys/class/infiniband/mlx5_14/node_guid: 0000:0000:0000:0000'
 	expect_re '^ remedy \(ibvf runs it'
-	expect_re '^   \$ ibvf vf guid 0000:18:00\.4 --node 02:03:00:18:00:00:00:03 --port'
+	expect_re '^   \$ ibvf vf guid 0000:18:00\.4 --node 0203:0018:0000:0003 --port'
 	keys Enter # the finding's row in the tree
 	wait_re '^ VF 3 of PF 0000:18:00\.0  0000:18:00\.4'
 	expect_re '^!! critical +zero GUID'

@@ -33,44 +33,52 @@ if [ "$rc" -ne 0 ] || ! jq -e 'type == "object"' "$list" >/dev/null 2>&1; then
 	vm_done
 fi
 pass "ibvf list --json"
+vm_json list "$list" # rxe devices on VFs: the host validates it against the schema
 
 rdma -j link show >"$VM_TMP/rdma.json" 2>&1
-jq_begin "$list" --slurpfile rdma "$VM_TMP/rdma.json"
+rdma -j dev show >"$VM_TMP/rdmadev.json" 2>&1
+jq_begin "$list" --slurpfile rdma "$VM_TMP/rdma.json" --slurpfile rdmadev "$VM_TMP/rdmadev.json"
 for p in "${placements[@]}"; do
 	read -r ib pf i <<<"$p"
 	vf=$(vm_vf "$pf" "$i")
 	nd=$(vm_netdev "$vf")
 	s=/sys/class/infiniband/$ib
 	ps=$s/ports/1
-	r=".pfs[] | select(.bdf == \"$pf\") | .vfs[]? | select(.index == $i) | .rdma[]? | select(.name == \"$ib\")"
+	r=".pfs[] | select(.bdf == \"$pf\") | .vfs[]? | select(.index == $i) | .rdma[]? | select(.ifname == \"$ib\")"
 	jq_expect "$ib under PF $pf VF $i ($vf)" "[$r] | length" 1
 	jq_expect "$ib listed once in the whole tree" \
-		"[(.pfs[] | .rdma[]?, (.vfs[]? | .rdma[]?)), .orphans[]? | select(.name == \"$ib\")] | length" 1
-	jq_expect "$ib not an orphan" "[.orphans[]? | select(.name == \"$ib\")] | length" 0
+		"[(.pfs[] | .rdma[]?, (.vfs[]? | .rdma[]?)), .orphans[]? | select(.ifname == \"$ib\")] | length" 1
+	jq_expect "$ib not an orphan" "[.orphans[]? | select(.ifname == \"$ib\")] | length" 0
 	rd v "$s/parent"
-	jq_expect "$ib parent" "$r | .parent" "$v" "sysfs parent"
-	jq_expect "$ib parent is the VF netdev" "$r | .parent" "$nd"
-	jq_expect_ref "$ib parent matches rdma -j link" "$r | .parent" \
-		"\$rdma[0][] | select(.ifname == \"$ib\") | .netdev" "rdma -j link"
-	rd v "$s/node_type"
-	jq_expect "$ib node_type" "$r | .node_type" "${v%%:*}" "sysfs"
-	rd v "$s/node_guid"
-	jq_expect "$ib node_guid" "$r | .node_guid" "$v" "sysfs"
+	jq_expect "$ib parent_netdev" "$r | .parent_netdev" "$v" "sysfs parent"
+	jq_expect "$ib parent_netdev is the VF netdev" "$r | .parent_netdev" "$nd"
+	dref="\$rdmadev[0][] | select(.ifname == \"$ib\")"
+	lref="\$rdma[0][] | select(.ifname == \"$ib\")"
+	for k in node_type node_guid sys_image_guid; do
+		jq_expect_ref "$ib $k as rdma -j dev" "$r | .$k" "$dref | .$k" "rdma -j dev"
+	done
 	rd v "$s/fw_ver"
 	if [ -n "$v" ]; then
-		jq_expect "$ib fw_ver" "$r | .fw_ver" "$v" "sysfs"
+		jq_expect "$ib fw" "$r | .fw" "$v" "sysfs"
+		jq_expect_ref "$ib fw as rdma -j dev" "$r | .fw" "$dref | .fw" "rdma -j dev"
 	else # rxe's fw_ver file is empty: null or "" both say so
-		jq_expect "$ib fw_ver (sysfs empty)" "$r | .fw_ver // \"\"" "" "sysfs"
+		jq_expect "$ib fw (sysfs empty)" "$r | .fw // \"\"" "" "sysfs"
 	fi
 	jq_expect "$ib port count" "$r | .ports | length" 1
 	pt="$r | .ports[0]"
 	jq_expect "$ib port number" "$pt | .port" 1
-	jq_expect "$ib port state" "$pt | \"\(.state) \(.state_name)\"" "4 ACTIVE"
+	jq_expect "$ib port state" "$pt | \"\(.state_id) \(.state)\"" "4 ACTIVE"
 	rd v "$ps/state"
-	jq_expect "$ib port state (sysfs)" "$pt | \"\(.state): \(.state_name)\"" "$v" "sysfs"
+	jq_expect "$ib port state_id (sysfs)" "$pt | .state_id" "${v%%:*}" "sysfs"
 	rd v "$ps/phys_state"
-	jq_expect "$ib phys_state" "$pt | \"\(.phys_state): \(.phys_state_name)\"" "$v" "sysfs"
-	jq_expect "$ib phys_state LinkUp" "$pt | .phys_state_name" LinkUp
+	jq_expect "$ib physical_state_id (sysfs)" "$pt | .physical_state_id" "${v%%:*}" "sysfs"
+	jq_expect "$ib physical_state LINK_UP" "$pt | .physical_state" LINK_UP
+	# rdma prints no lid, sm_lid or subnet_prefix for a RoCE port; ibvf
+	# gives sysfs' values there (0, fe80::), so those are not compared.
+	for k in state physical_state netdev netdev_index; do
+		jq_expect_ref "$ib port $k as rdma -j link" "$pt | .$k" \
+			"$lref | select(.port == 1) | .$k" "rdma -j link"
+	done
 	rd v "$ps/rate"
 	jq_expect "$ib rate" "$pt | .rate" "$v" "sysfs"
 	jq_expect "$ib link_layer" "$pt | .link_layer" Ethernet

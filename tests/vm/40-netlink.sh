@@ -78,8 +78,8 @@ if run_ibvf "$list" list --json; then
 	v=".pfs[] | select(.bdf == \"$pf\") | .vfs[]?"
 	jq_begin "$list"
 	jq_expect "ibvf list: VF 1 admin as set" \
-		"$v | select(.index == 1) | .admin | \"\(.mac) spoofchk \(.spoofchk) trust \(.trust)\"" \
-		"$mac spoofchk 0 trust 1" "ip link set"
+		"$v | select(.index == 1) | .admin | \"\(.address) spoofchk \(.spoofchk) trust \(.trust)\"" \
+		"$mac spoofchk false trust true" "ip link set"
 	jq_expect "ibvf list: VF 2 admin vlan" "$v | select(.index == 2) | .admin.vlan" 42 "ip link set"
 	jq_end
 else

@@ -50,8 +50,16 @@ if run_ibvf "$VM_TMP/j" bench client 10.11.0.1 -d rxe1 --iters "$BENCH_ITERS" --
 	expect_json "write_bw --json: one size with an average" "$VM_TMP/j" \
 		'[.test, (.sizes | length), (.sizes[0].bw_avg_gbps > 0), .verdict.status] | @tsv' \
 		"$(printf 'write_bw\t1\ttrue\tPASS')"
+	vm_json bench "$VM_TMP/j"
 else
 	fail "write_bw --json" "$(cat "$VM_TMP/j.err")"
+fi
+# A latency result (with its histogram) for the host's schema check too.
+if run_ibvf "$VM_TMP/jl" bench client 10.11.0.1 -d rxe1 --test write_lat --iters 100 --json \
+	$BENCH_LOW; then
+	vm_json bench "$VM_TMP/jl"
+else
+	fail "write_lat --json" "$(cat "$VM_TMP/jl.err")"
 fi
 run_ibvf "$VM_TMP/h" bench client 10.11.0.1 -d rxe1 --iters "$BENCH_ITERS" $BENCH_LOW
 expect_eq "perftest's bandwidth header" "$(grep '#bytes' "$VM_TMP/h")" \

@@ -67,9 +67,9 @@ expect_eq "ifindex $ifindex still vfname1" "$(ip_name "$ifindex")" vfname1 "ip -
 # The journal: one entry per applied plan, and undo of the rename.
 j=$VM_TMP/journal.json
 run_ibvf "$j" journal --json
-expect_json "journal entries (4 creates, 1 rename)" "$j" 'length' 5 "ibvf journal --json"
-expect_json "last entry is the rename, ok" "$j" '.[-1] | "\(.action) \(.result)"' "vf rename ok"
-id=$(jqr "$j" '.[-1].id')
+expect_json "journal entries (4 creates, 1 rename)" "$j" '.entries | length' 5 "ibvf journal --json"
+expect_json "last entry is the rename, ok" "$j" '.entries[-1] | "\(.action) \(.result)"' "vf rename ok"
+id=$(jqr "$j" '.entries[-1].id')
 expect_ok "ibvf journal undo $id" vm_ibvf journal undo "$id" --yes
 expect_eq "ifindex $ifindex is $old again" "$(ip_name "$ifindex")" "$old" "ip -j link"
 

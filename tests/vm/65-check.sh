@@ -32,6 +32,7 @@ check_json() {
 		fail "ibvf check --json" "exit $rc: $(head -c 300 "$out") $(head -c 300 "$out.err")"
 		vm_done
 	fi
+	vm_json check "$out" # the host validates it against schemas/check.schema.json
 }
 
 # 1. The clean Ethernet node.
