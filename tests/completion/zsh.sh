@@ -4,7 +4,9 @@
 # its words, compset strips as zsh's does, _files records a file request) on
 # words/CURRENT as compsys sets them, and the offered words are checked:
 # commands (all of `ibvf help`'s), subcommands, options, devices of a
-# simulated node named on the line.
+# simulated node named on the line. Last, real zsh in a pseudo-terminal
+# (zpty) with compinit and the file on its fpath: a TAB typed after a line
+# completes it through compsys, and the line is read back.
 # usage: zsh.sh COMPLETION_FILE IBVF
 set -uo pipefail
 comp=$1 ibvf=$2
@@ -55,4 +57,43 @@ expect "ibvf journal " undo
 expect "ibvf --sim=$tmp/n vf create " 0000:18:00.0 18:00.1 ibp24s0 mlx5_0
 expect "ibvf --sim=$tmp/n bench -d " mlx5_0
 expect "ibvf persist --output " "<files -/>"
+# tab LINE: the line zsh's editor holds after LINE and a TAB, in a pty.
+mkdir "$tmp/fpath" && cp "$comp" "$tmp/fpath/_ibvf"
+tab() {
+	timeout 150 zsh -f -c '
+		zmodload zsh/zpty
+		zpty -b z zsh -f -i
+		zpty -w z "PS1=\"> \"; fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D"
+		zpty -w z "zle -N show-buf; show-buf() { zle -I; print -r -- \"BUF[\$BUFFER]\" }; bindkey \"^X\" show-buf"
+		zpty -wn z "$2"$'"'"'\t'"'"'
+		zpty -wn z $'"'"'\x18'"'"'
+		out=
+		for i in {1..1200}; do
+			if zpty -r -t z line; then out+=$line; else sleep 0.1; fi
+			[[ $out == *"BUF[ibvf"*"]"* ]] && break
+		done
+		zpty -d z
+		print -r -- "$out" | grep -ao "BUF\[ibvf[^]]*\]" | tail -n 1
+	' zsh "$tmp/fpath" "$1"
+}
+
+# tab_expect LINE LINE2: a TAB after LINE makes it LINE2.
+tab_expect() {
+	local got
+	got=$(tab "$1")
+	if [ "$got" = "BUF[$2]" ]; then
+		echo "ok: zsh (zpty, compsys) '$1<TAB>' -> '$2'"
+	else
+		echo "FAIL: zsh (zpty, compsys) '$1<TAB>' gives '$got', not 'BUF[$2]'"
+		fail=1
+	fi
+}
+if zsh -f -c 'zmodload zsh/zpty' 2>/dev/null; then
+	tab_expect "ibvf vf cr" "ibvf vf create "
+	tab_expect "ibvf persist --dry" "ibvf persist --dry-run "
+	tab_expect "ibvf --sim=$tmp/n vf destroy ibp22" "ibvf --sim=$tmp/n vf destroy ibp220s0"
+	tab_expect "ibvf --sim=$tmp/n bench client h -d 0000:18:00.7" "ibvf --sim=$tmp/n bench client h -d 0000:18:00.7 "
+else
+	echo "skip: no zsh/zpty module: the compsys run is not done"
+fi
 exit $fail
