@@ -107,29 +107,26 @@ int bench_history_append(const char *path, struct json_object *entry, struct err
 	return r;
 }
 
-/* The key line's match, or NULL (a corrupt line counts in *skipped). */
-static struct json_object *parse_line(char *line, size_t len, struct json_object *key,
-				      size_t *skipped)
+/* The line as a JSON object, or NULL (a corrupt line counts in *skipped). */
+static struct json_object *parse_line(char *line, size_t len, size_t *skipped)
 {
 	if (!len)
 		return NULL;
-	struct json_object *o = len <= BENCH_HISTORY_LINE_MAX ? json_tokener_parse(line) : NULL, *k;
+	struct json_object *o = len <= BENCH_HISTORY_LINE_MAX ? json_tokener_parse(line) : NULL;
 	if (!o || !json_object_is_type(o, json_type_object)) {
 		json_object_put(o);
 		(*skipped)++;
 		return NULL;
 	}
-	if (json_object_object_get_ex(o, "key", &k) && json_object_equal(k, key))
-		return o;
-	json_object_put(o);
-	return NULL;
+	return o;
 }
 
-int bench_history_last(const char *path, struct json_object *key, struct json_object **ret,
-		       size_t *ret_skipped, struct err *e)
+/* Every JSON object line of path's tail, in file order, to each(o, arg)
+ * (which takes o); *ret_skipped counts the lines that are not. */
+static int read_tail(const char *path, void (*each)(struct json_object *o, void *arg), void *arg,
+		     size_t *ret_skipped, struct err *e)
 {
 	int fd, r = open_file(path, false, &fd, e);
-	*ret = NULL;
 	*ret_skipped = 0;
 	if (r == -ENOENT)
 		return 0;
@@ -144,7 +141,6 @@ int bench_history_last(const char *path, struct json_object *key, struct json_ob
 		free(buf);
 		return err_set(e, buf ? errno : ENOMEM, "cannot read the history '%s'", path);
 	}
-	struct json_object *found = NULL;
 	size_t skipped = 0;
 	char *p = buf, *end = buf ? buf + n : NULL;
 	if (p && from > 0) { /* the tail starts inside a line: not a line */
@@ -158,16 +154,61 @@ int bench_history_last(const char *path, struct json_object *key, struct json_ob
 			break;
 		}
 		*nl = '\0';
-		struct json_object *o = parse_line(p, (size_t)(nl - p), key, &skipped);
-		if (o) {
-			json_object_put(found);
-			found = o;
-		}
+		struct json_object *o = parse_line(p, (size_t)(nl - p), &skipped);
+		if (o)
+			each(o, arg);
 		p = nl + 1;
 	}
 	free(buf);
-	*ret = found;
 	*ret_skipped = skipped;
+	return 0;
+}
+
+struct last {
+	struct json_object *key, *found;
+};
+
+static void keep_last(struct json_object *o, void *arg)
+{
+	struct last *l = arg;
+	struct json_object *k;
+	if (json_object_object_get_ex(o, "key", &k) && json_object_equal(k, l->key)) {
+		json_object_put(l->found);
+		l->found = o;
+		return;
+	}
+	json_object_put(o);
+}
+
+int bench_history_last(const char *path, struct json_object *key, struct json_object **ret,
+		       size_t *ret_skipped, struct err *e)
+{
+	struct last l = {.key = key};
+	*ret = NULL;
+	int r = read_tail(path, keep_last, &l, ret_skipped, e);
+	if (r < 0)
+		return r;
+	*ret = l.found;
+	return 0;
+}
+
+static void keep_all(struct json_object *o, void *arg)
+{
+	json_object_array_add(arg, o);
+}
+
+int bench_history_read(const char *path, struct json_object **ret, size_t *ret_skipped,
+		       struct err *e)
+{
+	struct json_object *a = json_object_new_array();
+	if (!a)
+		return err_set(e, ENOMEM, "cannot read the history '%s'", path);
+	int r = read_tail(path, keep_all, a, ret_skipped, e);
+	if (r < 0) {
+		json_object_put(a);
+		return r;
+	}
+	*ret = a;
 	return 0;
 }
 

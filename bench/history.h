@@ -6,11 +6,12 @@
  *
  * A line: {"time", "host", "key": {"pf", "vf", "test", "peer"}, "bdf",
  * "ibdev", "status", "figure", "unit" ("Gb/s" or "us"), "better" ("higher"
- * or "lower"), "spread", "params": {...}}. The file is opened without
- * following links (every directory too), created 0640, locked (flock) for
- * each append and read, a line at most BENCH_HISTORY_LINE_MAX bytes; only
- * its last BENCH_HISTORY_TAIL bytes are read back, and a line that is not a
- * JSON object (torn, hand-edited, too long) is skipped and counted. */
+ * or "lower"), "spread", "ceiling" (Gb/s, when judged), "params": {...}}.
+ * The file is opened without following links (every directory too), created
+ * 0640, locked (flock) for each append and read, a line at most
+ * BENCH_HISTORY_LINE_MAX bytes; only its last BENCH_HISTORY_TAIL bytes are
+ * read back, and a line that is not a JSON object (torn, hand-edited, too
+ * long) is skipped and counted. */
 #pragma once
 
 #include <json-c/json.h>
@@ -40,6 +41,12 @@ int bench_history_append(const char *path, struct json_object *entry, struct err
  * when path does not exist); *ret_skipped the lines skipped as corrupt. */
 int bench_history_last(const char *path, struct json_object *key, struct json_object **ret,
 		       size_t *ret_skipped, struct err *e);
+
+/* Every entry of path's tail (BENCH_HISTORY_TAIL bytes) in file order, as
+ * a new array (empty when path does not exist); *ret_skipped the lines
+ * skipped as corrupt. */
+int bench_history_read(const char *path, struct json_object **ret, size_t *ret_skipped,
+		       struct err *e);
 
 struct bench_history_cmp {
 	double previous;   /* the previous figure */

@@ -392,7 +392,10 @@ void discover_header(struct discover *d)
 	n->hostname = attr_read_str(d->s, "/proc/sys/kernel", "hostname");
 	n->kernel = attr_read_str(d->s, "/proc/sys/kernel", "osrelease");
 	n->driver_version = attr_read_str(d->s, "/sys/module/mlx5_core", "version");
-	int dropped = discover_kmsg(d);
+	int unread = 0, dropped = discover_kmsg(d, &unread);
+	if (n->kmsg_unknown)
+		note(d, "kernel log not read: '/dev/kmsg': %s (the kernel-log checks did not run)",
+		     strerror(-unread));
 	if (dropped > 0)
 		note(d,
 		     "kernel log: %d RDMA driver records dropped, %zu kept (failures first, then "

@@ -251,13 +251,17 @@ int kmsg_parse(struct node *n, const char *text, size_t len)
 	return dropped;
 }
 
-int discover_kmsg(struct discover *d)
+int discover_kmsg(struct discover *d, int *ret_err)
 {
 	char *buf;
 	size_t len;
-	if (sys_read_kmsg(d->s, KMSG_MAX, &buf, &len) < 0)
+	int r = sys_read_kmsg(d->s, KMSG_MAX, &buf, &len);
+	if (r < 0) {
+		d->n->kmsg_unknown = true;
+		*ret_err = r;
 		return 0;
-	int r = kmsg_parse(d->n, buf, len);
+	}
+	r = kmsg_parse(d->n, buf, len);
 	free(buf);
 	return r;
 }

@@ -211,6 +211,9 @@ struct node {
 	/* The same facts for node_refresh(), which never parses a note: */
 	bool links_unknown; /* no netlink link dump (notes[0] says why) */
 	bool virtfn_unread; /* a PF's virtfn<N> link could not be read */
+	/* /dev/kmsg could not be read (a container without it, say): the
+	 * kernel-log checks did not run, which is not a clean log. */
+	bool kmsg_unknown;
 };
 
 int node_discover(struct sys *s, struct node **ret, struct err *e);

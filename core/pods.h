@@ -71,6 +71,10 @@ void pods_label(const struct pod_binding *b, char *buf, size_t size);
 /* The label of the pod holding vf (pods_holder) in buf, or NULL when none. */
 const char *pods_holder_label(const struct vf *vf, char *buf, size_t size);
 
+/* Whether this process is in the node's PID namespace (the initial one), so
+ * that /proc/<pid> names the node's processes: not in a container without
+ * the host's PID namespace. */
+bool pods_in_node_pidns(void);
 /* Enters the network namespace at netns (a path on this machine) in a helper
  * thread and reads, with the link dump of the kernel boundary (sys_link_dump
  * opens its netlink socket in the calling thread's namespace), the interface

@@ -160,9 +160,18 @@ void pods_netns_presence(struct pods_ctx *c)
 		netns_path(c->s, b->netns, path, sizeof(path));
 		snprintf(dir, sizeof(dir), "%s", path);
 		char *slash = strrchr(dir, '/');
-		if (!strncmp(path, "/proc/", 6))
+		if (!strncmp(path, "/proc/", 6)) {
 			snprintf(dir, sizeof(dir), "/proc/1");
-		else if (slash && slash != dir)
+			/* In a container's own PID namespace /proc/<pid> is one of
+			 * its processes, or none: not the node's. */
+			if (!sys_is_sim(c->s) && live && !pods_in_node_pidns()) {
+				pods_note(c,
+					  "netns '%s' not judged: /proc here is not the node's "
+					  "(another PID namespace: a container without hostPID)",
+					  b->netns);
+				continue;
+			}
+		} else if (slash && slash != dir)
 			*slash = '\0';
 		if (!live && sys_exists(c->s, dir) < 0)
 			continue; /* not captured: unknown */

@@ -20,8 +20,9 @@ struct discover {
 /* Host name, kernel release, driver version and kernel log errors. */
 void discover_header(struct discover *d);
 /* The kernel log's RDMA driver records into d->n->kmsg (kmsg.c); returns how
- * many were dropped for room (kmsg_parse()). */
-int discover_kmsg(struct discover *d);
+ * many were dropped for room (kmsg_parse()). A log that cannot be read sets
+ * d->n->kmsg_unknown and *ret_err (the negative errno). */
+int discover_kmsg(struct discover *d, int *ret_err);
 /* Whether the node's netlink is the running kernel's (not a captured tree). */
 bool discover_uses_netlink(struct sys *s);
 /* The link dump behind altnames and VF admin state, or a note why there is

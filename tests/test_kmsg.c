@@ -2,9 +2,12 @@
 /* The kernel log's RDMA driver records (core/kmsg.c): /dev/kmsg records and
  * captured dmesg texts, as real kernels and MOFED write them. */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/kmsg.h"
 #include "core/node.h"
@@ -180,6 +183,28 @@ START_TEST(kmsg_keeps_the_newest_256)
 }
 END_TEST
 
+/* A log ibvf cannot read (a container without /dev/kmsg, or one the device
+ * cgroup refuses; here a tree without it, or with a directory there) is not a
+ * clean log: the notes say the kernel-log checks did not run, and why. */
+START_TEST(kmsg_unread_is_said_not_taken_as_clean)
+{
+	char *dir = tu_mkfixture(NULL), p[4200], *out, *err;
+	snprintf(p, sizeof(p), "%s/dev/kmsg", dir);
+	ck_assert_msg(unlink(p) == 0, "%s: %s", p, strerror(errno));
+	if (_i == 1)
+		ck_assert_msg(mkdir(p, 0755) == 0, "%s: %s", p, strerror(errno));
+	int rc = tu_sim_run(dir, &out, &err, "list", "--json", NULL);
+	ck_assert_msg(rc == 0, "list --json: rc %d: %s", rc, err);
+	ck_assert_msg(strstr(out, "kernel log not read: '/dev/kmsg'") &&
+			      strstr(out, "the kernel-log checks did not run"),
+		      "dev/kmsg %s: no note says the kernel log was not read: %.600s",
+		      _i ? "a directory" : "missing", strstr(out, "\"notes\"") ?: out);
+	free(out);
+	free(err);
+	tu_rmtree(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kmsg");
@@ -191,6 +216,7 @@ int main(void)
 	tcase_add_test(tc, kmsg_control_chars_stay_escaped);
 	tcase_add_test(tc, kmsg_keeps_the_newest_256);
 	tcase_add_test(tc, kmsg_a_flood_keeps_the_failures);
+	tcase_add_loop_test(tc, kmsg_unread_is_said_not_taken_as_clean, 0, 2);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <net/if.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,6 +315,55 @@ static void child_cli_reports_the_pod_interface(void *unused)
 	ip_quiet("netns", "del", ns_name, NULL);
 }
 
+/* A netns recorded as /proc/<pid>/ns/net (cri-dockerd does) names a process
+ * of the node's PID namespace. From the host it is judged; from a container
+ * with its own PID namespace and /proc (the DaemonSet of deploy/kubernetes)
+ * /proc/<pid> is another process or none: unknown, not "gone". */
+static void child_proc_netns_outside_the_node_pidns(void *unused)
+{
+	nst_enter(0);
+	NS_CHECK(mount("tmpfs", "/var/lib", "tmpfs", 0, "size=4m") == 0, "mount tmpfs: %s",
+		 strerror(errno));
+	char netns[64];
+	snprintf(netns, sizeof(netns), "/proc/%d/ns/net", (int)getpid());
+	put_multus("/", BDF, "net1", netns);
+
+	struct pod_set set = read_set("/", PODS_NETNS_NEVER);
+	const struct pod_binding *b = pods_find(&set, BDF);
+	NS_CHECK(b && b->netns_present.known && b->netns_present.v,
+		 "in the node's PID namespace, '%s' (this process) is not judged present", netns);
+	pods_set_fini(&set);
+
+	/* Unshared in a child of its own: this process's later children (a
+	 * sanitizer's tracer at exit, say) stay in the node's PID namespace. */
+	pid_t pid = fork();
+	NS_CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		/* Its own mount namespace too: its /proc must not hide this
+		 * process's from itself. */
+		NS_CHECK(unshare(CLONE_NEWPID | CLONE_NEWNS) == 0, "unshare: %s", strerror(errno));
+		pid_t in = fork();
+		NS_CHECK(in >= 0, "fork: %s", strerror(errno));
+		if (in == 0) { /* pid 1 of its namespace, with its own /proc: a container */
+			NS_CHECK(mount("proc", "/proc", "proc", 0, NULL) == 0, "mount proc: %s",
+				 strerror(errno));
+			set = read_set("/", PODS_NETNS_NEVER);
+			b = pods_find(&set, BDF);
+			NS_CHECK(b && !b->netns_present.known,
+				 "in a PID namespace of its own, netns '%s' is judged %s, not "
+				 "unknown",
+				 netns, b && b->netns_present.v ? "present" : "gone");
+			pods_set_fini(&set);
+			_exit(0);
+		}
+		int status;
+		_exit(waitpid(in, &status, 0) == in && WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+	}
+	int status;
+	NS_CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		 "the child in its own PID namespace failed");
+}
+
 static void run_child(void (*fn)(void *))
 {
 	char uuid[37];
@@ -339,6 +389,12 @@ START_TEST(cli_on_the_running_node_reports_the_pod_interface)
 }
 END_TEST
 
+START_TEST(proc_netns_is_unknown_outside_the_node_pid_namespace)
+{
+	run_child(child_proc_netns_outside_the_node_pidns);
+}
+END_TEST
+
 int main(void)
 {
 	if (geteuid() != 0 || access(IP, X_OK) != 0) {
@@ -349,6 +405,7 @@ int main(void)
 	TCase *tc = tcase_create("netns");
 	tcase_add_test(tc, reads_the_vf_interface_inside_a_named_pod_netns);
 	tcase_add_test(tc, cli_on_the_running_node_reports_the_pod_interface);
+	tcase_add_test(tc, proc_netns_is_unknown_outside_the_node_pid_namespace);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -141,6 +141,13 @@ static void history_record(const char *path, struct json_object *key, struct jso
 		struct json_object *v = json_object_object_get(to, copied[i]);
 		json_object_object_add(en, copied[i], v ? json_object_get(v) : NULL);
 	}
+	/* The payload ceiling the figure was judged against: `ibvf metrics`
+	 * exports figure / ceiling as the validation's ratio. */
+	struct json_object *vo = json_object_object_get(to, "verdict");
+	struct json_object *ceil = json_object_object_get(vo, "ceiling_gbps");
+	if (json_object_get_boolean(json_object_object_get(vo, "judged")) && ceil &&
+	    json_object_get_double(ceil) > 0)
+		json_object_object_add(en, "ceiling", json_object_get(ceil));
 	struct json_object *prof = json_object_object_get(to, "profile");
 	json_object_object_add(en, "params", prof ? json_object_get(prof) : NULL);
 	struct err e = {{0}};

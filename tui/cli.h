@@ -80,6 +80,7 @@ int cmd_journal(const struct cli *c, int argc, char **argv);
 int cmd_bench(const struct cli *c, int argc, char **argv);
 int cmd_mkfixture(const struct cli *c, int argc, char **argv);
 int cmd_debug(const struct cli *c, int argc, char **argv);
+int cmd_metrics(const struct cli *c, int argc, char **argv);
 int cmd_help(const struct cli *c, int argc, char **argv);
 
 /* cmd_reboot.c: a reboot of the simulated node c names (power cycle, the

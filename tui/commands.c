@@ -208,6 +208,21 @@ static const struct cmd commands[] = {
 	 "the node's lock."},
 	{"bench", cmd_bench, CMD_NODE | CMD_JSON, "RDMA WRITE/READ bandwidth and latency per VF",
 	 BENCH_USAGE, BENCH_HELP},
+	{"metrics", cmd_metrics, CMD_NODE, "the node as Prometheus metrics (textfile collector)",
+	 "metrics [--textfile DIR] [--interval SECONDS]",
+	 "The node in Prometheus text format (0.0.4): the PF -> VF tree with names and\n"
+	 "link layer, zero and duplicate GUIDs, pinned names, pod bindings, the checks'\n"
+	 "findings by id and severity, each VF's last 'bench validate' result (from\n"
+	 "/var/lib/ibvf/bench-history.jsonl) and when it was written. Port state, rate\n"
+	 "and counters are node_exporter's infiniband collector's (docs/metrics.md).\n"
+	 "  --textfile DIR      write DIR/ibvf.prom (mode 0644) through a temporary file\n"
+	 "                      and a rename, for node_exporter's textfile collector;\n"
+	 "                      DIR must exist, root's or the user's, writable by no\n"
+	 "                      one else\n"
+	 "  --interval SECONDS  again every SECONDS (1..86400), each round a fresh\n"
+	 "                      discovery, until SIGTERM or SIGINT (exit 0); a round\n"
+	 "                      that fails says why in one line and leaves the file\n"
+	 "Exit 2: bad option; 1: the node or DIR could not be read or written."},
 	{"mkfixture", cmd_mkfixture, CMD_KERNEL, "build a simulated DGX H200 node tree",
 	 "mkfixture DIR [--healthy] [--pfs N] [--vfs N] [--kernel REL] [--reboot [--seed N]]",
 	 "Write a simulated DGX H200 node into DIR (docs/fixture.md), for --sim=DIR.\n"

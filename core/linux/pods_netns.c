@@ -116,6 +116,19 @@ static char *format_addr(const uint8_t *addr, size_t len)
 	return buf;
 }
 
+/* PROC_PID_INIT_INO: the initial PID namespace's inode, fixed by the kernel. */
+#define PID_NS_INIT "pid:[4026531836]"
+
+bool pods_in_node_pidns(void)
+{
+	char link[64];
+	ssize_t n = readlink("/proc/self/ns/pid", link, sizeof(link) - 1);
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	return !strcmp(link, PID_NS_INIT);
+}
+
 int pods_netns_read(struct sys *s, const char *netns, const char *ifname, bool guid_known,
 		    uint64_t guid, struct pod_netif *ret)
 {

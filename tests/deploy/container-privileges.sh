@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# ibvf as the DaemonSet of deploy/kubernetes runs it, approximated on this
+# machine without a container runtime: root with no capability at all
+# (bounding, inheritable and ambient sets empty, no_new_privs), its own mount
+# and PID namespaces with their own /proc, sysfs read-only, the host's network
+# namespace (hostNetwork), and /dev either a tmpfs without kmsg (the pod's
+# /dev) or the host's (a hostPath /dev/kmsg, refused without CAP_SYSLOG when
+# dmesg_restrict is 1). `ibvf list --json` must read the node: the netlink
+# link dump works without a capability, and the kernel log it cannot read is
+# a note, not a clean log (docs/fleet.md).
+# Usage: container-privileges.sh IBVF. Needs root, unshare and setpriv (else 77).
+set -euo pipefail
+ibvf=$1
+if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null || ! command -v setpriv >/dev/null; then
+	echo "container-privileges: needs root, unshare and setpriv: skipped"
+	exit 77
+fi
+
+sandbox() { # sandbox DEV_MODE CMD...: run CMD as the DaemonSet's container would
+	local dev=$1
+	shift
+	# shellcheck disable=SC2016 # the script expands its own arguments
+	unshare --mount --pid --fork --mount-proc --propagation private sh -euc '
+		[ "$1" = tmpfs ] && { mount -t tmpfs -o mode=755 tmpfs /dev; mknod -m 666 /dev/null c 1 3; }
+		mount -o remount,bind,ro /sys 2>/dev/null || mount -o bind,ro /sys /sys
+		shift
+		exec setpriv --bounding-set -all --inh-caps -all --ambient-caps -all \
+			--no-new-privs -- "$@"' sandbox "$dev" "$@"
+}
+
+fails=0
+check() { # check WHAT COND_RC DETAIL
+	if [ "$2" -eq 0 ]; then echo "ok   $1"; else
+		echo "FAIL $1: $3"
+		fails=$((fails + 1))
+	fi
+}
+
+caps=$(sandbox tmpfs grep CapEff /proc/self/status)
+check "no capability in the sandbox" "$([[ $caps == *0000000000000000 ]] && echo 0 || echo 1)" "$caps"
+
+for dev in tmpfs host; do
+	rc=0
+	out=$(sandbox "$dev" "$ibvf" list --json 2>&1) || rc=$?
+	check "/dev $dev: ibvf list --json exits 0" "$rc" "$out"
+	notes=$(printf '%s' "$out" | jq -r '.notes[]' 2>/dev/null || true)
+	kmsg=$(printf '%s\n' "$notes" | grep "kernel log not read: '/dev/kmsg'" || true)
+	if [ "$dev" = host ] && [ "$(cat /proc/sys/kernel/dmesg_restrict)" = 0 ]; then
+		echo "skip /dev host: dmesg_restrict is 0, /dev/kmsg is readable without CAP_SYSLOG"
+	else
+		check "/dev $dev: the unread kernel log is a note" "$([ -n "$kmsg" ] && echo 0 || echo 1)" \
+			"notes: $notes"
+		[ -n "$kmsg" ] && echo "     $kmsg"
+	fi
+	nl=$(printf '%s\n' "$notes" | grep "netlink" || true)
+	check "/dev $dev: the netlink link dump needs no capability" "$([ -z "$nl" ] && echo 0 || echo 1)" "$nl"
+	host=$(printf '%s' "$out" | jq -r .host 2>/dev/null || true)
+	check "/dev $dev: the host's name (UTS namespace shared)" \
+		"$([ "$host" = "$(cat /proc/sys/kernel/hostname)" ] && echo 0 || echo 1)" "host '$host'"
+done
+exit $((fails > 0))
