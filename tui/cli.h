@@ -47,6 +47,7 @@ struct cmd {
 
 /* commands.c: the table, and help rendered from it. */
 const struct cmd *cmd_find(const char *name);
+const struct cmd *cmd_table(size_t *ret_n);
 void cmd_print_overview(FILE *f);
 void cmd_print_help(FILE *f, const struct cmd *cmd);
 void cmd_print_usage(FILE *f, const struct cmd *cmd);

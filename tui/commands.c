@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "console.h"
+#include "help_gen.h"
 
 int cmd_console(const struct cli *c, int argc, char **argv)
 {
@@ -260,6 +261,12 @@ static const char options_text[] =
 	"  -h, --help           show this help, or a command's\n"
 	"  -V, --version        show the version\n";
 
+const struct cmd *cmd_table(size_t *ret_n)
+{
+	*ret_n = sizeof(commands) / sizeof(commands[0]);
+	return commands;
+}
+
 const struct cmd *cmd_find(const char *name)
 {
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -316,6 +323,11 @@ int cmd_help(const struct cli *c, int argc, char **argv)
 		cmd_print_overview(stdout);
 		return 0;
 	}
+	/* Hidden: the build renders the man page and the completion's table. */
+	if (!strcmp(argv[1], "--man"))
+		return help_man(stdout);
+	if (!strncmp(argv[1], "--completion=", 13))
+		return help_completion(stdout, argv[1] + 13);
 	const struct cmd *cmd = cmd_find(argv[1]);
 	if (!cmd) {
 		cli_error("no help for '%s': not an ibvf command (see 'ibvf help')", argv[1]);

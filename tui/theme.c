@@ -16,6 +16,9 @@
 #ifndef IBVF_THEMES_SRCDIR
 #define IBVF_THEMES_SRCDIR ""
 #endif
+#ifndef IBVF_BUILD_ROOT
+#define IBVF_BUILD_ROOT ""
+#endif
 #ifndef IBVF_THEMES_DATADIR
 #define IBVF_THEMES_DATADIR "/usr/local/share/ibvf/themes"
 #endif
@@ -263,13 +266,27 @@ static int user_dir(char *buf, size_t size)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
+/* The source tree's themes are for a binary in its build tree (the tests,
+ * scripts/run): an installed ibvf, run as root, does not read a directory
+ * named at build time that may be anyone's by now (a build in /var/tmp). */
+static bool in_build_tree(void)
+{
+	char self[512];
+	size_t len = strlen(IBVF_BUILD_ROOT);
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0 || !len)
+		return false;
+	self[n] = '\0';
+	return !strncmp(self, IBVF_BUILD_ROOT, len) && self[len] == '/';
+}
+
 /* The search path, most specific first; returns how many. */
 static size_t theme_dirs(char dirs[3][512])
 {
 	size_t n = 0;
 	if (user_dir(dirs[n], sizeof(dirs[n])) == 0)
 		n++;
-	if (IBVF_THEMES_SRCDIR[0])
+	if (IBVF_THEMES_SRCDIR[0] && in_build_tree())
 		snprintf(dirs[n++], sizeof(dirs[0]), "%s", IBVF_THEMES_SRCDIR);
 	snprintf(dirs[n++], sizeof(dirs[0]), "%s", IBVF_THEMES_DATADIR);
 	return n;
