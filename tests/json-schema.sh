@@ -11,7 +11,9 @@
 set -euo pipefail
 ibvf=$1
 src=$2
-check="python3 $src/tests/json_check.py"
+# Debian's interpreter: scripts/install-deps puts python3-jsonschema there (a
+# python3 earlier on PATH, e.g. pyenv's, may not have it).
+check="/usr/bin/python3 $src/tests/json_check.py"
 schemas=$src/schemas
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """json_check.py SCHEMA FILE...: each FILE (one JSON document, or JSON Lines
 with --lines) is valid against SCHEMA, and no GUID value in it is in ip
 link's colon form (docs/json.md: one GUID form per document). Exit 0 when
