@@ -6,7 +6,8 @@
 # completes in a blink.
 
 # _ibvf_devices ROOT CUR: the PCI addresses (short ones too once CUR is not
-# empty), netdevs and RDMA devices of ROOT's SR-IOV functions.
+# empty), netdevs and RDMA devices of ROOT's SR-IOV functions that start with
+# CUR, one per line.
 _ibvf_devices() {
 	local root=$1 cur=$2 f d n
 	local -a out=()
@@ -19,7 +20,12 @@ _ibvf_devices() {
 			[ -e "$n" ] && out+=("${n##*/}")
 		done
 	done
-	printf '%s\n' "${out[@]}"
+	# Names come from the node (a pod may have renamed a VF's netdev): only
+	# those made of characters no shell treats specially are offered, and
+	# they are matched here, not by compgen -W, which expands its words.
+	for n in "${out[@]}"; do
+		[[ $n =~ ^[A-Za-z0-9_.:@+-]+$ && $n == "$cur"* ]] && printf '%s\n' "$n"
+	done
 }
 
 # _ibvf_kind WORD PAIRS: the placeholder WORD takes in PAIRS ("--opt:PH ...")
@@ -82,7 +88,7 @@ _ibvf() {
 	DIR) mapfile -t cands < <(compgen -d -- "$value") ;;
 	FILE | F | PATH) mapfile -t cands < <(compgen -f -- "$value") ;;
 	NAME\|PATH) mapfile -t cands < <(compgen -W "default light mono high-contrast" -- "$value"; compgen -f -- "$value") ;;
-	DEV*) mapfile -t cands < <(compgen -W "$(_ibvf_devices "$root" "$value")" -- "$value") ;;
+	DEV*) mapfile -t cands < <(_ibvf_devices "$root" "$value") ;;
 	*) kind=none ;;
 	esac
 	if [ -z "$kind" ]; then
@@ -93,7 +99,7 @@ _ibvf() {
 		elif [ -n "$subs" ] && [ -z "$sub" ]; then
 			mapfile -t cands < <(compgen -W "$subs" -- "$cur")
 		elif [ "$pos" = dev ]; then
-			mapfile -t cands < <(compgen -W "$(_ibvf_devices "$root" "$cur")" -- "$cur")
+			mapfile -t cands < <(_ibvf_devices "$root" "$cur")
 		elif [ "$pos" = dir ]; then
 			mapfile -t cands < <(compgen -d -- "$cur")
 		elif [ "$pos" = cmd ] && [ -z "$sub" ]; then

@@ -89,6 +89,28 @@ expect "ibvf bench --sim=$tmp/n -d mlx5_" mlx5_0
 refuse "ibvf --sim=$tmp/n vf create " lo
 refuse "ibvf --sim=$tmp/n list " 0000:18:00.0
 
+# A name from the node is data, never shell code: a VF netdev a pod renamed
+# to '$(>PWNED)' (15 bytes, a legal name) is neither run nor offered, in
+# either completion path (a positional device, an option's device).
+vfnet=$(echo "$tmp"/n/sys/bus/pci/devices/0000:18:00.1/net/*)
+mv "$vfnet" "${vfnet%/*}/\$(>PWNED)"
+mkdir "$tmp/cwd"
+for line in "ibvf --sim=$tmp/n vf rename " "ibvf --sim=$tmp/n vf rename \$" \
+	"ibvf bench --sim=$tmp/n -d "; do
+	got=$(cd "$tmp/cwd" && complete_line "$line")
+	if [ -e "$tmp/cwd/PWNED" ]; then
+		echo "FAIL: '$line<TAB>' ran a device name as a command"
+		fail=1
+		rm -f "$tmp/cwd/PWNED"
+	elif grep -qF 'PWNED' <<<"$got"; then
+		echo "FAIL: '$line<TAB>' offers a name with shell syntax: $(grep -F PWNED <<<"$got")"
+		fail=1
+	else
+		echo "ok: '$line<TAB>' neither runs nor offers '\$(>PWNED)'"
+	fi
+done
+expect "ibvf --sim=$tmp/n vf rename " 0000:18:00.1 mlx5_0
+
 # On the real node: what /sys has (nothing to check when it has no SR-IOV).
 n=$(complete_line "ibvf vf create " | grep -c .)
 echo "info: this host's /sys offers $n device names"
