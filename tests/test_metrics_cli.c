@@ -98,6 +98,59 @@ static void only_the_file(void)
 	closedir(d);
 }
 
+/* stdout that cannot take the text (a full disk: /dev/full): one line, exit
+ * 1, not a silent 0 over a truncated file. */
+START_TEST(stdout_write_error_said)
+{
+	int errp[2];
+	ck_assert_int_eq(pipe(errp), 0);
+	char *sim = tu_sim_arg(node);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int full = open("/dev/full", O_WRONLY);
+		if (full < 0 || dup2(full, 1) < 0 || dup2(errp[1], 2) < 0)
+			_exit(127);
+		execl(getenv("IBVF_BIN"), "ibvf", sim, "metrics", (char *)NULL);
+		_exit(127);
+	}
+	close(errp[1]);
+	char err[4096] = "";
+	size_t len = 0;
+	ssize_t k;
+	while (len + 1 < sizeof(err) && (k = read(errp[0], err + len, sizeof(err) - 1 - len)) > 0)
+		len += (size_t)k;
+	err[len] = 0;
+	close(errp[0]);
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1, "exit %d, said '%s'",
+		      WIFEXITED(st) ? WEXITSTATUS(st) : -1, err);
+	ck_assert_msg(strstr(err, "cannot write the metrics to stdout: No space left on device") &&
+			      lines(err) == 1,
+		      "said '%s'", err);
+	free(sim);
+}
+END_TEST
+
+/* --textfile=DIR and --interval=S, as the other commands take --opt=VALUE. */
+START_TEST(option_equals_value)
+{
+	char opt[PATH_MAX + 16];
+	snprintf(opt, sizeof(opt), "--textfile=%s", tdir);
+	char *out = NULL, *err = NULL;
+	int st = tu_sim_run(node, &out, &err, "metrics", opt, NULL);
+	ck_assert_msg(st == 0, "exit %d: %s", st, err);
+	ck_assert_int_eq(access(prom, F_OK), 0);
+	free(out);
+	free(err);
+	st = tu_sim_run(node, &out, &err, "metrics", "--interval=0", NULL);
+	ck_assert_msg(st == 2 && strstr(err, "invalid --interval '0'"), "exit %d: %s", st, err);
+	free(out);
+	free(err);
+}
+END_TEST
+
 START_TEST(textfile_replaced_by_rename)
 {
 	char *out = NULL, *err = NULL;
@@ -232,6 +285,8 @@ int main(void)
 	tcase_add_test(tc, bad_textfile_and_interval_refused);
 	tcase_add_test(tc, textfile_replaced_by_rename);
 	tcase_add_test(tc, interval_repeats_until_sigterm);
+	tcase_add_test(tc, stdout_write_error_said);
+	tcase_add_test(tc, option_equals_value);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }

@@ -87,17 +87,18 @@ static int parse_interval(const char *arg, unsigned int *ret)
 static int parse(int argc, char **argv, struct metrics_opts *o)
 {
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool tf = !strcmp(a, "--textfile"), iv = !strcmp(a, "--interval");
-		if (!tf && !iv) {
+		const char *a = argv[i], *v = NULL;
+		bool tf = !strncmp(a, "--textfile", 10), iv = !strncmp(a, "--interval", 10);
+		if ((tf || iv) && a[10] == '=') /* --textfile=DIR */
+			v = a + 11;
+		else if (!(tf || iv) || a[10]) {
 			cli_bad_arg("metrics", a);
 			return -EINVAL;
-		}
-		if (i + 1 >= argc) {
+		} else if (i + 1 >= argc) {
 			cli_error("option '%s' needs a value (see 'ibvf metrics --help')", a);
 			return -EINVAL;
-		}
-		const char *v = argv[++i];
+		} else
+			v = argv[++i];
 		int r = tf ? textfile_dir(v, o->dir, sizeof(o->dir))
 			   : parse_interval(v, &o->interval);
 		if (r < 0)
@@ -165,8 +166,14 @@ static int round_once(const struct cli *c, const struct metrics_opts *o)
 	if (r < 0)
 		return r;
 	if (!o->dir[0]) {
-		fputs(text, stdout);
-		r = fflush(stdout) == 0 ? 0 : -EIO;
+		/* A full disk under `ibvf metrics >f` is said, not a silent 0. */
+		errno = 0;
+		bool bad = fputs(text, stdout) == EOF;
+		bad |= fflush(stdout) != 0;
+		bad |= ferror(stdout) != 0;
+		r = bad ? -(errno ? errno : EIO) : 0;
+		if (r < 0)
+			cli_error("cannot write the metrics to stdout: %s", strerror(-r));
 	} else {
 		snprintf(path, sizeof(path), "%s/%s", o->dir, METRICS_FILE);
 		if ((r = safefile_write(path, text, 0644, &e)) < 0)
