@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -223,12 +224,17 @@ int safefile_write(const char *path, const char *content, mode_t mode, struct er
 	int dfd, fd = -1, r;
 	if ((r = split(path, dir, &name, e)) < 0)
 		return r;
-	if (strlen(name) > NAME_MAX - 16)
+	if (strlen(name) > NAME_MAX - 32) /* room for the temporary's ".PID.RANDOM.tmp" */
 		return err_setx(e, ENAMETOOLONG, "file name too long: '%s'", path);
 	if ((r = safefile_dir(dir, true, &dfd, e)) < 0)
 		return r;
+	/* A random part: a process killed mid-write leaves its temporary, and
+	 * in a container every start is pid 1, so pid and counter repeat. */
 	for (int i = 0; i < 100 && fd < 0; i++) {
-		snprintf(tmp, sizeof(tmp), ".%s.%ld.%d.tmp", name, (long)getpid(), i);
+		unsigned long long rnd = 0;
+		if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
+			rnd = (unsigned long long)i;
+		snprintf(tmp, sizeof(tmp), ".%s.%ld.%016llx.tmp", name, (long)getpid(), rnd);
 		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0 && errno != EEXIST)
 			break;

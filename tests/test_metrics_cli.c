@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/err.h"
+#include "core/safefile.h"
 #include "testutil.h"
 
 static char *node, tdir[PATH_MAX], prom[PATH_MAX + 16];
@@ -148,6 +150,23 @@ START_TEST(option_equals_value)
 	ck_assert_msg(st == 2 && strstr(err, "invalid --interval '0'"), "exit %d: %s", st, err);
 	free(out);
 	free(err);
+}
+END_TEST
+
+/* In a container ibvf is pid 1 on every start: the temporaries of rounds
+ * killed mid-write (SIGKILL) must not make later writes fail. Here this
+ * process's own pid stands for it, with 100 leftovers of its. */
+START_TEST(leftover_temporaries_do_not_block)
+{
+	char path[PATH_MAX + 64];
+	for (int i = 0; i < 100; i++) {
+		snprintf(path, sizeof(path), "%s/.ibvf.prom.%ld.%d.tmp", tdir, (long)getpid(), i);
+		tu_write(path, "# killed\n");
+	}
+	struct err e = {{0}};
+	int r = safefile_write(prom, "ibvf_up 1\n", 0644, &e);
+	ck_assert_msg(r == 0, "safefile_write: %s", e.msg);
+	ck_assert_int_eq(access(prom, F_OK), 0);
 }
 END_TEST
 
@@ -287,6 +306,7 @@ int main(void)
 	tcase_add_test(tc, interval_repeats_until_sigterm);
 	tcase_add_test(tc, stdout_write_error_said);
 	tcase_add_test(tc, option_equals_value);
+	tcase_add_test(tc, leftover_temporaries_do_not_block);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }
