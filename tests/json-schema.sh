@@ -9,6 +9,9 @@
 # Real bench results (sizes, link, verdict) are validated in the guest:
 # tests/vm/50-bench-tests.sh. Usage: json-schema.sh IBVF SRCDIR
 set -euo pipefail
+for t in /usr/bin/python3 jq; do
+	command -v "$t" >/dev/null || { echo "skip: no $t (scripts/install-deps installs it)"; exit 77; }
+done
 ibvf=$1
 src=$2
 # Debian's interpreter: scripts/install-deps puts python3-jsonschema there (a

@@ -70,7 +70,7 @@ def render(kubectl, path, label):
 def yamllint(files):
     exe = shutil.which("yamllint")
     if not exe:
-        print("skip yamllint: not installed")
+        fail("yamllint is not installed (scripts/install-deps installs it)")
         return
     conf = "{extends: default, rules: {line-length: {max: 100}, document-start: disable}}"
     p = subprocess.run([exe, "-f", "parsable", "-d", conf] + files, capture_output=True,
@@ -79,6 +79,8 @@ def yamllint(files):
         fail(f"yamllint {line}")
     if p.returncode == 0:
         print(f"ok   yamllint: {len(files)} files")
+    elif not p.stdout.strip():
+        fail(f"yamllint exit {p.returncode}: {p.stderr.strip()[:300]}")
 
 
 def main():

@@ -8,6 +8,7 @@
 # usage: themes.sh IBVF SOURCE_THEMES_DIR
 set -uo pipefail
 ibvf=$1 srcdir=$2
+command -v strace >/dev/null || { echo "skip: no strace (scripts/install-deps installs it)"; exit 77; }
 tmp=$(mktemp -d /var/tmp/ibvf-themes.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
