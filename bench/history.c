@@ -16,6 +16,11 @@
 #include "core/escape.h"
 #include "core/safefile.h"
 
+void bench_history_path(const char *root, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s", root && strcmp(root, "/") ? root : "", BENCH_HISTORY_PATH);
+}
+
 struct json_object *bench_history_key(const char *pf, int vf, const char *test, const char *peer)
 {
 	struct json_object *k = json_object_new_object();

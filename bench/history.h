@@ -28,6 +28,10 @@
 #define BENCH_HISTORY_MIN_PCT 5.0
 #define BENCH_HISTORY_SPREADS 3.0
 
+/* The history file of the node whose root is root (NULL or "/": the
+ * running node's) into buf. */
+void bench_history_path(const char *root, char *buf, size_t size);
+
 /* The key of a result: pf is the VF's PF BDF (a PF's own BDF, vf < 0),
  * peer the server's host or the peer device's BDF. A new object. */
 struct json_object *bench_history_key(const char *pf, int vf, const char *test, const char *peer);

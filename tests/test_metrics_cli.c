@@ -100,38 +100,50 @@ static void only_the_file(void)
 	closedir(d);
 }
 
-/* stdout that cannot take the text (a full disk: /dev/full): one line, exit
- * 1, not a silent 0 over a truncated file. */
-START_TEST(stdout_write_error_said)
+/* ibvf --sim=NODE metrics, stdout on outfd (-1: the test's), stderr on
+ * errfd; with interval, also --textfile TDIR --interval INTERVAL. */
+static pid_t spawn(int outfd, int errfd, const char *interval)
 {
-	int errp[2];
-	ck_assert_int_eq(pipe(errp), 0);
 	char *sim = tu_sim_arg(node);
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		int full = open("/dev/full", O_WRONLY);
-		if (full < 0 || dup2(full, 1) < 0 || dup2(errp[1], 2) < 0)
+		if ((outfd >= 0 && dup2(outfd, 1) < 0) || dup2(errfd, 2) < 0)
 			_exit(127);
-		execl(getenv("IBVF_BIN"), "ibvf", sim, "metrics", (char *)NULL);
+		if (interval)
+			execl(getenv("IBVF_BIN"), "ibvf", sim, "metrics", "--textfile", tdir,
+			      "--interval", interval, (char *)NULL);
+		else
+			execl(getenv("IBVF_BIN"), "ibvf", sim, "metrics", (char *)NULL);
 		_exit(127);
 	}
-	close(errp[1]);
-	char err[4096] = "";
-	size_t len = 0;
-	ssize_t k;
-	while (len + 1 < sizeof(err) && (k = read(errp[0], err + len, sizeof(err) - 1 - len)) > 0)
-		len += (size_t)k;
-	err[len] = 0;
-	close(errp[0]);
+	free(sim);
+	return pid;
+}
+
+/* stdout that cannot take the text (a full disk: /dev/full): one line, exit
+ * 1, not a silent 0 over a truncated file. */
+START_TEST(stdout_write_error_said)
+{
+	char errpath[PATH_MAX + 8], err[4096];
+	snprintf(errpath, sizeof(errpath), "%s.err", tdir);
+	int errfd = open(errpath, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	int full = open("/dev/full", O_WRONLY);
+	ck_assert_int_ge(errfd, 0);
+	ck_assert_int_ge(full, 0);
+	pid_t pid = spawn(full, errfd, NULL);
 	int st;
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ssize_t n = pread(errfd, err, sizeof(err) - 1, 0);
+	err[n > 0 ? n : 0] = '\0';
+	close(full);
+	close(errfd);
+	unlink(errpath);
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1, "exit %d, said '%s'",
 		      WIFEXITED(st) ? WEXITSTATUS(st) : -1, err);
 	ck_assert_msg(strstr(err, "cannot write the metrics to stdout: No space left on device") &&
 			      lines(err) == 1,
 		      "said '%s'", err);
-	free(sim);
 }
 END_TEST
 
@@ -229,27 +241,13 @@ static ino_t wait_new_file(ino_t ino, double bound_s)
 	return 0;
 }
 
-static pid_t spawn(int errfd, const char *interval)
-{
-	char *sim = tu_sim_arg(node);
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(errfd, 2);
-		execl(getenv("IBVF_BIN"), "ibvf", sim, "metrics", "--textfile", tdir, "--interval",
-		      interval, (char *)NULL);
-		_exit(127);
-	}
-	free(sim);
-	return pid;
-}
-
 START_TEST(interval_repeats_until_sigterm)
 {
 	char errpath[PATH_MAX + 8];
 	snprintf(errpath, sizeof(errpath), "%s.err", tdir);
 	int errfd = open(errpath, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	ck_assert_int_ge(errfd, 0);
-	pid_t pid = spawn(errfd, "1");
+	pid_t pid = spawn(-1, errfd, "1");
 	/* A round takes what one run takes: measured, not assumed. */
 	double t0 = now_s();
 	ino_t first = wait_new_file(0, 60 * timeout_mult());

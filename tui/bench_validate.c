@@ -32,8 +32,7 @@ static void on_quarter(const struct bench_progress *p, void *arg)
 
 void bench_validate_history_path(const struct bench_opts *o, char *buf, size_t size)
 {
-	const char *root = o->state_root && strcmp(o->state_root, "/") ? o->state_root : "";
-	snprintf(buf, size, "%s%s", root, BENCH_HISTORY_PATH);
+	bench_history_path(o->state_root, buf, size);
 }
 
 /* The configuration of test k: the profile's, what the operator gave wins. */

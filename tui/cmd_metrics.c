@@ -130,8 +130,7 @@ static int render(const struct cli *c, const struct metrics_opts *o, char **ret)
 		cli_error("cannot run the checks: %s", strerror(-r));
 		goto out;
 	}
-	const char *root = sys_root(s);
-	snprintf(path, sizeof(path), "%s%s", strcmp(root, "/") ? root : "", BENCH_HISTORY_PATH);
+	bench_history_path(sys_root(s), path, sizeof(path));
 	if (bench_history_read(path, &in.history, &in.history_skipped, &e) < 0) {
 		cli_error("warning: no validation results: %s", e.msg);
 		in.history = NULL;
