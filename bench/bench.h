@@ -15,7 +15,7 @@
 #include "bench/exchange_auth.h"
 #include "bench/wire.h"
 #include "bench/stats.h"
-#include "core/err.h"
+#include "core/base/err.h"
 
 #define BENCH_MAX_SIZES	   23 /* 2 B .. 8 MiB, powers of two */
 #define BENCH_DEFAULT_PORT 18515

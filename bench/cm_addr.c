@@ -18,7 +18,7 @@
 #include <netlink/socket.h>
 
 #include "bench/sysfile.h"
-#include "core/attr.h"
+#include "core/model/attr.h"
 
 /* A name safe to put in a path and a message: printable, no '/', not a
  * dot entry, shorter than size. */

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/err.h"
+#include "core/base/err.h"
 
 #define CM_MAX_NETDEVS 4
 #define CM_MAX_ADDRS   16

@@ -10,7 +10,7 @@
 #include <sched.h>
 #include <stddef.h>
 
-#include "core/err.h"
+#include "core/base/err.h"
 
 /* The longest list read from a file: 8192 CPUs, every other one, fit. */
 #define CPULIST_MAX_LEN 32768

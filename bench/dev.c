@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/sys.h"
+#include "core/sys/sys.h"
 
 /* Buffers beyond this are not worth a second slot. */
 #define SLOT_BUDGET (256u << 20)

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/err.h"
+#include "core/base/err.h"
 
 #define EXCHANGE_MAGIC 0x49425646u /* "IBVF" */
 /* Version 3: OPEN and CHALLENGE before the hello, a nonce and an HMAC on

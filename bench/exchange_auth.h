@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "bench/exchange.h"
-#include "core/err.h"
+#include "core/base/err.h"
 
 #define EXCHANGE_KEY_MIN 16
 #define EXCHANGE_KEY_MAX 1024

@@ -13,7 +13,7 @@
 
 #include "bench/exchange.h"
 #include "bench/exchange_auth.h"
-#include "core/err.h"
+#include "core/base/err.h"
 
 #define GATE_MAX_PENDING 256 /* connections in their handshake at once */
 #define GATE_BACKLOG	 128 /* the listening socket's backlog (exchange_listen) */

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/escape.h"
-#include "core/safefile.h"
+#include "core/base/escape.h"
+#include "core/base/safefile.h"
 
 void bench_history_path(const char *root, char *buf, size_t size)
 {
@@ -79,7 +79,7 @@ static int open_file(const char *path, bool write, int *ret_fd, struct err *e)
 
 int bench_history_append(const char *path, struct json_object *entry, struct err *e)
 {
-	/* Valid UTF-8 whatever the device names hold (core/escape.h). */
+	/* Valid UTF-8 whatever the device names hold (core/base/escape.h). */
 	char *body = escape_json_text(json_object_to_json_string_ext(
 		entry, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	if (!body)

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/err.h"
+#include "core/base/err.h"
 
 #define BENCH_HISTORY_PATH     "/var/lib/ibvf/bench-history.jsonl"
 #define BENCH_HISTORY_LINE_MAX (8u << 10)

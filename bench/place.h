@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "bench/bench.h"
-#include "core/err.h"
+#include "core/base/err.h"
 
 /* What sysfs says of an HCA. */
 struct place_hca {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "bench/exchange.h"
-#include "core/attr.h"
+#include "core/model/attr.h"
 
 uint32_t bench_port_verbs_rate_mbps(unsigned int active_speed, unsigned int active_width,
 				    uint8_t *ret_width)

@@ -2,12 +2,12 @@
 /* This side's port as the exchange describes it to the peer (struct
  * exchange_port): its rate, lanes, the VF's transmit cap and the identity
  * of the physical port it sits on, read through the kernel boundary
- * (core/sys.h) so that a simulated node answers as a real one. */
+ * (core/sys/sys.h) so that a simulated node answers as a real one. */
 #pragma once
 
 #include <stdint.h>
 
-#include "core/sys.h"
+#include "core/sys/sys.h"
 
 struct bench_port_info {
 	uint32_t rate_mbps;	   /* sysfs `rate`, else active speed x width; 0: unknown */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A benchmark result as JSON: the one serialisation of a run, holding every
  * figure and the verdict. `ibvf bench --json` prints it; the text report
- * (tui/bench_text.c) and the console's bench view render from it.
+ * (tui/bench/bench_text.c) and the console's bench view render from it.
  *
  *   {"test", "device": {"ibdev", "bdf", "pf", "vf", "netdev", "rate", "port",
  *    "gid_index", "link_layer", "mtu"}, "params": {"connection", "qps",

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "core/err.h"
+#include "core/base/err.h"
 
 /* The first line of the file at path, without its newline, into buf: 0, or
  * -errno with e naming the file (longer than size - 1 bytes: -EINVAL). */

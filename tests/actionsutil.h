@@ -8,7 +8,7 @@
 
 #include <json-c/json.h>
 
-#include "core/node.h"
+#include "core/model/node.h"
 
 /* The node as `ibvf list --json` prints it: the whole model, to compare. */
 char *node_json(const char *dir);

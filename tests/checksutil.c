@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/sys.h"
+#include "core/sys/sys.h"
 #include "testutil.h"
 
 static char *fixture;

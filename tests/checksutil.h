@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/checks.h"
-#include "core/node.h"
+#include "core/checks/checks.h"
+#include "core/model/node.h"
 
 /* Makes the suite's simulated node (`mkfixture ARGS`) once, before the
  * tests run; cu_fixture_done() removes it. */

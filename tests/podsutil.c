@@ -12,10 +12,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/json.h"
-#include "core/node.h"
-#include "core/pods.h"
-#include "core/sys.h"
+#include "core/snapshot/json.h"
+#include "core/model/node.h"
+#include "core/pods/pods.h"
+#include "core/sys/sys.h"
 #include "testutil.h"
 
 char *root;

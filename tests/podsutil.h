@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "core/pods.h"
+#include "core/pods/pods.h"
 
 #define UID_A	 "6f1c2a4e-8b3d-4c71-9e2a-1d5b7c9e0f11"
 #define UID_B	 "a2b4c6d8-e0f2-4a6c-8e0a-2c4e6f8a0b22"

@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/json.h"
-#include "core/node.h"
-#include "core/sys.h"
+#include "core/snapshot/json.h"
+#include "core/model/node.h"
+#include "core/sys/sys.h"
 #include "testutil.h"
 
 void events_read(struct rig *g)

@@ -6,8 +6,8 @@
 
 #include <stddef.h>
 
-#include "core/node.h"
-#include "core/sys.h"
+#include "core/model/node.h"
+#include "core/sys/sys.h"
 
 #define EVENTS_MAX (2 * NODE_REFRESH_EVENTS_MAX)
 

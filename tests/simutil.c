@@ -16,9 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/guid.h"
+#include "core/base/guid.h"
 #include "core/sim/sim_tree.h"
-#include "core/sys.h"
+#include "core/sys/sys.h"
 #include "testutil.h"
 
 char *fixture(bool healthy, unsigned int vfs)

@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/err.h"
-#include "core/sys.h"
+#include "core/base/err.h"
+#include "core/sys/sys.h"
 
 /* A fresh fixture tree (healthy or with the seeded faults) of vfs VFs per PF. */
 char *fixture(bool healthy, unsigned int vfs);

@@ -19,10 +19,10 @@
 
 #include <linux/capability.h>
 
-#include "core/actions.h"
-#include "core/journal.h"
-#include "core/node.h"
-#include "core/sys.h"
+#include "core/actions/actions.h"
+#include "core/actions/journal.h"
+#include "core/model/node.h"
+#include "core/sys/sys.h"
 #include "testutil.h"
 
 #include "actionsutil.h"

@@ -19,10 +19,11 @@
 
 #include <linux/capability.h>
 
-#include "core/actions.h"
-#include "core/journal.h"
-#include "core/node.h"
-#include "core/sys.h"
+#include "core/persist/naming.h"
+#include "core/actions/actions.h"
+#include "core/actions/journal.h"
+#include "core/model/node.h"
+#include "core/sys/sys.h"
 #include "testutil.h"
 
 #include "actionsutil.h"
@@ -149,16 +150,16 @@ START_TEST(derived_scheme_is_locally_administered_and_per_pf)
 	struct node *n = discover(dir);
 	const struct pf *a = node_find_pf(n, "0000:18:00.0"), *b = node_find_pf(n, "0000:4f:00.0");
 	uint64_t ga, gb;
-	ck_assert_int_eq(action_scheme_guid(a, 3, false, 0, &ga), 0);
-	ck_assert_int_eq(action_scheme_guid(b, 3, false, 0, &gb), 0);
+	ck_assert_int_eq(naming_scheme_guid(a, 3, false, 0, &ga), 0);
+	ck_assert_int_eq(naming_scheme_guid(b, 3, false, 0, &gb), 0);
 	ck_assert_uint_eq(ga >> 56, 0x02);
 	ck_assert_uint_ne(ga, gb);
 	ck_assert_uint_eq(ga & 0xffff, 3);
 	uint64_t p;
-	ck_assert_int_eq(action_parse_prefix("0x0011223344", &p), 0);
+	ck_assert_int_eq(naming_parse_prefix("0x0011223344", &p), 0);
 	ck_assert_uint_eq(p, 0x0011223344ULL);
-	ck_assert_int_lt(action_parse_prefix("00:11:22:33", &p), 0);
-	ck_assert_int_lt(action_parse_prefix("00:11:22:33:44:55", &p), 0);
+	ck_assert_int_lt(naming_parse_prefix("00:11:22:33", &p), 0);
+	ck_assert_int_lt(naming_parse_prefix("00:11:22:33:44:55", &p), 0);
 	node_free(n);
 	tu_rmtree(dir);
 }

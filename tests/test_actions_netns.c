@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/actions.h"
-#include "core/journal.h"
-#include "core/sys.h"
+#include "core/actions/actions.h"
+#include "core/actions/journal.h"
+#include "core/sys/sys.h"
 #include "nstest.h"
 #include "testutil.h"
 

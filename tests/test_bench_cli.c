@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "testutil.h"
-#include "tui/bench_form.h"
+#include "tui/bench/bench_form.h"
 
 static int lines(const char *s)
 {

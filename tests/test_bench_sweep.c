@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* `bench --all-vfs [--parallel]`'s pure parts (tui/bench_sweep.h): a peer
+/* `bench --all-vfs [--parallel]`'s pure parts (tui/bench/bench_sweep.h): a peer
  * that fails the same way three times is out and named once, a VF's own
  * failure is not the peer's; the per-PF and node aggregates from rows whose
  * times and figures are set by hand; the text rows (no bandwidth on a SKIP
@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "tui/bench_sweep.h"
-#include "tui/bench_text.h"
+#include "tui/bench/bench_sweep.h"
+#include "tui/bench/bench_text.h"
 
 static struct bench_target vf_target(const char *ibdev, const char *netdev, const char *bdf)
 {

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/err.h"
-#include "core/sys.h"
+#include "core/base/err.h"
+#include "core/sys/sys.h"
 #include "testutil.h"
 
 static char *faulty, *healthy; /* the seeded node and a healthy one, shared */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The device plugin checks (core/checks_dp.c) on simulated nodes: the field
+/* The device plugin checks (core/checks/devplugin.c) on simulated nodes: the field
  * report's SR-IOV selectors found with what excludes the VFs and the
  * corrected values, a resource mixing link layers, a refused config, and no
  * finding on the healthy node or for other hardware's resources. */
@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/checks.h"
-#include "core/devplugin.h"
-#include "core/node.h"
-#include "core/sys.h"
+#include "core/checks/checks.h"
+#include "core/pods/devplugin.h"
+#include "core/model/node.h"
+#include "core/sys/sys.h"
 #include "testutil.h"
 
 struct sim {

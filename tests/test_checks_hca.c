@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "checksutil.h"
-#include "core/linkfile.h"
+#include "core/persist/linkfile.h"
 #include "testutil.h"
 
 static struct node *n;

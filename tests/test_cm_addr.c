@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* rdma_cm's address on each side (bench/cm_addr.h, tui/bench_cm.c): the
+/* rdma_cm's address on each side (bench/cm_addr.h, tui/bench/bench_cm.c): the
  * choice on InfiniBand (an IPoIB netdev, no IPv4 in the GID) and on RoCE
  * (the GID's address preferred), --cm-addr refused by name when it is not on
  * the device's netdev, the netdevs found in a sysfs tree laid out as the

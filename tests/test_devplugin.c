@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/devplugin.h"
-#include "core/node.h"
-#include "core/sys.h"
+#include "core/pods/devplugin.h"
+#include "core/model/node.h"
+#include "core/sys/sys.h"
 #include "testutil.h"
 
 /* The SR-IOV network device plugin's README example (selectors as lists). */

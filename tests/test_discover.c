@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/kmsg.h"
-#include "core/node.h"
-#include "core/sys.h"
+#include "core/snapshot/kmsg.h"
+#include "core/model/node.h"
+#include "core/sys/sys.h"
 #include "testutil.h"
 
 static struct node *discover_dir(const char *dir, bool sim)

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/escape.h"
+#include "core/base/escape.h"
 #include "testutil.h"
 
 START_TEST(utf8_is_strict)

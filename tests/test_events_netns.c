@@ -17,7 +17,7 @@
 #include <netlink/netlink.h>
 #include <netlink/route/link.h>
 
-#include "core/sys.h"
+#include "core/sys/sys.h"
 #include "nstest.h"
 #include "testutil.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/guid.h"
+#include "core/base/guid.h"
 #include "testutil.h"
 
 START_TEST(parse_accepts_the_three_operator_forms)

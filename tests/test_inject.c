@@ -17,12 +17,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/err.h"
-#include "core/node.h"
-#include "core/persist.h"
-#include "core/plan.h"
+#include "core/base/err.h"
+#include "core/model/node.h"
+#include "core/persist/persist.h"
+#include "core/actions/plan.h"
 #include "core/sim/sim_tree.h"
-#include "core/sys.h"
+#include "core/sys/sys.h"
 #include "spawnutil.h"
 #include "testutil.h"
 

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/node.h"
+#include "core/model/node.h"
 #include "testutil.h"
 
 #include "actionsutil.h"

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/node.h"
+#include "core/model/node.h"
 #include "testutil.h"
 
 #include "actionsutil.h"

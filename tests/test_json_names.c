@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* The words of ip -j and rdma -j (core/json_names.c), and the one GUID form. */
+/* The words of ip -j and rdma -j (core/model/json_names.c), and the one GUID form. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/guid.h"
-#include "core/json_names.h"
+#include "core/base/guid.h"
+#include "core/model/json_names.h"
 #include "testutil.h"
 
 /* The flags array as "A,B,C". */

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui/keys.h"
-#include "tui/listw.h"
+#include "tui/console/keys.h"
+#include "tui/console/listw.h"
 #include "testutil.h"
 
 #define BEGIN "<!-- keys: begin -->\n```\n"
@@ -71,7 +71,7 @@ START_TEST(readme_key_list_is_the_table)
 		fclose(f);
 	} else {
 		ck_assert_msg(strlen(want) == (size_t)(e - b) && !strncmp(b, want, strlen(want)),
-			      "README.md's key list differs from tui/keys.c; it should read:\n%s"
+			      "README.md's key list differs from tui/console/keys.c; it should read:\n%s"
 			      "(IBVF_UPDATE_README=1 test_keys rewrites it)",
 			      want);
 	}

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The kernel log's RDMA driver records (core/kmsg.c): /dev/kmsg records and
+/* The kernel log's RDMA driver records (core/snapshot/kmsg.c): /dev/kmsg records and
  * captured dmesg texts, as real kernels and MOFED write them. */
 #include <check.h>
 #include <errno.h>
@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/kmsg.h"
-#include "core/node.h"
+#include "core/snapshot/kmsg.h"
+#include "core/model/node.h"
 #include "testutil.h"
 
 static struct node *parse(const char *text)

@@ -3,7 +3,7 @@
  * every size from 1x1 to 300x120. */
 #include <check.h>
 
-#include "tui/layout.h"
+#include "tui/console/layout.h"
 
 static void assert_inside(const struct rect *r, int cols, int rows, const char *what)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* systemd .link files and ibvf's boot unit read back (core/linkfile.c,
- * core/persist_read.c): real-world file contents, systemd's precedence and
+/* systemd .link files and ibvf's boot unit read back (core/persist/linkfile.c,
+ * core/snapshot/persist_read.c): real-world file contents, systemd's precedence and
  * matching, and what `ibvf persist` writes parsing and pinning. */
 #include <check.h>
 #include <limits.h>
@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/linkfile.h"
-#include "core/node.h"
-#include "core/persist.h"
-#include "core/sys.h"
+#include "core/persist/linkfile.h"
+#include "core/model/node.h"
+#include "core/persist/persist.h"
+#include "core/sys/sys.h"
 #include "testutil.h"
 
 /* The seed's file: Name= with a template systemd does not expand. */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* `ibvf metrics` (tui/metrics.c): label values from the node escaped
+/* `ibvf metrics` (tui/render/metrics.c): label values from the node escaped
  * whatever they hold (quote, backslash, newline, bytes that are not UTF-8);
  * every family once, its HELP and TYPE first, its samples together; every
  * check id with every severity; the last validation per VF and test from the
@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/checks.h"
-#include "core/node.h"
+#include "core/checks/checks.h"
+#include "core/model/node.h"
 #include "testutil.h"
-#include "tui/metrics.h"
+#include "tui/render/metrics.h"
 
 static char *escaped(const char *s)
 {

@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/err.h"
-#include "core/safefile.h"
+#include "core/base/err.h"
+#include "core/base/safefile.h"
 #include "testutil.h"
 
 static char *node, tdir[PATH_MAX], prom[PATH_MAX + 16];

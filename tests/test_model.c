@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* What discovery reads for the checks (core/node.h): the kernel log's
+/* What discovery reads for the checks (core/model/node.h): the kernel log's
  * records, .link files, ibvf's boot unit, netns presence and broken CNI
  * files, on the simulated node's faults, their absence on a healthy node,
  * and the same tree read as a captured one (--root). */
@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/kmsg.h"
-#include "core/linkfile.h"
-#include "core/node.h"
-#include "core/sys.h"
+#include "core/snapshot/kmsg.h"
+#include "core/persist/linkfile.h"
+#include "core/model/node.h"
+#include "core/sys/sys.h"
 #include "testutil.h"
 
 static struct node *discover_dir(const char *dir, bool sim)

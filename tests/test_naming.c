@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The name rules and the naming policy (core/naming.h): each refused form,
+/* The name rules and the naming policy (core/persist/naming.h): each refused form,
  * 15 against 16 bytes, kernel forms with and without force; the default
  * scheme against systemd's names, patterns, long PF names, a PF under a
  * kernel name, and two VFs given one name. */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/naming.h"
+#include "core/persist/naming.h"
 #include "testutil.h"
 
 static void refused(const char *name, bool kernel_ok, const char *why)

@@ -19,10 +19,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/actions.h"
-#include "core/node.h"
-#include "core/persist.h"
-#include "core/sys.h"
+#include "core/persist/naming.h"
+#include "core/actions/actions.h"
+#include "core/model/node.h"
+#include "core/persist/persist.h"
+#include "core/sys/sys.h"
 #include "persistutil.h"
 #include "testutil.h"
 
@@ -92,7 +93,7 @@ static void check_link_file(const char *path, const char *text)
 			ck_assert_msg(!strcmp(section, "[Link]") && !strcmp(l, "Name"),
 				      "%s: key %s", path, l);
 			struct err e;
-			ck_assert_msg(action_check_ifname(v, &e) == 0, "%s: %s", path, e.msg);
+			ck_assert_msg(naming_check_ifname(v, &e) == 0, "%s: %s", path, e.msg);
 			name_seen = true;
 		}
 	}

@@ -13,8 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/persist.h"
-#include "core/sys.h"
+#include "core/actions/actions.h"
+#include "core/persist/persist.h"
+#include "core/sys/sys.h"
 #include "persistutil.h"
 #include "testutil.h"
 

@@ -12,8 +12,8 @@
 #include "bench/cpulist.h"
 #include "bench/report.h"
 #include "testutil.h"
-#include "tui/bench_text.h"
-#include "tui/text.h"
+#include "tui/bench/bench_text.h"
+#include "tui/base/text.h"
 
 static cpu_set_t cpus(const char *list)
 {

@@ -14,11 +14,11 @@
 #include <unistd.h>
 
 #include "core/sim/sim_tree.h"
-#include "core/sys.h"
+#include "core/sys/sys.h"
 #include "persistutil.h"
 #include "simutil.h"
 #include "testutil.h"
-#include "tui/theme.h"
+#include "tui/base/theme.h"
 
 static const char *const healthy[] = {"--healthy", NULL};
 

@@ -27,8 +27,8 @@
 
 #include <json-c/json.h>
 
-#include "core/pods.h"
-#include "core/sys.h"
+#include "core/pods/pods.h"
+#include "core/sys/sys.h"
 #include "nstest.h"
 #include "testutil.h"
 

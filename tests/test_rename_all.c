@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/naming.h"
-#include "core/node.h"
+#include "core/persist/naming.h"
+#include "core/model/node.h"
 #include "testutil.h"
 
 #include "actionsutil.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* One render path per result: plans, bench results and journal entries are
- * rendered to text from their JSON (tui/plan_text.c, tui/bench_text.c,
- * tui/journal_text.c), and what the CLI prints is exactly those lines, the
+ * rendered to text from their JSON (tui/render/plan_text.c, tui/bench/bench_text.c,
+ * tui/render/journal_text.c), and what the CLI prints is exactly those lines, the
  * same lines the console's dialog and journal view draw. */
 #include <check.h>
 #include <json-c/json.h>
@@ -14,11 +14,11 @@
 #include "bench/stats.h"
 #include "bench/verdict.h"
 #include "testutil.h"
-#include "tui/bench_text.h"
-#include "tui/check_text.h"
-#include "tui/journal_text.h"
-#include "tui/plan_text.h"
-#include "tui/text.h"
+#include "tui/bench/bench_text.h"
+#include "tui/render/check_text.h"
+#include "tui/render/journal_text.h"
+#include "tui/render/plan_text.h"
+#include "tui/base/text.h"
 
 /* The lines as the CLI prints them. */
 static char *joined(const struct text *t)

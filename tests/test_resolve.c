@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/pods.h"
-#include "core/resolve.h"
+#include "core/pods/pods.h"
+#include "core/snapshot/resolve.h"
 #include "testutil.h"
 
 static char *altname_pf[] = {"enp24s0np0"}, *altname_vf[] = {"ibvf-a"};

@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/node.h"
-#include "core/sys.h"
+#include "core/model/node.h"
+#include "core/sys/sys.h"
 #include "testutil.h"
 
 static const char *const healthy[] = {"--healthy", NULL};

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "tui/theme.h"
+#include "tui/base/theme.h"
 
 static char *themes_dir(void)
 {

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* core/unit.c: a service unit's ExecStart= lines as systemd reads them. */
+/* core/persist/unit.c: a service unit's ExecStart= lines as systemd reads them. */
 #include <check.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sys.h"
-#include "core/unit.h"
+#include "core/sys/sys.h"
+#include "core/persist/unit.h"
 #include "testutil.h"
 
 static void rm(const char *dir, const char *rel)

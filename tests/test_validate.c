@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "tui/bench_validate.h"
+#include "tui/bench/bench_validate.h"
 
 START_TEST(bad_arguments_give_one_line_and_status_2)
 {

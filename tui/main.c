@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "tui/base/cli.h"
 
 /* The value of --opt VALUE or --opt=VALUE at argv[i]: NULL when argv[i] is
  * not that option; *used the entries it takes (0: the value is missing). */

@@ -4,7 +4,7 @@
  * when either has something. Made in the caller's network namespace. */
 #pragma once
 
-#include "core/sys.h"
+#include "core/sys/sys.h"
 
 struct linux_events;
 

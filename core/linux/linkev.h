@@ -15,7 +15,7 @@
 
 #include <netlink/msg.h>
 
-#include "core/sys.h"
+#include "core/sys/sys.h"
 
 /* At most this many events come of one message (a change and the VF admin
  * state of a PF). */

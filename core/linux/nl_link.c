@@ -23,7 +23,7 @@
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 
-#include "core/guid.h"
+#include "core/base/guid.h"
 #include "core/linux/nlvf.h"
 
 /* A node with more links than this is not one ibvf can show anyway. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The real node's rtnetlink link operations (nl_link.c), the link and VF
  * entries of sys_linux.c's ops table. Each has the contract of its struct
- * sys_ops member (core/sys_impl.h); each opens its own netlink socket in the
+ * sys_ops member (core/sys/sys_impl.h); each opens its own netlink socket in the
  * calling thread's network namespace. */
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/sys_impl.h"
+#include "core/sys/sys_impl.h"
 
 int linux_link_get(struct sys *s, const char *ifname, struct sys_link *ret, struct err *e);
 int linux_link_dump(struct sys *s, struct sys_link **ret, size_t *ret_n, struct err *e);

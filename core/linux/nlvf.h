@@ -13,7 +13,7 @@
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 
-#include "core/sys.h"
+#include "core/sys/sys.h"
 
 /* More VFs than any PCIe function can have (sriov_totalvfs is 16 bits, and
  * real HCAs stop at a few hundred): a larger list is rejected. */

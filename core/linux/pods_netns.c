@@ -3,7 +3,7 @@
  * the pod's netns. setns() changes the namespace of the calling thread only,
  * so it happens in a short-lived helper thread and the caller's thread (the
  * console's poll loop, say) never leaves the host namespace. */
-#include "core/pods.h"
+#include "core/pods/pods.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/sys.h"
+#include "core/sys/sys.h"
 
 #define IPOIB_ADDR_LEN 20
 

@@ -8,7 +8,7 @@
  * a setns() would stay in the old one). With a root prefix other than "/",
  * files come from the captured tree while netlink still talks to the
  * running kernel. */
-#include "core/sys_impl.h"
+#include "core/sys/sys_impl.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -2,14 +2,14 @@
 /* A reboot of the simulated node, in the two parts the boot unit runs
  * between (sim_boot.c, sim_kubelet.c): the power cycle leaves the node as
  * the kernel gives it at boot; after the unit, the kubelet runs the pods
- * again. The unit itself is run by the caller (tui/cmd_reboot.c), as systemd
+ * again. The unit itself is run by the caller (tui/commands/cmd_reboot.c), as systemd
  * would, with ibvf's own commands. */
 #pragma once
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/err.h"
+#include "core/base/err.h"
 
 struct sys;
 

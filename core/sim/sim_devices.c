@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/guid.h"
+#include "core/base/guid.h"
 
 int sim_fn_write(const char *root, const char *fn_rel, const struct sim_fn_spec *f, struct err *e)
 {

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/guid.h"
+#include "core/base/guid.h"
 
 #define RESOURCE "nvidia.com/ibvf"
 #define NETWORK	 "ib-sriov-network"

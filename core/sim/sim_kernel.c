@@ -16,8 +16,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/guid.h"
-#include "core/sys.h"
+#include "core/base/guid.h"
+#include "core/sys/sys.h"
 
 static const char *base_name(const char *rel)
 {

@@ -26,10 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/guid.h"
+#include "core/base/guid.h"
 #include "core/sim/sim_tree.h"
 #include "core/sim/sys_sim.h"
-#include "core/sys.h"
+#include "core/sys/sys.h"
 
 #define CACHE_MAX (64 << 10)
 #define IB_SRIOV  "/var/lib/cni/ib-sriov"

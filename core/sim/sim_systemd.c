@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The simulated node's systemd files (docs/fixture.md): the .link files and
  * the boot unit `ibvf persist` would have written, in its exact format
- * (core/persist.c), so discovery reads them as it reads a real node's. */
+ * (core/persist/persist.c), so discovery reads them as it reads a real node's. */
 #include "core/sim/sim_tree.h"
 
 #include <errno.h>

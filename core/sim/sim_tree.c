@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/guid.h"
-#include "core/safefile.h"
+#include "core/base/guid.h"
+#include "core/base/safefile.h"
 
 int sim_fmt(char *buf, size_t size, const char *fmt, ...)
 {

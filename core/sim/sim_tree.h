@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/err.h"
+#include "core/base/err.h"
 
 struct sim_fixture_opts {
 	bool healthy;	    /* no seeded faults */

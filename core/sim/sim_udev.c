@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The simulated udevd's net_setup_link: when a netdev appears, udev takes
- * the first .link file in systemd's order (core/linkfile.c) whose [Match]
+ * the first .link file in systemd's order (core/persist/linkfile.c) whose [Match]
  * matches it, tries its NamePolicy= in order, then its Name=, and renames the
  * netdev; a netdev no file matches keeps the kernel's name. Only what names
  * a simulated function is modelled: of the policies, "path" gives
@@ -17,8 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/linkfile.h"
-#include "core/sys_impl.h"
+#include "core/persist/linkfile.h"
+#include "core/sys/sys_impl.h"
 
 static bool pci_fn_is_pf(const char *root, unsigned int dom, unsigned int bus, unsigned int slot,
 			 unsigned int fn)

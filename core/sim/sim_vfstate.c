@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/guid.h"
+#include "core/base/guid.h"
 
 /* SIM_VFS_MAX lines of at most ~80 bytes, and room. */
 #define STATE_MAX (64 * 1024)

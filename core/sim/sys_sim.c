@@ -13,7 +13,7 @@
  * when a VF's administrative state changes (a GUID or link state set over
  * netlink or through the MOFED sriov/<vf>/ files), so a console watching the
  * fd sees every change. */
-#include "core/sys_impl.h"
+#include "core/sys/sys_impl.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/safefile.h"
+#include "core/base/safefile.h"
 #include "core/sim/sim_tree.h"
 #include "core/sim/sys_sim.h"
 

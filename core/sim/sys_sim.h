@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "core/sys_impl.h"
+#include "core/sys/sys_impl.h"
 
 struct sim {
 	struct sys base;
@@ -32,7 +32,7 @@ static inline const char *sys_sim_base_name(const char *rel)
 }
 
 /* The link and VF entries of the ops table, with the contracts of their
- * struct sys_ops members (core/sys_impl.h). */
+ * struct sys_ops members (core/sys/sys_impl.h). */
 int sim_link_dump(struct sys *s, struct sys_link **ret, size_t *ret_n, struct err *e);
 int sim_link_get(struct sys *s, const char *ifname, struct sys_link *ret, struct err *e);
 int sim_link_rename(struct sys *s, const char *ifname, const char *newname, struct err *e);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The parsers of single kernel values (core/attr.c, core/guid.c, the BDF and
+/* The parsers of single kernel values (core/model/attr.c, core/base/guid.c, the BDF and
  * interface-name rules) against any text a sysfs file or a planted tree can
  * hold, read both as a string and through the kernel boundary's attribute
  * read (sys_read_attr: bounded, whitespace stripped). Oracles: a GUID or BDF
@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/attr.h"
-#include "core/guid.h"
-#include "core/naming.h"
-#include "core/resolve.h"
-#include "core/sys.h"
+#include "core/model/attr.h"
+#include "core/base/guid.h"
+#include "core/persist/naming.h"
+#include "core/snapshot/resolve.h"
+#include "core/sys/sys.h"
 #include "fuzzutil.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The kubelet's device-plugin checkpoint (core/pods.c) and the device
- * plugins' config.json (core/devplugin_parse.c) against any bytes: the
+/* The kubelet's device-plugin checkpoint (core/pods/pods.c) and the device
+ * plugins' config.json (core/pods/devplugin_parse.c) against any bytes: the
  * kubelet rewrites its checkpoint while pods start, and a ConfigMap holds
  * what its author typed. The input is the checkpoint on a scratch node (read
  * and merged by pods_read(), oracle in fuzzpods.h) and, as is, a config.
@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/devplugin.h"
+#include "core/pods/devplugin.h"
 #include "fuzzpods.h"
 #include "fuzzutil.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The CNI plugins' caches (core/pods_cni.c) against any file a CNI plugin
+/* The CNI plugins' caches (core/pods/cni.c) against any file a CNI plugin
  * (or whoever can write /var/lib/cni) leaves: the input is up to four files,
  * separated by NUL bytes, written where Multus, ib-sriov-cni, sriov-cni and
  * sriov-cni's PCI allocator keep them on a scratch node; pods_read() merges

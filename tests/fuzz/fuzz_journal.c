@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The journal reader and undo (core/journal.c) against any journal file: a
+/* The journal reader and undo (core/actions/journal.c) against any journal file: a
  * crash mid-append, a disk that filled, a hand edit. The input is the
  * journal of a simulated node (a small fixture made once per process in a
  * scratch root, the product's own simulator); every entry it reads is asked
@@ -14,12 +14,12 @@
 
 #include <json-c/json.h>
 
-#include "core/actions.h"
-#include "core/journal.h"
-#include "core/node.h"
-#include "core/plan.h"
+#include "core/actions/actions.h"
+#include "core/actions/journal.h"
+#include "core/model/node.h"
+#include "core/actions/plan.h"
 #include "core/sim/sim_tree.h"
-#include "core/sys.h"
+#include "core/sys/sys.h"
 #include "fuzzutil.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

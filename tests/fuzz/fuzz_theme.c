@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Theme files (tui/theme.c, read with inih) against any file a user's
+/* Theme files (tui/base/theme.c, read with inih) against any file a user's
  * $XDG_CONFIG_HOME can hold: the input is the file, handed to the real
  * loader through a memfd's /proc path, and each line is also a style spec.
  * Oracle: a theme that loads has a terminated name and every role's colours
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "fuzzutil.h"
-#include "tui/theme.h"
+#include "tui/base/theme.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

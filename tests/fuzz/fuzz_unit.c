@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit and .link file generation (core/persist.c) against any names a node
+/* Unit and .link file generation (core/persist/persist.c) against any names a node
  * (or a planted --root tree) can show: the input is NUL-separated fields, the
  * hostname, a PF's PCI address and driver, two VFs' PCI addresses, the first
  * VF's netdev name and the second's name on the host before it moved into a
@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/linkfile.h"
-#include "core/node.h"
-#include "core/persist.h"
-#include "core/unit.h"
+#include "core/persist/linkfile.h"
+#include "core/model/node.h"
+#include "core/persist/persist.h"
+#include "core/persist/unit.h"
 #include "fuzzutil.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -4,10 +4,10 @@
 
 #include <string.h>
 
-#include "core/node.h"
-#include "core/pods.h"
-#include "core/resolve.h"
-#include "core/sys.h"
+#include "core/model/node.h"
+#include "core/pods/pods.h"
+#include "core/snapshot/resolve.h"
+#include "core/sys/sys.h"
 #include "fuzzutil.h"
 
 #define PODLOG                                                                                     \

@@ -360,7 +360,7 @@ scenario_live() {
 	stop
 }
 
-# The action dialogs (tui/dialog.c) over the same plan/apply code as `ibvf vf`.
+# The action dialogs (tui/console/dialog.c) over the same plan/apply code as `ibvf vf`.
 # The console runs as root here: the apply checks privilege.
 scenario_action_create() {
 	start 80 24

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/sys.h"
+#include "core/sys/sys.h"
 
 int main(int argc, char **argv)
 {

@@ -89,7 +89,7 @@ keys q
 wait_for "exit status" 60 || exit 1
 status=$(T capture-pane -p -t s | sed -n 's/.*exit status \([0-9]*\).*/\1/p' | tail -1)
 # This valgrind does not know openat2 (syscall 437): it warns and returns
-# ENOSYS, and the simulated node falls back to openat (core/safefile.h). The
+# ENOSYS, and the simulated node falls back to openat (core/base/safefile.h). The
 # warning is valgrind's, not a finding: everything else in the log is.
 grep -v -e 'unhandled amd64-linux syscall: 437' -e 'write your own handler' \
 	-e 'README_MISSING_SYSCALL_OR_IOCTL' -e 'consider this a bug' \

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: MIT
+/* `ibvf persist` as a plan: the refusals (findings that would make the boot
+ * unit wrong, an ibvf path that is not installed, a unit command that the
+ * node would refuse), then a file step for each file whose content changes
+ * and each stale .link file of ours; and the plan that undoes one. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/checks/checks.h"
+#include "journal.h"
+#include "core/persist/persist.h"
+#include "core/base/safefile.h"
+
+/* The findings after which the unit would recreate a broken layout, in the
+ * order the error names them; each has an ibvf remedy (`check --fix ID`).
+ * A VF that failed to probe (probe-failed) does not block: the driver, not
+ * the unit, decides whether it probes at the next boot, and the unit sets
+ * no GUID for it (persist's notes say so). */
+static const char *const blocking[] = {
+	"guid-zero", "guid-duplicate", "guid-invalid", "vf-unbound", "name-unstable",
+};
+#define N_BLOCKING (sizeof(blocking) / sizeof(*blocking))
+
+int persist_refusals(const struct node *n, struct err *e)
+{
+	struct findings fs = {0};
+	size_t count[N_BLOCKING] = {0}, total = 0;
+	if (checks_run(n, NULL, &fs) < 0)
+		return err_set(e, ENOMEM, "cannot run the checks");
+	for (size_t i = 0; i < fs.n; i++)
+		for (size_t k = 0; k < N_BLOCKING; k++)
+			if (!strcmp(fs.v[i].id, blocking[k])) {
+				count[k]++;
+				total++;
+			}
+	findings_fini(&fs);
+	if (!total)
+		return 0;
+	char list[400] = "";
+	size_t len = 0;
+	for (size_t k = 0; k < N_BLOCKING; k++)
+		if (count[k] && len < sizeof(list))
+			len += (size_t)snprintf(list + len, sizeof(list) - len,
+						"%s%s (%zu, fix: 'ibvf check --fix %s')",
+						len ? ", " : "", blocking[k], count[k],
+						blocking[k]);
+	return err_setx(e, EINVAL,
+			"cannot persist: the boot unit would recreate what these findings "
+			"report: %s; nothing was written",
+			list);
+}
+
+/* A build tree holds build.ninja or meson-private in one of the parents. */
+static bool in_build_tree(const char *dir)
+{
+	char p[PATH_MAX], probe[PATH_MAX + 32];
+	snprintf(p, sizeof(p), "%s", dir);
+	for (;;) {
+		snprintf(probe, sizeof(probe), "%s/build.ninja", *p ? p : "");
+		if (access(probe, F_OK) == 0)
+			return true;
+		snprintf(probe, sizeof(probe), "%s/meson-private", *p ? p : "");
+		if (access(probe, F_OK) == 0)
+			return true;
+		char *slash = strrchr(p, '/');
+		if (!slash || !*p)
+			return false;
+		*slash = '\0';
+	}
+}
+
+/* A parent directory a non-root user can write (or owns). */
+static const char *writable_parent(const char *dir, char buf[static PATH_MAX])
+{
+	snprintf(buf, PATH_MAX, "%s", dir);
+	for (;;) {
+		struct stat st;
+		if (stat(*buf ? buf : "/", &st) == 0 &&
+		    (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))))
+			return *buf ? buf : "/";
+		char *slash = strrchr(buf, '/');
+		if (!slash || !*buf)
+			return NULL;
+		*slash = '\0';
+	}
+}
+
+int persist_ibvf_path(const char *path, char ret[static 256], struct err *e)
+{
+	char self[PATH_MAX], dir[PATH_MAX], buf[PATH_MAX];
+	struct stat st;
+	bool own = !path || !*path;
+	if (own) {
+		ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (len <= 0)
+			return err_set(e, errno, "cannot read '/proc/self/exe' (give --ibvf PATH)");
+		self[len] = '\0';
+		path = self;
+	}
+	const char *what = own ? "this ibvf" : "--ibvf";
+	/* Before any message quotes it: the unit and the terminal get ASCII. */
+	for (const char *c = path; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+			return err_setx(e, EINVAL,
+					"invalid %s path: byte %zu is a control character or not "
+					"ASCII",
+					what, (size_t)(c - path) + 1);
+	if (path[0] != '/')
+		return err_setx(e, EINVAL, "invalid --ibvf '%s': the unit needs an absolute path",
+				path);
+	if (strlen(path) >= 256 || strpbrk(path, " \t\n\\\"'$%;"))
+		return err_setx(e, EINVAL,
+				"invalid %s '%s': the unit takes a path under 256 bytes without "
+				"spaces, quotes, '\\\\', '$', '%%' or ';'",
+				what, path);
+	if (stat(path, &st) < 0)
+		return err_set(e, errno, "invalid %s '%s'", what, path);
+	if (!S_ISREG(st.st_mode) || !(st.st_mode & S_IXUSR))
+		return err_setx(e, EINVAL, "invalid %s '%s': not an executable regular file", what,
+				path);
+	if (st.st_uid != 0)
+		return err_setx(e, EPERM,
+				"invalid %s '%s': owned by uid %u, not root (the unit runs it as "
+				"root at boot)",
+				what, path, (unsigned int)st.st_uid);
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return err_setx(e, EPERM,
+				"invalid %s '%s': writable by its group or others (mode %04o)",
+				what, path, (unsigned int)(st.st_mode & 07777));
+	if (own) {
+		snprintf(dir, sizeof(dir), "%s", path);
+		*strrchr(dir, '/') = '\0';
+		const char *w;
+		if (in_build_tree(dir))
+			return err_setx(e, EINVAL,
+					"cannot put '%s' in the boot unit: it is in a build tree; "
+					"install ibvf and run that, or give --ibvf PATH",
+					path);
+		if (!strncmp(path, "/tmp/", 5) || !strncmp(path, "/var/tmp/", 9))
+			return err_setx(e, EINVAL,
+					"cannot put '%s' in the boot unit: it is under a temporary "
+					"directory; install ibvf, or give --ibvf PATH",
+					path);
+		if ((w = writable_parent(dir, buf)))
+			return err_setx(e, EPERM,
+					"cannot put '%s' in the boot unit: '%s' is writable by a "
+					"non-root user; install ibvf, or give --ibvf PATH",
+					path, w);
+	}
+	snprintf(ret, 256, "%s", path);
+	return 0;
+}
+
+int persist_dry_check(struct sys *s, const struct node *n, const struct persist *ps, struct err *e)
+{
+	for (size_t i = 0; i < ps->n_cmds; i++) {
+		struct plan *p = NULL;
+		struct err pe = {{0}};
+		int r = action_plan(s, n, &ps->cmds[i].req, &p, &pe);
+		plan_free(p);
+		if (r == -ENOMEM)
+			return err_set(e, ENOMEM, "cannot check the unit's commands");
+		if (r < 0)
+			return err_setx(e, -r == EEXIST ? EEXIST : EINVAL,
+					"cannot persist: the unit's line '%.200s' would be refused "
+					"at boot: %.200s; nothing was written",
+					ps->cmds[i].line, pe.msg);
+	}
+	return 0;
+}
+
+static int file_step(struct plan *p, const char *path, const char *content, size_t *changed,
+		     struct err *e)
+{
+	char *old = NULL;
+	int r = safefile_read(path, SAFEFILE_MAX, &old, e);
+	if (r < 0)
+		return r;
+	if (!old || strcmp(old, content)) {
+		r = plan_file(p, path, old, content);
+		*changed += r == 0;
+	}
+	free(old);
+	if (r == -ENAMETOOLONG)
+		return err_setx(e, ENAMETOOLONG, "path too long: '%s'", path);
+	return r;
+}
+
+static bool ours(const struct persist *ps, const char *name)
+{
+	for (size_t i = 0; i < ps->n_files; i++)
+		if (!strcmp(ps->files[i].name, name))
+			return true;
+	return false;
+}
+
+/* Our .link files in dir for VFs the node has no more: removed, their
+ * content kept in the plan (the journal) for undo. */
+static int stale_steps(struct plan *p, const struct persist *ps, const char *dir, size_t *removed,
+		       struct err *e)
+{
+	int fd, r = safefile_dir(dir, false, &fd, e);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return err_set(e, errno, "cannot list '%s'", dir);
+	}
+	char **names = NULL;
+	size_t nn = 0;
+	for (struct dirent *de; (de = readdir(d)) && r == 0 && nn < 4096;) {
+		size_t len = strlen(de->d_name);
+		if (strncmp(de->d_name, PERSIST_LINK_PREFIX, strlen(PERSIST_LINK_PREFIX)) ||
+		    len < 6 || strcmp(de->d_name + len - 5, ".link") || ours(ps, de->d_name))
+			continue;
+		char **nv = realloc(names, (nn + 1) * sizeof(*nv));
+		if (!nv || !(nv[nn] = strdup(de->d_name))) {
+			names = nv ? nv : names;
+			r = -ENOMEM;
+			break;
+		}
+		names = nv;
+		nn++;
+	}
+	closedir(d);
+	/* readdir's order is the filesystem's: sort for a stable plan. */
+	for (size_t i = 1; i < nn; i++)
+		for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+			char *t = names[j];
+			names[j] = names[j - 1];
+			names[j - 1] = t;
+		}
+	for (size_t i = 0; i < nn && r == 0; i++) {
+		char path[PATH_MAX], *old = NULL;
+		struct err re = {{0}};
+		plan_fmt(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (safefile_read(path, 64u << 10, &old, &re) < 0) {
+			plan_note(p, "left alone: %.180s", re.msg);
+			continue;
+		}
+		if (old && (r = plan_file(p, path, old, NULL)) == 0)
+			(*removed)++;
+		free(old);
+	}
+	for (size_t i = 0; i < nn; i++)
+		free(names[i]);
+	free(names);
+	return r == -ENOMEM ? err_set(e, ENOMEM, "cannot list '%s'", dir) : r;
+}
+
+int actions_plan_persist(struct sys *s, const struct node *n, const struct action_req *req,
+			 struct plan *p, struct err *e)
+{
+	struct persist_opts po = {0};
+	struct persist *ps = NULL;
+	char ibvf[256], path[PATH_MAX], dir[PATH_MAX];
+	const char *root = strcmp(sys_root(s), "/") ? sys_root(s) : "";
+	size_t written = 0, removed = 0;
+	int r;
+
+	snprintf(p->subject, sizeof(p->subject), "%s", n->hostname ? n->hostname : "node");
+	if ((r = persist_ibvf_path(req->path, ibvf, e)) < 0 || (r = persist_refusals(n, e)) < 0)
+		return r;
+	po.ibvf = ibvf;
+	if ((r = persist_build(n, &po, &ps, e)) < 0)
+		return r;
+	if (ps->n_unassigned) {
+		r = err_setx(e, EINVAL,
+			     "cannot persist: %zu VFs (%s first) have no valid GUIDs for the unit "
+			     "to set; give them GUIDs first ('ibvf vf guid --assign-all'); nothing "
+			     "was written",
+			     ps->n_unassigned, ps->unassigned);
+		goto out;
+	}
+	if ((r = persist_dry_check(s, n, ps, e)) < 0)
+		goto out;
+	for (size_t i = 0; i < ps->n_files && r == 0; i++) {
+		const struct persist_file *f = &ps->files[i];
+		if (req->outdir[0])
+			snprintf(path, sizeof(path), "%s/%s", req->outdir, f->name);
+		else
+			snprintf(path, sizeof(path), "%s/etc/%s/%s", root, f->subdir, f->name);
+		r = file_step(p, path, f->content, &written, e);
+	}
+	snprintf(dir, sizeof(dir), "%s/etc/systemd/network", root);
+	if (r == 0 && !req->outdir[0])
+		r = stale_steps(p, ps, dir, &removed, e);
+	if (r < 0)
+		goto out;
+	for (size_t i = 0; i < ps->n_notes; i++)
+		plan_note(p, "%s", ps->notes[i]);
+	snprintf(p->summary, sizeof(p->summary),
+		 "the .link files of %zu VFs and %s: %zu to write, %zu stale to remove",
+		 ps->n_files - 1, PERSIST_UNIT, written, removed);
+	plan_note(p, "the unit runs %s", ibvf);
+	if (p->n_steps && !req->outdir[0])
+		plan_note(p,
+			  "then: systemctl daemon-reload && systemctl enable %s; if the driver "
+			  "loads in the initramfs, update-initramfs -u so the .link files apply "
+			  "there too",
+			  PERSIST_UNIT);
+out:
+	persist_free(ps);
+	return r;
+}
+
+static const char *jstr(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+	return json_object_object_get_ex(o, k, &v) && v ? json_object_get_string(v) : NULL;
+}
+
+static bool same(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+/* Whether path lies inside root: a journal in a tree other than '/' (a
+ * captured tree, a simulated node) is that tree's data, and so are the
+ * paths in it. */
+static bool inside(const char *root, const char *path)
+{
+	size_t n = strlen(root);
+	return !strcmp(root, "/") || (!strncmp(path, root, n) && path[n] == '/');
+}
+
+/* For each file the entry wrote or removed: its content back, or gone. */
+static int undo_changes(struct plan *p, const char *root, struct json_object *changes, long long id,
+			struct err *e)
+{
+	for (size_t i = 0; i < json_object_array_length(changes); i++) {
+		struct json_object *c = json_object_array_get_idx(changes, i);
+		const char *path = jstr(c, "path"), *was = jstr(c, "old_content"),
+			   *wrote = jstr(c, "content");
+		char *now = NULL;
+		if (strcmp(jstr(c, "kind") ?: "", "file") || !path)
+			return err_setx(
+				e, EOPNOTSUPP,
+				"cannot undo journal entry %lld: it changed more than files", id);
+		if (!inside(root, path))
+			return err_setx(e, EPERM,
+					"cannot undo journal entry %lld: '%s' is outside the tree "
+					"'%s' the journal is in; nothing was changed",
+					id, path, root);
+		int r = safefile_read(path, SAFEFILE_MAX, &now, e);
+		if (r < 0)
+			return r;
+		/* Already as it was: a persist that failed part way never
+		 * wrote it (the journal keeps every change of the plan). */
+		if (same(now, was)) {
+			free(now);
+			continue;
+		}
+		if (!same(now, wrote)) {
+			free(now);
+			return err_setx(e, ESTALE,
+					"cannot undo journal entry %lld: '%s' changed since; "
+					"nothing was changed",
+					id, path);
+		}
+		r = plan_file(p, path, now, was);
+		free(now);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int actions_plan_files_undo(struct sys *s, const struct node *n, const struct action_req *req,
+			    struct plan *p, struct err *e)
+{
+	struct json_object *entries, *ent = NULL, *changes;
+	int r = journal_read(s, &entries, NULL, e);
+	if (r < 0)
+		return r;
+	snprintf(p->subject, sizeof(p->subject), "%s", n->hostname ? n->hostname : "node");
+	if ((r = journal_find(entries, req->undo_of, &ent, e)) < 0)
+		;
+	else if (!json_object_object_get_ex(ent, "changes", &changes) || !changes)
+		r = err_setx(e, ENOENT, "no journal entry %lld with files", req->undo_of);
+	else
+		r = undo_changes(p, sys_root(s), changes, req->undo_of, e);
+	if (r == 0)
+		snprintf(p->summary, sizeof(p->summary),
+			 "restore the %zu files journal entry %lld wrote or removed", p->n_changes,
+			 req->undo_of);
+	json_object_put(entries);
+	return r;
+}

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/* Diagnosis: what is wrong on the node, each finding with its evidence, why it
+ * matters and its remedy. Checks read the model (struct node) only: no check
+ * touches the kernel or a file, so `ibvf check`, `list --json` and the console
+ * show the same findings for the same snapshot.
+ *
+ *   struct findings fs = {0};
+ *   checks_run(node, NULL, &fs);          // every check, in table order
+ *   struct json_object *j = findings_to_json(&fs);
+ *   findings_fini(&fs);
+ *
+ * A check is a row of checks_table (core/checks/checks.c): a stable id
+ * ("guid-duplicate"), a title, why it matters, and a function that adds one
+ * finding per affected function (its subject, a PF or VF by PCI address, or the
+ * node). The remedy is either an ibvf command line (argv, run through the same
+ * plan -> preview -> confirm -> apply path as `ibvf vf`) or manual steps ibvf
+ * must not run itself (driver install, firmware, mlxconfig). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <json-c/json.h>
+
+#include "core/model/node.h"
+
+#define CHECKS_JSON_VERSION  2	   /* as JSON_DOC_VERSION (json.h): GUIDs in rdma's form */
+#define FINDINGS_MAX	     65536 /* beyond, checks stop adding (n_dropped counts) */
+#define FINDING_EVIDENCE_MAX 8
+#define FINDING_STEPS_MAX    8
+
+enum check_severity {
+	CHECK_INFO = 0,
+	CHECK_WARNING = 1,
+	CHECK_CRITICAL = 2,
+};
+
+/* One fact behind a finding: the file (as its path on a running node) or the
+ * kernel-log record, and the value read there. */
+struct finding_evidence {
+	char *where; /* "/sys/class/infiniband/mlx5_12/node_guid", "kernel log [12.345678]" */
+	char *value; /* "0000:0000:0000:0000", the log line */
+};
+
+enum remedy_kind {
+	REMEDY_NONE = 0, /* nothing to do but look (info) */
+	REMEDY_IBVF,	 /* argv: an ibvf command line, without the program name */
+	REMEDY_MANUAL,	 /* steps: what the operator runs; ibvf never does */
+};
+
+struct finding_remedy {
+	enum remedy_kind kind;
+	char *summary;			/* one line: "give the VF a GUID of its own" */
+	char *steps[FINDING_STEPS_MAX]; /* REMEDY_IBVF: argv; REMEDY_MANUAL: one step each */
+	size_t n_steps;
+};
+
+enum finding_subject {
+	SUBJECT_NODE,
+	SUBJECT_PF,
+	SUBJECT_VF,
+};
+
+struct finding {
+	const char *id; /* the check's id: points into checks_table */
+	enum check_severity severity;
+	enum finding_subject kind;
+	char subject[16]; /* PCI address of the PF or VF; "" for the node */
+	char *title;	  /* one line naming the subject and the fault */
+	const char *why;  /* the check's one sentence, or a finding's own */
+	struct finding_evidence evidence[FINDING_EVIDENCE_MAX];
+	size_t n_evidence;
+	struct finding_remedy remedy;
+};
+
+struct findings {
+	struct finding *v;
+	size_t n, alloc;
+	size_t n_dropped; /* beyond FINDINGS_MAX */
+};
+
+/* A name seen to change while ibvf ran (the console records them). */
+struct name_change {
+	char bdf[16];
+	char old_name[16], new_name[16];
+};
+
+struct checks_opts {
+	const struct name_change *renames; /* may be NULL */
+	size_t n_renames;
+};
+
+/* A row of the check table. */
+struct check_def {
+	const char *id;
+	enum check_severity severity; /* the usual one; a finding may differ */
+	const char *title;	      /* "zero GUID" */
+	const char *why;	      /* one sentence */
+	void (*run)(struct findings *out, const struct node *n, const struct checks_opts *o);
+};
+
+extern const struct check_def checks_table[];
+extern const size_t checks_table_len;
+
+/* Runs every check over n (opts may be NULL) into out, which must be zeroed
+ * or findings_fini()'d. Findings are sorted by severity (critical first),
+ * then subject, then table order. Returns 0 or -ENOMEM. */
+int checks_run(const struct node *n, const struct checks_opts *opts, struct findings *out);
+void findings_fini(struct findings *f);
+/* Frees what one finding holds (findings_fini() does it for each). */
+void finding_fini(struct finding *f);
+
+const struct check_def *check_find(const char *id);
+/* "info", "warning", "critical"; parse returns -EINVAL for anything else. */
+const char *check_severity_name(enum check_severity s);
+int check_severity_parse(const char *s, enum check_severity *ret);
+/* The highest severity among fs (CHECK_INFO when none): the exit status of
+ * `ibvf check` is 0 for none or info, 1 warning, 2 critical. */
+enum check_severity findings_max_severity(const struct findings *fs);
+/* Findings whose subject is bdf (a VF's, or a PF's own, not its VFs'). */
+size_t findings_count_subject(const struct findings *fs, const char *bdf,
+			      enum check_severity *ret_max);
+
+/* {"version":2,"findings":[{id, severity, subject, subject_kind, title, why,
+ * evidence:[{where,value}], remedy:{kind, summary, argv|steps}}],
+ * "counts":{"critical":N,"warning":N,"info":N}, "dropped":N}. NULL on ENOMEM. */
+struct json_object *findings_to_json(const struct findings *fs);
+struct json_object *finding_to_json(const struct finding *f);
+
+/* For the checks (core/checks_*.c): adds a finding of def's id (with its
+ * severity and why) on subject bdf (NULL: the node), the title from fmt.
+ * Returns the finding to fill in, or NULL (out of memory, or FINDINGS_MAX). */
+struct finding *check_add(struct findings *out, const struct check_def *def,
+			  enum finding_subject kind, const char *bdf, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* Appends evidence (ignored beyond FINDING_EVIDENCE_MAX or on ENOMEM). */
+void finding_evidence(struct finding *f, const char *where, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Sets the remedy: ibvf's argv (NULL-terminated) or a manual step list
+ * (NULL-terminated); summary is one line. */
+void finding_remedy_ibvf(struct finding *f, const char *summary, const char *const *argv);
+void finding_remedy_manual(struct finding *f, const char *summary, const char *const *steps);
+/* The check's table row for this id (checks call it with their own id). */
+const struct check_def *check_def_of(const char *id);
+
+/* The firmware below which SR-IOV is not stable for a PF's PCI device id
+ * ("28.43.1014" for a ConnectX-7, 0x1021), or NULL when ibvf knows none;
+ * *ret_model (may be NULL) gets the model's name. */
+const char *check_fw_minimum(int64_t pci_device, const char **ret_model);
+/* Compares firmware versions field by field, numerically ("28.39.1002" <
+ * "28.43.1014"): *ret is -1, 0 or 1. Returns 0, or -EINVAL when either does
+ * not parse. */
+int check_fw_compare(const char *a, const char *b, int *ret);

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/* The checks' own functions, one per row of checks_table (core/checks/checks.c),
+ * grouped by what they read: checks_guid.c, checks_port.c, ... */
+#pragma once
+
+#include "checks.h"
+
+#define CHECK_FN(name)                                                                             \
+	void name(struct findings *out, const struct node *n, const struct checks_opts *o)
+
+CHECK_FN(check_guid_zero);
+/* dp */
+CHECK_FN(check_dp_selector_empty);
+CHECK_FN(check_dp_link_type);
+CHECK_FN(check_dp_config_invalid);
+
+/* The path of a function's file as it is on a running node:
+ * "/sys/bus/pci/devices/0000:18:00.1/<rel>". */
+void check_fn_path(char *buf, size_t size, const char *bdf, const char *rel);
+/* "/sys/class/infiniband/<ibdev>/<rel>". */
+void check_ib_path(char *buf, size_t size, const char *ibdev, const char *rel);
+
+/* checks part (issue 11): the other checks, by what they read. */
+CHECK_FN(check_guid_duplicate);
+CHECK_FN(check_guid_invalid);
+CHECK_FN(check_kmsg_mismatch);
+CHECK_FN(check_probe_failed);
+CHECK_FN(check_vf_unbound);
+CHECK_FN(check_port_down);
+CHECK_FN(check_ethernet_fallback);
+CHECK_FN(check_firmware_old);
+CHECK_FN(check_sriov_disabled);
+CHECK_FN(check_sriov_layout);
+CHECK_FN(check_rate_degraded);
+CHECK_FN(check_name_unstable);
+CHECK_FN(check_name_changed);
+CHECK_FN(check_name_collision);
+CHECK_FN(check_pod_stale);
+CHECK_FN(check_pod_netns_gone);
+CHECK_FN(check_cni_cache_broken);
+
+/* Shared by the checks (core/checks/util.c, core/checks/hca.c). */
+/* A function's first RDMA device and its first port, or NULL. */
+const struct rdma *check_fn_rdma(const struct fn *fn);
+const struct port *check_fn_port(const struct fn *fn);
+/* The port runs InfiniBand / Ethernet, as its link_layer file says. */
+bool check_port_ib(const struct port *p);
+bool check_port_eth(const struct port *p);
+/* The function talks InfiniBand: its port's link layer, else (no RDMA
+ * device) an IPoIB netdev (type 32). */
+bool check_fn_ib(const struct fn *fn);
+/* The remedy for a VF's zero, duplicate or invalid GUID: `ibvf vf guid`
+ * with ibvf's scheme GUID (core/checks/guid.c). */
+void check_remedy_vf_guid(struct finding *f, const struct pf *pf, const struct vf *vf);
+/* "mlx5_0" (the PF's RDMA device) or its PCI address, for titles. */
+const char *check_pf_label(const struct pf *pf);
+/* "/sys/class/infiniband/<ibdev>/ports/<num>/<file>". */
+void check_port_path(char *buf, size_t size, const char *ibdev, const struct port *p,
+		     const char *file);
+/* "kernel log [  123.456789]" (dmesg's stamp), or "kernel log" without one. */
+void check_kmsg_where(char *buf, size_t size, const struct kmsg_line *l);
+/* The kernel-log record saying the function at bdf failed to probe, or NULL. */
+const struct kmsg_line *check_probe_failure(const struct node *n, const char *bdf);
+/* s may go into a command line shown as a remedy step: 1 to 253 letters,
+ * digits and . _ : / - (Kubernetes names and UIDs, host names, paths). */
+bool check_safe_word(const char *s);
+/* Finds a PCI address ("0000:18:00.2") in s: copies it into bdf and returns
+ * a pointer to it in s, or NULL. */
+const char *check_find_bdf(const char *s, char bdf[16]);
+
+/* The node's HCA models (core/checks/hca.c). A compute HCA is a PF whose
+ * port runs InfiniBand, or one fallen back to Ethernet. */
+bool check_pf_ib(const struct pf *pf);
+/* Same model: vendor and PCI device id, and board_id (PSID) when both
+ * sides have one. */
+bool check_same_model(const struct pf *a, const struct pf *b);
+/* An Ethernet PF that is the same model and layout as an InfiniBand PF of
+ * the node (which *ret_ib names): a compute HCA fallen back to Ethernet. */
+bool check_pf_fallback(const struct node *n, const struct pf *pf, const struct pf **ret_ib);
+bool check_pf_compute(const struct node *n, const struct pf *pf);

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+/* Name checks: a VF netdev with a kernel name nothing pins, a name seen to
+ * change, and a pod VF's host name the kernel has given to another netdev. */
+#include <stdio.h>
+#include <string.h>
+
+#include "checks_int.h"
+#include "core/persist/linkfile.h"
+#include "core/persist/naming.h"
+#include "core/persist/persist.h"
+
+static bool name_in_use(const struct node *n, const char *name)
+{
+	for (size_t i = 0; i < n->n_pfs; i++) {
+		const struct pf *pf = &n->pfs[i];
+		for (size_t k = 0; k < pf->fn.n_netdevs; k++)
+			if (!strcmp(pf->fn.netdevs[k].name, name))
+				return true;
+		for (size_t j = 0; j < pf->n_vfs; j++)
+			for (size_t k = 0; k < pf->vfs[j].fn.n_netdevs; k++)
+				if (!strcmp(pf->vfs[j].fn.netdevs[k].name, name))
+					return true;
+	}
+	return false;
+}
+
+/* Who on the node other than self has the netdev name: NULL when nobody. */
+static const struct fn *name_holder(const struct node *n, const char *name, const struct fn *self,
+				    bool *ret_vf)
+{
+	for (size_t i = 0; i < n->n_pfs; i++) {
+		const struct pf *pf = &n->pfs[i];
+		for (size_t k = 0; k < pf->fn.n_netdevs; k++)
+			if (!strcmp(pf->fn.netdevs[k].name, name)) {
+				*ret_vf = false;
+				return &pf->fn;
+			}
+		for (size_t j = 0; j < pf->n_vfs; j++)
+			for (size_t k = 0; k < pf->vfs[j].fn.n_netdevs; k++)
+				if (&pf->vfs[j].fn != self &&
+				    !strcmp(pf->vfs[j].fn.netdevs[k].name, name)) {
+					*ret_vf = true;
+					return &pf->vfs[j].fn;
+				}
+	}
+	return NULL;
+}
+
+/* The VF's name under the naming policy (naming.h), the one `vf rename
+ * --all` gives it, when it is free; else "". */
+static void stable_name(const struct node *n, const struct pf *pf, const struct vf *vf,
+			char buf[16])
+{
+	struct err e;
+	bool is_vf;
+	if (naming_vf_name(NULL, pf, vf, buf, &e) < 0 || name_holder(n, buf, &vf->fn, &is_vf))
+		buf[0] = '\0';
+}
+
+static void rename_remedy(struct finding *f, const struct node *n, const struct pf *pf,
+			  const struct vf *vf)
+{
+	char name[16], step[96];
+	struct err e = {{0}};
+	bool is_vf = false;
+	const struct fn *holder = NULL;
+	if (naming_vf_name(NULL, pf, vf, name, &e) == 0)
+		holder = name_holder(n, name, &vf->fn, &is_vf);
+	if (!e.msg[0] && !holder) {
+		finding_remedy_ibvf(f,
+				    "give the VF its predictable name (the naming policy, as 'ibvf "
+				    "vf rename --all' names every kernel-named VF in one plan); "
+				    "'ibvf persist' then pins it with a .link file",
+				    (const char *const[]){"vf", "rename", vf->fn.bdf, name, NULL});
+		return;
+	}
+	if (holder && is_vf) {
+		/* Another VF has its name: one plan moves both. */
+		finding_remedy_ibvf(f,
+				    "rename every VF to its predictable name in one plan (this "
+				    "VF's name is another VF's now); 'ibvf persist' then pins them",
+				    (const char *const[]){"vf", "rename", "--all", NULL});
+		return;
+	}
+	snprintf(step, sizeof(step), "ibvf vf rename %s <a name of 1-15 characters>", vf->fn.bdf);
+	finding_remedy_manual(f,
+			      holder ? "give the VF a name of its own (its predictable name is "
+				       "taken by a PF), then pin it"
+				     : "give the VF a name of its own (the naming policy gives it "
+				       "none), then pin it",
+			      (const char *const[]){step, "ibvf persist", NULL});
+}
+
+CHECK_FN(check_name_unstable)
+{
+	(void)o;
+	const struct check_def *def = check_def_of("name-unstable");
+	for (size_t i = 0; i < n->n_pfs; i++) {
+		const struct pf *pf = &n->pfs[i];
+		for (size_t j = 0; j < pf->n_vfs; j++) {
+			const struct vf *vf = &pf->vfs[j];
+			const struct netdev *nd = vf->fn.n_netdevs ? &vf->fn.netdevs[0] : NULL;
+			if (!nd || !nd->name || !persist_kernel_name(nd->name))
+				continue;
+			/* The file udev applies at boot names it so: pinned. */
+			const struct link_file *pin = linkfile_pinning(n, &vf->fn, nd->name);
+			if (pin && !strcmp(pin->name, nd->name))
+				continue;
+			struct finding *f = check_add(
+				out, def, SUBJECT_VF, vf->fn.bdf,
+				"VF %s (%s VF %u) has the kernel name %s, which no .link file pins",
+				vf->fn.bdf, check_pf_label(pf), vf->index, nd->name);
+			if (!f)
+				return;
+			char where[128];
+			check_fn_path(where, sizeof(where), vf->fn.bdf, "net/");
+			finding_evidence(f, where, "%s", nd->name);
+			if (pin)
+				finding_evidence(f, pin->path, "Name=%s (not the name it has)",
+						 pin->name);
+			else
+				finding_evidence(f, "/etc/systemd/network",
+						 "no .link file of the %zu on the node names it",
+						 n->n_link_files);
+			rename_remedy(f, n, pf, vf);
+		}
+	}
+}
+
+CHECK_FN(check_name_changed)
+{
+	const struct check_def *def = check_def_of("name-changed");
+	for (size_t i = 0; i < o->n_renames; i++) {
+		const struct name_change *c = &o->renames[i];
+		const struct pf *pf = NULL;
+		const struct vf *vf = NULL;
+		if (!node_find_fn(n, c->bdf, &pf, &vf))
+			continue;
+		struct finding *f = check_add(out, def, vf ? SUBJECT_VF : SUBJECT_PF, c->bdf,
+					      "%s %s was renamed %s -> %s while ibvf ran",
+					      vf ? "VF" : "PF", c->bdf, c->old_name, c->new_name);
+		if (!f)
+			return;
+		/* A pod's CNI finds its VF by name: a change there breaks it. */
+		if (vf && vf->pod && !vf->pod->stale)
+			f->severity = CHECK_WARNING;
+		char where[128];
+		check_fn_path(where, sizeof(where), c->bdf, "net/");
+		finding_evidence(f, where, "%s (was %s)", c->new_name, c->old_name);
+		if (vf && persist_kernel_name(c->new_name) && !persist_kernel_name(c->old_name) &&
+		    !name_in_use(n, c->old_name))
+			finding_remedy_ibvf(
+				f, "give the VF its name back; 'ibvf persist' keeps it",
+				(const char *const[]){"vf", "rename", c->bdf, c->old_name, NULL});
+		else if (f->severity > CHECK_INFO)
+			finding_remedy_manual(
+				f, "pin the names so they stop changing",
+				(const char *const[]){"ibvf persist (a .link file per named VF, "
+						      "matched by PCI path)",
+						      NULL});
+	}
+}
+
+/* The netdev (and its function) named name on the host, or NULL. */
+static const struct fn *netdev_holder(const struct node *n, const char *name,
+				      const struct pf **ret_pf, const struct vf **ret_vf)
+{
+	for (size_t i = 0; i < n->n_pfs; i++) {
+		const struct pf *pf = &n->pfs[i];
+		*ret_pf = pf;
+		*ret_vf = NULL;
+		for (size_t k = 0; k < pf->fn.n_netdevs; k++)
+			if (!strcmp(pf->fn.netdevs[k].name, name))
+				return &pf->fn;
+		for (size_t j = 0; j < pf->n_vfs; j++)
+			for (size_t k = 0; k < pf->vfs[j].fn.n_netdevs; k++)
+				if (!strcmp(pf->vfs[j].fn.netdevs[k].name, name)) {
+					*ret_vf = &pf->vfs[j];
+					return &pf->vfs[j].fn;
+				}
+	}
+	return NULL;
+}
+
+static void binding_where(char *buf, size_t size, const struct pod_binding *b)
+{
+	if ((b->sources & POD_SRC_IB_SRIOV) && b->container_id && b->ifname)
+		snprintf(buf, size, "/var/lib/cni/ib-sriov/%s-%s", b->container_id, b->ifname);
+	else
+		snprintf(buf, size, "pod binding of %s/%s", b->ns ? b->ns : "?",
+			 b->name ? b->name : "?");
+}
+
+static void collision_one(struct findings *out, const struct node *n, const struct pf *pf,
+			  const struct vf *vf)
+{
+	const struct pod_binding *b = vf->pod;
+	const struct pf *opf;
+	const struct vf *ovf;
+	const struct fn *other = netdev_holder(n, b->host_ifname, &opf, &ovf);
+	if (!other || other == &vf->fn)
+		return;
+	struct finding *f = check_add(
+		out, check_def_of("name-collision"), SUBJECT_VF, vf->fn.bdf,
+		"VF %s (%s VF %u, in pod %s/%s) had host name %s, now %s's: the CNI cannot "
+		"rename it back",
+		vf->fn.bdf, check_pf_label(pf), vf->index, b->ns ? b->ns : "?",
+		b->name ? b->name : "?", b->host_ifname, other->bdf);
+	if (!f)
+		return;
+	char where[256];
+	binding_where(where, sizeof(where), b);
+	finding_evidence(f, where, "HostIFNames %s", b->host_ifname);
+	snprintf(where, sizeof(where), "/sys/class/net/%s/device", b->host_ifname);
+	finding_evidence(f, where, "-> %s", other->bdf);
+	char name[16] = "";
+	if (ovf)
+		stable_name(n, opf, ovf, name);
+	if (*name) {
+		finding_remedy_ibvf(f, "move the other netdev off the name before the pod goes",
+				    (const char *const[]){"vf", "rename", other->bdf, name, NULL});
+		return;
+	}
+	char step[96];
+	snprintf(step, sizeof(step), "ibvf vf rename %s <another name>", other->bdf);
+	finding_remedy_manual(f, "move the other netdev off the name before the pod goes",
+			      (const char *const[]){step, NULL});
+}
+
+CHECK_FN(check_name_collision)
+{
+	(void)o;
+	for (size_t i = 0; i < n->n_pfs; i++)
+		for (size_t j = 0; j < n->pfs[i].n_vfs; j++) {
+			const struct vf *vf = &n->pfs[i].vfs[j];
+			/* In the pod's netns: no netdev of its own on the host. */
+			if (vf->pod && !vf->pod->stale && vf->pod->host_ifname &&
+			    *vf->pod->host_ifname && !vf->fn.n_netdevs)
+				collision_one(out, n, &n->pfs[i], vf);
+		}
+}

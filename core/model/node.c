@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+#include "node.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devplugin_config.h"
+
+static void strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void linkfile_fini(struct link_file *lf)
+{
+	if (!lf)
+		return;
+	free(lf->path);
+	strv_free(lf->match_path, lf->n_match_path);
+	strv_free(lf->match_original_name, lf->n_match_original_name);
+	strv_free(lf->match_mac, lf->n_match_mac);
+	strv_free(lf->match_permanent_mac, lf->n_match_permanent_mac);
+	strv_free(lf->match_driver, lf->n_match_driver);
+	free(lf->name);
+	free(lf->name_policy);
+	*lf = (struct link_file){0};
+}
+
+void linkfile_free_all(struct link_file *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		linkfile_fini(&v[i]);
+	free(v);
+}
+
+bool node_bdf_normalize(const char *in, bool short_ok, char out[static 16])
+{
+	static const char shape[] = "xxxx:xx:xx.x";
+	char full[16];
+	if (!in)
+		return false;
+	/* "18:00.1" is "0000:18:00.1": the domain is almost always 0. */
+	if (short_ok && strlen(in) == sizeof(shape) - 1 - 5) {
+		snprintf(full, sizeof(full), "0000:%s", in);
+		in = full;
+	}
+	if (strlen(in) != sizeof(shape) - 1)
+		return false;
+	for (size_t i = 0; shape[i]; i++) {
+		if (shape[i] == 'x' ? !isxdigit((unsigned char)in[i]) : in[i] != shape[i])
+			return false;
+		out[i] = (char)tolower((unsigned char)in[i]);
+	}
+	out[sizeof(shape) - 1] = '\0';
+	return (unsigned char)out[11] <= '7'; /* PCI function 0-7 */
+}
+
+static void rdma_fini(struct rdma *r)
+{
+	for (size_t i = 0; i < r->n_ports; i++) {
+		struct port *p = &r->ports[i];
+		free(p->state_name);
+		free(p->phys_state_name);
+		free(p->rate);
+		free(p->link_layer);
+	}
+	free(r->ports);
+	free(r->name);
+	free(r->fw_ver);
+	free(r->hca_type);
+	free(r->board_id);
+	free(r->parent);
+}
+
+static void fn_fini(struct fn *f)
+{
+	for (size_t i = 0; i < f->n_netdevs; i++) {
+		struct netdev *nd = &f->netdevs[i];
+		free(nd->name);
+		free(nd->operstate);
+		free(nd->address);
+		strv_free(nd->altnames, nd->n_altnames);
+	}
+	free(f->netdevs);
+	for (size_t i = 0; i < f->n_rdmas; i++)
+		rdma_fini(&f->rdmas[i]);
+	free(f->rdmas);
+	free(f->driver);
+}
+
+void pod_binding_fini(struct pod_binding *b)
+{
+	if (!b)
+		return;
+	free(b->ns);
+	free(b->name);
+	free(b->uid);
+	free(b->container);
+	free(b->resource);
+	free(b->network);
+	free(b->ifname);
+	free(b->host_ifname);
+	free(b->guid);
+	free(b->pkey);
+	free(b->netns);
+	free(b->container_id);
+	free(b->in_pod.name);
+	free(b->in_pod.operstate);
+	free(b->in_pod.address);
+	*b = (struct pod_binding){0};
+}
+
+void node_free(struct node *n)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; i < n->n_pfs; i++) {
+		struct pf *pf = &n->pfs[i];
+		for (size_t j = 0; j < pf->n_vfs; j++) {
+			struct vf *vf = &pf->vfs[j];
+			fn_fini(&vf->fn);
+			free(vf->admin.mac);
+			free(vf->admin.mofed_policy);
+			pod_binding_fini(vf->pod);
+			free(vf->pod);
+		}
+		free(pf->vfs);
+		fn_fini(&pf->fn);
+	}
+	free(n->pfs);
+	for (size_t i = 0; i < n->n_orphans; i++)
+		rdma_fini(&n->orphans[i]);
+	free(n->orphans);
+	for (size_t i = 0; i < n->n_pods_unplaced; i++)
+		pod_binding_fini(&n->pods_unplaced[i]);
+	free(n->pods_unplaced);
+	for (size_t i = 0; i < n->n_kmsg; i++)
+		free(n->kmsg[i].msg);
+	free(n->kmsg);
+	linkfile_free_all(n->link_files, n->n_link_files);
+	free(n->persist_unit);
+	free(n->persisted);
+	for (size_t i = 0; i < n->n_cni_broken; i++) {
+		free(n->cni_broken[i].path);
+		free(n->cni_broken[i].why);
+	}
+	free(n->cni_broken);
+	devplugin_free(n->dp_configs, n->n_dp_configs);
+	strv_free(n->notes, n->n_notes);
+	free(n->hostname);
+	free(n->kernel);
+	free(n->driver_version);
+	free(n);
+}
+
+const struct pf *node_find_pf(const struct node *n, const char *bdf)
+{
+	for (size_t i = 0; i < n->n_pfs; i++)
+		if (!strcmp(n->pfs[i].fn.bdf, bdf))
+			return &n->pfs[i];
+	return NULL;
+}
+
+const struct vf *node_find_vf(const struct node *n, const char *pf_bdf, unsigned int index)
+{
+	const struct pf *pf = node_find_pf(n, pf_bdf);
+	for (size_t i = 0; pf && i < pf->n_vfs; i++)
+		if (pf->vfs[i].index == index)
+			return &pf->vfs[i];
+	return NULL;
+}
+
+const struct fn *node_find_fn(const struct node *n, const char *bdf, const struct pf **ret_pf,
+			      const struct vf **ret_vf)
+{
+	for (size_t i = 0; i < n->n_pfs; i++) {
+		const struct pf *pf = &n->pfs[i];
+		const struct vf *vf = NULL;
+		for (size_t j = 0; j < pf->n_vfs && !vf; j++)
+			if (!strcmp(pf->vfs[j].fn.bdf, bdf))
+				vf = &pf->vfs[j];
+		if (!vf && strcmp(pf->fn.bdf, bdf))
+			continue;
+		if (ret_pf)
+			*ret_pf = pf;
+		if (ret_vf)
+			*ret_vf = vf;
+		return vf ? &vf->fn : &pf->fn;
+	}
+	return NULL;
+}
+
+const struct rdma *fn_rdma(const struct fn *f)
+{
+	return f && f->n_rdmas ? &f->rdmas[0] : NULL;
+}
+
+const struct port *fn_port(const struct fn *f)
+{
+	const struct rdma *r = fn_rdma(f);
+	return r && r->n_ports ? &r->ports[0] : NULL;
+}
+
+static bool fn_link_layer_is(const struct fn *f, const char *layer)
+{
+	const struct port *p = fn_port(f);
+	return p && p->link_layer && !strcmp(p->link_layer, layer);
+}
+
+bool fn_is_ib(const struct fn *f)
+{
+	return fn_link_layer_is(f, "InfiniBand");
+}
+
+bool fn_is_eth(const struct fn *f)
+{
+	return fn_link_layer_is(f, "Ethernet");
+}

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: MIT */
+/* The node model: PF -> VF -> RDMA device -> port, keyed by PCI address and
+ * VF index. Names (netdev, ibdev) are attributes, never identity: they change,
+ * and showing that they changed is the point.
+ *
+ * Unknown is not zero: every value read from the node carries a known flag
+ * (struct kval) or is a NULL string. A snapshot is immutable once built. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/base/err.h"
+
+struct sys;
+struct sys_event;
+
+/* A number read from the node; known is false when the file was missing,
+ * unreadable or did not parse. */
+struct kval {
+	bool known;
+	int64_t v;
+};
+
+struct kguid {
+	bool known;
+	uint64_t v;
+};
+
+struct port {
+	unsigned int num;
+	struct kval state;	/* 1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE */
+	char *state_name;	/* the kernel's word: "ACTIVE" */
+	struct kval phys_state; /* 2 Polling, 3 Disabled, 5 LinkUp */
+	char *phys_state_name;	/* "LinkUp" */
+	char *rate;		/* "400 Gb/sec (4X NDR)" */
+	struct kval rate_mbps;	/* 400000; 2500 for 2.5 Gb/sec */
+	char *link_layer;	/* "InfiniBand" / "Ethernet" */
+	struct kval lid, sm_lid;
+	struct kguid gid_prefix; /* high 64 bits of gids/0 */
+	struct kguid port_guid;	 /* low 64 bits of gids/0 */
+	struct kval pkey0;
+};
+
+struct rdma {
+	char *name; /* ibdev: mlx5_0, rxe0 */
+	struct kval node_type;
+	struct kguid node_guid, sys_image_guid;
+	char *fw_ver, *hca_type, *board_id;
+	char *parent; /* Soft-RoCE: the netdev named by `parent` */
+	struct port *ports;
+	size_t n_ports;
+};
+
+/* What a netdev says of itself. */
+struct netdev {
+	char *name;
+	struct kval ifindex, type, mtu, dev_port, flags;
+	char *operstate;	/* "up", "down", "lowerlayerup" */
+	char *address;		/* as sysfs prints it */
+	struct kguid addr_guid; /* IPoIB (type 32): bytes 12-19 of the address */
+	char **altnames;
+	size_t n_altnames;
+};
+
+/* One PCI function, PF or VF. */
+struct fn {
+	char bdf[16];
+	struct kval vendor, device;
+	char *driver; /* NULL when no driver is bound */
+	struct netdev *netdevs;
+	size_t n_netdevs;
+	struct rdma *rdmas;
+	size_t n_rdmas;
+};
+
+/* The PF's view of one VF: netlink VF info and the MOFED sriov/<vf>/ files. */
+struct vf_admin {
+	bool netlink_known; /* the PF's dump listed this VF */
+	char *mac;
+	struct kval vlan, spoofchk, trust, link_state, max_tx_rate;
+	struct kguid node_guid, port_guid; /* administrative GUIDs */
+	bool mofed;			   /* sriov/<vf>/ files present */
+	struct kguid mofed_node, mofed_port;
+	char *mofed_policy; /* Down, Up, Follow */
+};
+
+/* A kernel-log record that names an RDMA driver (core/snapshot/kmsg.c): from
+ * /dev/kmsg ("3,812,123456789,-;mlx5_core: ...") or a captured dmesg text
+ * ("[   12.345678] mlx5_core: ..."). */
+struct kmsg_line {
+	struct kval ts_usec; /* since boot; unknown when the line had no stamp */
+	int prio;	     /* syslog level 0 (emerg) .. 7 (debug), -1 unknown */
+	char *msg;	     /* the message without header or stamp */
+	bool error;	     /* names a failure: Unknown symbol, disagrees, failed, error */
+};
+
+/* A systemd .link file (systemd.link(5)) from /etc, /run or /usr/lib
+ * systemd/network: what it matches and the name it gives. Only the keys
+ * that can pin a netdev's name are kept. */
+struct link_file {
+	char *path; /* as on the node: /etc/systemd/network/70-ibvf-0000-18-00.4.link */
+	char **match_path, **match_original_name, **match_mac, **match_driver;
+	size_t n_match_path, n_match_original_name, n_match_mac, n_match_driver;
+	char *name;		    /* [Link] Name= */
+	char *name_policy;	    /* [Link] NamePolicy= */
+	char **match_permanent_mac; /* PermanentMACAddress= */
+	size_t n_match_permanent_mac;
+	bool match_other; /* a [Match] key ibvf cannot evaluate (Property=, Type=, ...) */
+};
+
+/* A PF's VF count as ibvf's boot unit (ibvf-sriov.service) re-creates it. */
+struct persisted_pf {
+	char bdf[16];
+	unsigned int numvfs;
+};
+
+/* A pod-binding file that was found but could not be read whole (a
+ * half-written CNI cache). */
+struct bad_file {
+	char *path; /* as on the node */
+	char *why;  /* "truncated JSON at byte 412" */
+};
+
+struct dp_config; /* a device plugin's config (core/pods/devplugin.h) */
+
+/* Where a pod binding was found (docs/kubernetes.md). */
+enum pod_source {
+	POD_SRC_MULTUS = 1u << 0,     /* /var/lib/cni/multus/results */
+	POD_SRC_IB_SRIOV = 1u << 1,   /* /var/lib/cni/ib-sriov */
+	POD_SRC_SRIOV = 1u << 2,      /* /var/lib/cni/sriov (and sriov/pci/<bdf>) */
+	POD_SRC_CHECKPOINT = 1u << 3, /* kubelet_internal_checkpoint */
+	POD_SRC_PODLOG = 1u << 4,     /* /var/log/pods/<ns>_<name>_<uid> */
+};
+
+/* The VF's interface as seen inside the pod's netns (read over netlink). */
+struct pod_netif {
+	bool known;	 /* entered the netns and found the interface */
+	int error;	 /* -errno when entering or reading failed, else 0 */
+	char *name;	 /* its name in the pod (net1) */
+	char *operstate; /* "up", "down", "lowerlayerdown", ... */
+	struct kval ifindex, flags, mtu;
+	char *address;
+};
+
+/* Which pod holds a VF, merged from every source that names its PCI address.
+ * Strings are NULL when no source gave them. */
+struct pod_binding {
+	char bdf[16];
+	char *ns, *name, *uid;
+	char *container;   /* kubelet checkpoint ContainerName */
+	char *resource;	   /* kubelet checkpoint ResourceName */
+	char *network;	   /* Multus networkName */
+	char *ifname;	   /* interface name in the pod (Multus ifName, ContIFNames) */
+	char *host_ifname; /* its name on the host before the move (HostIFNames) */
+	char *guid;	   /* GUID requested (HostIFGUID, infinibandGUID), as written */
+	char *pkey;
+	char *netns;	      /* /var/run/netns/cni-<uuid> or /proc/<pid>/ns/net */
+	char *container_id;   /* the sandbox (infra) container */
+	unsigned int sources; /* enum pod_source bits */
+	bool stale;	      /* only a checkpoint entry, and no pod log directory confirms it */
+	struct kval netns_present; /* netns names a file: it exists (1) or is gone (0) */
+	struct pod_netif in_pod;
+};
+
+struct vf {
+	unsigned int index; /* virtfn<index> */
+	struct fn fn;
+	struct vf_admin admin;
+	/* The GUIDs in effect: ibdev node_guid; port GUID from gids/0, else the
+	 * IPoIB address, else MOFED's sriov/<vf>/port. */
+	struct kguid node_guid, port_guid;
+	struct pod_binding *pod; /* NULL when no source binds this VF to a pod */
+};
+
+struct pf {
+	struct fn fn;
+	struct kval numvfs, totalvfs, autoprobe;
+	bool sriov; /* SR-IOV capable (sriov_totalvfs present) */
+	struct vf *vfs;
+	size_t n_vfs;
+};
+
+struct node {
+	char *hostname;
+	char *kernel;		/* /proc/sys/kernel/osrelease */
+	char *driver_version;	/* /sys/module/mlx5_core/version (MOFED sets it) */
+	struct kmsg_line *kmsg; /* kernel-log records naming an RDMA driver, oldest first */
+	size_t n_kmsg;
+	struct link_file *link_files; /* systemd .link files, in systemd's order */
+	size_t n_link_files;
+	char *persist_unit;		/* path of ibvf's boot unit when present */
+	struct persisted_pf *persisted; /* the VF counts it re-creates */
+	size_t n_persisted;
+	struct bad_file *cni_broken; /* pod-binding files that could not be read whole */
+	size_t n_cni_broken;
+	struct dp_config *dp_configs; /* device plugin configs found on the node */
+	size_t n_dp_configs;
+	struct pf *pfs; /* sorted by BDF */
+	size_t n_pfs;
+	struct rdma *orphans; /* RDMA devices placed on no PCI function */
+	size_t n_orphans;
+	/* Pod bindings of PCI addresses that are no VF of this node. */
+	struct pod_binding *pods_unplaced;
+	size_t n_pods_unplaced;
+	/* What could not be read, one line each, for people; it also names each
+	 * pod-binding file skipped, and why. */
+	char **notes;
+	size_t n_notes;
+	/* The same facts for node_refresh(), which never parses a note: */
+	bool links_unknown; /* no netlink link dump (notes[0] says why) */
+	bool virtfn_unread; /* a PF's virtfn<N> link could not be read */
+	/* /dev/kmsg could not be read (a container without it, say): the
+	 * kernel-log checks did not run, which is not a clean log. */
+	bool kmsg_unknown;
+};
+
+int node_discover(struct sys *s, struct node **ret, struct err *e);
+/* Most events node_refresh() places; beyond, it discovers the whole node. */
+#define NODE_REFRESH_EVENTS_MAX 1024
+/* The node after the change events since old was built: the PCI functions
+ * the events name (by BDF, netdev, ibdev or devpath) are read again, the rest
+ * is copied from old, and the result equals what node_discover() would read.
+ * An event it cannot place (another subsystem, a device new to old that is
+ * no VF of a known PF, a virtual device) and more than
+ * NODE_REFRESH_EVENTS_MAX events make it discover the whole node. old is
+ * left as it was; both are freed with node_free(). */
+int node_refresh(struct sys *s, const struct node *old, const struct sys_event *events,
+		 size_t n_events, struct node **ret, struct err *e);
+void node_free(struct node *n);
+/* Frees what a binding holds (not the binding itself). */
+void pod_binding_fini(struct pod_binding *b);
+void linkfile_fini(struct link_file *lf);
+void linkfile_free_all(struct link_file *v, size_t n);
+
+/* "0000:18:00.3" or, when short_ok, "18:00.3" (domain 0), any case, into the
+ * kernel's lowercase "0000:18:00.3"; false for anything else. */
+bool node_bdf_normalize(const char *in, bool short_ok, char out[static 16]);
+
+/* A function's first RDMA device and that device's first port: what a
+ * ConnectX function has (one each). NULL when it has none. */
+const struct rdma *fn_rdma(const struct fn *f);
+const struct port *fn_port(const struct fn *f);
+/* Whether the function's port runs InfiniBand / Ethernet, as its link_layer
+ * says; false when unknown (no RDMA device, no port, no link_layer). */
+bool fn_is_ib(const struct fn *f);
+bool fn_is_eth(const struct fn *f);
+
+const struct pf *node_find_pf(const struct node *n, const char *bdf);
+const struct vf *node_find_vf(const struct node *n, const char *pf_bdf, unsigned int index);
+/* The PF or VF at that PCI address (as the kernel writes it); *ret_vf NULL
+ * for a PF. Either ret_ may be NULL. What a user types goes through
+ * node_resolve() (resolve.h) instead. */
+const struct fn *node_find_fn(const struct node *n, const char *bdf, const struct pf **ret_pf,
+			      const struct vf **ret_vf);

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/* What makes the node's current VF layout survive a reboot:
+ *
+ *   /etc/systemd/network/70-ibvf-<bdf>.link   one per named VF:
+ *       [Match] Path=pci-0000:18:00.4   [Link] Name=ibp24s0v3
+ *     (valid systemd.link: no {attr/...} templates, which systemd does not
+ *     expand; matched by PCI path, the VF's identity across reboots)
+ *   /etc/systemd/system/ibvf-sriov.service     a oneshot unit, in order:
+ *       driver (modprobe) -> udevadm settle -> `ibvf vf create PF N` per PF ->
+ *       `ibvf vf guid VF --node G --port G` per VF -> udevadm settle,
+ *       Before=network-pre.target kubelet.service
+ *
+ * persist refuses (core/actions/plan_persist.c) while checks find zero, duplicate
+ * or unknown GUIDs or kernel names, so every VF with a netdev gets a .link
+ * file and a guid line; what could still be left out is named in the notes.
+ *
+ * `ibvf persist` is a plan (ACTION_PERSIST): file steps, previewed,
+ * confirmed, applied, verified and journaled with what each file replaced,
+ * so `journal undo` restores them (ACTION_FILES_UNDO). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/model/request.h"
+#include "core/base/err.h"
+#include "core/model/node.h"
+
+struct sys;
+
+#define PERSIST_UNIT	    "ibvf-sriov.service"
+#define PERSIST_LINK_PREFIX "70-ibvf-"
+#define PERSIST_NOTES_MAX   32
+
+struct persist_file {
+	char name[64];	 /* 70-ibvf-0000-18-00.4.link, ibvf-sriov.service */
+	char subdir[32]; /* where under /etc: "systemd/network", "systemd/system" */
+	char *content;
+};
+
+/* One ExecStart= line of the unit that runs ibvf, and its request. */
+struct persist_cmd {
+	char line[400];
+	struct action_req req;
+};
+
+struct persist {
+	struct persist_file *files;
+	size_t n_files;
+	struct persist_cmd *cmds; /* in the unit's order */
+	size_t n_cmds;
+	char notes[PERSIST_NOTES_MAX][200];
+	size_t n_notes;
+	size_t n_unassigned; /* RDMA VFs without a valid node and port GUID */
+	char unassigned[16]; /* the first of them */
+};
+
+struct persist_opts {
+	const char *ibvf;     /* absolute path of the ibvf binary for ExecStart */
+	const char *modprobe; /* NULL: /usr/sbin/modprobe */
+	const char *udevadm;  /* NULL: /usr/bin/udevadm */
+};
+
+/* "ib3", "eth12": the kernel's enumerated names (its ib%d and eth%d
+ * templates), which change with probe order. */
+bool persist_kernel_name(const char *name);
+
+int persist_build(const struct node *n, const struct persist_opts *o, struct persist **ret,
+		  struct err *e);
+void persist_free(struct persist *p);
+
+/* The unit's path into n->persist_unit and the VF count of each "vf create
+ * PF N" it runs into n->persisted (persist_read.c): NULL and none when
+ * there is no unit or it is masked. Reads after n's PFs: a hand-edited line
+ * may name a PF by its netdev or ibdev. 0 or -ENOMEM. */
+int persist_read(struct sys *s, struct node *n);
+
+/* Refuses (-EINVAL, one line naming each check id, its count and
+ * `ibvf check --fix ID`) while n has findings that make the unit wrong. */
+int persist_refusals(const struct node *n, struct err *e);
+
+/* The ibvf the unit runs: path (absolute, a regular executable owned by root,
+ * not writable by group or others), or, for "", this process's own binary,
+ * which must moreover not lie in a build tree, under /tmp or in a directory
+ * non-root users can write. The path into ret. */
+int persist_ibvf_path(const char *path, char ret[static 256], struct err *e);
+
+/* The dry check: each ibvf command of the unit (p->cmds), planned with
+ * action_plan() on n as it is now; the first the node refuses (a GUID
+ * already in use) refuses persist, naming the unit's line and the reason. */
+int persist_dry_check(struct sys *s, const struct node *n, const struct persist *p, struct err *e);

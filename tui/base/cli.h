@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/* The command line: the global options, the command table's row, the
+ * commands' handlers and what several of them share. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct sys;
+
+/* The global options, parsed once (main.c), before or after the command. */
+struct cli {
+	const char *sim_dir; /* --sim[=DIR]: NULL unless --sim=DIR was given */
+	bool sim;
+	const char *root;   /* --root DIR */
+	const char *kernel; /* --kernel REL (simulated kernel release; mkfixture's) */
+	const char *theme;  /* --theme NAME|PATH (the console) */
+	bool json;
+};
+
+/* What a command takes of the global options. */
+enum cmd_flags {
+	CMD_NODE = 1u << 0,	     /* reads the node: --sim, --root, --kernel */
+	CMD_JSON = 1u << 1,	     /* has JSON output: --json */
+	CMD_THEME = 1u << 2,	     /* draws: --theme */
+	CMD_KERNEL = 1u << 3,	     /* takes --kernel without --sim (mkfixture) */
+	CMD_ANY = 1u << 4,	     /* ignores every global option (help) */
+	CMD_SEVERITY_EXIT = 1u << 5, /* exits 0/1/2 by severity; any error EXIT_UNKNOWN */
+};
+
+/* One row of the command table (commands.c). argv[0] of the handler is the
+ * command's name; it returns the exit status. */
+struct cmd {
+	const char *name;
+	int (*run)(const struct cli *c, int argc, char **argv);
+	unsigned int flags;
+	const char *summary; /* one line in `ibvf help` */
+	const char *usage;   /* after "usage: ibvf " */
+	const char *help;
+};
+
+#define EXIT_USAGE 2
+/* `ibvf check` exits 0 (clean or info), 1 (warnings), 2 (critical) as the
+ * Nagios plugin convention has it; when it could not check (a bad argument,
+ * an unknown device, a node it could not read) it exits 3, Nagios' UNKNOWN. */
+#define EXIT_UNKNOWN 3
+
+/* commands.c: the table, and help rendered from it. */
+const struct cmd *cmd_find(const char *name);
+const struct cmd *cmd_table(size_t *ret_n);
+void cmd_print_overview(FILE *f);
+void cmd_print_help(FILE *f, const struct cmd *cmd);
+void cmd_print_usage(FILE *f, const struct cmd *cmd);
+
+/* cli.c: prints "ibvf: <message>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* While e is set, cli_error() keeps its first message in e instead of
+ * printing (the console parsing a command line); NULL prints again. */
+struct err;
+void cli_error_capture(struct err *e);
+/* Opens the node the options name (real, --root tree or simulated). */
+int cli_open(const struct cli *c, struct sys **ret);
+/* A stray argument of a command that takes none: one line, EXIT_USAGE. */
+int cli_bad_arg(const char *cmd, const char *arg);
+/* Prints a JSON document on stdout the way every command does: valid UTF-8
+ * whatever the node's strings hold (core/base/escape.h). _ext with json-c's
+ * JSON_C_TO_STRING_* flags. */
+struct json_object;
+void cli_print_json(struct json_object *o);
+void cli_print_json_ext(struct json_object *o, int flags);
+
+/* The handlers, one file each. */
+int cmd_console(const struct cli *c, int argc, char **argv);
+int cmd_list(const struct cli *c, int argc, char **argv);
+int cmd_check(const struct cli *c, int argc, char **argv);
+int cmd_watch(const struct cli *c, int argc, char **argv);
+int cmd_vf(const struct cli *c, int argc, char **argv);
+int cmd_persist(const struct cli *c, int argc, char **argv);
+int cmd_journal(const struct cli *c, int argc, char **argv);
+int cmd_bench(const struct cli *c, int argc, char **argv);
+int cmd_mkfixture(const struct cli *c, int argc, char **argv);
+int cmd_debug(const struct cli *c, int argc, char **argv);
+int cmd_metrics(const struct cli *c, int argc, char **argv);
+int cmd_help(const struct cli *c, int argc, char **argv);
+
+/* cmd_reboot.c: a reboot of the simulated node c names (power cycle, the
+ * boot unit as systemd runs it, the kubelet's pods); its exit status. The
+ * seed of the VF probe order: --seed's argument, else $IBVF_SIM_SEED, else
+ * a random one; -EINVAL (said) for a bad one. */
+#include <stdint.h>
+int reboot_run(const struct cli *c, uint64_t seed);
+int reboot_seed(const char *arg, uint64_t *ret);
+
+/* Renders `ibvf list` text from the node's JSON (core/snapshot/json.c). */
+void list_print_text(FILE *f, struct json_object *node);
+/* Renders `ibvf list --pods` text from node_pods_to_json(). */
+void list_print_pods_text(FILE *f, struct json_object *pods);

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+/* `ibvf debug rename|vfinfo|reboot`: low-level probes of the kernel
+ * boundary, and the simulated node's reboot (cmd_reboot.c). */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/base/cli.h"
+#include "core/base/guid.h"
+#include "core/sys/sys.h"
+
+static struct json_object *opt_int(int64_t v)
+{
+	return v < 0 ? NULL : json_object_new_int64(v);
+}
+
+static struct json_object *opt_guid(bool known, uint64_t g)
+{
+	char buf[GUID_STRLEN];
+	if (!known)
+		return NULL;
+	guid_format_sysfs(g, buf);
+	return json_object_new_string(buf);
+}
+
+static int debug_vfinfo(struct sys *s, const char *pf)
+{
+	struct sys_link *links;
+	size_t n;
+	struct err e = {{0}};
+	if (sys_link_dump(s, &links, &n, &e) < 0) {
+		cli_error("%s", e.msg);
+		return 1;
+	}
+	const struct sys_link *l = NULL;
+	for (size_t i = 0; i < n && !l; i++)
+		if (!strcmp(links[i].name, pf))
+			l = &links[i];
+	if (!l) {
+		cli_error("no network interface '%s'", pf);
+		sys_links_free(links, n);
+		return 1;
+	}
+	struct json_object *a = json_object_new_array();
+	for (size_t i = 0; i < l->n_vfs; i++) {
+		const struct sys_vf_info *v = &l->vfs[i];
+		struct json_object *o = json_object_new_object();
+		char mac[HWADDR_STRLEN];
+		hwaddr_format(v->mac, mac);
+		json_object_object_add(o, "vf", json_object_new_int64(v->vf));
+		json_object_object_add(o, "mac", json_object_new_string(mac));
+		json_object_object_add(o, "vlan", opt_int(v->vlan));
+		json_object_object_add(o, "qos", opt_int(v->qos));
+		json_object_object_add(o, "spoofchk", opt_int(v->spoofchk));
+		json_object_object_add(o, "trust", opt_int(v->trust));
+		json_object_object_add(o, "link_state", opt_int(v->link_state));
+		json_object_object_add(o, "max_tx_rate", opt_int(v->max_tx_rate));
+		json_object_object_add(o, "node_guid", opt_guid(v->node_guid_known, v->node_guid));
+		json_object_object_add(o, "port_guid", opt_guid(v->port_guid_known, v->port_guid));
+		json_object_array_add(a, o);
+	}
+	cli_print_json_ext(a, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+				      JSON_C_TO_STRING_NOSLASHESCAPE);
+	json_object_put(a);
+	sys_links_free(links, n);
+	return 0;
+}
+
+/* `debug reboot [--seed N]`: the simulated node only. */
+static int debug_reboot(const struct cli *c, int argc, char **argv)
+{
+	const char *seed_arg = NULL;
+	uint64_t seed;
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+			seed_arg = argv[++i];
+		else if (!strncmp(argv[i], "--seed=", 7))
+			seed_arg = argv[i] + 7;
+		else if (!strcmp(argv[i], "--seed")) {
+			cli_error("option '--seed' needs a value");
+			return EXIT_USAGE;
+		} else
+			return cli_bad_arg("debug reboot", argv[i]);
+	}
+	if (!c->sim) {
+		cli_error("debug reboot: only the simulated node reboots (--sim[=DIR]); %s",
+			  c->root ? "a --root tree is a capture, with no kernel to boot"
+				  : "reboot a real node with systemctl reboot");
+		return EXIT_USAGE;
+	}
+	if (reboot_seed(seed_arg, &seed) < 0)
+		return EXIT_USAGE;
+	return reboot_run(c, seed);
+}
+
+int cmd_debug(const struct cli *c, int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "reboot"))
+		return debug_reboot(c, argc, argv);
+	bool rename = argc == 4 && !strcmp(argv[1], "rename");
+	bool vfinfo = argc == 3 && !strcmp(argv[1], "vfinfo");
+	for (int i = 1; i < argc && (rename || vfinfo); i++)
+		if (argv[i][0] == '-')
+			return cli_bad_arg("debug", argv[i]);
+	if (!rename && !vfinfo) {
+		cli_error("usage: ibvf debug rename IFNAME NEWNAME | ibvf debug vfinfo PF_IFNAME | "
+			  "ibvf --sim debug reboot [--seed N]");
+		return EXIT_USAGE;
+	}
+	struct sys *s;
+	if (cli_open(c, &s) < 0)
+		return 1;
+	int rc;
+	if (rename) {
+		struct err e = {{0}};
+		rc = sys_link_rename(s, argv[2], argv[3], &e) < 0 ? 1 : 0;
+		if (rc)
+			cli_error("%s", e.msg);
+	} else {
+		rc = debug_vfinfo(s, argv[2]);
+	}
+	sys_close(s);
+	return rc;
+}

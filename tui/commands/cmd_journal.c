@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+/* `ibvf journal [undo ID]`: the applied plans, and undoing one. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "tui/base/cli_action.h"
+#include "core/actions/journal.h"
+#include "core/snapshot/json.h"
+#include "core/sys/sys.h"
+#include "tui/render/journal_text.h"
+
+int cmd_journal(const struct cli *c, int argc, char **argv)
+{
+	struct act_args p;
+	struct sys *s;
+	struct json_object *entries = NULL;
+	struct err e = {{0}};
+	struct journal_damage d;
+	int rc = 0;
+
+	if (cli_action_parse(argc, argv, "dry-run yes force timeout no-wait", &p) < 0)
+		return EXIT_USAGE;
+	bool undo = p.n_args && !strcmp(p.args[0], "undo");
+	if (undo ? p.n_args != 2 : p.n_args != 0) {
+		cli_error("usage: ibvf journal | ibvf journal undo ID");
+		return EXIT_USAGE;
+	}
+	if (!undo && (p.o.dry_run || p.o.yes || p.req.force || p.o.no_wait)) {
+		cli_error("--dry-run, --yes, --force and --no-wait go with 'journal undo ID'");
+		return EXIT_USAGE;
+	}
+	char *end;
+	long long id = undo ? strtoll(p.args[1], &end, 10) : 0;
+	if (undo && (*end || id <= 0)) {
+		cli_error("invalid journal entry '%s': a number from 'ibvf journal'", p.args[1]);
+		return EXIT_USAGE;
+	}
+	if (cli_open(c, &s) < 0)
+		return 1;
+	if (journal_read_lines(s, &entries, &d, &e) < 0) {
+		cli_error("%s", e.msg);
+		sys_close(s);
+		return 1;
+	}
+	sys_close(s);
+	for (size_t i = 0; i < d.n && i < JOURNAL_DAMAGE_LINES; i++)
+		cli_error("journal: line %zu damaged, skipped", d.line[i]);
+	if (d.n > JOURNAL_DAMAGE_LINES)
+		cli_error("journal: %zu more damaged lines skipped", d.n - JOURNAL_DAMAGE_LINES);
+	if (undo) {
+		struct action_req req = {0};
+		if (journal_undo_req(entries, id, &req, &e) < 0) {
+			cli_error("%s", e.msg);
+			rc = EXIT_USAGE;
+		} else {
+			req.force = p.req.force;
+			req.timeout_s = p.req.timeout_s;
+			rc = cli_action_run(c, &p.o, &req);
+		}
+	} else if (c->json) {
+		/* An object, as every document: {"version", "entries"}. */
+		struct json_object *doc = json_object_new_object();
+		json_object_object_add(doc, "version", json_object_new_int(JSON_DOC_VERSION));
+		for (size_t i = 0; i < json_object_array_length(entries); i++)
+			plan_json_guids(json_object_array_get_idx(entries, i));
+		json_object_object_add(doc, "entries", json_object_get(entries));
+		cli_print_json(doc);
+		json_object_put(doc);
+	} else {
+		text_render_print(stdout, entries, journal_text);
+	}
+	json_object_put(entries);
+	return rc;
+}

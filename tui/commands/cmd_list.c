@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: MIT
+/* `ibvf list`: the PF -> VF tree as aligned text, or the model as JSON. The
+ * text is rendered from the JSON (core/snapshot/json.c) so both show the same facts. */
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/render/check_text.h"
+#include "tui/base/cli.h"
+#include "core/checks/checks.h"
+#include "core/checks/report.h"
+#include "core/snapshot/json.h"
+#include "core/model/node.h"
+#include "core/sys/sys.h"
+#include "tui/base/text.h"
+
+enum col {
+	COL_MARK, /* the worst finding on the row: !! critical, ! warning */
+	COL_DEVICE,
+	COL_DRIVER,
+	COL_NETDEV,
+	COL_IBDEV,
+	COL_STATE,
+	COL_PHYS,
+	COL_RATE,
+	COL_LINK,
+	COL_FW,
+	COL_VFS,
+	COL_NODE_GUID,
+	COL_PORT_GUID,
+	COL_POD,
+	N_COLS,
+};
+
+static const char *const headers[N_COLS] = {
+	"",	"DEVICE", "DRIVER", "NETDEV", "IBDEV",	   "STATE",	"PHYS",
+	"RATE", "LINK",	  "FW",	    "VFS",    "NODE GUID", "PORT GUID", "POD",
+};
+
+enum pod_col {
+	PCOL_POD,
+	PCOL_UID,
+	PCOL_VF,
+	PCOL_PF,
+	PCOL_CONTAINER,
+	PCOL_RESOURCE,
+	PCOL_NETWORK,
+	PCOL_IFNAME,
+	PCOL_STATE,
+	PCOL_NETNS,
+	PCOL_SOURCES,
+	N_PCOLS,
+};
+
+static const char *const pod_headers[N_PCOLS] = {
+	"POD",	   "UID",	"VF",	 "PF",	  "CONTAINER", "RESOURCE",
+	"NETWORK", "IF IN POD", "STATE", "NETNS", "SOURCES",
+};
+
+#define MAX_COLS 16
+
+struct table {
+	const char *const *headers;
+	int first, n_cols; /* the columns printed: first .. n_cols - 1 */
+	char *(*cells)[MAX_COLS];
+	size_t n, cap;
+};
+
+static char **table_row(struct table *t)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		void *nc = realloc(t->cells, cap * sizeof(*t->cells));
+		if (!nc)
+			return NULL;
+		t->cells = nc;
+		t->cap = cap;
+	}
+	memset(t->cells[t->n], 0, sizeof(t->cells[t->n]));
+	return t->cells[t->n++];
+}
+
+static struct json_object *get(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+	if (o)
+		json_object_object_get_ex(o, key, &v);
+	return v;
+}
+
+static struct json_object *first(struct json_object *o, const char *key)
+{
+	struct json_object *a = get(o, key);
+	return a && json_object_array_length(a) ? json_object_array_get_idx(a, 0) : NULL;
+}
+
+/* A cell: "?" for an unknown (null) value, "-" when the object is absent. */
+static char *cell(struct json_object *o, const char *key)
+{
+	if (!o)
+		return strdup("-");
+	struct json_object *v = get(o, key);
+	return strdup(v ? json_object_get_string(v) : "?");
+}
+
+static void fill_device_cells(char **row, struct json_object *fn)
+{
+	struct json_object *nd = first(fn, "netdevs"), *rd = first(fn, "rdma");
+	struct json_object *port = first(rd, "ports");
+	struct json_object *drv = get(fn, "driver");
+	row[COL_DRIVER] = strdup(drv ? json_object_get_string(drv) : "(none)");
+	row[COL_NETDEV] = cell(nd, "ifname");
+	row[COL_IBDEV] = cell(rd, "ifname");
+	row[COL_STATE] = cell(port, "state");
+	row[COL_PHYS] = cell(port, "physical_state");
+	row[COL_RATE] = cell(port, "rate");
+	row[COL_LINK] = cell(port, "link_layer");
+	row[COL_FW] = cell(rd, "fw");
+}
+
+/* "!!" for a critical finding on the function, "!" for a warning, else "". */
+static char *mark(struct json_object *fn)
+{
+	struct json_object *a = get(fn, "findings");
+	int worst = -1;
+	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
+		enum check_severity s;
+		struct json_object *f = json_object_array_get_idx(a, i);
+		if (check_severity_parse(json_object_get_string(get(f, "severity")), &s) == 0 &&
+		    (int)s > worst)
+			worst = (int)s;
+	}
+	return strdup(worst == CHECK_CRITICAL ? "!!" : worst == CHECK_WARNING ? "!" : "");
+}
+
+static const char *str_or(struct json_object *o, const char *key, const char *dflt)
+{
+	struct json_object *v = get(o, key);
+	return v ? json_object_get_string(v) : dflt;
+}
+
+/* The pod as core labels it (pods_label: "namespace/name", "(stale)" marked). */
+static char *pod_label(struct json_object *pod)
+{
+	return strdup(pod ? str_or(pod, "label", "?") : "-");
+}
+
+static void add_pf_rows(struct table *t, struct json_object *pf)
+{
+	char **row = table_row(t);
+	if (!row)
+		return;
+	row[COL_DEVICE] = strdup(json_object_get_string(get(pf, "bdf")));
+	row[COL_MARK] = mark(pf);
+	fill_device_cells(row, pf);
+	struct json_object *nv = get(pf, "numvfs"), *tv = get(pf, "totalvfs");
+	char vfs[64] = "-";
+	if (json_object_get_boolean(get(pf, "sriov")))
+		snprintf(vfs, sizeof(vfs), "%s/%s", nv ? json_object_get_string(nv) : "?",
+			 tv ? json_object_get_string(tv) : "?");
+	row[COL_VFS] = strdup(vfs);
+	struct json_object *rd = first(pf, "rdma");
+	row[COL_NODE_GUID] = cell(rd, "node_guid");
+	row[COL_PORT_GUID] = cell(first(rd, "ports"), "port_guid");
+
+	struct json_object *vfa = get(pf, "vfs");
+	size_t n = vfa ? json_object_array_length(vfa) : 0;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *vf = json_object_array_get_idx(vfa, i);
+		if (!(row = table_row(t)))
+			return;
+		char dev[96];
+		snprintf(dev, sizeof(dev), "%s vf%d %s", i + 1 == n ? "└─" : "├─",
+			 json_object_get_int(get(vf, "index")),
+			 json_object_get_string(get(vf, "bdf")));
+		row[COL_DEVICE] = strdup(dev);
+		row[COL_MARK] = mark(vf);
+		fill_device_cells(row, vf);
+		row[COL_VFS] = strdup("");
+		row[COL_NODE_GUID] = cell(vf, "node_guid");
+		row[COL_PORT_GUID] = cell(vf, "port_guid");
+		row[COL_POD] = pod_label(get(vf, "pod"));
+	}
+}
+
+/* Display width of a UTF-8 string (the tree glyphs are one column each). */
+static size_t width(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+/* Every cell as it may reach a terminal: control characters escaped. */
+static void table_escape(struct table *t)
+{
+	for (size_t r = 0; r < t->n; r++)
+		for (int c = 0; c < t->n_cols; c++) {
+			char *e = t->cells[r][c] ? text_escape(t->cells[r][c]) : NULL;
+			free(t->cells[r][c]);
+			t->cells[r][c] = e;
+		}
+}
+
+static void table_print(FILE *f, struct table *t)
+{
+	size_t w[MAX_COLS];
+	table_escape(t);
+	for (int c = t->first; c < t->n_cols; c++) {
+		w[c] = width(t->headers[c]);
+		for (size_t r = 0; r < t->n; r++)
+			if (t->cells[r][c] && width(t->cells[r][c]) > w[c])
+				w[c] = width(t->cells[r][c]);
+	}
+	for (size_t r = 0; r <= t->n; r++) {
+		for (int c = t->first; c < t->n_cols; c++) {
+			const char *s = r == 0 ? t->headers[c] : t->cells[r - 1][c];
+			s = s ? s : "";
+			if (c + 1 == t->n_cols)
+				fprintf(f, "%s\n", s);
+			else
+				fprintf(f, "%s%*s  ", s, (int)(w[c] - width(s)), "");
+		}
+	}
+}
+
+static void table_free(struct table *t)
+{
+	for (size_t r = 0; r < t->n; r++)
+		for (int c = 0; c < t->n_cols; c++)
+			free(t->cells[r][c]);
+	free(t->cells);
+}
+
+static void print_strings(FILE *f, struct json_object *node, const char *key, const char *label)
+{
+	struct json_object *a = get(node, key);
+	size_t n = a ? json_object_array_length(a) : 0;
+	for (size_t i = 0; i < n; i++) {
+		char *s = text_escape(json_object_get_string(json_object_array_get_idx(a, i)));
+		fprintf(f, "%s: %s\n", label, s ? s : "?");
+		free(s);
+	}
+}
+
+/* The host line, its names escaped. */
+static void print_host(FILE *f, struct json_object *node)
+{
+	struct json_object *drv = get(node, "driver_version");
+	char *h = text_escape(str_or(node, "host", "?")),
+	     *k = text_escape(str_or(node, "kernel", "?")),
+	     *d = text_escape(drv ? json_object_get_string(drv) : "(in-tree or not loaded)");
+	fprintf(f, "host %s  kernel %s  mlx5_core %s\n", h ? h : "?", k ? k : "?", d ? d : "?");
+	free(h);
+	free(k);
+	free(d);
+}
+
+/* "15 critical, 2 warnings: run `ibvf check`", when there are any. */
+static void print_findings_footer(FILE *f, struct json_object *node)
+{
+	struct json_object *c = get(node, "counts");
+	int64_t crit = json_object_get_int64(get(c, "critical")),
+		warn = json_object_get_int64(get(c, "warning"));
+	if (crit || warn)
+		fprintf(f, "%lld critical, %lld warning%s: run `ibvf check`\n", (long long)crit,
+			(long long)warn, warn == 1 ? "" : "s");
+}
+
+void list_print_text(FILE *f, struct json_object *node)
+{
+	print_host(f, node);
+	print_strings(f, node, "kmsg_errors", "kernel log");
+
+	struct table t = {.headers = headers, .first = COL_MARK, .n_cols = N_COLS};
+	struct json_object *pfs = get(node, "pfs");
+	for (size_t i = 0; pfs && i < json_object_array_length(pfs); i++)
+		add_pf_rows(&t, json_object_array_get_idx(pfs, i));
+	struct json_object *orph = get(node, "orphans");
+	for (size_t i = 0; orph && i < json_object_array_length(orph); i++) {
+		struct json_object *rd = json_object_array_get_idx(orph, i);
+		char **row = table_row(&t);
+		if (!row)
+			break;
+		struct json_object *wrap = json_object_new_object();
+		struct json_object *arr = json_object_new_array();
+		json_object_array_add(arr, json_object_get(rd));
+		json_object_object_add(wrap, "rdma", arr);
+		row[COL_DEVICE] = strdup("(no PCI function)");
+		fill_device_cells(row, wrap);
+		row[COL_VFS] = strdup("-");
+		row[COL_NODE_GUID] = cell(rd, "node_guid");
+		row[COL_PORT_GUID] = cell(first(rd, "ports"), "port_guid");
+		row[COL_POD] = strdup("-");
+		json_object_put(wrap);
+	}
+	t.first = COL_DEVICE; /* the marks' column only when a row has one */
+	for (size_t r = 0; r < t.n; r++)
+		if (t.cells[r][COL_MARK] && t.cells[r][COL_MARK][0])
+			t.first = COL_MARK;
+	if (t.n)
+		table_print(f, &t);
+	else
+		fputs("no SR-IOV or RDMA PCI functions found\n", f);
+	table_free(&t);
+	print_strings(f, node, "notes", "note");
+	print_findings_footer(f, node);
+}
+
+/* "multus,ib-sriov,checkpoint" */
+static char *sources_cell(struct json_object *v)
+{
+	struct json_object *a = get(v, "sources");
+	char buf[128] = "";
+	size_t n = a ? json_object_array_length(a) : 0;
+	for (size_t i = 0; i < n; i++)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", i ? "," : "",
+			 json_object_get_string(json_object_array_get_idx(a, i)));
+	return strdup(n ? buf : "-");
+}
+
+/* The interface's state read inside the pod, or why it could not be. */
+static char *in_pod_state(struct json_object *v)
+{
+	struct json_object *nif = get(v, "in_pod");
+	if (!nif)
+		return strdup("-");
+	struct json_object *e = get(nif, "error");
+	if (e) {
+		char *s;
+		return asprintf(&s, "(%s)", json_object_get_string(e)) < 0 ? NULL : s;
+	}
+	return strdup(str_or(nif, "operstate", "?"));
+}
+
+/* The in-pod name read over netlink when there is one, else the caches'. */
+static char *in_pod_ifname(struct json_object *v)
+{
+	struct json_object *nif = get(v, "in_pod");
+	const char *name = str_or(nif, "ifname", NULL);
+	return strdup(name ? name : str_or(v, "ifname", "?"));
+}
+
+static void add_pod_rows(struct table *t, struct json_object *pod)
+{
+	struct json_object *vfs = get(pod, "vfs");
+	size_t n = vfs ? json_object_array_length(vfs) : 0;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *v = json_object_array_get_idx(vfs, i);
+		char **row = table_row(t);
+		if (!row)
+			return;
+		if (i == 0) {
+			row[PCOL_POD] = pod_label(pod);
+			row[PCOL_UID] = strdup(str_or(pod, "uid", "?"));
+		}
+		row[PCOL_VF] = strdup(str_or(v, "bdf", "?"));
+		struct json_object *pf = get(v, "pf");
+		char *s = NULL;
+		if (pf && asprintf(&s, "%s vf%d", json_object_get_string(pf),
+				   json_object_get_int(get(v, "index"))) < 0)
+			s = NULL;
+		row[PCOL_PF] = pf ? s : strdup("(not on this node)");
+		row[PCOL_CONTAINER] = strdup(str_or(v, "container", "?"));
+		row[PCOL_RESOURCE] = strdup(str_or(v, "resource", "?"));
+		row[PCOL_NETWORK] = strdup(str_or(v, "network", "?"));
+		row[PCOL_IFNAME] = in_pod_ifname(v);
+		row[PCOL_STATE] = in_pod_state(v);
+		row[PCOL_NETNS] = strdup(str_or(v, "netns", "?"));
+		row[PCOL_SOURCES] = sources_cell(v);
+	}
+}
+
+void list_print_pods_text(FILE *f, struct json_object *pods)
+{
+	struct table t = {.headers = pod_headers, .n_cols = N_PCOLS};
+	struct json_object *a = get(pods, "pods");
+	for (size_t i = 0; a && i < json_object_array_length(a); i++)
+		add_pod_rows(&t, json_object_array_get_idx(a, i));
+	if (t.n)
+		table_print(f, &t);
+	else
+		fputs("no pod holds a VF on this node\n", f);
+	table_free(&t);
+	print_strings(f, pods, "notes", "note");
+}
+
+/* The checks' findings on the node's JSON (each function's, the node's). */
+static int list_add_findings(struct json_object *o, const struct node *n)
+{
+	struct findings fs;
+	int r = checks_run(n, NULL, &fs);
+	if (r == 0)
+		r = checks_decorate_node_json(o, &fs);
+	findings_fini(&fs);
+	return r;
+}
+
+int cmd_list(const struct cli *c, int argc, char **argv)
+{
+	bool pods = false;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--pods"))
+			return cli_bad_arg("list", argv[i]);
+		pods = true;
+	}
+	struct sys *s;
+	if (cli_open(c, &s) < 0)
+		return 1;
+	struct node *n;
+	struct err e = {{0}};
+	if (node_discover(s, &n, &e) < 0) {
+		cli_error("%s", e.msg);
+		sys_close(s);
+		return 1;
+	}
+	struct json_object *o = pods ? node_pods_to_json(n) : node_to_json(n);
+	if (o && !pods && list_add_findings(o, n) < 0) {
+		json_object_put(o);
+		o = NULL;
+	}
+	if (!o) {
+		cli_error("cannot render the node: out of memory");
+		node_free(n);
+		sys_close(s);
+		return 1;
+	}
+	if (c->json)
+		cli_print_json_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+					      JSON_C_TO_STRING_NOSLASHESCAPE);
+	else if (pods)
+		list_print_pods_text(stdout, o);
+	else
+		list_print_text(stdout, o);
+	json_object_put(o);
+	node_free(n);
+	sys_close(s);
+	return fflush(stdout) == 0 ? 0 : 1;
+}

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+/* `ibvf metrics`: the node as Prometheus text (metrics.h), on stdout or
+ * written atomically to DIR/ibvf.prom for node_exporter's textfile
+ * collector, once or every S seconds until SIGTERM or SIGINT. */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/history.h"
+#include "tui/base/cli.h"
+#include "core/checks/checks.h"
+#include "core/model/node.h"
+#include "core/base/safefile.h"
+#include "core/sys/sys.h"
+#include "tui/render/metrics.h"
+
+#define METRICS_FILE	     "ibvf.prom"
+#define METRICS_INTERVAL_MAX 86400
+
+struct metrics_opts {
+	char dir[PATH_MAX]; /* --textfile, absolute; "" for stdout */
+	unsigned int interval;
+};
+
+static double clock_s(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* DIR as an absolute path: it must exist, be a directory and be one ibvf
+ * writes in (root's or the user's, writable by no one else). */
+static int textfile_dir(const char *arg, char *buf, size_t size)
+{
+	char cwd[PATH_MAX];
+	struct err e = {{0}};
+	int fd, n;
+	if (!arg[0]) {
+		cli_error("invalid --textfile '': an empty directory name");
+		return -EINVAL;
+	}
+	if (arg[0] == '/')
+		n = snprintf(buf, size, "%s", arg);
+	else if (getcwd(cwd, sizeof(cwd)))
+		n = snprintf(buf, size, "%s/%s", cwd, arg);
+	else
+		n = -1;
+	if (n < 0 || (size_t)n + 1 + sizeof(METRICS_FILE) > size) {
+		cli_error("invalid --textfile '%s': path too long", arg);
+		return -ENAMETOOLONG;
+	}
+	int r = safefile_dir(buf, false, &fd, &e);
+	if (r == -ENOENT)
+		cli_error("invalid --textfile '%s': no such directory", arg);
+	else if (r == -ENOTDIR)
+		cli_error("invalid --textfile '%s': not a directory", arg);
+	else if (r < 0)
+		cli_error("invalid --textfile '%s': %s", arg, e.msg);
+	if (r < 0)
+		return r;
+	r = safefile_dir_trusted(fd, buf, &e);
+	close(fd);
+	if (r < 0)
+		cli_error("invalid --textfile '%s': %s", arg, e.msg);
+	return r;
+}
+
+static int parse_interval(const char *arg, unsigned int *ret)
+{
+	char *end;
+	errno = 0;
+	long v = arg[0] >= '0' && arg[0] <= '9' ? strtol(arg, &end, 10) : -1;
+	if (v < 1 || v > METRICS_INTERVAL_MAX || errno || *end) {
+		cli_error("invalid --interval '%s': a whole number of seconds from 1 to %d", arg,
+			  METRICS_INTERVAL_MAX);
+		return -EINVAL;
+	}
+	*ret = (unsigned int)v;
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct metrics_opts *o)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = NULL;
+		bool tf = !strncmp(a, "--textfile", 10), iv = !strncmp(a, "--interval", 10);
+		if ((tf || iv) && a[10] == '=') /* --textfile=DIR */
+			v = a + 11;
+		else if (!(tf || iv) || a[10]) {
+			cli_bad_arg("metrics", a);
+			return -EINVAL;
+		} else if (i + 1 >= argc) {
+			cli_error("option '%s' needs a value (see 'ibvf metrics --help')", a);
+			return -EINVAL;
+		} else
+			v = argv[++i];
+		int r = tf ? textfile_dir(v, o->dir, sizeof(o->dir))
+			   : parse_interval(v, &o->interval);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* One round: the node discovered afresh, its checks and the history, as
+ * text in *ret (malloc'd). 0, or -errno (said). */
+static int render(const struct cli *c, const struct metrics_opts *o, char **ret)
+{
+	struct sys *s;
+	struct node *n = NULL;
+	struct findings fs = {0};
+	struct metrics_in in = {.interval = o->interval};
+	struct err e = {{0}};
+	double t0 = clock_s(CLOCK_MONOTONIC);
+	char path[PATH_MAX], *buf = NULL;
+	size_t len = 0;
+	int r = cli_open(c, &s);
+	if (r < 0)
+		return r;
+	if ((r = node_discover(s, &n, &e)) < 0) {
+		cli_error("%s", e.msg);
+		goto out;
+	}
+	if ((r = checks_run(n, NULL, &fs)) < 0) {
+		cli_error("cannot run the checks: %s", strerror(-r));
+		goto out;
+	}
+	bench_history_path(sys_root(s), path, sizeof(path));
+	if (bench_history_read(path, &in.history, &in.history_skipped, &e) < 0) {
+		cli_error("warning: no validation results: %s", e.msg);
+		in.history = NULL;
+	}
+	in.node = n;
+	in.findings = &fs;
+	in.duration = clock_s(CLOCK_MONOTONIC) - t0;
+	in.now = clock_s(CLOCK_REALTIME);
+	FILE *f = open_memstream(&buf, &len);
+	r = f ? metrics_write(f, &in) : -ENOMEM;
+	if (f && fclose(f) != 0 && r == 0)
+		r = -ENOMEM;
+	if (r < 0) {
+		cli_error("cannot render the metrics: %s", strerror(-r));
+		free(buf);
+		buf = NULL;
+	}
+	*ret = buf;
+	json_object_put(in.history);
+out:
+	findings_fini(&fs);
+	node_free(n);
+	sys_close(s);
+	return r;
+}
+
+static int round_once(const struct cli *c, const struct metrics_opts *o)
+{
+	char *text, path[PATH_MAX + sizeof(METRICS_FILE) + 1];
+	struct err e = {{0}};
+	int r = render(c, o, &text);
+	if (r < 0)
+		return r;
+	if (!o->dir[0]) {
+		/* A full disk under `ibvf metrics >f` is said, not a silent 0. */
+		errno = 0;
+		bool bad = fputs(text, stdout) == EOF;
+		bad |= fflush(stdout) != 0;
+		bad |= ferror(stdout) != 0;
+		r = bad ? -(errno ? errno : EIO) : 0;
+		if (r < 0)
+			cli_error("cannot write the metrics to stdout: %s", strerror(-r));
+	} else {
+		snprintf(path, sizeof(path), "%s/%s", o->dir, METRICS_FILE);
+		if ((r = safefile_write(path, text, 0644, &e)) < 0)
+			cli_error("%s", e.msg);
+	}
+	free(text);
+	return r;
+}
+
+int cmd_metrics(const struct cli *c, int argc, char **argv)
+{
+	struct metrics_opts o = {.interval = 0};
+	if (parse(argc, argv, &o) < 0)
+		return EXIT_USAGE;
+	if (!o.interval)
+		return round_once(c, &o) < 0 ? 1 : 0;
+	/* Between rounds the signals are waited for, not handled. */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	double next = clock_s(CLOCK_MONOTONIC);
+	for (;;) {
+		/* A failed round has said why in one line; the file stays. */
+		round_once(c, &o);
+		next += o.interval;
+		double now = clock_s(CLOCK_MONOTONIC);
+		if (next < now) /* a round longer than the interval: the next at once */
+			next = now;
+		while (now < next) {
+			double wait = next - now;
+			struct timespec ts = {(time_t)wait,
+					      (long)((wait - (double)(time_t)wait) * 1e9)};
+			int sig = sigtimedwait(&set, NULL, &ts);
+			if (sig == SIGTERM || sig == SIGINT)
+				return 0;
+			now = clock_s(CLOCK_MONOTONIC);
+		}
+	}
+}

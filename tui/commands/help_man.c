@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: MIT
+/* `ibvf help --man`: ibvf(1) in man(7), rendered at build time from what
+ * `ibvf help` and `ibvf help CMD` print (the command table), so the page
+ * cannot say other than the program. The help is plain text in columns: an
+ * item ("  --opt ARG    what it does", its continuation indented deeper)
+ * becomes a .TP paragraph, the rest filled text. The sections the table has
+ * no words for (files, exit status, environment, examples) are written here. */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tui/base/cli.h"
+#include "help_gen.h"
+
+struct roff {
+	FILE *f;
+	bool fresh;   /* nothing written since the last heading */
+	bool para;    /* a blank line was seen: the next text starts a paragraph */
+	bool in_item; /* inside a .TP paragraph */
+};
+
+/* Text with roff's specials escaped: '\' as \e, '-' as \- (a minus, as in
+ * options, not a hyphen that may break). */
+static void roff_escape(FILE *f, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\\')
+			fputs("\\e", f);
+		else if (s[i] == '-')
+			fputs("\\-", f);
+		else
+			fputc(s[i], f);
+	}
+}
+
+/* One input line of text; a leading '.' or '\'' would be a request. */
+static void roff_line(FILE *f, const char *s, size_t n)
+{
+	if (n && (s[0] == '.' || s[0] == '\''))
+		fputs("\\&", f);
+	roff_escape(f, s, n);
+	fputc('\n', f);
+}
+
+static bool is_placeholder(const char *w, size_t n)
+{
+	bool letter = false;
+	for (size_t i = 0; i < n; i++) {
+		if ((w[i] >= 'A' && w[i] <= 'Z'))
+			letter = true;
+		else if (!(w[i] == '_' || (w[i] >= '0' && w[i] <= '9')))
+			return false;
+	}
+	return letter;
+}
+
+/* An item's term: options in bold, placeholders (FILE, PF) in italics. */
+static void roff_term(FILE *f, const char *s, size_t n)
+{
+	if (n && (s[0] == '.' || s[0] == '\''))
+		fputs("\\&", f);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && s[j] != ' ')
+			j++;
+		const char *font = s[i] == '-'			  ? "\\fB"
+				   : is_placeholder(s + i, j - i) ? "\\fI"
+								  : NULL;
+		if (font)
+			fputs(font, f);
+		roff_escape(f, s + i, j - i);
+		if (font)
+			fputs("\\fR", f);
+		for (; j < n && s[j] == ' '; j++)
+			fputc(' ', f);
+		i = j;
+	}
+	fputc('\n', f);
+}
+
+static void roff_heading(struct roff *r, const char *macro, const char *title)
+{
+	fprintf(r->f, ".%s ", macro);
+	roff_line(r->f, title, strlen(title));
+	r->fresh = true;
+	r->para = r->in_item = false;
+}
+
+/* Before a line of filled text: a paragraph break when one is due. */
+static void roff_para(struct roff *r, bool leave_item)
+{
+	if ((r->para || (leave_item && r->in_item)) && !r->fresh)
+		fputs(".PP\n", r->f);
+	if (leave_item)
+		r->in_item = false;
+	r->para = r->fresh = false;
+}
+
+static size_t indent_of(const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n && s[i] == ' ')
+		i++;
+	return i;
+}
+
+/* Plain help text in columns into roff, as the header comment says. */
+static void roff_help(struct roff *r, const char *text)
+{
+	const char *p = text;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		const char *next = nl ? nl + 1 : p + n;
+		size_t in = indent_of(p, n), nnext = strcspn(next, "\n");
+		const char *body = p + in, *gap;
+		size_t blen = n - in;
+		if (blen == 0) {
+			r->para = true;
+		} else if (in == 0) {
+			roff_para(r, true);
+			roff_line(r->f, body, blen);
+		} else if (in <= 2 && (gap = strstr(body, "  ")) && gap < p + n) {
+			const char *desc = gap;
+			while (*desc == ' ')
+				desc++;
+			fputs(".TP\n", r->f);
+			roff_term(r->f, body, (size_t)(gap - body));
+			roff_line(r->f, desc, (size_t)(p + n - desc));
+			r->in_item = true;
+			r->para = r->fresh = false;
+		} else if (in <= 2 && nnext && indent_of(next, nnext) > in + 2) {
+			fputs(".TP\n", r->f);
+			roff_term(r->f, body, blen);
+			r->in_item = true;
+			r->para = r->fresh = false;
+		} else {
+			roff_para(r, in <= 2);
+			roff_line(r->f, body, blen);
+		}
+		p = next;
+	}
+}
+
+/* A usage block as printed ("usage: ibvf ..." and its continuation lines),
+ * unfilled; returns what follows it. */
+static const char *roff_usage(struct roff *r, const char *text)
+{
+	const char *end = strstr(text, "\n\n");
+	size_t n = end ? (size_t)(end - text) : strlen(text);
+	if (!strncmp(text, "usage: ", 7)) {
+		text += 7;
+		n -= 7;
+	}
+	fputs(".nf\n", r->f);
+	while (n) {
+		size_t k = strcspn(text, "\n");
+		if (k > n)
+			k = n;
+		roff_line(r->f, text, k);
+		text += k;
+		n -= k;
+		if (n) {
+			text++;
+			n--;
+		}
+	}
+	fputs(".fi\n", r->f);
+	r->fresh = false;
+	return end ? end + 2 : text;
+}
+
+static const char man_head[] =
+	".SH DESCRIPTION\n"
+	"ibvf shows and changes the SR\\-IOV virtual functions (VFs) of a node's InfiniBand\n"
+	"and RoCE HCAs: the PF \\-> VF tree with netdev and RDMA device names, port states,\n"
+	"GUIDs and the pods holding VFs; checks of what is wrong, with evidence and remedy;\n"
+	"actions (create VFs, rename, set GUIDs, persist the layout) run as plans that are\n"
+	"previewed, verified and journaled; and an RDMA bandwidth and latency benchmark\n"
+	"judged against each port's rate.\n"
+	".PP\n"
+	"The global options go before or after the command.\n"
+	"Devices are named by PCI address (full or short), netdev, altname, RDMA device or\n"
+	"the pod holding the VF (namespace/name).\n"
+	"Without a command, ibvf runs the console when standard input and output are a\n"
+	"terminal, else\n"
+	".BR list .\n";
+
+static const char man_tail[] =
+	".SH FILES\n"
+	".TP\n/var/lib/ibvf/journal.jsonl\n"
+	"every applied plan, one JSON line each (\\fBibvf journal\\fR, \\fBjournal undo\\fR)\n"
+	".TP\n/var/lib/ibvf/bench\\-history.jsonl\n"
+	"the results of \\fBbench validate\\fR, compared with the next run\n"
+	".TP\n/run/ibvf/lock\n"
+	"held while a plan applies: one ibvf changes the node at a time\n"
+	".TP\n/etc/systemd/network/*.link\n"
+	"the .link file per VF that \\fBpersist\\fR writes (VF names by PCI path)\n"
+	".TP\n/etc/systemd/system/ibvf\\-sriov.service\n"
+	"the boot unit \\fBpersist\\fR writes: driver, VFs, GUIDs, before the kubelet\n"
+	".TP\n/usr/share/ibvf/themes/\n"
+	"the console's colour themes; \\fI$XDG_CONFIG_HOME\\fR/ibvf/themes/NAME.theme adds\n"
+	"one\n"
+	".SH EXIT STATUS\n"
+	"0 on success; 1 when an action failed (a step or its verification, an\n"
+	"interrupted plan, a lock held with \\-\\-no\\-wait) or a benchmark did not pass;\n"
+	"2 for a bad argument or a refused action (nothing changed).\n"
+	"\\fBcheck\\fR exits as a monitoring plugin does: 0 no findings (or info), 1\n"
+	"warnings, 2 critical, 3 when it could not check.\n"
+	".SH ENVIRONMENT\n"
+	".TP\nNO_COLOR\nset and not empty: the console draws without colours\n"
+	".TP\nIBVF_BENCH_KEY_FILE\n"
+	"the bench shared secret's file when \\-\\-key is not given\n"
+	".TP\nIBVF_SIM_SEED\nthe probe order of a simulated reboot (\\fBdebug reboot\\fR)\n"
+	".TP\nXDG_CONFIG_HOME, XDG_CACHE_HOME\n"
+	"user themes (ibvf/themes), and the default simulated node (ibvf/sim); under\n"
+	"sudo, those of SUDO_USER\n"
+	".SH EXAMPLES\n"
+	"The node's VFs, and what is wrong with them:\n"
+	".PP\n.nf\n.RS\nibvf list\nibvf check \\-\\-severity warning\n.RE\n.fi\n"
+	".PP\n"
+	"Eight VFs on a PF, named and with GUIDs, kept over reboots:\n"
+	".PP\n.nf\n.RS\nibvf vf create 18:00.0 8 \\-\\-dry\\-run\n"
+	"ibvf vf create 18:00.0 8 \\-\\-yes\nibvf vf rename \\-\\-all \\-\\-yes\n"
+	"ibvf vf guid \\-\\-assign\\-all \\-\\-yes\nibvf persist \\-\\-yes\n.RE\n.fi\n"
+	".PP\n"
+	"Every VF's bandwidth and latency against a peer node running a server:\n"
+	".PP\n.nf\n.RS\npeer# ibvf bench server \\-\\-all\\-pfs\n"
+	"ibvf bench validate \\-\\-all\\-vfs \\-\\-parallel peer\n.RE\n.fi\n"
+	".PP\n"
+	"Try it all on a simulated DGX H200, as any user:\n"
+	".PP\n.nf\n.RS\nibvf \\-\\-sim list\n.RE\n.fi\n"
+	".SH SEE ALSO\n"
+	".BR ip (8),\n.BR rdma (8),\n.BR systemd.link (5),\n.BR ibstat (8)\n";
+
+/* The page's date: SOURCE_DATE_EPOCH when the build sets it (reproducible
+ * packages), else today. */
+static void man_date(char buf[static 16])
+{
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+	char *end;
+	long long v = sde ? strtoll(sde, &end, 10) : -1;
+	time_t t = sde && *sde && !*end && v >= 0 ? (time_t)v : time(NULL);
+	struct tm tm;
+	if (!gmtime_r(&t, &tm) || !strftime(buf, 16, "%Y-%m-%d", &tm))
+		snprintf(buf, 16, "1970-01-01");
+}
+
+static int man_commands(struct roff *r, const char *overview)
+{
+	size_t n;
+	const struct cmd *cmds = cmd_table(&n);
+	const char *list = strstr(overview, "commands:\n"), *opts;
+	if (!list || !(opts = strstr(list, "\n\n")))
+		return -1;
+	char *block = strndup(list + 10, (size_t)(opts - list - 10));
+	if (!block)
+		return -1;
+	fputs(".PP\nThe commands:\n", r->f);
+	roff_help(r, block);
+	free(block);
+
+	roff_heading(r, "SH", "COMMANDS");
+	for (size_t i = 0; i < n; i++) {
+		char *help = help_text(&cmds[i]);
+		if (!help)
+			return -1;
+		roff_heading(r, "SS", cmds[i].name);
+		roff_help(r, roff_usage(r, help));
+		free(help);
+	}
+	return 0;
+}
+
+int help_man(FILE *f)
+{
+	struct roff r = {.f = f};
+	char date[16];
+	char *overview = help_text(NULL);
+	if (!overview) {
+		cli_error("cannot render the man page: out of memory");
+		return 1;
+	}
+	const char *opts = strstr(overview, "options (before or after the command):\n");
+	man_date(date);
+	fprintf(f,
+		".\\\" ibvf(1): generated by 'ibvf help \\-\\-man' from the command table\n"
+		".\\\" (tui/commands/commands.c); change that, not this page.\n"
+		".TH IBVF 1 %s \"ibvf %s\" \"User Commands\"\n"
+		".SH NAME\n"
+		"ibvf \\- SR\\-IOV VF and RDMA port console for InfiniBand GPU nodes\n",
+		date, IBVF_VERSION);
+	roff_heading(&r, "SH", "SYNOPSIS");
+	roff_usage(&r, overview);
+	fputs(".nf\nibvf help [COMMAND]\nibvf COMMAND \\-\\-help\n.fi\n", f);
+	fputs(man_head, f);
+	r.fresh = false;
+	if (!opts || man_commands(&r, overview) < 0) {
+		free(overview);
+		cli_error("cannot render the man page: the help text has no commands or options");
+		return 1;
+	}
+	roff_heading(&r, "SH", "OPTIONS");
+	roff_help(&r, opts + strlen("options (before or after the command):\n"));
+	fputs(man_tail, f);
+	free(overview);
+	return fflush(f) == 0 ? 0 : 1;
+}
