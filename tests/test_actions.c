@@ -413,7 +413,7 @@ START_TEST(dry_run_json_lists_the_commands_and_changes_nothing)
 	ck_assert_msg(rc == 0, "%s", err);
 	struct json_object *o = json_tokener_parse(out), *steps;
 	ck_assert_ptr_nonnull(o);
-	ck_assert_str_eq(jget(o, "action"), "vf assign-guids");
+	ck_assert_str_eq(jget(o, "action"), "vf guid --assign-all");
 	ck_assert_str_eq(jget(o, "result"), "not-run");
 	ck_assert(json_object_object_get_ex(o, "steps", &steps));
 	ck_assert_uint_gt(json_object_array_length(steps), 10);

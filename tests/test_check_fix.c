@@ -103,7 +103,7 @@ START_TEST(dry_run_prints_the_plans_in_order_and_changes_nothing)
 	ck_assert_ptr_nonnull(strstr(err, "bound to pod 'ml-training/trainer-1'"));
 	char *after = snapshot();
 	ck_assert_str_eq(before, after);
-	ck_assert_uint_eq(journal_entries("vf assign-guids") + journal_entries("vf rename"), 0);
+	ck_assert_uint_eq(journal_entries("vf guid --assign-all") + journal_entries("vf rename"), 0);
 	free(out);
 	free(err);
 	/* a selection whose plans can all be made exits 0 */
@@ -248,7 +248,7 @@ START_TEST(fix_all_leaves_only_manual_findings_and_what_a_pod_holds)
 		ck_assert_msg(seen[j], "%s is gone: it is manual", must[j]);
 	json_object_put(fs);
 	ck_assert_uint_eq(count("guid-zero") + count("guid-duplicate") + count("name-unstable"), 0);
-	ck_assert_uint_eq(journal_entries("vf assign-guids"), 1);
+	ck_assert_uint_eq(journal_entries("vf guid --assign-all"), 1);
 }
 END_TEST
 

@@ -75,9 +75,9 @@ START_TEST(names_the_kernel_named_vfs_skips_pods_and_undoes)
 	run_ok(dir, &out, "vf", "rename", "--all", "--yes");
 	/* The summary comes first, before the steps. */
 	ck_assert_msg(!strncmp(out,
-			       "vf rename-all: 14 VFs renamed to scheme '%pv%i', 45 already so "
+			       "vf rename --all: 14 VFs renamed to scheme '%pv%i', 45 already so "
 			       "named, 5 skipped\n",
-			       strlen("vf rename-all: 14 VFs renamed to scheme '%pv%i', 45 already "
+			       strlen("vf rename --all: 14 VFs renamed to scheme '%pv%i', 45 already "
 				      "so named, 5 skipped\n")),
 		      "%s", out);
 	ck_assert_ptr_nonnull(strstr(out, "skipped VF 3 (0000:40:00.4): bound to pod "
@@ -132,7 +132,7 @@ START_TEST(json_plan_has_the_summary_and_every_change)
 	run_ok(dir, &out, "vf", "rename", "--all", "--dry-run", "--json");
 	struct json_object *o = json_tokener_parse(out), *changes, *steps;
 	ck_assert_ptr_nonnull(o);
-	ck_assert_str_eq(jget(o, "action"), "vf rename-all");
+	ck_assert_str_eq(jget(o, "action"), "vf rename --all");
 	ck_assert_ptr_nonnull(strstr(jget(o, "summary"), "14 VFs renamed"));
 	ck_assert_ptr_nonnull(strstr(jget(o, "summary"), "5 skipped"));
 	ck_assert(json_object_object_get_ex(o, "changes", &changes));

@@ -13,6 +13,7 @@
 
 #include "core/pods/pods.h"
 #include "core/snapshot/resolve.h"
+#include "core/model/names.h"
 
 bool action_kernel_older(const char *release, int major, int minor)
 {
@@ -128,10 +129,9 @@ static int plan_create(struct sys *s, const struct node *n, const struct action_
 static int plan_state(struct sys *s, const struct node *n, const struct action_req *req,
 		      struct plan *p, struct err *e)
 {
-	static const char *const policy[] = {"Follow", "Up", "Down"}; /* MOFED's words */
 	const struct pf *pf;
 	const struct vf *vf;
-	const char *name = sys_vf_link_state_name(req->state);
+	const char *name = vf_link_state_to_string(req->state);
 	int r;
 
 	if (!name)
@@ -146,12 +146,7 @@ static int plan_state(struct sys *s, const struct node *n, const struct action_r
 		 vf->index, pf->fn.bdf, vf->fn.bdf, name);
 	if (pods_holder(vf) && !req->force)
 		return action_refuse_pod(vf, "change its link state", e);
-	const struct kval *cur = &vf->admin.link_state;
-	const char *before = cur->known ? sys_vf_link_state_name((int)cur->v) : NULL;
-	if (!before && vf->admin.mofed_policy)
-		for (int i = 0; i < 3; i++)
-			if (!strcmp(vf->admin.mofed_policy, policy[i]))
-				before = sys_vf_link_state_name(i);
+	const char *before = vf_link_state_to_string(vf_link_state_of(vf));
 	if (before && !strcmp(before, name))
 		return 0;
 	struct change *c = plan_add_change(p, CHANGE_LINK_STATE);
@@ -171,8 +166,8 @@ static int plan_state(struct sys *s, const struct node *n, const struct action_r
 		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/sriov/%u/policy", pf->fn.bdf,
 			 vf->index);
 		snprintf(desc, sizeof(desc), "set the MLNX_OFED policy of VF %u to %s", vf->index,
-			 policy[req->state]);
-		return plan_write(p, path, policy[req->state], desc);
+			 vf_link_policy_to_string(req->state));
+		return plan_write(p, path, vf_link_policy_to_string(req->state), desc);
 	}
 	if (!pf->fn.n_netdevs)
 		return err_setx(e, ENODEV, "PF %s has no netdev to set the VF link state on",
@@ -185,36 +180,11 @@ static int plan_state(struct sys *s, const struct node *n, const struct action_r
 	return plan_vf_state(p, pf->fn.netdevs[0].name, vf->index, req->state);
 }
 
-static const char *action_name(enum action_kind k)
-{
-	switch (k) {
-	case ACTION_CREATE:
-		return "vf create";
-	case ACTION_RENAME:
-		return "vf rename";
-	case ACTION_RENAME_ALL:
-		return "vf rename-all";
-	case ACTION_GUID:
-		return "vf guid";
-	case ACTION_ASSIGN_ALL:
-		return "vf assign-guids";
-	case ACTION_STATE:
-		return "vf state";
-	case ACTION_RENAME_LINK:
-		return "link rename";
-	case ACTION_PERSIST:
-		return "persist";
-	case ACTION_FILES_UNDO:
-		return "persist undo";
-	}
-	return "?";
-}
-
 int action_plan(struct sys *s, const struct node *n, const struct action_req *req,
 		struct plan **ret, struct err *e)
 {
 	struct plan *p;
-	int r = plan_new(action_name(req->kind), req->target, &p);
+	int r = plan_new(action_kind_to_string(req->kind) ?: "?", req->target, &p);
 	if (r < 0)
 		return err_set(e, -r, "cannot make a plan");
 	switch (req->kind) {

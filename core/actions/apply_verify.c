@@ -9,6 +9,7 @@
 
 #include "core/base/guid.h"
 #include "core/base/safefile.h"
+#include "core/model/names.h"
 
 static void verify_guid(struct change *c, struct kguid eff, struct kguid admin)
 {
@@ -94,13 +95,7 @@ void action_verify_change(struct sys *s, const struct node *n, struct change *c)
 	case CHANGE_FILE:
 		break;
 	case CHANGE_LINK_STATE: {
-		static const char *const policy[] = {"Follow", "Up", "Down"};
-		const char *got = NULL;
-		if (vf && vf->admin.link_state.known)
-			got = sys_vf_link_state_name((int)vf->admin.link_state.v);
-		for (int i = 0; vf && !got && vf->admin.mofed_policy && i < 3; i++)
-			if (!strcmp(vf->admin.mofed_policy, policy[i]))
-				got = sys_vf_link_state_name(i);
+		const char *got = vf_link_state_to_string(vf_link_state_of(vf));
 		c->verified = got && !strcmp(got, c->after);
 		if (!c->verified)
 			snprintf(c->verify, sizeof(c->verify), "the link state is %s",

@@ -11,6 +11,7 @@
 
 #include "core/base/guid.h"
 #include "journal_int.h"
+#include "core/model/names.h"
 
 /* Each key of keys in o: absent, null or of type t. */
 static int check_keys(struct json_object *o, const char *where, const char *const *keys,
@@ -122,19 +123,20 @@ int journal_undo_req(struct json_object *entries, long long id, struct action_re
 		return err_setx(e, EOPNOTSUPP, "journal entry %lld ('%s') changed nothing to undo",
 				id, action);
 	struct action_req req = {.undo_of = id};
-	if (!strcmp(action, "vf rename-all")) {
+	int act = action_kind_from_string(action);
+	if (act == ACTION_RENAME_ALL) {
 		/* The plan reads the names back from this entry (actions_rename_all.c). */
 		req.kind = ACTION_RENAME_ALL;
 		*ret = req;
 		return 0;
 	}
-	if (!strcmp(action, "persist") || !strcmp(action, "persist undo")) {
+	if (act == ACTION_PERSIST || act == ACTION_FILES_UNDO) {
 		req.kind = ACTION_FILES_UNDO; /* the plan reads the files from the entry */
 		*ret = req;
 		return 0;
 	}
-	bool rename = !strcmp(action, "vf rename") || !strcmp(action, "link rename");
-	if (!rename && strcmp(action, "vf guid"))
+	bool rename = act == ACTION_RENAME || act == ACTION_RENAME_LINK;
+	if (!rename && act != ACTION_GUID)
 		return err_setx(e, EOPNOTSUPP,
 				"cannot undo journal entry %lld: undo covers renames, GUID "
 				"changes and persist, not '%s'",

@@ -13,6 +13,7 @@
 
 #include "core/base/escape.h"
 #include "core/base/guid.h"
+#include "core/model/names.h"
 
 #define STEPS_MAX 4096
 
@@ -221,7 +222,7 @@ int plan_vf_guid(struct plan *p, const char *pf_ifname, unsigned int vf, enum sy
 
 int plan_vf_state(struct plan *p, const char *pf_ifname, unsigned int vf, int state)
 {
-	const char *name = sys_vf_link_state_name(state);
+	const char *name = vf_link_state_to_string(state);
 	struct step *s = plan_add_step(p, STEP_VF_STATE);
 	if (!s)
 		return -ENOMEM;

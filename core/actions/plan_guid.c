@@ -245,12 +245,6 @@ int actions_plan_guid(struct sys *s, const struct node *n, const struct action_r
 			  req->set_port ? &req->port_guid : NULL, req, e);
 }
 
-static bool pf_is_ib(const struct pf *pf)
-{
-	return pf->fn.n_rdmas && pf->fn.rdmas[0].n_ports && pf->fn.rdmas[0].ports[0].link_layer &&
-	       !strcmp(pf->fn.rdmas[0].ports[0].link_layer, "InfiniBand");
-}
-
 /* Zero, unknown while the PF says zero, or held first by another. */
 static bool guid_needs_fix(const struct used_set *u, struct kguid eff, struct kguid admin,
 			   const char *self)
@@ -273,7 +267,7 @@ struct assign {
 static int assign_decide(struct assign *a, const struct pf *pf, const struct vf *vf, size_t k,
 			 bool *noted, const struct action_req *req, struct plan *p, struct err *e)
 {
-	bool ib = pf_is_ib(pf);
+	bool ib = fn_is_ib(&pf->fn);
 	bool need = guid_needs_fix(&a->u, vf->node_guid, vf->admin.node_guid, vf->fn.bdf) ||
 		    guid_needs_fix(&a->u, vf->port_guid, vf->admin.port_guid, vf->fn.bdf);
 	int r = 0;

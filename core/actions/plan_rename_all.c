@@ -15,6 +15,7 @@
 #include "core/persist/naming.h"
 #include "core/pods/pods.h"
 #include "core/snapshot/resolve.h"
+#include "core/model/names.h"
 
 /* Skip notes kept in the plan; past them one note counts the rest. */
 #define SKIP_NOTES_MAX (PLAN_NOTES_MAX - 4)
@@ -142,7 +143,7 @@ static int want_journal(struct rename_all *ra, struct sys *s, const struct node 
 		json_object_put(entries);
 		return r;
 	}
-	if (strcmp(jstr(ent, "action") ?: "", "vf rename-all") ||
+	if (action_kind_from_string(jstr(ent, "action")) != ACTION_RENAME_ALL ||
 	    !json_object_object_get_ex(ent, "changes", &changes) || !changes) {
 		json_object_put(entries);
 		return err_setx(e, ENOENT, "no rename-all journal entry %lld", id);

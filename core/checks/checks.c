@@ -105,11 +105,6 @@ const struct check_def *check_find(const char *id)
 	return NULL;
 }
 
-const struct check_def *check_def_of(const char *id)
-{
-	return check_find(id);
-}
-
 static const char *const severity_names[] = {"info", "warning", "critical"};
 
 const char *check_severity_name(enum check_severity s)
@@ -279,22 +274,6 @@ enum check_severity findings_max_severity(const struct findings *fs)
 		if (fs->v[i].severity > m)
 			m = fs->v[i].severity;
 	return m;
-}
-
-size_t findings_count_subject(const struct findings *fs, const char *bdf,
-			      enum check_severity *ret_max)
-{
-	size_t c = 0;
-	enum check_severity m = CHECK_INFO;
-	for (size_t i = 0; i < fs->n; i++)
-		if (strcmp(fs->v[i].subject, bdf) == 0) {
-			c++;
-			if (fs->v[i].severity > m)
-				m = fs->v[i].severity;
-		}
-	if (ret_max)
-		*ret_max = m;
-	return c;
 }
 
 static const char *const subject_names[] = {"node", "pf", "vf"};

@@ -110,6 +110,7 @@ void findings_fini(struct findings *f);
 /* Frees what one finding holds (findings_fini() does it for each). */
 void finding_fini(struct finding *f);
 
+/* The check's table row for this id, or NULL. */
 const struct check_def *check_find(const char *id);
 /* "info", "warning", "critical"; parse returns -EINVAL for anything else. */
 const char *check_severity_name(enum check_severity s);
@@ -117,9 +118,6 @@ int check_severity_parse(const char *s, enum check_severity *ret);
 /* The highest severity among fs (CHECK_INFO when none): the exit status of
  * `ibvf check` is 0 for none or info, 1 warning, 2 critical. */
 enum check_severity findings_max_severity(const struct findings *fs);
-/* Findings whose subject is bdf (a VF's, or a PF's own, not its VFs'). */
-size_t findings_count_subject(const struct findings *fs, const char *bdf,
-			      enum check_severity *ret_max);
 
 /* {"version":2,"findings":[{id, severity, subject, subject_kind, title, why,
  * evidence:[{where,value}], remedy:{kind, summary, argv|steps}}],
@@ -140,8 +138,6 @@ void finding_evidence(struct finding *f, const char *where, const char *fmt, ...
  * (NULL-terminated); summary is one line. */
 void finding_remedy_ibvf(struct finding *f, const char *summary, const char *const *argv);
 void finding_remedy_manual(struct finding *f, const char *summary, const char *const *steps);
-/* The check's table row for this id (checks call it with their own id). */
-const struct check_def *check_def_of(const char *id);
 
 /* The firmware below which SR-IOV is not stable for a PF's PCI device id
  * ("28.43.1014" for a ConnectX-7, 0x1021), or NULL when ibvf knows none;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "checks.h"
+#include "core/model/names.h"
 
 #define CHECK_FN(name)                                                                             \
 	void name(struct findings *out, const struct node *n, const struct checks_opts *o)
@@ -40,12 +41,6 @@ CHECK_FN(check_pod_netns_gone);
 CHECK_FN(check_cni_cache_broken);
 
 /* Shared by the checks (core/checks/util.c, core/checks/hca.c). */
-/* A function's first RDMA device and its first port, or NULL. */
-const struct rdma *check_fn_rdma(const struct fn *fn);
-const struct port *check_fn_port(const struct fn *fn);
-/* The port runs InfiniBand / Ethernet, as its link_layer file says. */
-bool check_port_ib(const struct port *p);
-bool check_port_eth(const struct port *p);
 /* The function talks InfiniBand: its port's link layer, else (no RDMA
  * device) an IPoIB netdev (type 32). */
 bool check_fn_ib(const struct fn *fn);

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <net/if_arp.h>
+
 #include "devplugin.h"
 #include "checks_int.h"
 #include "core/pods/devplugin.h"
@@ -130,7 +132,7 @@ static const char *where_of(const struct dp_config *c, char *buf, size_t size)
 CHECK_FN(check_dp_selector_empty)
 {
 	(void)o;
-	const struct check_def *def = check_def_of("dp-selector-empty");
+	const struct check_def *def = check_find("dp-selector-empty");
 	struct dp_run x;
 	if (run_init(&x, n) < 0)
 		goto out;
@@ -185,17 +187,19 @@ out:
 static const char *link_layer(const struct pf *pf, const struct vf *vf, char *where, size_t size)
 {
 	const struct fn *fn = vf ? &vf->fn : &pf->fn;
-	if (fn->n_rdmas && fn->rdmas[0].n_ports && fn->rdmas[0].ports[0].link_layer) {
+	const struct port *p = fn_port(fn);
+	if (p && p->link_layer) {
 		char rel[64];
-		snprintf(rel, sizeof(rel), "ports/%u/link_layer", fn->rdmas[0].ports[0].num);
+		snprintf(rel, sizeof(rel), "ports/%u/link_layer", p->num);
 		check_ib_path(where, size, fn->rdmas[0].name, rel);
-		return fn->rdmas[0].ports[0].link_layer;
+		return p->link_layer;
 	}
 	if (fn->n_netdevs && fn->netdevs[0].type.known) {
 		snprintf(where, size, "/sys/class/net/%s/type", fn->netdevs[0].name);
-		return fn->netdevs[0].type.v == 32  ? "InfiniBand"
-		       : fn->netdevs[0].type.v == 1 ? "Ethernet"
-						    : "";
+		return netdev_is_ib(&fn->netdevs[0]) ? link_layer_to_string(LINK_LAYER_INFINIBAND)
+		       : fn->netdevs[0].type.v == ARPHRD_ETHER
+			       ? link_layer_to_string(LINK_LAYER_ETHERNET)
+			       : "";
 	}
 	return "";
 }
@@ -209,13 +213,13 @@ static void link_type_finding(struct findings *out, const struct dp_run *x,
 	where_of(c, where, sizeof(where));
 	struct finding *f;
 	if (by_rdma)
-		f = check_add(out, check_def_of("dp-link-type"), SUBJECT_NODE, NULL,
+		f = check_add(out, check_find("dp-link-type"), SUBJECT_NODE, NULL,
 			      "%s resource %s in %s selects functions without an RDMA device "
 			      "along with RDMA ones",
 			      devplugin_plugin_name(c->plugin), dp_quoted(label, ql, sizeof(ql)),
 			      where);
 	else
-		f = check_add(out, check_def_of("dp-link-type"), SUBJECT_NODE, NULL,
+		f = check_add(out, check_find("dp-link-type"), SUBJECT_NODE, NULL,
 			      "%s resource %s in %s selects %zu Ethernet functions along with %zu "
 			      "InfiniBand ones",
 			      devplugin_plugin_name(c->plugin), dp_quoted(label, ql, sizeof(ql)),
@@ -234,7 +238,8 @@ static void link_type_finding(struct findings *out, const struct dp_run *x,
 			finding_evidence(f, w, "absent: %s has no RDMA device", fn->bdf);
 			shown++;
 		} else if (!by_rdma &&
-			   !strcmp(link_layer(v->pf, v->vf, w, sizeof(w)), "Ethernet")) {
+			   link_layer_from_string(link_layer(v->pf, v->vf, w, sizeof(w))) ==
+				   LINK_LAYER_ETHERNET) {
 			finding_evidence(f, w, "Ethernet (%s)", fn->bdf);
 			shown++;
 		}
@@ -266,8 +271,8 @@ CHECK_FN(check_dp_link_type)
 					continue;
 				const struct dev *v = &x.d.v[i];
 				const char *ll = link_layer(v->pf, v->vf, w, sizeof(w));
-				ib += !strcmp(ll, "InfiniBand");
-				eth += !strcmp(ll, "Ethernet");
+				ib += link_layer_from_string(ll) == LINK_LAYER_INFINIBAND;
+				eth += link_layer_from_string(ll) == LINK_LAYER_ETHERNET;
 				if ((v->vf ? v->vf->fn.n_rdmas : v->pf->fn.n_rdmas) > 0)
 					rdma++;
 				else
@@ -286,7 +291,7 @@ out:
 CHECK_FN(check_dp_config_invalid)
 {
 	(void)o;
-	const struct check_def *def = check_def_of("dp-config-invalid");
+	const struct check_def *def = check_find("dp-config-invalid");
 	for (size_t ci = 0; ci < n->n_dp_configs; ci++) {
 		const struct dp_config *c = &n->dp_configs[ci];
 		char where[512], why[512], s0[1280], s1[256];

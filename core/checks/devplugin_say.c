@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "checks_int.h"
 #include "devplugin.h"
 #include "core/pods/devplugin.h"
 
@@ -244,14 +245,6 @@ void dp_explain(struct finding *f, const struct dp_config *c, const struct dp_re
 	}
 }
 
-static bool pf_infiniband(const struct pf *pf)
-{
-	const struct fn *fn = &pf->fn;
-	if (fn->n_rdmas && fn->rdmas[0].n_ports && fn->rdmas[0].ports[0].link_layer)
-		return !strcmp(fn->rdmas[0].ports[0].link_layer, "InfiniBand");
-	return fn->n_netdevs && fn->netdevs[0].type.known && fn->netdevs[0].type.v == 32;
-}
-
 static void add_unique(json_object *a, const char *v)
 {
 	if (!a || !*v)
@@ -290,7 +283,7 @@ static json_object *corrected(const struct node *n, const struct dp_resource *r,
 	*ret_n = 0;
 	for (size_t i = 0; i < n->n_pfs; i++) {
 		const struct pf *pf = &n->pfs[i];
-		if (!pf_infiniband(pf))
+		if (!check_fn_ib(&pf->fn))
 			continue;
 		for (size_t j = 0; r->plugin == DP_SRIOV && j < pf->n_vfs; j++) {
 			const struct vf *vf = &pf->vfs[j];

@@ -16,8 +16,8 @@ static void port_guid_evidence(struct finding *f, const struct pf *pf, const str
 {
 	const struct fn *fn = vf ? &vf->fn : &pf->fn;
 	char where[256], g[GUID_STRLEN];
-	if (fn->n_rdmas && fn->rdmas[0].n_ports && fn->rdmas[0].ports[0].port_guid.known) {
-		const struct port *p = &fn->rdmas[0].ports[0];
+	const struct port *p = fn_port(fn);
+	if (p && p->port_guid.known) {
 		char rel[64];
 		snprintf(rel, sizeof(rel), "ports/%u/gids/0", p->num);
 		check_ib_path(where, sizeof(where), fn->rdmas[0].name, rel);
@@ -43,13 +43,6 @@ static void port_guid_evidence(struct finding *f, const struct pf *pf, const str
 		guid_format_sysfs(vf->admin.mofed_port.v, g);
 		finding_evidence(f, where, "%s", g);
 	}
-}
-
-static bool vf_ethernet(const struct vf *vf)
-{
-	const struct fn *fn = &vf->fn;
-	return fn->n_rdmas && fn->rdmas[0].n_ports && fn->rdmas[0].ports[0].link_layer &&
-	       strcmp(fn->rdmas[0].ports[0].link_layer, "Ethernet") == 0;
 }
 
 void check_remedy_vf_guid(struct finding *f, const struct pf *pf, const struct vf *vf)
@@ -82,9 +75,9 @@ static void pf_guid_remedy(struct finding *f, const struct pf *pf)
 
 static void pf_guid_zero(struct findings *out, const struct check_def *def, const struct pf *pf)
 {
-	const struct rdma *r = check_fn_rdma(&pf->fn);
-	const struct port *p = check_fn_port(&pf->fn);
-	if (!r || !check_port_ib(p))
+	const struct rdma *r = fn_rdma(&pf->fn);
+	const struct port *p = fn_port(&pf->fn);
+	if (!r || !port_is_ib(p))
 		return;
 	bool zn = r->node_guid.known && r->node_guid.v == 0;
 	bool zp = p->port_guid.known && p->port_guid.v == 0;
@@ -110,7 +103,7 @@ static void pf_guid_zero(struct findings *out, const struct check_def *def, cons
 CHECK_FN(check_guid_zero)
 {
 	(void)o;
-	const struct check_def *def = check_def_of("guid-zero");
+	const struct check_def *def = check_find("guid-zero");
 	for (size_t i = 0; i < n->n_pfs; i++) {
 		const struct pf *pf = &n->pfs[i];
 		pf_guid_zero(out, def, pf);
@@ -120,7 +113,7 @@ CHECK_FN(check_guid_zero)
 			bool zp = vf->port_guid.known && vf->port_guid.v == 0;
 			/* A VF with no driver has no GUID in effect: MOFED's
 			 * sriov/<vf>/port of 0 is not the fault (probe-failed). */
-			if ((!zn && !zp) || vf_ethernet(vf) || !vf->fn.driver)
+			if ((!zn && !zp) || fn_is_eth(&vf->fn) || !vf->fn.driver)
 				continue;
 			struct finding *f = check_add(
 				out, def, SUBJECT_VF, vf->fn.bdf,
@@ -159,7 +152,7 @@ static const char *ref_bdf(const struct guid_ref *r)
 
 static void node_guid_evidence(struct finding *f, const struct guid_ref *r)
 {
-	const struct rdma *rd = check_fn_rdma(r->vf ? &r->vf->fn : &r->pf->fn);
+	const struct rdma *rd = fn_rdma(r->vf ? &r->vf->fn : &r->pf->fn);
 	char where[256], g[GUID_STRLEN];
 	guid_format_sysfs(r->g, g);
 	if (rd)
@@ -192,9 +185,9 @@ static size_t guid_refs(const struct node *n, struct guid_ref **ret)
 		return 0;
 	for (size_t i = 0; i < n->n_pfs; i++) {
 		const struct pf *pf = &n->pfs[i];
-		const struct rdma *r = check_fn_rdma(&pf->fn);
-		const struct port *p = check_fn_port(&pf->fn);
-		if (r && check_port_ib(p) && pf->fn.driver) {
+		const struct rdma *r = fn_rdma(&pf->fn);
+		const struct port *p = fn_port(&pf->fn);
+		if (r && port_is_ib(p) && pf->fn.driver) {
 			if (r->node_guid.known && r->node_guid.v)
 				v[c++] = (struct guid_ref){pf, NULL, false, r->node_guid.v};
 			if (p->port_guid.known && p->port_guid.v)
@@ -204,7 +197,7 @@ static size_t guid_refs(const struct node *n, struct guid_ref **ret)
 			const struct vf *vf = &pf->vfs[j];
 			/* A VF whose RDMA device went into a pod's netns runs its
 			 * PF's link layer. */
-			bool ib = check_fn_port(&vf->fn) ? check_fn_ib(&vf->fn) : check_port_ib(p);
+			bool ib = fn_port(&vf->fn) ? check_fn_ib(&vf->fn) : port_is_ib(p);
 			if (!vf->fn.driver || !ib)
 				continue;
 			if (vf->node_guid.known && vf->node_guid.v)
@@ -255,7 +248,7 @@ static void dup_finding(struct findings *out, const struct dup *d, size_t k)
 		port |= d[i].ref->port;
 	}
 	struct finding *f = check_add(
-		out, check_def_of("guid-duplicate"), r->vf ? SUBJECT_VF : SUBJECT_PF, ref_bdf(r),
+		out, check_find("guid-duplicate"), r->vf ? SUBJECT_VF : SUBJECT_PF, ref_bdf(r),
 		"%s %s has the %s GUID of %s", r->vf ? "VF" : "PF", ref_bdf(r),
 		node && port ? "node and port"
 		: node	     ? "node"
@@ -331,7 +324,7 @@ CHECK_FN(check_guid_invalid)
 			continue;
 		char g[GUID_STRLEN];
 		guid_format_sysfs(r->g, g);
-		struct finding *f = check_add(out, check_def_of("guid-invalid"),
+		struct finding *f = check_add(out, check_find("guid-invalid"),
 					      r->vf ? SUBJECT_VF : SUBJECT_PF, ref_bdf(r),
 					      "%s %s has the %s GUID %s (%s)", r->vf ? "VF" : "PF",
 					      ref_bdf(r), r->port ? "port" : "node", g,

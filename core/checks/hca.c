@@ -11,12 +11,12 @@
 
 bool check_pf_ib(const struct pf *pf)
 {
-	return check_port_ib(check_fn_port(&pf->fn));
+	return port_is_ib(fn_port(&pf->fn));
 }
 
 bool check_same_model(const struct pf *a, const struct pf *b)
 {
-	const struct rdma *ra = check_fn_rdma(&a->fn), *rb = check_fn_rdma(&b->fn);
+	const struct rdma *ra = fn_rdma(&a->fn), *rb = fn_rdma(&b->fn);
 	if (!a->fn.vendor.known || !b->fn.vendor.known || a->fn.vendor.v != b->fn.vendor.v ||
 	    !a->fn.device.known || !b->fn.device.known || a->fn.device.v != b->fn.device.v)
 		return false;
@@ -26,7 +26,7 @@ bool check_same_model(const struct pf *a, const struct pf *b)
 
 static bool board_known(const struct pf *a, const struct pf *b)
 {
-	const struct rdma *ra = check_fn_rdma(&a->fn), *rb = check_fn_rdma(&b->fn);
+	const struct rdma *ra = fn_rdma(&a->fn), *rb = fn_rdma(&b->fn);
 	return ra && rb && ra->board_id && rb->board_id;
 }
 
@@ -47,7 +47,7 @@ static size_t slot_functions(const struct node *n, const struct pf *pf, bool *re
 
 bool check_pf_fallback(const struct node *n, const struct pf *pf, const struct pf **ret_ib)
 {
-	if (!check_port_eth(check_fn_port(&pf->fn)))
+	if (!port_is_eth(fn_port(&pf->fn)))
 		return false;
 	bool ib_sibling, unused;
 	size_t fns = slot_functions(n, pf, &ib_sibling);
@@ -78,12 +78,12 @@ bool check_pf_compute(const struct node *n, const struct pf *pf)
 CHECK_FN(check_ethernet_fallback)
 {
 	(void)o;
-	const struct check_def *def = check_def_of("ethernet-fallback");
+	const struct check_def *def = check_find("ethernet-fallback");
 	for (size_t i = 0; i < n->n_pfs; i++) {
 		const struct pf *pf = &n->pfs[i], *ib = NULL;
 		if (!check_pf_fallback(n, pf, &ib))
 			continue;
-		const struct rdma *r = check_fn_rdma(&pf->fn), *rib = check_fn_rdma(&ib->fn);
+		const struct rdma *r = fn_rdma(&pf->fn), *rib = fn_rdma(&ib->fn);
 		struct finding *f = check_add(
 			out, def, SUBJECT_PF, pf->fn.bdf,
 			"PF %s (%s) runs Ethernet, but is the same HCA as the InfiniBand %s",
@@ -184,10 +184,10 @@ int check_fw_compare(const char *a, const char *b, int *ret)
 CHECK_FN(check_firmware_old)
 {
 	(void)o;
-	const struct check_def *def = check_def_of("firmware-old");
+	const struct check_def *def = check_find("firmware-old");
 	for (size_t i = 0; i < n->n_pfs; i++) {
 		const struct pf *pf = &n->pfs[i];
-		const struct rdma *r = check_fn_rdma(&pf->fn);
+		const struct rdma *r = fn_rdma(&pf->fn);
 		const char *model, *min;
 		int c;
 		/* Only where SR-IOV is used: a compute HCA, or any PF with VFs. */
@@ -233,7 +233,7 @@ static unsigned int rate_width(const char *rate)
 
 static bool port_up_ib(const struct port *p)
 {
-	return check_port_ib(p) && p->state.known && p->state.v == 4 && p->rate_mbps.known;
+	return port_is_ib(p) && p->state.known && p->state.v == PORT_STATE_ACTIVE && p->rate_mbps.known;
 }
 
 /* The best ACTIVE InfiniBand port among PFs of pf's model: its rate and
@@ -246,7 +246,7 @@ static const struct pf *best_of_model(const struct node *n, const struct pf *pf,
 	*ret_width = 0;
 	for (size_t i = 0; i < n->n_pfs; i++) {
 		const struct pf *q = &n->pfs[i];
-		const struct port *p = check_fn_port(&q->fn);
+		const struct port *p = fn_port(&q->fn);
 		if (!port_up_ib(p) || !check_same_model(pf, q))
 			continue;
 		if (p->rate_mbps.v > *ret_mbps) {
@@ -262,10 +262,10 @@ static const struct pf *best_of_model(const struct node *n, const struct pf *pf,
 CHECK_FN(check_rate_degraded)
 {
 	(void)o;
-	const struct check_def *def = check_def_of("rate-degraded");
+	const struct check_def *def = check_find("rate-degraded");
 	for (size_t i = 0; i < n->n_pfs; i++) {
 		const struct pf *pf = &n->pfs[i];
-		const struct port *p = check_fn_port(&pf->fn);
+		const struct port *p = fn_port(&pf->fn);
 		int64_t best_mbps;
 		unsigned int best_w, w = p ? rate_width(p->rate) : 0;
 		if (!port_up_ib(p))
@@ -273,11 +273,11 @@ CHECK_FN(check_rate_degraded)
 		const struct pf *best = best_of_model(n, pf, &best_mbps, &best_w);
 		if (!best || (p->rate_mbps.v >= best_mbps && (!w || w >= best_w)))
 			continue;
-		const struct rdma *r = check_fn_rdma(&pf->fn), *rb = check_fn_rdma(&best->fn);
+		const struct rdma *r = fn_rdma(&pf->fn), *rb = fn_rdma(&best->fn);
 		struct finding *f =
 			check_add(out, def, SUBJECT_PF, pf->fn.bdf,
 				  "PF %s (%s) links at %s, below its model's %s", pf->fn.bdf,
-				  r->name, p->rate, check_fn_port(&best->fn)->rate);
+				  r->name, p->rate, fn_port(&best->fn)->rate);
 		if (!f)
 			return;
 		char where[256], link[96];

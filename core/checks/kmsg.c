@@ -57,7 +57,7 @@ CHECK_FN(check_kmsg_mismatch)
 	if (!count)
 		return;
 	struct finding *f = check_add(
-		out, check_def_of("driver-kernel-mismatch"), SUBJECT_NODE, NULL,
+		out, check_find("driver-kernel-mismatch"), SUBJECT_NODE, NULL,
 		"the RDMA driver%s%s does not match kernel %s: %zu unresolved symbol line%s",
 		n->driver_version ? " " : "", n->driver_version ? n->driver_version : "",
 		n->kernel ? n->kernel : "(unknown)", count, count == 1 ? "" : "s");
@@ -84,7 +84,7 @@ CHECK_FN(check_kmsg_mismatch)
 static void probe_failed_one(struct findings *out, const struct node *n, const struct kmsg_line *l,
 			     const char *bdf)
 {
-	const struct check_def *def = check_def_of("probe-failed");
+	const struct check_def *def = check_find("probe-failed");
 	const struct pf *pf = NULL;
 	const struct vf *vf = NULL;
 	const struct fn *fn = node_find_fn(n, bdf, &pf, &vf);
@@ -152,7 +152,7 @@ CHECK_FN(check_probe_failed)
 CHECK_FN(check_vf_unbound)
 {
 	(void)o;
-	const struct check_def *def = check_def_of("vf-unbound");
+	const struct check_def *def = check_find("vf-unbound");
 	for (size_t i = 0; i < n->n_pfs; i++) {
 		const struct pf *pf = &n->pfs[i];
 		/* sriov_drivers_autoprobe 0: VFs are left for vfio or a VM on purpose. */

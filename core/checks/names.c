@@ -94,7 +94,7 @@ static void rename_remedy(struct finding *f, const struct node *n, const struct 
 CHECK_FN(check_name_unstable)
 {
 	(void)o;
-	const struct check_def *def = check_def_of("name-unstable");
+	const struct check_def *def = check_find("name-unstable");
 	for (size_t i = 0; i < n->n_pfs; i++) {
 		const struct pf *pf = &n->pfs[i];
 		for (size_t j = 0; j < pf->n_vfs; j++) {
@@ -129,7 +129,7 @@ CHECK_FN(check_name_unstable)
 
 CHECK_FN(check_name_changed)
 {
-	const struct check_def *def = check_def_of("name-changed");
+	const struct check_def *def = check_find("name-changed");
 	for (size_t i = 0; i < o->n_renames; i++) {
 		const struct name_change *c = &o->renames[i];
 		const struct pf *pf = NULL;
@@ -201,7 +201,7 @@ static void collision_one(struct findings *out, const struct node *n, const stru
 	if (!other || other == &vf->fn)
 		return;
 	struct finding *f = check_add(
-		out, check_def_of("name-collision"), SUBJECT_VF, vf->fn.bdf,
+		out, check_find("name-collision"), SUBJECT_VF, vf->fn.bdf,
 		"VF %s (%s VF %u, in pod %s/%s) had host name %s, now %s's: the CNI cannot "
 		"rename it back",
 		vf->fn.bdf, check_pf_label(pf), vf->index, b->ns ? b->ns : "?",

@@ -14,12 +14,12 @@ static void stale_one(struct findings *out, const struct node *n, const struct p
 	const char *uid = b->uid ? b->uid : "?";
 	struct finding *f;
 	if (vf)
-		f = check_add(out, check_def_of("pod-stale"), SUBJECT_VF, vf->fn.bdf,
+		f = check_add(out, check_find("pod-stale"), SUBJECT_VF, vf->fn.bdf,
 			      "VF %s (%s VF %u) is held by pod UID %s in the kubelet checkpoint "
 			      "only",
 			      vf->fn.bdf, pf_label, vf->index, uid);
 	else
-		f = check_add(out, check_def_of("pod-stale"), SUBJECT_NODE, NULL,
+		f = check_add(out, check_find("pod-stale"), SUBJECT_NODE, NULL,
 			      "the kubelet checkpoint gives %s, no VF of this node, to pod UID %s",
 			      b->bdf, uid);
 	if (!f)
@@ -61,7 +61,7 @@ CHECK_FN(check_pod_stale)
 CHECK_FN(check_pod_netns_gone)
 {
 	(void)o;
-	const struct check_def *def = check_def_of("pod-netns-gone");
+	const struct check_def *def = check_find("pod-netns-gone");
 	for (size_t i = 0; i < n->n_pfs; i++)
 		for (size_t j = 0; j < n->pfs[i].n_vfs; j++) {
 			const struct vf *vf = &n->pfs[i].vfs[j];
@@ -104,7 +104,7 @@ CHECK_FN(check_pod_netns_gone)
 CHECK_FN(check_cni_cache_broken)
 {
 	(void)o;
-	const struct check_def *def = check_def_of("cni-cache-broken");
+	const struct check_def *def = check_find("cni-cache-broken");
 	for (size_t i = 0; i < n->n_cni_broken; i++) {
 		const struct bad_file *b = &n->cni_broken[i];
 		if (!b->path)

@@ -7,27 +7,24 @@
 
 #include "checks_int.h"
 
-#define IB_ACTIVE	      4
-#define IB_LINKUP	      5
-#define VF_LINK_STATE_DISABLE 2 /* IFLA_VF_LINK_STATE_DISABLE */
 
 static bool port_down(const struct port *p)
 {
-	return (p->state.known && p->state.v != IB_ACTIVE) ||
-	       (p->phys_state.known && p->phys_state.v != IB_LINKUP);
+	return (p->state.known && p->state.v != PORT_STATE_ACTIVE) ||
+	       (p->phys_state.known && p->phys_state.v != PORT_PHYS_LINK_UP);
 }
 
 static bool port_active(const struct port *p)
 {
-	return p && p->state.known && p->state.v == IB_ACTIVE;
+	return p && p->state.known && p->state.v == PORT_STATE_ACTIVE;
 }
 
 /* The VF's InfiniBand port, when it has a driver (a failed probe is
  * probe-failed's, not a port fault). */
 static const struct port *vf_port(const struct vf *vf)
 {
-	const struct port *p = check_fn_port(&vf->fn);
-	return vf->fn.driver && check_port_ib(p) ? p : NULL;
+	const struct port *p = fn_port(&vf->fn);
+	return vf->fn.driver && port_is_ib(p) ? p : NULL;
 }
 
 static const char *word(const char *s)
@@ -66,7 +63,7 @@ static void remedy_link(struct finding *f, const char *bdf, const struct port *p
 		f, "bring the physical link up: cable, transceiver or switch port",
 		(const char *const[]){
 			link,
-			p->phys_state.known && p->phys_state.v == 3
+			p->phys_state.known && p->phys_state.v == PORT_PHYS_DISABLED
 				? "the port is Disabled: enable it on the switch side "
 				  "(or ibportstate <lid> <port> enable)"
 				: "reseat or replace the cable; check the switch port "
@@ -111,7 +108,7 @@ static void pf_down(struct findings *out, const struct pf *pf, const struct rdma
 			first = first ? first : &pf->vfs[j];
 		}
 	}
-	bool link = p->phys_state.known && p->phys_state.v != IB_LINKUP;
+	bool link = p->phys_state.known && p->phys_state.v != PORT_PHYS_LINK_UP;
 	bool no_sm = !link && p->sm_lid.known && p->sm_lid.v == 0;
 	const char *cause = link    ? "the physical link is not up (cable, module or switch port)"
 			    : no_sm ? "no subnet manager answers (sm_lid 0)"
@@ -120,7 +117,7 @@ static void pf_down(struct findings *out, const struct pf *pf, const struct rdma
 	if (vfs_down)
 		snprintf(vfs, sizeof(vfs), ", and %zu VF port%s with it", vfs_down,
 			 vfs_down == 1 ? "" : "s");
-	struct finding *f = check_add(out, check_def_of("port-down"), SUBJECT_PF, pf->fn.bdf,
+	struct finding *f = check_add(out, check_find("port-down"), SUBJECT_PF, pf->fn.bdf,
 				      "PF %s (%s) port %s (%s)%s: likely %s", pf->fn.bdf, r->name,
 				      word(p->state_name), word(p->phys_state_name), vfs, cause);
 	if (!f)
@@ -129,11 +126,11 @@ static void pf_down(struct findings *out, const struct pf *pf, const struct rdma
 	 * worth knowing only; one polling for a peer is a warning. */
 	if (!(pf->numvfs.known && pf->numvfs.v > 0))
 		f->severity =
-			p->phys_state.known && p->phys_state.v == 3 ? CHECK_INFO : CHECK_WARNING;
+			p->phys_state.known && p->phys_state.v == PORT_PHYS_DISABLED ? CHECK_INFO : CHECK_WARNING;
 	state_evidence(f, r, p);
 	sm_lid_evidence(f, r, p);
 	if (first) {
-		const struct rdma *vr = check_fn_rdma(&first->fn);
+		const struct rdma *vr = fn_rdma(&first->fn);
 		char where[256];
 		check_port_path(where, sizeof(where), vr->name, &vr->ports[0], "state");
 		finding_evidence(f, where, "%lld: %s (VF %u; %zu VF ports down)",
@@ -167,9 +164,9 @@ static bool vf_down_explained(struct findings *out, const struct pf *pf, const s
 	bool pol = policy_disable(vf), zero = vf->port_guid.known && vf->port_guid.v == 0;
 	if (!pol && !zero)
 		return false;
-	const struct rdma *r = check_fn_rdma(&vf->fn);
+	const struct rdma *r = fn_rdma(&vf->fn);
 	struct finding *f = check_add(
-		out, check_def_of("port-down"), SUBJECT_VF, vf->fn.bdf,
+		out, check_find("port-down"), SUBJECT_VF, vf->fn.bdf,
 		"VF %s (%s VF %u) port %s (%s): likely %s", vf->fn.bdf, check_pf_label(pf),
 		vf->index, word(p->state_name), word(p->phys_state_name),
 		pol ? "its link-state policy is disable" : "its port GUID is zero");
@@ -199,7 +196,7 @@ static bool vf_down_explained(struct findings *out, const struct pf *pf, const s
 static bool sm_virt_seen(const struct node *n, const struct port *pfp)
 {
 	for (size_t i = 0; i < n->n_pfs; i++) {
-		const struct port *q = check_fn_port(&n->pfs[i].fn);
+		const struct port *q = fn_port(&n->pfs[i].fn);
 		if (!q || !q->sm_lid.known || !pfp->sm_lid.known || q->sm_lid.v != pfp->sm_lid.v)
 			continue;
 		for (size_t j = 0; j < n->pfs[i].n_vfs; j++)
@@ -213,12 +210,12 @@ static void vf_down_alone(struct findings *out, const struct pf *pf, const struc
 			  const struct vf *vf, const struct port *p)
 {
 	struct finding *f =
-		check_add(out, check_def_of("port-down"), SUBJECT_VF, vf->fn.bdf,
+		check_add(out, check_find("port-down"), SUBJECT_VF, vf->fn.bdf,
 			  "VF %s (%s VF %u) port %s (%s) while its PF is ACTIVE", vf->fn.bdf,
 			  pr->name, vf->index, word(p->state_name), word(p->phys_state_name));
 	if (!f)
 		return;
-	state_evidence(f, check_fn_rdma(&vf->fn), p);
+	state_evidence(f, fn_rdma(&vf->fn), p);
 	state_evidence(f, pr, &pr->ports[0]);
 	char unbind[128], bind[128];
 	snprintf(unbind, sizeof(unbind), "echo %s > /sys/bus/pci/drivers/mlx5_core/unbind",
@@ -235,14 +232,14 @@ static void vfs_sm_virt(struct findings *out, const struct pf *pf, const struct 
 			const struct vf *first, size_t count)
 {
 	struct finding *f = check_add(
-		out, check_def_of("port-down"), SUBJECT_PF, pf->fn.bdf,
+		out, check_find("port-down"), SUBJECT_PF, pf->fn.bdf,
 		"%zu VF port%s of PF %s (%s) down while the PF is ACTIVE: likely the subnet "
 		"manager has virtualization off",
 		count, count == 1 ? "" : "s", pf->fn.bdf, pr->name);
 	if (!f)
 		return;
 	state_evidence(f, pr, &pr->ports[0]);
-	state_evidence(f, check_fn_rdma(&first->fn), vf_port(first));
+	state_evidence(f, fn_rdma(&first->fn), vf_port(first));
 	remedy_sm_virt(f);
 }
 
@@ -279,9 +276,9 @@ CHECK_FN(check_port_down)
 	(void)o;
 	for (size_t i = 0; i < n->n_pfs; i++) {
 		const struct pf *pf = &n->pfs[i];
-		const struct rdma *r = check_fn_rdma(&pf->fn);
-		const struct port *p = check_fn_port(&pf->fn);
-		if (!check_port_ib(p))
+		const struct rdma *r = fn_rdma(&pf->fn);
+		const struct port *p = fn_port(&pf->fn);
+		if (!port_is_ib(p))
 			continue;
 		if (port_down(p))
 			pf_down(out, pf, r, p);

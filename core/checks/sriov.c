@@ -43,7 +43,7 @@ static long long fw_num_vfs(const struct node *n, const struct pf *pf, bool *ret
 CHECK_FN(check_sriov_disabled)
 {
 	(void)o;
-	const struct check_def *def = check_def_of("sriov-disabled");
+	const struct check_def *def = check_find("sriov-disabled");
 	for (size_t i = 0; i < n->n_pfs; i++) {
 		const struct pf *pf = &n->pfs[i];
 		if (!sriov_off(pf) || !check_pf_compute(n, pf))
@@ -80,7 +80,7 @@ CHECK_FN(check_sriov_disabled)
 static void layout_gone(struct findings *out, const struct node *n, const struct persisted_pf *p)
 {
 	struct finding *f = check_add(
-		out, check_def_of("sriov-layout"), SUBJECT_NODE, NULL,
+		out, check_find("sriov-layout"), SUBJECT_NODE, NULL,
 		"the boot unit creates %u VFs on %s, which is not on the node", p->numvfs, p->bdf);
 	if (!f)
 		return;
@@ -94,7 +94,7 @@ static void layout_gone(struct findings *out, const struct node *n, const struct
 CHECK_FN(check_sriov_layout)
 {
 	(void)o;
-	const struct check_def *def = check_def_of("sriov-layout");
+	const struct check_def *def = check_find("sriov-layout");
 	for (size_t i = 0; i < n->n_persisted; i++) {
 		const struct persisted_pf *p = &n->persisted[i];
 		const struct pf *pf = node_find_pf(n, p->bdf);

@@ -7,41 +7,20 @@
 
 #include "checks_int.h"
 
-const struct rdma *check_fn_rdma(const struct fn *fn)
-{
-	return fn->n_rdmas ? &fn->rdmas[0] : NULL;
-}
-
-const struct port *check_fn_port(const struct fn *fn)
-{
-	const struct rdma *r = check_fn_rdma(fn);
-	return r && r->n_ports ? &r->ports[0] : NULL;
-}
-
-bool check_port_ib(const struct port *p)
-{
-	return p && p->link_layer && strcmp(p->link_layer, "InfiniBand") == 0;
-}
-
-bool check_port_eth(const struct port *p)
-{
-	return p && p->link_layer && strcmp(p->link_layer, "Ethernet") == 0;
-}
-
 bool check_fn_ib(const struct fn *fn)
 {
-	const struct port *p = check_fn_port(fn);
+	const struct port *p = fn_port(fn);
 	if (p)
-		return check_port_ib(p);
+		return port_is_ib(p);
 	for (size_t i = 0; i < fn->n_netdevs; i++)
-		if (fn->netdevs[i].type.known && fn->netdevs[i].type.v == 32)
+		if (netdev_is_ib(&fn->netdevs[i]))
 			return true;
 	return false;
 }
 
 const char *check_pf_label(const struct pf *pf)
 {
-	const struct rdma *r = check_fn_rdma(&pf->fn);
+	const struct rdma *r = fn_rdma(&pf->fn);
 	return r && r->name ? r->name : pf->fn.bdf;
 }
 

@@ -25,6 +25,7 @@
 
 #include "core/base/guid.h"
 #include "core/linux/nlvf.h"
+#include "core/model/names.h"
 
 /* A node with more links than this is not one ibvf can show anyway. */
 #define LINKS_MAX 65536
@@ -436,7 +437,7 @@ int linux_vf_set_guid(struct sys *s, const char *pf_ifname, uint32_t vf, enum sy
 int linux_vf_set_link_state(struct sys *s, const char *pf_ifname, uint32_t vf, int state,
 			    struct err *e)
 {
-	const char *name = sys_vf_link_state_name(state);
+	const char *name = vf_link_state_to_string(state);
 	struct ifla_vf_link_state ivl = {.vf = vf, .link_state = (uint32_t)state};
 	char what[256];
 

@@ -2,6 +2,7 @@
 /* Each table is iproute2's own (ip/ipaddress.c oper_states and
  * print_link_flags, lib/ll_types.c, rdma/link.c, rdma/dev.c). */
 #include "json_names.h"
+#include "names.h"
 
 #include <net/if.h>
 #include <stdio.h>
@@ -115,38 +116,20 @@ struct json_object *json_link_flags(unsigned int flags, bool from_sysfs, const c
 	return a;
 }
 
-static const char *const port_states[] = {
-	"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER",
-};
-
-static const char *const phys_states[] = {
-	"NOP",
-	"SLEEP",
-	"POLLING",
-	"DISABLED",
-	"ARMED",
-	"LINK_UP",
-	"LINK_ERROR_RECOVER",
-	"PHY_TEST",
-	"UNKNOWN",
-	"OPA_OFFLINE",
-	"UNKNOWN",
-	"OPA_TEST",
-};
-
 static const char *const node_types[] = {
 	"unknown", "ca", "switch", "router", "rnic", "usnic", "usnic_udp", "unspecified",
 };
 
 const char *json_port_state_name(long long state)
 {
-	return state >= 0 && (size_t)state < N(port_states) ? port_states[state] : "UNKNOWN";
+	const char *w = port_state_to_string(state);
+	return w ? w : "UNKNOWN";
 }
 
 const char *json_port_phys_state_name(long long phys_state)
 {
-	return phys_state >= 0 && (size_t)phys_state < N(phys_states) ? phys_states[phys_state]
-								      : "UNKNOWN";
+	const char *w = port_phys_state_to_string(phys_state);
+	return w ? w : "UNKNOWN";
 }
 
 const char *json_node_type_name(long long node_type)

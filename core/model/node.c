@@ -2,11 +2,13 @@
 #include "node.h"
 
 #include <ctype.h>
+#include <net/if_arp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "devplugin_config.h"
+#include "names.h"
 
 static void strv_free(char **v, size_t n)
 {
@@ -205,18 +207,42 @@ const struct port *fn_port(const struct fn *f)
 	return r && r->n_ports ? &r->ports[0] : NULL;
 }
 
-static bool fn_link_layer_is(const struct fn *f, const char *layer)
+static bool port_link_layer_is(const struct port *p, enum link_layer layer)
 {
-	const struct port *p = fn_port(f);
-	return p && p->link_layer && !strcmp(p->link_layer, layer);
+	return p && p->link_layer && link_layer_from_string(p->link_layer) == (int)layer;
+}
+
+bool port_is_ib(const struct port *p)
+{
+	return port_link_layer_is(p, LINK_LAYER_INFINIBAND);
+}
+
+bool port_is_eth(const struct port *p)
+{
+	return port_link_layer_is(p, LINK_LAYER_ETHERNET);
 }
 
 bool fn_is_ib(const struct fn *f)
 {
-	return fn_link_layer_is(f, "InfiniBand");
+	return port_is_ib(fn_port(f));
 }
 
 bool fn_is_eth(const struct fn *f)
 {
-	return fn_link_layer_is(f, "Ethernet");
+	return port_is_eth(fn_port(f));
+}
+
+bool netdev_is_ib(const struct netdev *nd)
+{
+	return nd && nd->type.known && nd->type.v == ARPHRD_INFINIBAND;
+}
+
+int vf_link_state_of(const struct vf *vf)
+{
+	if (!vf)
+		return -1;
+	if (vf->admin.link_state.known && vf_link_state_to_string(vf->admin.link_state.v))
+		return (int)vf->admin.link_state.v;
+	int r = vf->admin.mofed_policy ? vf_link_policy_from_string(vf->admin.mofed_policy) : -1;
+	return r < 0 ? -1 : r;
 }

@@ -246,6 +246,15 @@ const struct port *fn_port(const struct fn *f);
  * says; false when unknown (no RDMA device, no port, no link_layer). */
 bool fn_is_ib(const struct fn *f);
 bool fn_is_eth(const struct fn *f);
+/* The same for one port (NULL: false). */
+bool port_is_ib(const struct port *p);
+bool port_is_eth(const struct port *p);
+/* Whether the netdev is an IPoIB one (type ARPHRD_INFINIBAND). */
+bool netdev_is_ib(const struct netdev *nd);
+/* A VF's link-state policy (enum vf_link_state, names.h) as the kernel's
+ * netlink or, without it, the MLNX_OFED sriov/N/policy file says; -1 when
+ * neither is known. */
+int vf_link_state_of(const struct vf *vf);
 
 const struct pf *node_find_pf(const struct node *n, const char *bdf);
 const struct vf *node_find_vf(const struct node *n, const char *pf_bdf, unsigned int index);

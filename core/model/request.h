@@ -20,6 +20,7 @@ enum action_kind {
 	ACTION_RENAME_ALL,  /* every VF not held by a pod to its policy name (naming.h) */
 	ACTION_PERSIST,	    /* .link files and the boot unit (core/actions/plan_persist.c) */
 	ACTION_FILES_UNDO,  /* restore the files journal entry undo_of wrote or removed */
+	ACTION_KIND_MAX,
 };
 
 #define ACTION_TIMEOUT_S 30

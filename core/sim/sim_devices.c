@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/base/guid.h"
+#include "core/model/names.h"
 
 int sim_fn_write(const char *root, const char *fn_rel, const struct sim_fn_spec *f, struct err *e)
 {
@@ -78,17 +79,18 @@ static uint64_t mac_eui64(const uint8_t m[6])
 	       0xfffeULL << 24 | (uint64_t)m[3] << 16 | (uint64_t)m[4] << 8 | m[5];
 }
 
+/* The kernel's words (drivers/infiniband/core/sysfs.c): "UNKNOWN" and
+ * "Unknown" for a value it has none for. */
 static const char *state_name(int s)
 {
-	static const char *names[] = {"NOP", "DOWN", "INIT", "ARMED", "ACTIVE"};
-	return s >= 0 && s <= 4 ? names[s] : "UNKNOWN";
+	const char *w = port_state_to_string(s);
+	return w && s <= PORT_STATE_ACTIVE ? w : "UNKNOWN";
 }
 
 static const char *phys_state_name(int s)
 {
-	static const char *names[] = {
-		"Unknown", "Sleep", "Polling", "Disabled", "PortConfigurationTraining", "LinkUp"};
-	return s >= 0 && s <= 5 ? names[s] : "Unknown";
+	const char *w = port_phys_state_to_sysfs(s);
+	return w ? w : "Unknown";
 }
 
 /* A class device's two links, as sysfs has them: DIR/device -> the PCI
@@ -129,7 +131,8 @@ int sim_ibdev_write(const char *root, const char *fn_rel, const struct sim_ibdev
 	PUT("ports/1/state", "%d: %s\n", d->state, state_name(d->state));
 	PUT("ports/1/phys_state", "%d: %s\n", d->phys_state, phys_state_name(d->phys_state));
 	PUT("ports/1/rate", "%s\n", d->rate);
-	PUT("ports/1/link_layer", "%s\n", d->ethernet ? "Ethernet" : "InfiniBand");
+	PUT("ports/1/link_layer", "%s\n",
+	    link_layer_to_string(d->ethernet ? LINK_LAYER_ETHERNET : LINK_LAYER_INFINIBAND));
 	PUT("ports/1/lid", "0x%x\n", d->lid);
 	PUT("ports/1/sm_lid", "0x%x\n", d->sm_lid);
 	PUT("ports/1/lid_mask_count", "0\n");

@@ -18,6 +18,7 @@
 
 #include "core/base/guid.h"
 #include "core/sys/sys.h"
+#include "core/model/names.h"
 
 static const char *base_name(const char *rel)
 {
@@ -151,7 +152,7 @@ static int pf_facts(const char *root, const char *pf_rel, struct pf_facts *f)
 	if ((r = GET("fw_ver", f->fw_ver)) < 0 || (r = GET("ports/1/rate", f->rate)) < 0 ||
 	    (r = GET("board_id", f->board_id)) < 0 || (r = GET("ports/1/link_layer", buf)) < 0)
 		return r;
-	f->ethernet = !strcmp(buf, "Ethernet");
+	f->ethernet = link_layer_from_string(buf) == LINK_LAYER_ETHERNET;
 	if ((r = GET("sys_image_guid", buf)) < 0)
 		return r;
 #undef GET
@@ -347,7 +348,7 @@ static int enable_vfs(const char *root, const char *pf_rel, unsigned int n, cons
 		if (r == 0)
 			r = sim_vf_admin_write(root, pf, i, &a, e);
 		if (r == 0 && mofed)
-			r = sim_mofed_write(root, pf_rel, i, 0, 0, "Follow", e);
+			r = sim_mofed_write(root, pf_rel, i, 0, 0, vf_link_policy_to_string(VF_LINK_STATE_AUTO), e);
 		if (r == 0)
 			r = sim_event_add(root, "add", "pci", bdf, NULL, fn, e);
 		if (r == 0 && autoprobe && !shuffled)
@@ -429,7 +430,6 @@ int sim_kernel_set_numvfs(const char *root, const char *pf_rel, const char *valu
 int sim_kernel_mofed_write(const char *root, const char *pf_rel, unsigned int vf, const char *file,
 			   const char *value, const char *what, struct err *e)
 {
-	static const char *policies[] = {"Follow", "Up", "Down"}; /* by IFLA_VF_LINK_STATE */
 	const char *pf = base_name(pf_rel);
 	char v[64], rel[PATH_MAX];
 	struct sim_vf_admin a;
@@ -446,13 +446,13 @@ int sim_kernel_mofed_write(const char *root, const char *pf_rel, unsigned int vf
 		*(file[0] == 'n' ? &a.node_guid : &a.port_guid) = g;
 	} else if (!strcmp(file, "policy")) {
 		int i = 0;
-		while (i < 3 && strcasecmp(v, policies[i]))
+		while (i < VF_LINK_STATE_MAX && strcasecmp(v, vf_link_policy_to_string(i)))
 			i++;
-		if (i == 3)
+		if (i == VF_LINK_STATE_MAX)
 			return sim_refuse(e, what, EINVAL, "policy is Down, Up or Follow");
 		a.link_state = i;
 		sim_fmt(rel, sizeof(rel), "%s/sriov/%u/policy", pf_rel, vf);
-		r = sim_putf(root, e, rel, "%s\n", policies[i]);
+		r = sim_putf(root, e, rel, "%s\n", vf_link_policy_to_string(i));
 	} else {
 		return sim_refuse(e, what, EACCES, "read-only attribute");
 	}

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/sim/sim_tree.h"
+#include "core/model/names.h"
 
 static const char *root_of(struct sys *s)
 {
@@ -342,7 +343,7 @@ static int vf_admin_get(struct sim *m, const char *pf_ifname, uint32_t vf, char 
 	}
 	if (sim_vf_admin_read(root_of(&m->base), sys_sim_base_name(pf_rel), vf, a) < 0)
 		return err_setx(e, ENODEV, "no state for VF %u of '%s'", vf, pf_ifname);
-	return !strcmp(ll, "Ethernet") ? 1 : 0;
+	return link_layer_from_string(ll) == LINK_LAYER_ETHERNET ? 1 : 0;
 }
 
 int sim_vf_set_guid(struct sys *s, const char *pf_ifname, uint32_t vf, enum sys_guid_kind kind,
@@ -377,7 +378,6 @@ int sim_vf_set_guid(struct sys *s, const char *pf_ifname, uint32_t vf, enum sys_
 int sim_vf_set_link_state(struct sys *s, const char *pf_ifname, uint32_t vf, int state,
 			  struct err *e)
 {
-	static const char *policies[] = {"Follow", "Up", "Down"};
 	struct sim *m = (struct sim *)s;
 	char pf_rel[PATH_MAX], rel[PATH_MAX];
 	struct sim_vf_admin a;
@@ -400,7 +400,7 @@ int sim_vf_set_link_state(struct sys *s, const char *pf_ifname, uint32_t vf, int
 	}
 	sim_fmt(rel, sizeof(rel), "%s/sriov/%u/policy", pf_rel, vf);
 	if (r == 0 && sim_exists(root_of(s), rel))
-		r = sim_putf(root_of(s), e, rel, "%s\n", policies[state]);
+		r = sim_putf(root_of(s), e, rel, "%s\n", vf_link_policy_to_string(state));
 	if (r == 0)
 		r = sim_kernel_vf_admin_event(root_of(s), pf_rel, e);
 	sys_sim_unlock(lock);

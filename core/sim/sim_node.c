@@ -3,6 +3,7 @@
  * InfiniBand mode with their VFs, two dual-port ConnectX-7 for storage in
  * Ethernet mode, and the faults of the field report unless healthy. */
 #include "core/sim/sim_tree.h"
+#include "core/model/names.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -328,7 +329,7 @@ static int write_vf(struct build *b, const struct pfdef *p, unsigned int vf)
 		return r;
 	if (pf_mofed(b, p)) {
 		uint64_t g = v.probe_failed ? 0 : v.guid;
-		if ((r = sim_mofed_write(b->root, p->rel, vf, g, g, "Follow", b->e)) < 0)
+		if ((r = sim_mofed_write(b->root, p->rel, vf, g, g, vf_link_policy_to_string(VF_LINK_STATE_AUTO), b->e)) < 0)
 			return r;
 	}
 	if (v.probe_failed)

@@ -239,8 +239,9 @@ static void vf_effective_guids(struct vf *vf)
 	const struct fn *f = &vf->fn;
 	if (f->n_rdmas)
 		vf->node_guid = f->rdmas[0].node_guid;
-	if (f->n_rdmas && f->rdmas[0].n_ports && f->rdmas[0].ports[0].port_guid.known)
-		vf->port_guid = f->rdmas[0].ports[0].port_guid;
+	const struct port *p = fn_port(f);
+	if (p && p->port_guid.known)
+		vf->port_guid = p->port_guid;
 	for (size_t i = 0; !vf->port_guid.known && i < f->n_netdevs; i++)
 		vf->port_guid = f->netdevs[i].addr_guid;
 	if (!vf->port_guid.known && vf->admin.mofed)

@@ -9,6 +9,7 @@
 #include "core/model/json_names.h"
 #include "core/pods/pods.h"
 #include "core/sys/sys.h"
+#include "core/model/names.h"
 
 static void add(struct json_object *o, const char *key, struct json_object *v)
 {
@@ -160,7 +161,7 @@ static struct json_object *admin_json(const struct vf_admin *a)
 	add(o, "trust", jbool(a->trust));
 	/* ip's words: "auto", "enable", "disable" (sys.h's one table). */
 	add(o, "link_state",
-	    a->link_state.known ? jstr(sys_vf_link_state_name((int)a->link_state.v)) : NULL);
+	    a->link_state.known ? jstr(vf_link_state_to_string((int)a->link_state.v)) : NULL);
 	add(o, "max_tx_rate", jint(a->max_tx_rate));
 	add(o, "node_guid", jguid(a->node_guid));
 	add(o, "port_guid", jguid(a->port_guid));

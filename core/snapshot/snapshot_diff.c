@@ -8,36 +8,6 @@
 
 #include "core/base/guid.h"
 
-static const char *const field_names[SNAP_N_FIELDS] = {
-	[SNAP_PRESENT] = "present",
-	[SNAP_DRIVER] = "driver",
-	[SNAP_NETDEV] = "netdev",
-	[SNAP_OPERSTATE] = "operstate",
-	[SNAP_MTU] = "mtu",
-	[SNAP_ADDRESS] = "address",
-	[SNAP_IBDEV] = "ibdev",
-	[SNAP_FW] = "fw_ver",
-	[SNAP_NODE_GUID] = "node_guid",
-	[SNAP_PORT_GUID] = "port_guid",
-	[SNAP_PORT_STATE] = "state",
-	[SNAP_PHYS_STATE] = "phys_state",
-	[SNAP_RATE] = "rate",
-	[SNAP_LINK_LAYER] = "link_layer",
-	[SNAP_LID] = "lid",
-	[SNAP_SM_LID] = "sm_lid",
-	[SNAP_NUMVFS] = "numvfs",
-	[SNAP_ADMIN_MAC] = "admin.mac",
-	[SNAP_ADMIN_NODE_GUID] = "admin.node_guid",
-	[SNAP_ADMIN_PORT_GUID] = "admin.port_guid",
-	[SNAP_ADMIN_LINK_STATE] = "admin.link_state",
-	[SNAP_MOFED_POLICY] = "admin.mofed_policy",
-};
-
-const char *snapshot_field_name(enum snap_field f)
-{
-	return f < SNAP_N_FIELDS ? field_names[f] : "?";
-}
-
 /* Every compared field of one function, as text. */
 struct fields {
 	char v[SNAP_N_FIELDS][SNAP_VALUE_MAX];

@@ -55,4 +55,3 @@ struct snap_diff {
  * may be NULL (all present or all gone). Returns 0 or -ENOMEM. */
 int snapshot_diff(const struct node *old, const struct node *new, struct snap_diff *ret);
 void snapshot_diff_free(struct snap_diff *d);
-const char *snapshot_field_name(enum snap_field f);

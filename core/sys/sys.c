@@ -410,25 +410,3 @@ int sys_event_read(struct sys *s, struct sys_event *ret)
 {
 	return s->ops->event_read(s, ret);
 }
-
-const char *sys_vf_link_state_name(int state)
-{
-	switch (state) {
-	case IFLA_VF_LINK_STATE_AUTO:
-		return "auto";
-	case IFLA_VF_LINK_STATE_ENABLE:
-		return "enable";
-	case IFLA_VF_LINK_STATE_DISABLE:
-		return "disable";
-	default:
-		return NULL;
-	}
-}
-
-int sys_vf_link_state_parse(const char *s)
-{
-	for (int i = IFLA_VF_LINK_STATE_AUTO; i <= IFLA_VF_LINK_STATE_DISABLE; i++)
-		if (s && !strcmp(s, sys_vf_link_state_name(i)))
-			return i;
-	return -EINVAL;
-}

@@ -132,10 +132,6 @@ int sys_link_rename(struct sys *s, const char *ifname, const char *newname, stru
 int sys_link_set_up(struct sys *s, const char *ifname, bool up, struct err *e);
 int sys_vf_set_guid(struct sys *s, const char *pf_ifname, uint32_t vf, enum sys_guid_kind kind,
 		    uint64_t guid, struct err *e);
-/* A VF link-state policy's name ("auto", "enable", "disable"; NULL for another
- * value), and the value of a name (-EINVAL when unknown). */
-const char *sys_vf_link_state_name(int state);
-int sys_vf_link_state_parse(const char *s);
 int sys_vf_set_link_state(struct sys *s, const char *pf_ifname, uint32_t vf, int state,
 			  struct err *e);
 

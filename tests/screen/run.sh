@@ -936,11 +936,11 @@ scenario_guid_field_rules() {
 }
 
 scenario_name_all() {
-	# :name-all is vf rename --all: the summary first, the pods' VFs skipped,
+	# :rename --all is vf rename --all: the summary first, the pods' VFs skipped,
 	# the preview on Cancel; applied, the kernel-named VFs have their names.
 	start 100 30
 	keys :
-	keys -l "name-all"
+	keys -l "rename --all"
 	keys Enter
 	settle
 	snap name-all-preview

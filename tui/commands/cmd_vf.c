@@ -8,6 +8,7 @@
 #include "tui/base/cli_action.h"
 #include "core/base/guid.h"
 #include "core/persist/naming.h"
+#include "core/model/names.h"
 
 /* One vf action: its arguments (-1: it counts them itself) and how they
  * become the request. */
@@ -98,7 +99,7 @@ static int build_guid(struct act_args *p, struct action_req *req)
 static int build_state(struct act_args *p, struct action_req *req)
 {
 	req->kind = ACTION_STATE;
-	if ((req->state = sys_vf_link_state_parse(p->args[1])) < 0) {
+	if ((req->state = vf_link_state_from_string(p->args[1])) < 0) {
 		cli_error("invalid link state '%s': auto, enable or disable", p->args[1]);
 		return -EINVAL;
 	}

@@ -15,6 +15,7 @@
 #include "dialog.h"
 #include "tui/base/remedy.h"
 #include "tui/base/text.h"
+#include "core/model/names.h"
 
 /* Why an action opens no dialog: a notice that takes the keys typed next
  * (meant for the dialog's field) until Enter or Esc, so none acts as a
@@ -119,13 +120,7 @@ static int open_destroy(struct console *c, bool force)
 /* The VF's link-state policy as the kernel or the MOFED file has it. */
 static const char *link_state_now(const struct vf *vf)
 {
-	static const char *const policy[] = {"Follow", "Up", "Down"};
-	if (vf && vf->admin.link_state.known)
-		return sys_vf_link_state_name((int)vf->admin.link_state.v);
-	for (int i = 0; vf && vf->admin.mofed_policy && i < 3; i++)
-		if (!strcmp(vf->admin.mofed_policy, policy[i]))
-			return sys_vf_link_state_name(i);
-	return NULL;
+	return vf_link_state_to_string(vf_link_state_of(vf));
 }
 
 static int open_state(struct console *c, const char *state, bool force)
@@ -209,16 +204,40 @@ int console_cmd_create(struct console *c, const char *arg)
 	return open_create(c, *rest ? rest : NULL, force);
 }
 
+/* The word opt and what follows it, when arg starts with it. */
+static const char *after_word(const char *arg, const char *opt)
+{
+	size_t n = strlen(opt);
+	if (strncmp(arg, opt, n) || (arg[n] && arg[n] != ' '))
+		return NULL;
+	arg += n;
+	while (*arg == ' ')
+		arg++;
+	return arg;
+}
+
+static int rename_all(struct console *c, const char *arg);
+
+/* rename NAME, or rename --all [SCHEME] as `vf rename --all`. */
 int console_cmd_rename(struct console *c, const char *arg)
 {
+	const char *all = after_word(arg, "--all");
+	if (all)
+		return rename_all(c, all);
 	char rest[256];
 	bool force = strip_force(arg, rest, sizeof(rest));
 	return open_rename(c, *rest ? rest : NULL, force);
 }
 
 /* --node G and --port G, in any order. */
+static int assign_all(struct console *c, const char *arg);
+
+/* guid [--node G] [--port G], or guid --assign-all [PREFIX] as `vf guid --assign-all`. */
 int console_cmd_guid(struct console *c, const char *arg)
 {
+	const char *all = after_word(arg, "--assign-all");
+	if (all)
+		return assign_all(c, all);
 	char buf[256], node[32] = "", port[32] = "";
 	bool force = strip_force(arg, buf, sizeof(buf));
 	char *save = NULL;
@@ -236,7 +255,7 @@ int console_cmd_guid(struct console *c, const char *arg)
 	return open_guid(c, node[0] ? node : NULL, port[0] ? port : NULL, force);
 }
 
-int console_cmd_assign(struct console *c, const char *arg)
+static int assign_all(struct console *c, const char *arg)
 {
 	struct action_req req = {.kind = ACTION_ASSIGN_ALL};
 	if (*arg) {
@@ -281,7 +300,7 @@ int console_cmd_state(struct console *c, const char *arg)
 {
 	char rest[256];
 	bool force = strip_force(arg, rest, sizeof(rest));
-	if (sys_vf_link_state_parse(rest) < 0) {
+	if (vf_link_state_from_string(rest) < 0) {
 		console_message(c, TR_ERROR,
 				"usage: state auto|enable|disable [--force] (got '%s')", rest);
 		return -EINVAL;
@@ -289,7 +308,7 @@ int console_cmd_state(struct console *c, const char *arg)
 	return open_state(c, rest, force);
 }
 
-int console_cmd_name_all(struct console *c, const char *arg)
+static int rename_all(struct console *c, const char *arg)
 {
 	struct action_req req = {.kind = ACTION_RENAME_ALL};
 	char scheme[256];

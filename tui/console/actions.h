@@ -15,16 +15,14 @@ struct finding;
 void console_actions_open(struct console *c, enum key_action a);
 
 /* `:create N`, `:rename NAME`, `:guid [--node G] [--port G]`,
- * `:assign-guids`, `:name-all [SCHEME] [--force]` (vf rename --all),
+ * `:guid --assign-all [PREFIX]`, `:rename --all [SCHEME] [--force]` (as `ibvf vf`),
  * `:journal`. */
 int console_cmd_create(struct console *c, const char *arg);
 int console_cmd_rename(struct console *c, const char *arg);
 int console_cmd_guid(struct console *c, const char *arg);
-int console_cmd_assign(struct console *c, const char *arg);
 /* persist's preview (core/actions/plan_persist.c); arg: the ibvf the unit runs, ""
  * for this binary. */
 int console_cmd_persist(struct console *c, const char *arg);
-int console_cmd_name_all(struct console *c, const char *arg);
 int console_cmd_journal(struct console *c, const char *arg);
 /* `:destroy [--force]` (the PF's VFs), `:state auto|enable|disable`. */
 int console_cmd_destroy(struct console *c, const char *arg);

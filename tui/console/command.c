@@ -58,18 +58,16 @@ static int cmd_help(struct console *c, const char *arg)
 
 /* Later issues add their commands here. */
 static const struct command commands[] = {
-	{"assign-guids", console_cmd_assign, "assign-guids [PREFIX]"},
 	{"bench", console_cmd_bench, "bench [all|BDF|IBDEV]"},
 	{"create", console_cmd_create, "create N"},
 	{"destroy", console_cmd_destroy, "destroy [--force]"},
 	{"filter", cmd_filter, "filter TEXT"},
-	{"guid", console_cmd_guid, "guid [--node G] [--port G]"},
+	{"guid", console_cmd_guid, "guid [--node G] [--port G] | guid --assign-all [PREFIX]"},
 	{"help", cmd_help, "help"},
 	{"journal", console_cmd_journal, "journal"},
-	{"name-all", console_cmd_name_all, "name-all [SCHEME] [--force]"},
 	{"persist", console_cmd_persist, "persist [IBVF-PATH]"},
 	{"quit", cmd_quit, "quit"},
-	{"rename", console_cmd_rename, "rename NAME"},
+	{"rename", console_cmd_rename, "rename NAME | rename --all [SCHEME] [--force]"},
 	{"snapshot", cmd_snapshot, "snapshot [FILE]"},
 	{"state", console_cmd_state, "state auto|enable|disable"},
 	{"theme", cmd_theme, "theme NAME|PATH"},
@@ -93,8 +91,8 @@ int console_command(struct console *c, const char *line)
 			return commands[i].run(c, arg);
 	console_message(
 		c, TR_ERROR,
-		"unknown command '%.*s' (commands: assign-guids, bench, create, destroy, filter, "
-		"guid, help, journal, name-all, persist, quit, rename, snapshot, state, theme)",
+		"unknown command '%.*s' (commands: bench, create, destroy, filter, guid, help, "
+		"journal, persist, quit, rename, snapshot, state, theme)",
 		(int)len, line);
 	return -EINVAL;
 }

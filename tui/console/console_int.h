@@ -176,7 +176,6 @@ void view_tree_init(struct console *c, struct view *v);
 void view_checks_init(struct console *c, struct view *v);
 void view_help_init(struct console *c, struct view *v);
 void view_ask_init(struct console *c, struct view *v);
-void view_tree_init(struct console *c, struct view *v);
 void console_overlay(struct console *c, struct view *v);
 /* The view bar: each view's number and name, the Checks tab's count. */
 void console_draw_views(struct console *c);

@@ -15,6 +15,7 @@
 #include "dialog_int.h"
 #include "tui/base/text.h"
 #include "tui/render/plan_text.h"
+#include "core/model/names.h"
 
 static struct dialog *dlg_of(struct console *c)
 {
@@ -130,7 +131,7 @@ static void submit(struct console *c)
 		plan_fmt(req.name, sizeof(req.name), "%s", dlg->fields[0].text);
 		break;
 	case ACTION_STATE:
-		req.state = sys_vf_link_state_parse(dlg->fields[0].text);
+		req.state = vf_link_state_from_string(dlg->fields[0].text);
 		break;
 	case ACTION_GUID:
 		req.set_node = dlg->fields[0].text[0];

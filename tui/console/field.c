@@ -12,6 +12,7 @@
 #include "core/actions/actions.h"
 #include "core/base/guid.h"
 #include "core/persist/naming.h"
+#include "core/model/names.h"
 
 bool field_accepts(const struct field *f, int k, char *why, size_t size)
 {
@@ -108,7 +109,7 @@ bool field_check(const struct field *f, char *buf, size_t size)
 		return false;
 	}
 	case FIELD_LINK_STATE:
-		if (sys_vf_link_state_parse(f->text) < 0) {
+		if (vf_link_state_from_string(f->text) < 0) {
 			snprintf(buf, size, "auto, enable or disable");
 			return false;
 		}
@@ -142,7 +143,7 @@ void field_init(struct field *f, enum field_kind kind, const char *label, const 
 	}
 	if (kind == FIELD_LINK_STATE) {
 		snprintf(f->text, sizeof(f->text), "%s",
-			 sys_vf_link_state_parse(text) >= 0 ? text : "auto");
+			 vf_link_state_from_string(text) >= 0 ? text : "auto");
 		return;
 	}
 	for (const char *p = text ? text : ""; *p; p++) {

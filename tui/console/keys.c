@@ -128,9 +128,10 @@ const size_t keys_n = sizeof(keys_table) / sizeof(keys_table[0]);
 
 static const char *const commands_help[] = {
 	"commands: quit, theme NAME, snapshot [FILE], filter TEXT, help, bench,",
-	"  create N, rename NAME, guid [--node G] [--port G], assign-guids, journal,",
+	"  create N, rename NAME, guid [--node G] [--port G], journal,",
 	"  persist [IBVF-PATH], destroy, state auto|enable|disable,",
-	"  name-all [SCHEME] (every VF to its predictable name)",
+	"  rename --all [SCHEME] (every VF to its predictable name),",
+	"  guid --assign-all [PREFIX] (unique GUIDs for zero/duplicate ones)",
 	"  (--force: act on a VF bound to a pod)",
 };
 

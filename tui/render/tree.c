@@ -18,10 +18,7 @@ const struct fn *tree_row_fn(const struct tree_row *r)
 
 const struct port *tree_row_port(const struct tree_row *r)
 {
-	const struct fn *f = tree_row_fn(r);
-	if (!f || !f->n_rdmas || !f->rdmas[0].n_ports)
-		return NULL;
-	return &f->rdmas[0].ports[0];
+	return fn_port(tree_row_fn(r));
 }
 
 const char *tree_row_netdev(const struct tree_row *r)
