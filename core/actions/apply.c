@@ -3,6 +3,7 @@
  * must still be the same), the steps in order until one fails, a re-read of
  * the node to verify each change, and the journal entry. */
 #include "actions.h"
+#include "planners.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -2,6 +2,7 @@
 /* The verify of an applied plan: each change read back from the node as
  * re-read after the steps (or from its file). */
 #include "actions.h"
+#include "planners.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,6 +5,7 @@
  * the VF's unbind + bind, and the rebind's new kernel name is undone. */
 #include "core/persist/naming.h"
 #include "actions.h"
+#include "planners.h"
 
 #include <errno.h>
 #include <stdio.h>

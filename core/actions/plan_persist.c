@@ -15,6 +15,7 @@
 
 #include "core/checks/checks.h"
 #include "journal.h"
+#include "planners.h"
 #include "core/persist/persist.h"
 #include "core/base/safefile.h"
 

@@ -2,6 +2,7 @@
 /* Rename plans: one VF's netdev and any link; every VF to its policy name
  * is actions_rename_all.c. The rules for a name are naming.h's. */
 #include "actions.h"
+#include "planners.h"
 
 #include <errno.h>
 #include <net/if.h>

@@ -4,6 +4,7 @@
  * between the renamed VFs are ordered so that each target is free when its
  * step runs; a cycle (a swap) goes through a temporary name. */
 #include "actions.h"
+#include "planners.h"
 
 #include <errno.h>
 #include <net/if.h>
