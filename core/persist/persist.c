@@ -186,23 +186,7 @@ static void unit_body(struct persist *p, const struct node *n, const struct pers
 		if (*c < 0x20 || *c > 0x7e)
 			*c = '?';
 
-	put(b,
-	    "# Written by 'ibvf persist' on %s: the SR-IOV layout to restore at boot.\n"
-	    "# Order: driver -> VFs -> GUIDs -> udev settle, all before the kubelet.\n"
-	    "[Unit]\n"
-	    "Description=ibvf: SR-IOV VFs and their GUIDs\n"
-	    "Documentation=man:systemd.link(5)\n"
-	    "DefaultDependencies=no\n"
-	    "After=local-fs.target systemd-modules-load.service systemd-udevd.service\n"
-	    "Wants=network-pre.target\n"
-	    "Before=network-pre.target kubelet.service shutdown.target\n"
-	    "Conflicts=shutdown.target\n"
-	    "\n"
-	    "[Service]\n"
-	    "Type=oneshot\n"
-	    "RemainAfterExit=yes\n"
-	    "TimeoutStartSec=900\n",
-	    host);
+	put(b, PERSIST_UNIT_HEAD, host);
 	for (size_t i = 0; i < n->n_pfs; i++) {
 		const char *d = n->pfs[i].fn.driver;
 		if (n->pfs[i].n_vfs && d && driver_word(d) && !has_word(drivers, d) &&

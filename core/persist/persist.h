@@ -26,6 +26,26 @@
 #include "core/base/err.h"
 #include "core/model/node.h"
 
+/* The boot unit's head, up to its first ExecStart (a printf format whose one
+ * %s is the host name): persist writes it, the simulated node's fixture
+ * carries an older persist's unit with it. */
+#define PERSIST_UNIT_HEAD                                                                         \
+	"# Written by 'ibvf persist' on %s: the SR-IOV layout to restore at boot.\n"             \
+	"# Order: driver -> VFs -> GUIDs -> udev settle, all before the kubelet.\n"              \
+	"[Unit]\n"                                                                                \
+	"Description=ibvf: SR-IOV VFs and their GUIDs\n"                                          \
+	"Documentation=man:systemd.link(5)\n"                                                     \
+	"DefaultDependencies=no\n"                                                                \
+	"After=local-fs.target systemd-modules-load.service systemd-udevd.service\n"              \
+	"Wants=network-pre.target\n"                                                              \
+	"Before=network-pre.target kubelet.service shutdown.target\n"                             \
+	"Conflicts=shutdown.target\n"                                                             \
+	"\n"                                                                                      \
+	"[Service]\n"                                                                             \
+	"Type=oneshot\n"                                                                          \
+	"RemainAfterExit=yes\n"                                                                   \
+	"TimeoutStartSec=900\n"
+
 struct sys;
 
 #define PERSIST_UNIT	    "ibvf-sriov.service"

@@ -3,6 +3,7 @@
  * the boot unit `ibvf persist` would have written, in its exact format
  * (core/persist/persist.c), so discovery reads them as it reads a real node's. */
 #include "core/sim/sim_tree.h"
+#include "core/persist/persist.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -37,22 +38,8 @@ static int write_unit(const char *root, const struct sim_pf_count *counts, size_
 	if (!buf)
 		return err_set(e, ENOMEM, "cannot build the boot unit");
 #define PUT(...) (len += (size_t)snprintf(buf + len, cap - len, __VA_ARGS__))
-	PUT("# Written by 'ibvf persist' on dgx-h200-07: the SR-IOV layout to restore at boot.\n"
-	    "# Order: driver -> VFs -> GUIDs -> udev settle, all before the kubelet.\n"
-	    "[Unit]\n"
-	    "Description=ibvf: SR-IOV VFs and their GUIDs\n"
-	    "Documentation=man:systemd.link(5)\n"
-	    "DefaultDependencies=no\n"
-	    "After=local-fs.target systemd-modules-load.service systemd-udevd.service\n"
-	    "Wants=network-pre.target\n"
-	    "Before=network-pre.target kubelet.service shutdown.target\n"
-	    "Conflicts=shutdown.target\n"
-	    "\n"
-	    "[Service]\n"
-	    "Type=oneshot\n"
-	    "RemainAfterExit=yes\n"
-	    "TimeoutStartSec=900\n"
-	    "ExecStart=/usr/sbin/modprobe -a mlx5_core\n"
+	PUT(PERSIST_UNIT_HEAD, "dgx-h200-07");
+	PUT("ExecStart=/usr/sbin/modprobe -a mlx5_core\n"
 	    "ExecStart=/usr/bin/udevadm settle --timeout=60\n");
 	for (size_t i = 0; i < n; i++)
 		PUT("ExecStart=%s vf create %s %u --yes --timeout 120\n", IBVF_PATH, counts[i].bdf,
