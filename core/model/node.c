@@ -145,6 +145,11 @@ void node_free(struct node *n)
 	free(n->kmsg);
 	linkfile_free_all(n->link_files, n->n_link_files);
 	free(n->persist_unit);
+	free(n->boot_unit.path);
+	free(n->boot_unit.enabled_by);
+	free(n->boot_unit.error);
+	free(n->boot_unit.bad_exec);
+	free(n->boot_unit.bad_exec_file);
 	free(n->persisted);
 	for (size_t i = 0; i < n->n_cni_broken; i++) {
 		free(n->cni_broken[i].path);

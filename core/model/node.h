@@ -116,6 +116,22 @@ struct persisted_pf {
 	unsigned int numvfs;
 };
 
+/* ibvf's boot unit as systemd will take it at the next boot
+ * (core/snapshot/persist_read.c). */
+struct boot_unit {
+	char *path;	  /* the unit file systemd loads; NULL: none */
+	bool masked;	  /* a link to /dev/null or empty: it never runs */
+	char *enabled_by; /* the .wants/ or .requires/ link that starts it; NULL: not enabled */
+	char *error;	  /* a line ibvf cannot read as systemd would; NULL */
+	/* The first ExecStart= whose program is not there to run (systemd fails
+	 * the unit at it): the program as written, where, and the errno. */
+	char *bad_exec;
+	char *bad_exec_file;
+	unsigned int bad_exec_line;
+	int bad_exec_errno;
+	size_t n_execs;
+};
+
 /* A pod-binding file that was found but could not be read whole (a
  * half-written CNI cache). */
 struct bad_file {
@@ -191,6 +207,7 @@ struct node {
 	struct link_file *link_files; /* systemd .link files, in systemd's order */
 	size_t n_link_files;
 	char *persist_unit;		/* path of ibvf's boot unit when present */
+	struct boot_unit boot_unit;	/* that unit's state for the next boot */
 	struct persisted_pf *persisted; /* the VF counts it re-creates */
 	size_t n_persisted;
 	struct bad_file *cni_broken; /* pod-binding files that could not be read whole */

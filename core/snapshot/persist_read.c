@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* The VF layout ibvf's boot unit re-creates, read back from the node (what
- * persist.c wrote, maybe edited by hand since): each
- * "ExecStart=... vf create <PF> <N> ..." of /etc/systemd/system/
- * ibvf-sriov.service and its drop-ins, in the order systemd reads them. It
- * runs once the PFs are known: a hand edit may name a PF by its netdev. */
+/* ibvf's boot unit read back from the node as systemd will take it at the
+ * next boot (core/persist/unit.c reads it: search path, drop-ins, word
+ * splitting): the VF layout it re-creates (each "... vf create <PF> <N> ..."
+ * or a shell's "echo N > .../sriov_numvfs", maybe a hand edit), whether it
+ * is enabled (a .wants/ or .requires/ link) and whether each ExecStart=
+ * program is there to run. It runs once the PFs are known: a hand edit may
+ * name a PF by its netdev. */
 #include "core/persist/persist.h"
 
 #include <ctype.h>
@@ -13,13 +15,12 @@
 #include <string.h>
 
 #include "resolve.h"
+#include "core/persist/unit.h"
 #include "core/sys/sys.h"
 
 #define UNIT_DIR      "/etc/systemd/system"
-#define UNIT_SIZE_MAX (256 << 10)
 #define UNIT_PFS_MAX  256
 #define UNIT_VFS_MAX  65535 /* a PCI function's VF count is 16 bits */
-#define DROPINS_MAX   64
 
 /* The PF a unit names: its PCI address ("0000:18:00.0", "18:00.0"), or a
  * hand edit's netdev or ibdev name of a PF of the node. */
@@ -110,112 +111,115 @@ static int echo_numvfs(struct node *n, char **tok, size_t nt)
 	return pf_target(n, p, bdf) ? persisted_set(n, bdf, num) : 0;
 }
 
-/* One ExecStart= command line: "vf create <PF> <N>" anywhere in it. */
-static int exec_line(struct node *n, char *cmd)
+/* One ExecStart= command line, as words: "vf create <PF> <N>" anywhere in
+ * it, or a shell's "echo N > .../sriov_numvfs" (the words of its -c). */
+static int exec_words(struct node *n, char **argv, size_t argc)
 {
-	char *tok[32];
-	size_t nt = 0;
-	for (char *save, *t = strtok_r(cmd, " \t", &save); t && nt < 32;
-	     t = strtok_r(NULL, " \t", &save))
-		tok[nt++] = t;
-	for (size_t i = 0; i + 1 < nt; i++) {
-		if (!strcmp(tok[i], "vf") && !strcmp(tok[i + 1], "create"))
-			return vf_create(n, tok + i + 2, nt - i - 2);
-		const char *echo = tok[i] + (tok[i][0] == '\'' || tok[i][0] == '"');
-		if (!strcmp(echo, "echo"))
-			return echo_numvfs(n, tok + i + 1, nt - i - 1);
+	for (size_t i = 0; i + 1 < argc; i++)
+		if (!strcmp(argv[i], "vf") && !strcmp(argv[i + 1], "create"))
+			return vf_create(n, argv + i + 2, argc - i - 2);
+	for (size_t i = 0; i + 1 < argc; i++) {
+		if (strcmp(argv[i], "-c"))
+			continue;
+		char cmd[1024], *tok[32];
+		size_t nt = 0;
+		snprintf(cmd, sizeof(cmd), "%s", argv[i + 1]);
+		for (char *save, *t = strtok_r(cmd, " \t", &save); t && nt < 32;
+		     t = strtok_r(NULL, " \t", &save))
+			tok[nt++] = t;
+		for (size_t j = 0; j < nt; j++)
+			if (!strcmp(tok[j], "echo"))
+				return echo_numvfs(n, tok + j + 1, nt - j - 1);
 	}
 	return 0;
 }
 
-/* One unit file's text: the [Service] section's ExecStart= lines; an empty
- * ExecStart= forgets the commands before it, as systemd does. */
-static int unit_parse(struct node *n, char *text)
+static int dup_into(char **dst, const char *s)
 {
-	bool service = false;
+	free(*dst);
+	*dst = s ? strdup(s) : NULL;
+	return !s || *dst ? 0 : -ENOMEM;
+}
+
+/* The link that starts the unit at boot: NAME in any <target>.wants/ or
+ * <target>.requires/ of systemd's unit directories (what `systemctl
+ * enable` makes from [Install]). */
+static int find_enabled(struct sys *s, struct boot_unit *b)
+{
+	static const char *const dirs[] = {
+		"/etc/systemd/system",	   "/run/systemd/system", "/usr/local/lib/systemd/system",
+		"/usr/lib/systemd/system", "/lib/systemd/system",
+	};
 	int r = 0;
-	for (char *save, *line = strtok_r(text, "\n", &save); line && r == 0;
-	     line = strtok_r(NULL, "\n", &save)) {
-		while (isspace((unsigned char)*line))
-			line++;
-		size_t len = strlen(line);
-		while (len && isspace((unsigned char)line[len - 1]))
-			line[--len] = '\0';
-		if (*line == '[') {
-			service = !strcmp(line, "[Service]");
+	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]) && !b->enabled_by && r == 0; d++) {
+		char **names;
+		size_t nn;
+		if (sys_list(s, dirs[d], &names, &nn) < 0)
 			continue;
+		for (size_t i = 0; i < nn && !b->enabled_by && r == 0; i++) {
+			size_t len = strlen(names[i]);
+			bool wants = len > 6 && !strcmp(names[i] + len - 6, ".wants");
+			bool requires = len > 9 && !strcmp(names[i] + len - 9, ".requires");
+			char path[768];
+			if (!wants && !requires)
+				continue;
+			snprintf(path, sizeof(path), "%s/%s/%s", dirs[d], names[i], PERSIST_UNIT);
+			char target[8];
+			if (sys_exists(s, path) == 0 ||
+			    sys_readlink(s, path, target, sizeof(target)) != -ENOENT)
+				r = dup_into(&b->enabled_by, path);
 		}
-		if (!service || strncmp(line, "ExecStart", 9))
-			continue;
-		char *v = line + 9;
-		while (*v == ' ' || *v == '\t')
-			v++;
-		if (*v++ != '=')
-			continue;
-		while (*v && strchr(" \t-@+!:", *v))
-			v++; /* systemd's prefixes: -@+!: */
-		if (!*v) {
-			n->n_persisted = 0;
-			continue;
-		}
-		r = exec_line(n, v);
+		sys_list_free(names, nn);
 	}
 	return r;
-}
-
-/* Joins "\"-continued lines, as systemd does. */
-static void unfold(char *s)
-{
-	char *o = s;
-	for (char *p = s; *p; p++) {
-		if (p[0] == '\\' && p[1] == '\n') {
-			*o++ = ' ';
-			p++;
-		} else {
-			*o++ = *p;
-		}
-	}
-	*o = '\0';
-}
-
-static int read_unit_file(struct sys *s, struct node *n, const char *path)
-{
-	char *text;
-	if (sys_read_file(s, path, UNIT_SIZE_MAX, &text, NULL) < 0)
-		return 0;
-	unfold(text);
-	int r = unit_parse(n, text);
-	free(text);
-	return r;
-}
-
-static bool masked(struct sys *s, const char *path)
-{
-	char target[64];
-	return sys_readlink(s, path, target, sizeof(target)) > 0 && !strcmp(target, "/dev/null");
 }
 
 int persist_read(struct sys *s, struct node *n)
 {
-	const char *path = UNIT_DIR "/" PERSIST_UNIT;
-	if (sys_exists(s, path) < 0 || masked(s, path))
-		return 0;
-	if (!(n->persist_unit = strdup(path)))
-		return -ENOMEM;
-	int r = read_unit_file(s, n, path);
-	char **names;
-	size_t nn;
-	if (r < 0 || sys_list(s, UNIT_DIR "/" PERSIST_UNIT ".d", &names, &nn) < 0)
+	struct boot_unit *b = &n->boot_unit;
+	struct unit u = {0};
+	struct err e = {{0}};
+	int r = unit_load(s, PERSIST_UNIT, &u, &e);
+	if (r == -ENOMEM)
 		return r;
-	for (size_t i = 0; i < nn && i < DROPINS_MAX && r == 0; i++) {
-		size_t len = strlen(names[i]);
-		char p[512];
-		if (len < 6 || strcmp(names[i] + len - 5, ".conf"))
-			continue;
-		snprintf(p, sizeof(p), "%s/%s.d/%s", UNIT_DIR, PERSIST_UNIT, names[i]);
-		if (!masked(s, p))
-			r = read_unit_file(s, n, p);
+	if (r < 0) {
+		/* A line systemd reads and ibvf cannot: the unit is there, what it
+		 * runs is not known. */
+		char path[512];
+		snprintf(path, sizeof(path), "%s/%s", UNIT_DIR, PERSIST_UNIT);
+		if (dup_into(&n->persist_unit, path) < 0 || dup_into(&b->path, path) < 0 ||
+		    dup_into(&b->error, e.msg) < 0)
+			return -ENOMEM;
+		return find_enabled(s, b);
 	}
-	sys_list_free(names, nn);
-	return r;
+	if (!u.path) {
+		unit_fini(&u);
+		return 0;
+	}
+	b->masked = u.masked;
+	if (dup_into(&b->path, u.path) < 0) {
+		unit_fini(&u);
+		return -ENOMEM;
+	}
+	if (u.masked) {
+		unit_fini(&u);
+		return 0;
+	}
+	if (dup_into(&n->persist_unit, u.path) < 0)
+		r = -ENOMEM;
+	b->n_execs = u.n_execs;
+	for (size_t i = 0; r == 0 && i < u.n_execs; i++) {
+		const struct unit_exec *x = &u.execs[i];
+		r = exec_words(n, x->argv, x->argc);
+		int x_r = r == 0 && !b->bad_exec ? sys_exec_check(s, x->argv[0]) : 0;
+		if (x_r < 0 && x_r != -ENOMEM) {
+			b->bad_exec_errno = -x_r;
+			b->bad_exec_line = x->line;
+			if (dup_into(&b->bad_exec, x->argv[0]) < 0 ||
+			    dup_into(&b->bad_exec_file, x->file) < 0)
+				r = -ENOMEM;
+		}
+	}
+	unit_fini(&u);
+	return r < 0 ? r : find_enabled(s, b);
 }

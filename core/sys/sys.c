@@ -290,6 +290,23 @@ int sys_exists(struct sys *s, const char *path)
 	return 0;
 }
 
+int sys_exec_check(struct sys *s, const char *path)
+{
+	struct stat st;
+	int fd = sys_open_rel(s, path, O_PATH);
+	if (fd < 0)
+		return fd;
+	int r = fstat(fd, &st) < 0 ? -errno : 0;
+	close(fd);
+	if (r < 0)
+		return r;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	return st.st_mode & 0111 ? 0 : -EACCES;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

@@ -114,6 +114,10 @@ int sys_readlink(struct sys *s, const char *path, char *buf, size_t size);
 /* The last component of a symlink's target (a BDF, a driver name, ...). */
 int sys_readlink_name(struct sys *s, const char *path, char *buf, size_t size);
 int sys_exists(struct sys *s, const char *path);
+/* Whether path, on the node (links followed inside its root), is a program
+ * systemd could run: 0 for a regular file with an execute bit; -ENOENT,
+ * -EACCES (no execute bit) or -EISDIR / -EINVAL (not a regular file). */
+int sys_exec_check(struct sys *s, const char *path);
 /* Sorted names in a directory, without "." and "..". Free with sys_list_free. */
 int sys_list(struct sys *s, const char *path, char ***ret, size_t *ret_n);
 void sys_list_free(char **names, size_t n);
