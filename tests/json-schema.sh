@@ -58,8 +58,8 @@ run "$tmp/plan-rename.json" "$S" vf rename 18:00.4 ibfast3 --dry-run --json
 run "$tmp/plan-guid.json" "$S" vf guid 18:00.3 --node 02:03:00:18:00:00:00:09 \
 	--port 02:03:00:18:00:00:00:09 --dry-run --json
 run "$tmp/plan-create.json" "$S" vf create 4f:00.0 4 --force --dry-run --json
-cp "$ibvf" "$tmp/ibvf" # persist refuses a binary in a build tree
-run "$tmp/plan-persist.json" --sim="$tmp/healthy" persist --ibvf "$tmp/ibvf" --dry-run --json
+# The unit runs ibvf on the node: the simulated node's /usr/sbin/ibvf.
+run "$tmp/plan-persist.json" --sim="$tmp/healthy" persist --ibvf /usr/sbin/ibvf --dry-run --json
 ok plan "$tmp"/plan-*.json
 run "$tmp/a" "$S" vf rename 18:00.4 ibfast3 --yes
 run "$tmp/a" "$S" vf guid 18:00.1 --node 02:03:00:18:00:00:00:00 --port 02:03:00:18:00:00:00:00 --yes

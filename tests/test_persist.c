@@ -139,7 +139,7 @@ START_TEST(unit_runs_driver_vfs_guids_settle_before_kubelet)
 	ck_assert_ptr_nonnull(strstr(t, "\nType=oneshot\n"));
 	ck_assert_ptr_nonnull(strstr(t, "\nBefore=network-pre.target kubelet.service"));
 	char want[4200];
-	snprintf(want, sizeof(want), "\nExecStart=%s/bin/ibvf vf create 0000:18:00.0 8 --yes", dir);
+	snprintf(want, sizeof(want), "\nExecStart=/usr/sbin/ibvf vf create 0000:18:00.0 8 --yes");
 	ck_assert_msg(strstr(t, want), "not the installed path: %s", t);
 	const char *mod = strstr(t, "ExecStart=/usr/sbin/modprobe -a mlx5_core\n");
 	const char *settle1 = strstr(t, "settle --timeout=60\n");
@@ -263,7 +263,7 @@ START_TEST(default_output_is_under_the_root_and_dry_run_writes_nothing)
 	ck_assert_int_ne(access(path, F_OK), 0);
 	snprintf(path, sizeof(path), "%s/etc/systemd/system/ibvf-sriov.service", dir);
 	char *unit = slurp(path);
-	ck_assert_ptr_nonnull(strstr(unit, "ExecStart=/usr/local/sbin/ibvf vf create "));
+	ck_assert_ptr_nonnull(strstr(unit, "ExecStart=/usr/sbin/ibvf vf create "));
 	free(unit);
 	free(o);
 	free(e);
@@ -284,7 +284,7 @@ START_TEST(default_output_is_under_the_root_and_dry_run_writes_nothing)
 	ck_assert_int_eq(access(path, F_OK), 0);
 	snprintf(path, sizeof(path), "%s/etc/systemd/system/ibvf-sriov.service", dir);
 	unit = slurp(path);
-	ck_assert_ptr_nonnull(strstr(unit, "/bin/ibvf vf create 0000:c0:00.0 8 "));
+	ck_assert_ptr_nonnull(strstr(unit, "/usr/sbin/ibvf vf create 0000:c0:00.0 8 "));
 	free(unit);
 	free(o);
 	free(e);

@@ -88,35 +88,39 @@ static void refused(const char *dir, const char *ibvf, const char *why)
 
 START_TEST(ibvf_path_rules)
 {
-	char *dir = tu_mkfixture(healthy), *bin = pu_install(dir), path[4200], *o, *e;
+	char *dir = tu_mkfixture(healthy), *bin = pu_install(dir), *host = pu_host(dir, bin);
+	char path[4200], *o, *e;
 	/* this binary is in the build tree */
 	refused(dir, NULL, "it is in a build tree; install ibvf and run that, or give --ibvf");
 	refused(dir, "bin/ibvf", "the unit needs an absolute path");
-	snprintf(path, sizeof(path), "%s/bin/nothing", dir);
-	refused(dir, path, "No such file or directory");
-	snprintf(path, sizeof(path), "%s/bin", dir);
-	refused(dir, path, "not an executable regular file");
-	ck_assert_int_eq(chmod(bin, 0644), 0);
+	/* the unit runs it on the node: a path of this host is not one of the node's */
+	char *self = realpath(getenv("IBVF_BIN"), NULL);
+	refused(dir, self, "(on the node under ");
+	free(self);
+	refused(dir, "/usr/sbin/nothing", "No such file or directory");
+	refused(dir, "/usr/sbin", "not an executable regular file");
+	ck_assert_int_eq(chmod(host, 0644), 0);
 	refused(dir, bin, "not an executable regular file");
-	ck_assert_int_eq(chmod(bin, 0775), 0);
+	ck_assert_int_eq(chmod(host, 0775), 0);
 	refused(dir, bin, "writable by its group or others (mode 0775)");
-	ck_assert_int_eq(chmod(bin, 0757), 0);
+	ck_assert_int_eq(chmod(host, 0757), 0);
 	refused(dir, bin, "writable by its group or others (mode 0757)");
-	ck_assert_int_eq(chmod(bin, 0755), 0);
+	ck_assert_int_eq(chmod(host, 0755), 0);
 	/* a control character would reach the unit and the terminal */
-	snprintf(path, sizeof(path), "%s/bin/ib\x1b[2Jvf", dir);
+	snprintf(path, sizeof(path), "%s/usr/sbin/ib\x1b[2Jvf", dir);
 	pu_install_at(path);
-	refused(dir, path, "invalid --ibvf path: byte ");
+	refused(dir, "/usr/sbin/ib\x1b[2Jvf", "invalid --ibvf path: byte ");
 	if (geteuid() == 0) {
-		ck_assert_int_eq(chown(bin, 65534, 0), 0);
+		ck_assert_int_eq(chown(host, 65534, 0), 0);
 		refused(dir, bin, "owned by uid 65534, not root");
-		ck_assert_int_eq(chown(bin, 0, 0), 0);
+		ck_assert_int_eq(chown(host, 0, 0), 0);
 		const char *argv[] = {"persist", "--dry-run", "--ibvf", bin, NULL};
 		ck_assert_int_eq(pu_run(dir, argv, &o, &e), 0);
-		ck_assert_ptr_nonnull(strstr(o, "/bin/ibvf vf create 0000:18:00.0 8 --yes"));
+		ck_assert_ptr_nonnull(strstr(o, "/usr/sbin/ibvf vf create 0000:18:00.0 8 --yes"));
 		free(o);
 		free(e);
 	}
+	free(host);
 	free(bin);
 	tu_rmtree(dir);
 }

@@ -228,7 +228,7 @@ END_TEST
 	"[Unit]\nDescription=test\n\n[Service]\nType=oneshot\n"                                    \
 	"ExecStart=/usr/sbin/modprobe -a mlx5_core\n"                                              \
 	"ExecStart=/usr/bin/udevadm settle --timeout=60\n"
-#define IBVF "ExecStart=/usr/local/sbin/ibvf "
+#define IBVF "ExecStart=/usr/sbin/ibvf "
 
 START_TEST(a_failing_line_stops_the_unit_and_later_lines_do_not_run)
 {
@@ -240,7 +240,7 @@ START_TEST(a_failing_line_stops_the_unit_and_later_lines_do_not_run)
 	       "vf create 0000:18:00.0 2 --yes\n" IBVF
 	       "vf guid 0000:18:00.1 --node 02:00:00:00:00:00:00:01 --port "
 	       "02:00:00:00:00:00:00:01 --yes --force\n"
-	       "ExecStart=-/usr/local/sbin/ibvf vf guid 0000:18:00.2 --port a088:c203:0040:0000 "
+	       "ExecStart=-/usr/sbin/ibvf vf guid 0000:18:00.2 --port a088:c203:0040:0000 "
 	       "--yes --force\n" IBVF "vf guid 0000:18:00.2 --node \"a088:c203:0040:0000\" --yes "
 	       "--force\n" IBVF "vf create 0000:40:00.0 1 --yes --force\n");
 	int rc = reboot(dir, "4", &out, &err);
@@ -351,7 +351,7 @@ START_TEST(persist_then_reboot_gives_the_same_names_guids_and_findings)
 	/* The unit must name an ibvf that exists, root's and not writable by
 	 * others: the binary under test, named explicitly (persist refuses a
 	 * build tree's binary only when it is its own default). */
-	int rc = run(dir, &out, &err, "persist", "--ibvf", getenv("IBVF_BIN"), "--yes", NULL);
+	int rc = run(dir, &out, &err, "persist", "--ibvf", "/usr/sbin/ibvf", "--yes", NULL);
 	ck_assert_msg(rc == 0, "persist: %s%s", out, err);
 	free(out);
 	free(err);
@@ -381,10 +381,31 @@ START_TEST(mkfixture_reboot_builds_a_node_and_boots_it)
 	int rc = tu_run((const char *const[]){"mkfixture", sub, "--pfs", "1", "--reboot", "--seed",
 					      "8", NULL},
 			&out, &err);
-	ck_assert_msg(rc == 0, "exit %d: %s%s", rc, out, err);
+	/* The seeded node's unit is an old install's: its ibvf is not there, and
+	 * systemd fails the unit at that line (203/EXEC), as a real boot would. */
+	ck_assert_msg(rc == 1, "exit %d: %s%s", rc, out, err);
 	ck_assert_msg(strstr(out, "(probe seed 8)") &&
-			      strstr(out, "vf create 0000:18:00.0 8 --yes --timeout 120: ok"),
+			      strstr(out, "vf create 0000:18:00.0 8 --yes --timeout 120: failed "
+					  "(203/EXEC): '/usr/local/sbin/ibvf' is not on the node"),
 		      "%s", out);
+	free(out);
+	free(err);
+	/* With the unit's ibvf where it is, the boot creates the VFs. */
+	char unit[8192];
+	snprintf(unit, sizeof(unit), "%s/etc/systemd/system/ibvf-sriov.service", sub);
+	FILE *f = fopen(unit, "re");
+	ck_assert_ptr_nonnull(f);
+	char *t = calloc(1, 65536);
+	ck_assert_ptr_nonnull(t);
+	t[fread(t, 1, 65535, f)] = '\0';
+	fclose(f);
+	for (char *at; (at = strstr(t, "/usr/local/sbin/ibvf"));)
+		memmove(at + 5, at + 11, strlen(at + 11) + 1); /* /usr/local/sbin -> /usr/sbin */
+	tu_put(sub, "etc/systemd/system/ibvf-sriov.service", t);
+	free(t);
+	rc = reboot(sub, "8", &out, &err);
+	ck_assert_msg(rc == 0, "exit %d: %s%s", rc, out, err);
+	ck_assert_msg(strstr(out, "vf create 0000:18:00.0 8 --yes --timeout 120: ok"), "%s", out);
 	/* the same driver fails 0000:18:00.2's probe again at this boot; vf
 	 * create does not wait for it, and the unit goes on */
 	char *l = layout(sub);

@@ -46,6 +46,7 @@ int action_check_privilege(const struct plan *p, struct err *e)
 			break;
 		case STEP_FILE_WRITE:
 		case STEP_FILE_REMOVE:
+		case STEP_SYMLINK:
 			files = true;
 			break;
 		case STEP_WAIT_VFS:
@@ -301,6 +302,8 @@ static int run_step(struct sys *s, struct step *st, struct wait_log *log, const 
 		return safefile_write(st->file, st->content, 0644, e);
 	case STEP_FILE_REMOVE:
 		return safefile_remove(st->file, e);
+	case STEP_SYMLINK:
+		return safefile_symlink(st->file, st->content, e);
 	}
 	return err_setx(e, EINVAL, "unknown step kind %d", (int)st->kind);
 }

@@ -4,6 +4,8 @@
 #include "actions.h"
 #include "planners.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,10 +45,31 @@ static void verify_file(struct change *c)
 	free(now);
 }
 
+static void verify_symlink(struct change *c)
+{
+	char now[PATH_MAX];
+	struct err e = {{0}};
+	int r = safefile_readlink(c->file, now, sizeof(now), &e);
+	if (r < 0 && r != -ENOENT && r != -EINVAL) {
+		plan_fmt(c->verify, sizeof(c->verify), "%s", e.msg);
+		return;
+	}
+	c->verified = c->new_content ? r == 0 && !strcmp(now, c->new_content) : r == -ENOENT;
+	if (!c->verified)
+		plan_fmt(c->verify, sizeof(c->verify), "'%s' is %s", c->file,
+			 r == 0	       ? "a link elsewhere"
+			 : r == -EINVAL ? "not a link"
+					: "absent");
+}
+
 void action_verify_change(struct sys *s, const struct node *n, struct change *c)
 {
 	if (c->kind == CHANGE_FILE) {
 		verify_file(c);
+		return;
+	}
+	if (c->kind == CHANGE_SYMLINK) {
+		verify_symlink(c);
 		return;
 	}
 	const struct vf *vf = NULL;
@@ -94,6 +117,7 @@ void action_verify_change(struct sys *s, const struct node *n, struct change *c)
 			    vf ? vf->admin.port_guid : (struct kguid){0});
 		break;
 	case CHANGE_FILE:
+	case CHANGE_SYMLINK:
 		break;
 	case CHANGE_LINK_STATE: {
 		const char *got = vf_link_state_to_string(vf_link_state_of(vf));

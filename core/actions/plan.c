@@ -325,6 +325,41 @@ int plan_file(struct plan *p, const char *path, const char *old, const char *con
 	return 0;
 }
 
+int plan_symlink(struct plan *p, const char *path, const char *old, const char *target)
+{
+	char *copy = target ? strdup(target) : NULL, *c_old = old ? strdup(old) : NULL,
+	     *c_new = target ? strdup(target) : NULL;
+	struct step *s = (!target || (copy && c_new)) && (!old || c_old)
+				 ? plan_add_step(p, target ? STEP_SYMLINK : STEP_FILE_REMOVE)
+				 : NULL;
+	struct change *c = s ? plan_add_change(p, CHANGE_SYMLINK) : NULL;
+	if (!c || SET(s->file, "%s", path) < 0) {
+		int r = c ? -ENAMETOOLONG : -ENOMEM;
+		if (s)
+			p->n_steps--;
+		if (c)
+			p->n_changes--;
+		free(copy);
+		free(c_old);
+		free(c_new);
+		return r;
+	}
+	s->content = copy;
+	if (target) {
+		SET(s->desc, "link %s -> %s", path, target);
+		cmd_set(s, "ln -sfn %q %q", target, path);
+	} else {
+		SET(s->desc, "remove the link %s", path);
+		cmd_set(s, "rm -- %q", path);
+	}
+	SET(c->file, "%s", path);
+	c->old_content = c_old;
+	c->new_content = c_new;
+	snprintf(c->before, sizeof(c->before), "%s", old ? "link" : "absent");
+	snprintf(c->after, sizeof(c->after), "%s", target ? "link" : "absent");
+	return 0;
+}
+
 /* The index of the BIND that binds again what UNBIND step k unbound
  * (n_steps when none: unbound again later, or never bound). */
 static size_t bind_of(const struct plan *p, size_t k)
@@ -404,6 +439,7 @@ static const char *const change_names[] = {
 	[CHANGE_NUMVFS] = "numvfs",	    [CHANGE_NAME] = "name",
 	[CHANGE_NODE_GUID] = "node_guid",   [CHANGE_PORT_GUID] = "port_guid",
 	[CHANGE_LINK_STATE] = "link_state", [CHANGE_FILE] = "file",
+	[CHANGE_SYMLINK] = "symlink",
 };
 
 const char *change_kind_name(enum change_kind k)

@@ -31,6 +31,7 @@ enum step_kind {
 	STEP_WAIT_NETDEV, /* until the function has a netdev (and an ibdev) again */
 	STEP_FILE_WRITE,  /* a file outside sysfs (persist): content, mode 0644 */
 	STEP_FILE_REMOVE, /* a file outside sysfs (persist's stale .link files) */
+	STEP_SYMLINK,	  /* a symbolic link (persist enabling its unit): file -> content */
 };
 
 enum step_status {
@@ -72,7 +73,8 @@ enum change_kind {
 	CHANGE_NODE_GUID,
 	CHANGE_PORT_GUID,
 	CHANGE_LINK_STATE,
-	CHANGE_FILE, /* a file's content: before/after "absent" or "N bytes" */
+	CHANGE_FILE,	/* a file's content: before/after "absent" or "N bytes" */
+	CHANGE_SYMLINK, /* a symbolic link: its target (old_content/new_content) */
 };
 
 /* One value the plan changes; identity by PCI address (and VF index). A
@@ -153,6 +155,9 @@ int plan_wait_netdev(struct plan *p, const char *bdf, bool want_ibdev, unsigned 
 /* A file written (content NULL: removed) and its change, old its content
  * now (NULL: absent). Both are copied. */
 int plan_file(struct plan *p, const char *path, const char *old, const char *content);
+/* A step and change making path a link to target (NULL: removing the link
+ * path, whose target is old). -ENOMEM, -ENAMETOOLONG. */
+int plan_symlink(struct plan *p, const char *path, const char *old, const char *target);
 
 /* snprintf that truncates on purpose (messages into fixed fields); returns
  * -ENAMETOOLONG when it did. */

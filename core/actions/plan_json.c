@@ -28,7 +28,7 @@ static struct json_object *change_json(const struct change *c)
 	struct json_object *o = json_object_new_object();
 	json_object_object_add(o, "kind", json_object_new_string(change_kind_name(c->kind)));
 	json_object_object_add(o, "bdf", jstr(c->bdf));
-	if (c->kind == CHANGE_FILE) {
+	if (c->kind == CHANGE_FILE || c->kind == CHANGE_SYMLINK) {
 		json_object_object_add(o, "path", jstr(c->file));
 		json_object_object_add(o, "old_content",
 				       c->old_content ? json_object_new_string(c->old_content)
@@ -40,7 +40,7 @@ static struct json_object *change_json(const struct change *c)
 		json_object_object_add(o, "pf", jstr(c->pf));
 		json_object_object_add(o, "vf", json_object_new_int((int)c->vf));
 	}
-	if (!c->bdf[0] && c->kind != CHANGE_FILE)
+	if (!c->bdf[0] && c->kind != CHANGE_FILE && c->kind != CHANGE_SYMLINK)
 		json_object_object_add(o, "ifindex", json_object_new_int(c->ifindex));
 	json_object_object_add(o, "before", jstr(c->before));
 	json_object_object_add(o, "after", jstr(c->after));

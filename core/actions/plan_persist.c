@@ -93,7 +93,27 @@ static const char *writable_parent(const char *dir, char buf[static PATH_MAX])
 	}
 }
 
-int persist_ibvf_path(const char *path, char ret[static 256], struct err *e)
+/* A program the unit may run as root: regular, executable, root's, and
+ * not writable by its group or others. */
+static int exec_ok(const struct stat *st, const char *what, const char *path, const char *where,
+		   struct err *e)
+{
+	if (!S_ISREG(st->st_mode) || !(st->st_mode & S_IXUSR))
+		return err_setx(e, EINVAL, "invalid %s '%s'%s: not an executable regular file",
+				what, path, where);
+	if (st->st_uid != 0)
+		return err_setx(e, EPERM,
+				"invalid %s '%s'%s: owned by uid %u, not root (the unit runs it "
+				"as root at boot)",
+				what, path, where, (unsigned int)st->st_uid);
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		return err_setx(e, EPERM,
+				"invalid %s '%s'%s: writable by its group or others (mode %04o)",
+				what, path, where, (unsigned int)(st->st_mode & 07777));
+	return 0;
+}
+
+int persist_ibvf_path(struct sys *s, const char *path, char ret[static 256], struct err *e)
 {
 	char self[PATH_MAX], dir[PATH_MAX], buf[PATH_MAX];
 	struct stat st;
@@ -121,21 +141,12 @@ int persist_ibvf_path(const char *path, char ret[static 256], struct err *e)
 				"invalid %s '%s': the unit takes a path under 256 bytes without "
 				"spaces, quotes, '\\\\', '$', '%%' or ';'",
 				what, path);
-	if (stat(path, &st) < 0)
-		return err_set(e, errno, "invalid %s '%s'", what, path);
-	if (!S_ISREG(st.st_mode) || !(st.st_mode & S_IXUSR))
-		return err_setx(e, EINVAL, "invalid %s '%s': not an executable regular file", what,
-				path);
-	if (st.st_uid != 0)
-		return err_setx(e, EPERM,
-				"invalid %s '%s': owned by uid %u, not root (the unit runs it as "
-				"root at boot)",
-				what, path, (unsigned int)st.st_uid);
-	if (st.st_mode & (S_IWGRP | S_IWOTH))
-		return err_setx(e, EPERM,
-				"invalid %s '%s': writable by its group or others (mode %04o)",
-				what, path, (unsigned int)(st.st_mode & 07777));
-	if (own) {
+	if (own) { /* this binary: where it lies here */
+		if (stat(path, &st) < 0)
+			return err_set(e, errno, "invalid %s '%s'", what, path);
+		int r = exec_ok(&st, what, path, "", e);
+		if (r < 0)
+			return r;
 		snprintf(dir, sizeof(dir), "%s", path);
 		*strrchr(dir, '/') = '\0';
 		const char *w;
@@ -154,6 +165,20 @@ int persist_ibvf_path(const char *path, char ret[static 256], struct err *e)
 					"cannot put '%s' in the boot unit: '%s' is writable by a "
 					"non-root user; install ibvf, or give --ibvf PATH",
 					path, w);
+	}
+	/* The unit runs it on the node at boot: it must be there (under the
+	 * node's root for --root and --sim), as systemd would find it. */
+	bool tree = strcmp(sys_root(s), "/") != 0;
+	char where[PATH_MAX + 16] = "";
+	if (tree)
+		snprintf(where, sizeof(where), " (on the node under %s)", sys_root(s));
+	int r = sys_stat(s, path, &st);
+	if (r < 0)
+		return err_set(e, -r, "invalid %s '%s'%s", what, path, where);
+	if (!own || tree) {
+		r = exec_ok(&st, what, path, where, e);
+		if (r < 0)
+			return r;
 	}
 	snprintf(ret, 256, "%s", path);
 	return 0;
@@ -259,6 +284,34 @@ static int stale_steps(struct plan *p, const struct persist *ps, const char *dir
 	return r == -ENOMEM ? err_set(e, ENOMEM, "cannot list '%s'", dir) : r;
 }
 
+/* The unit enabled as `systemctl enable` does from its [Install]
+ * WantedBy=multi-user.target: a link in multi-user.target.wants/, unless
+ * some .wants/ or .requires/ link starts it already. */
+static int enable_step(struct plan *p, const struct node *n, const char *root, bool *ret,
+		       struct err *e)
+{
+	char path[PATH_MAX], now[PATH_MAX];
+	const char *target = "/etc/systemd/system/" PERSIST_UNIT;
+	if (n->boot_unit.enabled_by)
+		return 0;
+	snprintf(path, sizeof(path), "%s/etc/systemd/system/multi-user.target.wants/%s", root,
+		 PERSIST_UNIT);
+	int r = safefile_readlink(path, now, sizeof(now), e);
+	if (r == -EINVAL)
+		return err_setx(e, EEXIST,
+				"cannot enable %s: '%s' is there and is not a link; nothing was "
+				"written",
+				PERSIST_UNIT, path);
+	if (r < 0 && r != -ENOENT)
+		return r;
+	if (r == 0 && !strcmp(now, target))
+		return 0;
+	if ((r = plan_symlink(p, path, r == 0 ? now : NULL, target)) < 0)
+		return r == -ENOMEM ? r : err_setx(e, -r, "path too long: '%s'", path);
+	*ret = true;
+	return 0;
+}
+
 int actions_plan_persist(struct sys *s, const struct node *n, const struct action_req *req,
 			 struct plan *p, struct err *e)
 {
@@ -267,10 +320,11 @@ int actions_plan_persist(struct sys *s, const struct node *n, const struct actio
 	char ibvf[256], path[PATH_MAX], dir[PATH_MAX];
 	const char *root = strcmp(sys_root(s), "/") ? sys_root(s) : "";
 	size_t written = 0, removed = 0;
+	bool enabled = false;
 	int r;
 
 	snprintf(p->subject, sizeof(p->subject), "%s", n->hostname ? n->hostname : "node");
-	if ((r = persist_ibvf_path(req->path, ibvf, e)) < 0 || (r = persist_refusals(n, e)) < 0)
+	if ((r = persist_ibvf_path(s, req->path, ibvf, e)) < 0 || (r = persist_refusals(n, e)) < 0)
 		return r;
 	po.ibvf = ibvf;
 	if ((r = persist_build(n, &po, &ps, e)) < 0)
@@ -296,20 +350,22 @@ int actions_plan_persist(struct sys *s, const struct node *n, const struct actio
 	snprintf(dir, sizeof(dir), "%s/etc/systemd/network", root);
 	if (r == 0 && !req->outdir[0])
 		r = stale_steps(p, ps, dir, &removed, e);
+	if (r == 0 && !req->outdir[0])
+		r = enable_step(p, n, root, &enabled, e);
 	if (r < 0)
 		goto out;
 	for (size_t i = 0; i < ps->n_notes; i++)
 		plan_note(p, "%s", ps->notes[i]);
 	snprintf(p->summary, sizeof(p->summary),
-		 "the .link files of %zu VFs and %s: %zu to write, %zu stale to remove",
-		 ps->n_files - 1, PERSIST_UNIT, written, removed);
+		 "the .link files of %zu VFs and %s: %zu to write, %zu stale to remove%s",
+		 ps->n_files - 1, PERSIST_UNIT, written, removed,
+		 enabled ? ", the unit to enable" : "");
 	plan_note(p, "the unit runs %s", ibvf);
 	if (p->n_steps && !req->outdir[0])
 		plan_note(p,
-			  "then: systemctl daemon-reload && systemctl enable %s; if the driver "
-			  "loads in the initramfs, update-initramfs -u so the .link files apply "
-			  "there too",
-			  PERSIST_UNIT);
+			  "then: systemctl daemon-reload (systemd reads the files anew at boot "
+			  "anyway); if the driver loads in the initramfs, update-initramfs -u so "
+			  "the .link files apply there too");
 out:
 	persist_free(ps);
 	return r;
@@ -335,6 +391,26 @@ static bool inside(const char *root, const char *path)
 	return !strcmp(root, "/") || (!strncmp(path, root, n) && path[n] == '/');
 }
 
+/* A link the entry made (or changed): its old target back, or gone. */
+static int link_undo(struct plan *p, const char *path, const char *was, const char *wrote,
+		     long long id, struct err *e)
+{
+	char now[PATH_MAX];
+	int r = safefile_readlink(path, now, sizeof(now), e);
+	if (r < 0 && r != -ENOENT && r != -EINVAL)
+		return r;
+	const char *cur = r == 0 ? now : NULL;
+	if (r == -EINVAL || !same(cur, wrote)) {
+		if (r != -EINVAL && same(cur, was))
+			return 0; /* as it was already */
+		return err_setx(e, ESTALE,
+				"cannot undo journal entry %lld: '%s' changed since; nothing was "
+				"changed",
+				id, path);
+	}
+	return plan_symlink(p, path, cur, was);
+}
+
 /* For each file the entry wrote or removed: its content back, or gone. */
 static int undo_changes(struct plan *p, const char *root, struct json_object *changes, long long id,
 			struct err *e)
@@ -344,6 +420,17 @@ static int undo_changes(struct plan *p, const char *root, struct json_object *ch
 		const char *path = jstr(c, "path"), *was = jstr(c, "old_content"),
 			   *wrote = jstr(c, "content");
 		char *now = NULL;
+		if (!strcmp(jstr(c, "kind") ?: "", "symlink") && path) {
+			if (!inside(root, path))
+				return err_setx(e, EPERM,
+						"cannot undo journal entry %lld: '%s' is outside the "
+						"tree '%s' the journal is in; nothing was changed",
+						id, path, root);
+			int r = link_undo(p, path, was, wrote, id, e);
+			if (r < 0)
+				return r;
+			continue;
+		}
 		if (strcmp(jstr(c, "kind") ?: "", "file") || !path)
 			return err_setx(
 				e, EOPNOTSUPP,

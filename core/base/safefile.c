@@ -271,6 +271,61 @@ fail:
 	return r;
 }
 
+int safefile_symlink(const char *path, const char *target, struct err *e)
+{
+	char dir[PATH_MAX], tmp[NAME_MAX + 1];
+	const char *name;
+	int dfd, r = -EEXIST;
+	if ((r = split(path, dir, &name, e)) < 0)
+		return r;
+	if (strlen(name) > NAME_MAX - 32)
+		return err_setx(e, ENAMETOOLONG, "file name too long: '%s'", path);
+	if ((r = safefile_dir(dir, true, &dfd, e)) < 0)
+		return r;
+	r = -EEXIST;
+	for (int i = 0; i < 100 && r == -EEXIST; i++) {
+		unsigned long long rnd = 0;
+		if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
+			rnd = (unsigned long long)i;
+		snprintf(tmp, sizeof(tmp), ".%s.%ld.%016llx.tmp", name, (long)getpid(), rnd);
+		r = symlinkat(target, dfd, tmp) < 0 ? -errno : 0;
+	}
+	if (r < 0) {
+		r = err_set(e, -r, "cannot make a link in '%s'", dir);
+		close(dfd);
+		return r;
+	}
+	if (renameat(dfd, tmp, dfd, name) < 0) {
+		r = err_set(e, errno, "cannot rename '%s/%s' to '%s'", dir, tmp, path);
+		unlinkat(dfd, tmp, 0);
+		close(dfd);
+		return r;
+	}
+	fsync(dfd);
+	close(dfd);
+	return 0;
+}
+
+int safefile_readlink(const char *path, char *buf, size_t size, struct err *e)
+{
+	char dir[PATH_MAX];
+	const char *name;
+	int dfd, r;
+	if ((r = split(path, dir, &name, e)) < 0)
+		return r;
+	if ((r = safefile_dir(dir, false, &dfd, e)) < 0)
+		return r;
+	ssize_t len = readlinkat(dfd, name, buf, size);
+	r = len < 0 ? -errno : (size_t)len >= size ? -ENAMETOOLONG : 0;
+	close(dfd);
+	if (r == -ENOENT || r == -EINVAL)
+		return r;
+	if (r < 0)
+		return err_set(e, -r, "cannot read the link '%s'", path);
+	buf[len] = '\0';
+	return 0;
+}
+
 int safefile_remove(const char *path, struct err *e)
 {
 	char dir[PATH_MAX];

@@ -44,6 +44,12 @@ int safefile_write(const char *path, const char *content, mode_t mode, struct er
 
 /* Removes path (a missing file is not an error). */
 int safefile_remove(const char *path, struct err *e);
+/* Makes path a symbolic link to target (a temporary link renamed over it,
+ * as `ln -sfn` does), making missing directories. */
+int safefile_symlink(const char *path, const char *target, struct err *e);
+/* The target of the link path into buf: 0, -ENOENT when path (or its
+ * directory) does not exist, -EINVAL when it is not a link. */
+int safefile_readlink(const char *path, char *buf, size_t size, struct err *e);
 /* Writes all of s to fd, again after EINTR and short writes: 0 or -errno. */
 int safefile_write_all(int fd, const char *s, size_t len);
 /* The last max bytes of the open file fd of size bytes, from the start of a

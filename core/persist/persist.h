@@ -99,11 +99,12 @@ int persist_read(struct sys *s, struct node *n);
  * `ibvf check --fix ID`) while n has findings that make the unit wrong. */
 int persist_refusals(const struct node *n, struct err *e);
 
-/* The ibvf the unit runs: path (absolute, a regular executable owned by root,
- * not writable by group or others), or, for "", this process's own binary,
+/* The ibvf the unit runs: path (absolute; on the node s, that is under its
+ * root: a regular executable owned by root, not writable by group or
+ * others), or, for "", this process's own binary,
  * which must moreover not lie in a build tree, under /tmp or in a directory
  * non-root users can write. The path into ret. */
-int persist_ibvf_path(const char *path, char ret[static 256], struct err *e);
+int persist_ibvf_path(struct sys *s, const char *path, char ret[static 256], struct err *e);
 
 /* The dry check: each ibvf command of the unit (p->cmds), planned with
  * action_plan() on n as it is now; the first the node refuses (a GUID

@@ -490,7 +490,7 @@ static int write_systemd(struct build *b)
 			counts[n].numvfs = b->vfs > 1 ? b->vfs / 2 : 4;
 		n++;
 	}
-	return sim_systemd_write(b->root, b->names, b->n_names, counts, n, b->e);
+	return sim_systemd_write(b->root, b->names, b->n_names, counts, n, b->faulty, b->e);
 }
 
 static int check_empty(const char *dir, struct err *e)

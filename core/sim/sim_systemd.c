@@ -6,12 +6,55 @@
 #include "core/persist/persist.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#define IBVF_PATH "/usr/local/sbin/ibvf"
+/* The faulty node's unit is an old install's: its ibvf is no longer there
+ * (the boot-unit check finds it; `ibvf persist` writes the unit anew). */
+#define IBVF_PATH_OLD "/usr/local/sbin/ibvf"
+#define IBVF_PATH     "/usr/sbin/ibvf"
+
+/* The programs a boot unit runs, as the node has them: a stand-in each (the
+ * simulated boot runs modprobe and udevadm settle as no-ops, and an ibvf
+ * line with the ibvf that reboots the node), mode 0755, so that systemd's
+ * "is it there to run" has an answer on the simulated node. */
+static int stand_in(const char *root, const char *rel, struct err *e)
+{
+	char path[PATH_MAX];
+	int r = sim_putf(root, e, rel,
+			 "#!/bin/false\n# A stand-in on the simulated node (docs/fixture.md).\n");
+	if (r < 0)
+		return r;
+	sim_fmt(path, sizeof(path), "%s/%s", root, rel);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fchmod(fd, 0755) < 0) {
+		r = err_set(e, errno, "cannot make '%s' executable", path);
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	close(fd);
+	return 0;
+}
+
+int sim_systemd_programs(const char *root, struct err *e)
+{
+	int r = sim_mkdirs(root, "usr/sbin", e);
+	if (r == 0)
+		r = sim_mkdirs(root, "usr/bin", e);
+	if (r == 0)
+		r = stand_in(root, "usr/sbin/modprobe", e);
+	if (r == 0)
+		r = stand_in(root, "usr/bin/udevadm", e);
+	if (r == 0)
+		r = stand_in(root, "usr/sbin/ibvf", e);
+	return r;
+}
 
 static int write_link(const char *root, const struct sim_vf_name *v, struct err *e)
 {
@@ -31,8 +74,10 @@ static int write_link(const char *root, const struct sim_vf_name *v, struct err 
 			v->vf, v->pf_bdf, v->name, v->bdf, v->name);
 }
 
-static int write_unit(const char *root, const struct sim_pf_count *counts, size_t n, struct err *e)
+static int write_unit(const char *root, const struct sim_pf_count *counts, size_t n, bool old,
+		      struct err *e)
 {
+	const char *ibvf = old ? IBVF_PATH_OLD : IBVF_PATH;
 	size_t cap = 2048 + n * 128, len = 0;
 	char *buf = malloc(cap);
 	if (!buf)
@@ -42,7 +87,7 @@ static int write_unit(const char *root, const struct sim_pf_count *counts, size_
 	PUT("ExecStart=/usr/sbin/modprobe -a mlx5_core\n"
 	    "ExecStart=/usr/bin/udevadm settle --timeout=60\n");
 	for (size_t i = 0; i < n; i++)
-		PUT("ExecStart=%s vf create %s %u --yes --timeout 120\n", IBVF_PATH, counts[i].bdf,
+		PUT("ExecStart=%s vf create %s %u --yes --timeout 120\n", ibvf, counts[i].bdf,
 		    counts[i].numvfs);
 	PUT("ExecStart=/usr/bin/udevadm settle --timeout=60\n"
 	    "\n"
@@ -56,12 +101,21 @@ static int write_unit(const char *root, const struct sim_pf_count *counts, size_
 }
 
 int sim_systemd_write(const char *root, const struct sim_vf_name *names, size_t n_names,
-		      const struct sim_pf_count *counts, size_t n_counts, struct err *e)
+		      const struct sim_pf_count *counts, size_t n_counts, bool old_unit,
+		      struct err *e)
 {
 	int r = sim_mkdirs(root, "etc/systemd/network", e);
 	for (size_t i = 0; i < n_names && r == 0; i++)
 		r = write_link(root, &names[i], e);
+	if (r == 0)
+		r = sim_systemd_programs(root, e);
 	if (r == 0 && n_counts)
-		r = write_unit(root, counts, n_counts, e);
+		r = write_unit(root, counts, n_counts, old_unit, e);
+	/* Enabled, as `systemctl enable` leaves it ([Install] WantedBy=). */
+	if (r == 0 && n_counts)
+		r = sim_mkdirs(root, "etc/systemd/system/multi-user.target.wants", e);
+	if (r == 0 && n_counts)
+		r = sim_symlink(root, "etc/systemd/system/multi-user.target.wants/" PERSIST_UNIT,
+				"etc/systemd/system/" PERSIST_UNIT, e);
 	return r;
 }

@@ -168,7 +168,11 @@ struct sim_pf_count {
  * etc/systemd/system/ibvf-sriov.service re-creating counts, as `ibvf
  * persist` writes them. */
 int sim_systemd_write(const char *root, const struct sim_vf_name *names, size_t n_names,
-		      const struct sim_pf_count *counts, size_t n_counts, struct err *e);
+		      const struct sim_pf_count *counts, size_t n_counts, bool old_unit,
+		      struct err *e);
+/* The stand-ins of the programs a boot unit runs (usr/sbin/modprobe,
+ * usr/bin/udevadm, usr/sbin/ibvf), mode 0755. */
+int sim_systemd_programs(const char *root, struct err *e);
 
 /* The device plugins' ConfigMaps in their pods' kubelet volumes
  * (sim_devplugin.c): right, or with faulty the field report's SR-IOV

@@ -290,14 +290,20 @@ int sys_exists(struct sys *s, const char *path)
 	return 0;
 }
 
-int sys_exec_check(struct sys *s, const char *path)
+int sys_stat(struct sys *s, const char *path, struct stat *ret)
 {
-	struct stat st;
 	int fd = sys_open_rel(s, path, O_PATH);
 	if (fd < 0)
 		return fd;
-	int r = fstat(fd, &st) < 0 ? -errno : 0;
+	int r = fstat(fd, ret) < 0 ? -errno : 0;
 	close(fd);
+	return r;
+}
+
+int sys_exec_check(struct sys *s, const char *path)
+{
+	struct stat st;
+	int r = sys_stat(s, path, &st);
 	if (r < 0)
 		return r;
 	if (S_ISDIR(st.st_mode))

@@ -114,6 +114,9 @@ int sys_readlink(struct sys *s, const char *path, char *buf, size_t size);
 /* The last component of a symlink's target (a BDF, a driver name, ...). */
 int sys_readlink_name(struct sys *s, const char *path, char *buf, size_t size);
 int sys_exists(struct sys *s, const char *path);
+struct stat;
+/* stat(2) of path on the node, links followed inside its root: 0 or -errno. */
+int sys_stat(struct sys *s, const char *path, struct stat *ret);
 /* Whether path, on the node (links followed inside its root), is a program
  * systemd could run: 0 for a regular file with an execute bit; -ENOENT,
  * -EACCES (no execute bit) or -EISDIR / -EINVAL (not a regular file). */

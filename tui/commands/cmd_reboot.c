@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "tui/base/cli.h"
+#include "core/model/node.h"
 #include "core/persist/persist.h"
 #include "core/sim/sim_boot.h"
 #include "core/sys/sys.h"
@@ -180,14 +181,36 @@ static void print_log(const char *who, struct sim_boot_log *log)
 	log->n = 0;
 }
 
-/* The unit's lines, in order, as systemd runs a oneshot. 0, or 1 when a
- * line failed and stopped the unit. */
-static int run_unit(const char *dir, const struct unit *u, const enum line_kind *kinds)
+/* The unit's lines, in order, as systemd runs a oneshot: a line whose
+ * program is not on the node fails as systemd's 203/EXEC does. 0, or 1 when
+ * a line failed and stopped the unit. */
+static int run_unit(struct sys *s, const char *dir, const struct unit *u,
+		    const enum line_kind *kinds)
 {
 	char text[1024], why[512];
 	for (size_t i = 0; i < u->n_execs; i++) {
 		const struct unit_exec *x = &u->execs[i];
 		line_text(x, text, sizeof(text));
+		int ex = sys_exec_check(s, x->argv[0]);
+		if (ex < 0) {
+			char prog[256];
+			text_escape_into(prog, sizeof(prog), x->argv[0]);
+			snprintf(why, sizeof(why), "'%s' %s", prog,
+				 ex == -ENOENT	 ? "is not on the node"
+				 : ex == -EACCES ? "is not executable"
+						 : "is not a program");
+			if (x->ignore_failure) {
+				printf("  line %u: %s: failed (203/EXEC), ignored ('-'): %s\n",
+				       x->line, text, why);
+				continue;
+			}
+			printf("  line %u: %s: failed (203/EXEC): %s\n", x->line, text, why);
+			cli_error("%s failed at line %u (203/EXEC): %s; its %zu later line%s did "
+				  "not run",
+				  PERSIST_UNIT, x->line, why, u->n_execs - i - 1,
+				  u->n_execs - i - 1 == 1 ? "" : "s");
+			return 1;
+		}
 		if (kinds[i] == LINE_MODPROBE) {
 			printf("  line %u: %s: simulated (the driver is loaded)\n", x->line, text);
 			continue;
@@ -226,6 +249,7 @@ int reboot_run(const struct cli *c, uint64_t seed)
 	struct err e = {{0}};
 	struct sim_boot_log log = {.n = 0};
 	enum line_kind *kinds = NULL;
+	char enabled_by[512] = "";
 	int rc = EXIT_USAGE;
 	if (cli_open(c, &s) < 0)
 		return 1;
@@ -244,6 +268,17 @@ int reboot_run(const struct cli *c, uint64_t seed)
 		cli_error("out of memory");
 		goto out;
 	}
+	/* Whether systemd will start it: the node's own reading of the unit
+	 * (the one `check` and the next-boot prediction use). */
+	struct node *n = NULL;
+	if (node_discover(s, &n, &e) < 0) {
+		cli_error("%s", e.msg);
+		goto out;
+	}
+	if (n->boot_unit.enabled_by) {
+		text_escape_into(enabled_by, sizeof(enabled_by), n->boot_unit.enabled_by);
+	}
+	node_free(n);
 	char dir[PATH_MAX];
 	snprintf(dir, sizeof(dir), "%s", sys_root(s));
 	printf("reboot: the simulated node in %s (probe seed %llu)\n", dir,
@@ -259,9 +294,13 @@ int reboot_run(const struct cli *c, uint64_t seed)
 		printf("unit: no %s installed: nothing runs\n", PERSIST_UNIT);
 	else if (u.masked)
 		printf("unit: %s is masked: nothing runs\n", u.path);
+	else if (!enabled_by[0])
+		printf("unit: %s is not enabled (no .wants/ link): systemd does not start it\n",
+		       u.path);
 	else {
-		printf("unit: %s (%zu ExecStart= lines)\n", u.path, u.n_execs);
-		unit_rc = run_unit(dir, &u, kinds);
+		printf("unit: %s (%zu ExecStart= lines), enabled by %s\n", u.path, u.n_execs,
+		       enabled_by);
+		unit_rc = run_unit(s, dir, &u, kinds);
 	}
 	if (sim_boot_kubelet(s, &log, &e) < 0) {
 		print_log("kubelet", &log);

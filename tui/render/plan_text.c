@@ -59,6 +59,9 @@ static void changes(struct text *out, struct json_object *a, bool ran)
 				 after);
 			if (!strcmp(kind, "file"))
 				file_content(out, c);
+			else if (!strcmp(kind, "symlink"))
+				text_add(out, TEXT_NORMAL, "    -> %s",
+					 text_jstr(c, "content") ?: "(removed)");
 		} else if (text_jstr(c, "verify_error") || !text_jbool(c, "verified"))
 			text_add(out, TEXT_ERROR, "  NOT verified: %s %s should be %s: %s", who,
 				 kind, after, text_jstr(c, "verify_error") ?: "not checked");

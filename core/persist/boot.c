@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+/* The next boot, predicted (boot.h). */
+#include "boot.h"
+
+#include <errno.h>
+#include <net/if_arp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/persist/linkfile.h"
+#include "core/persist/naming.h"
+#include "core/persist/persist.h"
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+int boot_links_make(const struct node *n, const struct link_file *extra, size_t n_extra,
+		    struct boot_links *ret)
+{
+	size_t cap = n->n_link_files + n_extra, k = 0;
+	const struct link_file **v = calloc(cap ? cap : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	/* Both lists are in name order: merge them; an extra file (in /etc)
+	 * masks a node file of the same name wherever it is. */
+	size_t i = 0, j = 0;
+	while (i < n->n_link_files || j < n_extra) {
+		int c = i == n->n_link_files ? 1
+			: j == n_extra	     ? -1
+					     : strcmp(base_name(n->link_files[i].path),
+						      base_name(extra[j].path));
+		if (c < 0)
+			v[k++] = &n->link_files[i++];
+		else {
+			if (c == 0)
+				i++;
+			v[k++] = &extra[j++];
+		}
+	}
+	*ret = (struct boot_links){.v = v, .n = k};
+	return 0;
+}
+
+void boot_links_free(struct boot_links *l)
+{
+	if (!l)
+		return;
+	free(l->v);
+	*l = (struct boot_links){0};
+}
+
+/* Whether another PF of the node sits on the same domain:bus:slot. */
+static bool multi_function(const struct node *n, const struct pf *pf)
+{
+	size_t stem = strlen("0000:00:00");
+	for (size_t i = 0; i < n->n_pfs; i++)
+		if (&n->pfs[i] != pf && !strncmp(n->pfs[i].fn.bdf, pf->fn.bdf, stem))
+			return true;
+	return false;
+}
+
+bool boot_path_name(const struct node *n, const struct pf *pf, const struct vf *vf,
+		    char out[static 16])
+{
+	unsigned int dom, bus, slot, func;
+	const struct netdev *nd = vf->fn.n_netdevs ? &vf->fn.netdevs[0] : NULL;
+	if (!nd || sscanf(pf->fn.bdf, "%x:%x:%x.%x", &dom, &bus, &slot, &func) != 4)
+		return false;
+	char d[16] = "", f[8] = "";
+	if (dom)
+		snprintf(d, sizeof(d), "P%u", dom);
+	if (multi_function(n, pf))
+		snprintf(f, sizeof(f), "f%u", func);
+	char buf[64];
+	int len = snprintf(buf, sizeof(buf), "%s%sp%us%u%sv%u", netdev_is_ib(nd) ? "ib" : "en", d,
+			   bus, slot, f, vf->index);
+	if (len <= 0 || len >= 16)
+		return false; /* udev gives no name longer than IFNAMSIZ */
+	memcpy(out, buf, (size_t)len + 1);
+	return true;
+}
+
+/* The name a NamePolicy= word gives the VF's new netdev ("" none). */
+static bool policy_name(const struct node *n, const struct pf *pf, const struct vf *vf,
+			const char *word, size_t len, char out[static 16])
+{
+	return len == 4 && !strncmp(word, "path", 4) && boot_path_name(n, pf, vf, out);
+}
+
+/* What udev does with the file it applies. */
+static void apply_file(const struct node *n, const struct pf *pf, const struct vf *vf,
+		       const struct link_file *lf, struct boot_name *ret)
+{
+	ret->file = lf;
+	ret->source = BOOT_NAME_NONE;
+	for (const char *p = lf->name_policy; p && *p;) {
+		p += strspn(p, " \t");
+		size_t len = strcspn(p, " \t");
+		if (len && policy_name(n, pf, vf, p, len, ret->name)) {
+			ret->source = BOOT_NAME_POLICY;
+			snprintf(ret->policy, sizeof(ret->policy), "%.*s", (int)len, p);
+			return;
+		}
+		p += len;
+	}
+	if (lf->name && naming_check(lf->name, true, NULL) == 0) {
+		ret->source = BOOT_NAME_NAME;
+		snprintf(ret->name, sizeof(ret->name), "%s", lf->name);
+	}
+}
+
+int boot_vf_name(const struct node *n, const struct boot_links *links, const struct pf *pf,
+		 const struct vf *vf, struct boot_name *ret)
+{
+	const struct netdev *nd = vf->fn.n_netdevs ? &vf->fn.netdevs[0] : NULL;
+	if (!nd || !nd->name)
+		return -ENODEV;
+	struct boot_links own = {0};
+	if (!links) {
+		if (boot_links_make(n, NULL, 0, &own) < 0)
+			return -ENOMEM;
+		links = &own;
+	}
+	/* At boot the netdev appears under the kernel's name: the one it has
+	 * when it still has it, else the kernel's template's first. */
+	const char *kname = naming_kernel_form(nd->name) ? nd->name
+			    : netdev_is_ib(nd)		 ? "ib0"
+							 : "eth0";
+	*ret = (struct boot_name){.source = BOOT_NAME_NO_FILE};
+	for (size_t i = 0; i < links->n; i++) {
+		const struct link_file *lf = links->v[i];
+		if (!linkfile_matches(lf, &vf->fn, kname))
+			continue;
+		if (!ret->file) {
+			apply_file(n, pf, vf, lf, ret);
+			continue;
+		}
+		if (lf->name || lf->name_policy) {
+			ret->shadowed = lf; /* the first later one that would name it */
+			break;
+		}
+	}
+	boot_links_free(&own);
+	return 0;
+}
+
+bool boot_vf_name_kept(const struct node *n, const struct pf *pf, const struct vf *vf)
+{
+	struct boot_name b;
+	if (boot_vf_name(n, NULL, pf, vf, &b) < 0)
+		return false;
+	return b.name[0] && !strcmp(b.name, vf->fn.netdevs[0].name);
+}
+
+bool boot_unit_runs(const struct node *n, char *why, size_t size)
+{
+	const struct boot_unit *b = &n->boot_unit;
+	char buf[8];
+	if (!why) {
+		why = buf;
+		size = sizeof(buf);
+	}
+	if (!b->path)
+		snprintf(why, size, "no %s on the node", PERSIST_UNIT);
+	else if (b->masked)
+		snprintf(why, size, "%s is masked", b->path);
+	else if (b->error)
+		snprintf(why, size, "%s", b->error);
+	else if (!b->enabled_by)
+		snprintf(why, size, "%s is not enabled (no .wants/ link starts it)", PERSIST_UNIT);
+	else if (b->bad_exec)
+		snprintf(why, size, "'%s' line %u: '%s' cannot run: %s", b->bad_exec_file,
+			 b->bad_exec_line, b->bad_exec, strerror(b->bad_exec_errno));
+	else
+		return true;
+	return false;
+}
