@@ -93,14 +93,21 @@ START_TEST(dry_run_prints_the_plans_in_order_and_changes_nothing)
 {
 	char *before = snapshot(), *out, *err;
 	/* sriov-layout's create on 0000:c0:00.0 is refused: a pod holds a VF */
-	ck_assert_int_eq(fix(&out, &err, "all", "--dry-run", NULL), 1);
-	const char *layout = strstr(out, "fix 1 (layout): sriov-layout 0000:c0:00.0"),
-		   *guids = strstr(out, "$ ibvf vf guid --assign-all"),
-		   *names = strstr(out, "(names): name-unstable");
-	ck_assert_msg(layout && guids && names && layout < guids && guids < names, "order: %s",
-		      out);
+	ck_assert_int_eq(fix(&out, &err, "all", "--dry-run", NULL), 0);
+	/* GUIDs in one plan, the kernel-named VFs in one `vf rename --all`,
+	 * persist last; sriov-layout keeps the layout (persist), it never
+	 * re-creates the VFs a pod uses. */
+	const char *guids = strstr(out, "$ ibvf vf guid --assign-all"),
+		   *names = strstr(out, "(names): name-unstable on 14 kernel-named VFs, in one plan"),
+		   *rename = strstr(out, "$ ibvf vf rename --all"),
+		   *persist = strstr(out, "(persist): "),
+		   *last = strstr(out, "  planned last: persist writes");
+	ck_assert_msg(guids && names && rename && persist && last && guids < names &&
+			      names < persist && persist < last,
+		      "order: %s", out);
+	ck_assert_ptr_null(strstr(out, "$ ibvf vf create"));
+	ck_assert_ptr_null(strstr(out, "$ ibvf vf rename 0000:18:00.1"));
 	ck_assert_ptr_nonnull(strstr(out, "manual remedies: ibvf does not run these"));
-	ck_assert_ptr_nonnull(strstr(err, "bound to pod 'ml-training/trainer-1'"));
 	char *after = snapshot();
 	ck_assert_str_eq(before, after);
 	ck_assert_uint_eq(journal_entries("vf guid --assign-all") + journal_entries("vf rename"), 0);
@@ -166,22 +173,29 @@ START_TEST(manual_finding_prints_its_steps_and_runs_nothing)
 }
 END_TEST
 
-START_TEST(pod_held_vf_is_refused_without_force)
+/* sriov-layout's fix keeps the layout that runs (persist), never the
+ * destructive re-creation (issue 26: it offered `vf create 0000:c0:00.0 4`,
+ * which only a pod stopped); persist waits for the GUIDs and names. */
+START_TEST(sriov_layout_keeps_the_layout_and_never_recreates_vfs)
 {
 	char *before = snapshot(), *out, *err;
 	ck_assert_int_eq(fix(&out, &err, "sriov-layout", "--yes", NULL), 1);
-	ck_assert_ptr_nonnull(strstr(err, "bound to pod 'ml-training/trainer-1'; --force"));
-	ck_assert_ptr_nonnull(strstr(out, "refused     sriov-layout 0000:c0:00.0"));
+	ck_assert_ptr_nonnull(strstr(out, "$ ibvf persist"));
+	ck_assert_ptr_nonnull(strstr(err, "cannot persist: the boot unit would recreate"));
+	ck_assert_ptr_null(strstr(out, "$ ibvf vf create"));
 	char *after = snapshot();
 	ck_assert_str_eq(before, after);
-	ck_assert_uint_eq(count("sriov-layout"), 1);
 	free(out);
 	free(err);
-	ck_assert_int_eq(fix(&out, &err, "sriov-layout", "--yes", "--force"), 0);
+	ck_assert_int_eq(fix(&out, &err, "guid-zero", "guid-duplicate", "--yes"), 0);
+	free(out);
+	free(err);
+	ck_assert_int_eq(fix(&out, &err, "name-unstable", "--yes", NULL), 0);
+	free(out);
+	free(err);
 	ck_assert_uint_eq(count("sriov-layout"), 0);
-	ck_assert_uint_eq(journal_entries("vf create"), 1);
-	free(out);
-	free(err);
+	ck_assert_uint_eq(journal_entries("vf create"), 0);
+	ck_assert_uint_eq(journal_entries("persist"), 1);
 	free(before);
 	free(after);
 }
@@ -223,7 +237,9 @@ END_TEST
 START_TEST(fix_all_leaves_only_manual_findings_and_what_a_pod_holds)
 {
 	char *out, *err;
-	ck_assert_int_eq(fix(&out, &err, "all", "--yes", NULL), 1);
+	ck_assert_int_eq(fix(&out, &err, "all", "--yes", NULL), 0);
+	/* four plans: GUIDs, the collision, every kernel name, persist */
+	ck_assert_msg(strstr(out, "findings tried in 4 fixes"), "%s", out);
 	free(out);
 	free(err);
 	struct json_object *fs = findings();
@@ -239,16 +255,21 @@ START_TEST(fix_all_leaves_only_manual_findings_and_what_a_pod_holds)
 		if (!strcmp(sget(r, "kind"), "manual") || !strcmp(sget(r, "kind"), "none"))
 			continue;
 		bool held = false;
+		const char *subject = sget(f, "subject") ? sget(f, "subject") : "node";
 		for (size_t j = 0; j < sizeof(pod_bound) / sizeof(pod_bound[0]); j++)
-			held |= !strcmp(sget(f, "subject"), pod_bound[j]);
-		ck_assert_msg(held, "left with an ibvf remedy: %s %s", sget(f, "id"),
-			      sget(f, "subject"));
+			held |= !strcmp(subject, pod_bound[j]);
+		ck_assert_msg(held, "left with an ibvf remedy: %s %s", sget(f, "id"), subject);
 	}
 	for (size_t j = 0; j < 4; j++)
 		ck_assert_msg(seen[j], "%s is gone: it is manual", must[j]);
 	json_object_put(fs);
-	ck_assert_uint_eq(count("guid-zero") + count("guid-duplicate") + count("name-unstable"), 0);
+	ck_assert_uint_eq(count("guid-zero") + count("guid-duplicate") + count("name-unstable") +
+				  count("boot-unit") + count("sriov-layout"),
+			  0);
 	ck_assert_uint_eq(journal_entries("vf guid --assign-all"), 1);
+	ck_assert_uint_eq(journal_entries("vf rename --all"), 1);
+	ck_assert_uint_eq(journal_entries("vf rename"), 1); /* the collision's other netdev */
+	ck_assert_uint_eq(journal_entries("persist"), 1);
 }
 END_TEST
 
@@ -262,7 +283,7 @@ static Suite *check_fix_suite(void)
 	tcase_add_test(tc, guid_zero_is_fixed_and_journaled);
 	tcase_add_test(tc, guid_duplicate_is_fixed_on_the_second_holder_only);
 	tcase_add_test(tc, manual_finding_prints_its_steps_and_runs_nothing);
-	tcase_add_test(tc, pod_held_vf_is_refused_without_force);
+	tcase_add_test(tc, sriov_layout_keeps_the_layout_and_never_recreates_vfs);
 	tcase_add_test(tc, usage_errors_and_no_terminal_exit_3_and_change_nothing);
 	tcase_add_test(tc, fix_all_leaves_only_manual_findings_and_what_a_pod_holds);
 	suite_add_tcase(s, tc);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/persist/boot.h"
 #include "core/persist/linkfile.h"
 #include "core/model/node.h"
 #include "core/persist/persist.h"
@@ -111,19 +112,22 @@ START_TEST(linkfile_matches_as_systemd)
 }
 END_TEST
 
-/* A node of one VF with the given files, in order. */
-static const struct link_file *pin(struct link_file *files, size_t n, const struct fn *f,
-				   const char *ifname)
+/* The next boot's name for VF 3 of PF 0000:18:00.0 (an IPoIB netdev named
+ * ifname) on a node of that one VF with the given files, in order. */
+static struct boot_name predict(struct link_file *files, size_t n, const char *ifname)
 {
-	struct node node = {.link_files = files, .n_link_files = n};
-	const struct link_file *lf = linkfile_pinning(&node, f, ifname);
-	return lf;
+	struct netdev nd = {.name = (char *)ifname, .type = {.known = true, .v = 32}};
+	struct vf vf = {.index = 3, .fn = vf_fn("0000:18:00.4", "mlx5_core", &nd)};
+	struct pf pf = {.vfs = &vf, .n_vfs = 1};
+	snprintf(pf.fn.bdf, sizeof(pf.fn.bdf), "0000:18:00.0");
+	struct node node = {.link_files = files, .n_link_files = n, .pfs = &pf, .n_pfs = 1};
+	struct boot_name b;
+	ck_assert_int_eq(boot_vf_name(&node, NULL, &pf, &vf, &b), 0);
+	return b;
 }
 
-START_TEST(linkfile_pinning_first_match_only)
+START_TEST(the_first_matching_file_alone_names_it_at_boot)
 {
-	struct netdev nd = {.name = "ib7"};
-	struct fn f = vf_fn("0000:18:00.4", "mlx5_core", &nd);
 	struct link_file lf[3];
 	ck_assert_int_eq(
 		linkfile_parse("/etc/systemd/network/70-dgx-sriov-vf.link", seed_70, &lf[0]), 0);
@@ -140,25 +144,60 @@ START_TEST(linkfile_pinning_first_match_only)
 					"MACAddressPolicy=persistent\n",
 					&lf[2]),
 			 0);
-	/* the seed's file comes first and pins its literal, useless name */
-	const struct link_file *p = pin(lf, 3, &f, "ib7");
-	ck_assert_ptr_nonnull(p);
-	ck_assert_str_eq(p->name, "mlx-{attr/phys_port_name}");
-	/* without it, 71 (NamePolicy=keep leaves Name= in force) */
-	p = pin(lf + 1, 2, &f, "ib7");
-	ck_assert_ptr_nonnull(p);
-	ck_assert_str_eq(p->name, "sriov-{phys_port_name}");
-	/* only 99-default: the first match sets no Name= */
-	ck_assert_ptr_null(pin(lf + 2, 1, &f, "ib7"));
-	/* Name= under a path policy: the policy names it */
+	/* The seed's file comes first: its literal "mlx-{attr/...}" is no
+	 * interface name (systemd.link has no such template), so the VF keeps
+	 * the kernel's name, and the files after it are not applied. */
+	struct boot_name b = predict(lf, 3, "ib7");
+	ck_assert_int_eq(b.source, BOOT_NAME_NONE);
+	ck_assert_ptr_eq(b.file, &lf[0]);
+	ck_assert_str_eq(b.name, "");
+	ck_assert_ptr_eq(b.shadowed, &lf[1]);
+	/* Without it, 71: keep gives nothing to a new netdev, and its Name= is
+	 * longer than an interface name may be. */
+	b = predict(lf + 1, 2, "ib7");
+	ck_assert_int_eq(b.source, BOOT_NAME_NONE);
+	ck_assert_ptr_eq(b.file, &lf[1]);
+	/* Only 99-default: keep and kernel give nothing (ib7 is an enumerated
+	 * name), database/onboard/slot nothing here, path the PCI path name. */
+	b = predict(lf + 2, 1, "ib7");
+	ck_assert_int_eq(b.source, BOOT_NAME_POLICY);
+	ck_assert_str_eq(b.policy, "path");
+	ck_assert_str_eq(b.name, "ibp24s0v3");
+	/* No file: the kernel's name. */
+	b = predict(NULL, 0, "ib7");
+	ck_assert_int_eq(b.source, BOOT_NAME_NO_FILE);
+	ck_assert_ptr_null(b.file);
+	/* Name= under a path policy: the policy names it. */
 	struct link_file pol;
-	ck_assert_int_eq(linkfile_parse("x.link",
+	ck_assert_int_eq(linkfile_parse("/etc/systemd/network/x.link",
 					"[Match]\nPath=pci-0000:18:00.4\n[Link]\n"
 					"NamePolicy=path\nName=keepme\n",
 					&pol),
 			 0);
-	ck_assert_ptr_null(pin(&pol, 1, &f, "ib7"));
+	b = predict(&pol, 1, "ib7");
+	ck_assert_str_eq(b.name, "ibp24s0v3");
 	linkfile_fini(&pol);
+	/* The site's file of issue 26: NamePolicy=kernel for a whole PF's
+	 * functions, before ibvf's own file that names the VF. */
+	struct link_file two[2];
+	ck_assert_int_eq(linkfile_parse("/etc/systemd/network/60-site-mlx.link",
+					"[Match]\nPath=pci-0000:18:*\n[Link]\nNamePolicy=kernel\n",
+					&two[0]),
+			 0);
+	ck_assert_int_eq(linkfile_parse("/etc/systemd/network/70-ibvf-0000-18-00.4.link",
+					"[Match]\nPath=pci-0000:18:00.4\n\n[Link]\n"
+					"Name=ibp24s0v3\n",
+					&two[1]),
+			 0);
+	b = predict(two, 2, "ibp24s0v3");
+	ck_assert_int_eq(b.source, BOOT_NAME_NONE);
+	ck_assert_ptr_eq(b.file, &two[0]);
+	ck_assert_ptr_eq(b.shadowed, &two[1]);
+	b = predict(two + 1, 1, "ibp24s0v3");
+	ck_assert_int_eq(b.source, BOOT_NAME_NAME);
+	ck_assert_str_eq(b.name, "ibp24s0v3");
+	for (int i = 0; i < 2; i++)
+		linkfile_fini(&two[i]);
 	for (int i = 0; i < 3; i++)
 		linkfile_fini(&lf[i]);
 }
@@ -269,14 +308,18 @@ START_TEST(persist_output_parses_and_pins)
 	const struct fn *f = node_find_fn(n, "0000:18:00.4", NULL, NULL);
 	ck_assert_ptr_nonnull(pf);
 	ck_assert_ptr_nonnull(f);
-	const struct link_file *lf = linkfile_pinning(n, f, "ib3");
-	ck_assert_ptr_nonnull(lf);
-	ck_assert_str_eq(lf->name, "ibp24s0v9");
-	ck_assert_str_eq(lf->path, "/etc/systemd/network/70-ibvf-0000-18-00.4.link");
-	/* a VF of the same PF with another address is not pinned by it */
-	const struct fn *other = node_find_fn(n, "0000:18:00.5", NULL, NULL);
-	const struct link_file *ol = other ? linkfile_pinning(n, other, "ib4") : NULL;
-	ck_assert(!ol || strcmp(ol->name, "ibp24s0v9"));
+	const struct vf *vf = NULL;
+	ck_assert_ptr_nonnull(node_find_fn(n, "0000:18:00.4", NULL, &vf));
+	struct boot_name b;
+	ck_assert_int_eq(boot_vf_name(n, NULL, pf, vf, &b), 0);
+	ck_assert_str_eq(b.name, "ibp24s0v9");
+	ck_assert_str_eq(b.file->path, "/etc/systemd/network/70-ibvf-0000-18-00.4.link");
+	ck_assert(boot_vf_name_kept(n, pf, vf));
+	/* a VF of the same PF with another address is not named by it */
+	const struct vf *other = NULL;
+	ck_assert_ptr_nonnull(node_find_fn(n, "0000:18:00.5", NULL, &other));
+	ck_assert_int_eq(boot_vf_name(n, NULL, pf, other, &b), 0);
+	ck_assert(strcmp(b.name, "ibp24s0v9"));
 	node_free(n);
 	tu_rmtree(dir);
 }
@@ -334,7 +377,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, linkfile_parses_match_lists_and_link_name);
 	tcase_add_test(tc, linkfile_matches_as_systemd);
-	tcase_add_test(tc, linkfile_pinning_first_match_only);
+	tcase_add_test(tc, the_first_matching_file_alone_names_it_at_boot);
 	tcase_add_test(tc, linkfile_read_all_in_systemd_order);
 	tcase_add_test(tc, persist_output_parses_and_pins);
 	tcase_add_test(tc, persist_read_tolerates_hand_edits);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/snapshot/kmsg.h"
+#include "core/persist/boot.h"
 #include "core/persist/linkfile.h"
 #include "core/model/node.h"
 #include "core/sys/sys.h"
@@ -151,10 +152,8 @@ START_TEST(faulty_node_pins_some_names_and_unit_disagrees)
 			const char *name = vf_name(vf);
 			if (!name)
 				continue;
-			const struct link_file *lf = linkfile_pinning(n, &vf->fn, name);
-			if (lf) {
+			if (boot_vf_name_kept(n, &n->pfs[i], vf)) {
 				ck_assert_str_eq(n->pfs[i].fn.bdf, "0000:40:00.0");
-				ck_assert_str_eq(lf->name, name);
 				pinned++;
 			} else {
 				unpinned++;
@@ -228,8 +227,7 @@ static void expect_healthy(const struct node *n)
 			const struct vf *vf = &pf->vfs[j];
 			const char *name = vf_name(vf);
 			ck_assert_ptr_nonnull(name);
-			const struct link_file *lf = linkfile_pinning(n, &vf->fn, name);
-			ck_assert_msg(lf && !strcmp(lf->name, name), "%s (%s) not pinned",
+			ck_assert_msg(boot_vf_name_kept(n, pf, vf), "%s (%s) not kept at boot",
 				      vf->fn.bdf, name);
 			vfs++;
 			if (vf->pod) {

@@ -90,8 +90,17 @@ START_TEST(ibvf_path_rules)
 {
 	char *dir = tu_mkfixture(healthy), *bin = pu_install(dir), *host = pu_host(dir, bin);
 	char path[4200], *o, *e;
-	/* this binary is in the build tree */
-	refused(dir, NULL, "it is in a build tree; install ibvf and run that, or give --ibvf");
+	/* Without --ibvf on a simulated node: not this host's binary (in a
+	 * build tree, and not on the node) but the node's own, where the
+	 * package puts it. */
+	{
+		const char *argv[] = {"persist", "--dry-run", NULL};
+		ck_assert_int_eq(pu_run(dir, argv, &o, &e), 0);
+		ck_assert_msg(strstr(o, "ExecStart=/usr/sbin/ibvf vf create 0000:18:00.0 8"), "%s",
+			      o);
+		free(o);
+		free(e);
+	}
 	refused(dir, "bin/ibvf", "the unit needs an absolute path");
 	/* the unit runs it on the node: a path of this host is not one of the node's */
 	char *self = realpath(getenv("IBVF_BIN"), NULL);

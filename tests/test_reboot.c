@@ -347,14 +347,15 @@ START_TEST(persist_then_reboot_gives_the_same_names_guids_and_findings)
 	     *out, *err;
 	rm(dir, "etc/systemd/network");
 	rm(dir, "etc/systemd/system");
-	char *names = layout(dir), *found = findings(dir);
-	/* The unit must name an ibvf that exists, root's and not writable by
-	 * others: the binary under test, named explicitly (persist refuses a
-	 * build tree's binary only when it is its own default). */
+	char *names = layout(dir);
+	/* The unit must name an ibvf the node has, root's and not writable by
+	 * others: the simulated node's /usr/sbin/ibvf. It enables the unit. */
 	int rc = run(dir, &out, &err, "persist", "--ibvf", "/usr/sbin/ibvf", "--yes", NULL);
 	ck_assert_msg(rc == 0, "persist: %s%s", out, err);
 	free(out);
 	free(err);
+	/* What check says now is what the node is after the reboot. */
+	char *found = findings(dir);
 	rc = reboot(dir, "6", &out, &err);
 	ck_assert_msg(rc == 0, "reboot: exit %d: %s%s", rc, out, err);
 	ck_assert_msg(strstr(out, "pod ml-training/trainer-0 runs again: VF 0000:40:00.4 "

@@ -16,6 +16,8 @@
 #include "core/checks/checks.h"
 #include "journal.h"
 #include "planners.h"
+#include "core/persist/boot.h"
+#include "core/persist/linkfile.h"
 #include "core/persist/persist.h"
 #include "core/base/safefile.h"
 
@@ -29,6 +31,18 @@ static const char *const blocking[] = {
 };
 #define N_BLOCKING (sizeof(blocking) / sizeof(*blocking))
 
+/* A name-unstable finding persist itself fixes: a VF whose name is its own
+ * (not the kernel's ibN/ethN) and which no .link file gives back yet; the
+ * files persist writes are what it lacks. */
+static bool pins_its_name(const struct node *n, const struct finding *f)
+{
+	const struct vf *vf = NULL;
+	if (strcmp(f->id, "name-unstable") || !node_find_fn(n, f->subject, NULL, &vf) || !vf)
+		return false;
+	const char *name = vf_host_name(vf);
+	return name && !persist_kernel_name(name);
+}
+
 int persist_refusals(const struct node *n, struct err *e)
 {
 	struct findings fs = {0};
@@ -37,7 +51,7 @@ int persist_refusals(const struct node *n, struct err *e)
 		return err_set(e, ENOMEM, "cannot run the checks");
 	for (size_t i = 0; i < fs.n; i++)
 		for (size_t k = 0; k < N_BLOCKING; k++)
-			if (!strcmp(fs.v[i].id, blocking[k])) {
+			if (!strcmp(fs.v[i].id, blocking[k]) && !pins_its_name(n, &fs.v[i])) {
 				count[k]++;
 				total++;
 			}
@@ -113,19 +127,29 @@ static int exec_ok(const struct stat *st, const char *what, const char *path, co
 	return 0;
 }
 
+#define IBVF_PACKAGE_PATH "/usr/sbin/ibvf" /* where the Debian package installs it */
+
 int persist_ibvf_path(struct sys *s, const char *path, char ret[static 256], struct err *e)
 {
 	char self[PATH_MAX], dir[PATH_MAX], buf[PATH_MAX];
 	struct stat st;
-	bool own = !path || !*path;
+	bool own = !path || !*path, tree = strcmp(sys_root(s), "/") != 0, package = false;
 	if (own) {
 		ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 		if (len <= 0)
 			return err_set(e, errno, "cannot read '/proc/self/exe' (give --ibvf PATH)");
 		self[len] = '\0';
 		path = self;
+		/* A node under --root or --sim runs its own ibvf, not this host's:
+		 * this binary's path when the node has it there, else the
+		 * package's. */
+		if (tree && sys_stat(s, path, &st) < 0 && sys_stat(s, IBVF_PACKAGE_PATH, &st) == 0) {
+			path = IBVF_PACKAGE_PATH;
+			own = false;
+			package = true;
+		}
 	}
-	const char *what = own ? "this ibvf" : "--ibvf";
+	const char *what = own ? "this ibvf" : package ? "the node's ibvf" : "--ibvf";
 	/* Before any message quotes it: the unit and the terminal get ASCII. */
 	for (const char *c = path; *c; c++)
 		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
@@ -141,7 +165,7 @@ int persist_ibvf_path(struct sys *s, const char *path, char ret[static 256], str
 				"invalid %s '%s': the unit takes a path under 256 bytes without "
 				"spaces, quotes, '\\\\', '$', '%%' or ';'",
 				what, path);
-	if (own) { /* this binary: where it lies here */
+	if (own && !tree) { /* this binary: where it lies here */
 		if (stat(path, &st) < 0)
 			return err_set(e, errno, "invalid %s '%s'", what, path);
 		int r = exec_ok(&st, what, path, "", e);
@@ -168,7 +192,6 @@ int persist_ibvf_path(struct sys *s, const char *path, char ret[static 256], str
 	}
 	/* The unit runs it on the node at boot: it must be there (under the
 	 * node's root for --root and --sim), as systemd would find it. */
-	bool tree = strcmp(sys_root(s), "/") != 0;
 	char where[PATH_MAX + 16] = "";
 	if (tree)
 		snprintf(where, sizeof(where), " (on the node under %s)", sys_root(s));
@@ -284,6 +307,86 @@ static int stale_steps(struct plan *p, const struct persist *ps, const char *dir
 	return r == -ENOMEM ? err_set(e, ENOMEM, "cannot list '%s'", dir) : r;
 }
 
+static int cmp_link_path(const void *a, const void *b)
+{
+	const char *x = strrchr(((const struct link_file *)a)->path, '/'),
+		   *y = strrchr(((const struct link_file *)b)->path, '/');
+	return strcmp(x ? x : "", y ? y : "");
+}
+
+/* Whether persist writes a .link file for vf (its Path= is the VF's). */
+static bool writes_link_for(const struct link_file *v, size_t n, const struct vf *vf)
+{
+	char path[32];
+	snprintf(path, sizeof(path), "pci-%s", vf->fn.bdf);
+	for (size_t i = 0; i < n; i++)
+		if (v[i].n_match_path == 1 && !strcmp(v[i].match_path[0], path))
+			return true;
+	return false;
+}
+
+/* Whether the .link files persist writes will name each VF at the next
+ * boot (core/persist/boot.h, with them in place): an earlier file that
+ * matches a VF first defeats its file. Refused naming that file, or, with
+ * force, a note. */
+static int defeat_check(struct plan *p, const struct node *n, const struct persist *ps,
+			bool force, struct err *e)
+{
+	struct link_file *mine = calloc(ps->n_files + 1, sizeof(*mine));
+	size_t k = 0;
+	int r = mine ? 0 : -ENOMEM;
+	for (size_t i = 0; r == 0 && i < ps->n_files; i++) {
+		char path[320];
+		if (strcmp(ps->files[i].subdir, "systemd/network"))
+			continue;
+		snprintf(path, sizeof(path), "/etc/%s/%s", ps->files[i].subdir, ps->files[i].name);
+		if ((r = linkfile_parse(path, ps->files[i].content, &mine[k])) == 0)
+			k++;
+	}
+	struct boot_links links = {0};
+	if (r == 0) {
+		qsort(mine, k, sizeof(*mine), cmp_link_path);
+		r = boot_links_make(n, mine, k, &links);
+	}
+	size_t defeated = 0;
+	char first[200] = "", by[256] = "";
+	for (size_t i = 0; r == 0 && i < n->n_pfs; i++)
+		for (size_t j = 0; j < n->pfs[i].n_vfs; j++) {
+			const struct vf *vf = &n->pfs[i].vfs[j];
+			struct boot_name b;
+			const char *now = vf_host_name(vf);
+			if (!now || !writes_link_for(mine, k, vf) ||
+			    boot_vf_name(n, &links, &n->pfs[i], vf, &b) < 0 ||
+			    (b.name[0] && !strcmp(b.name, now)))
+				continue;
+			if (!defeated++) {
+				snprintf(first, sizeof(first), "%s (%s)", vf->fn.bdf, now);
+				snprintf(by, sizeof(by), "%s", b.file ? b.file->path : "");
+			}
+		}
+	boot_links_free(&links);
+	for (size_t i = 0; i < k; i++)
+		linkfile_fini(&mine[i]);
+	free(mine);
+	if (r < 0)
+		return err_set(e, -r, "cannot check the .link files");
+	if (!defeated)
+		return 0;
+	if (!force)
+		return err_setx(e, EEXIST,
+				"cannot persist: at the next boot %zu VF%s (%s first) would not get "
+				"the name persist pins: '%s' matches %s first, and udev applies only "
+				"the first matching .link file; narrow or remove it (or --force to "
+				"write the files anyway); nothing was written",
+				defeated, defeated == 1 ? "" : "s", first, by,
+				defeated == 1 ? "it" : "them");
+	plan_note(p,
+		  "forced: at the next boot %zu VF%s (%s first) will not get the name persist pins: "
+		  "'%s' matches first",
+		  defeated, defeated == 1 ? "" : "s", first, by);
+	return 0;
+}
+
 /* The unit enabled as `systemctl enable` does from its [Install]
  * WantedBy=multi-user.target: a link in multi-user.target.wants/, unless
  * some .wants/ or .requires/ link starts it already. */
@@ -338,6 +441,8 @@ int actions_plan_persist(struct sys *s, const struct node *n, const struct actio
 		goto out;
 	}
 	if ((r = persist_dry_check(s, n, ps, e)) < 0)
+		goto out;
+	if (!req->outdir[0] && (r = defeat_check(p, n, ps, req->force, e)) < 0)
 		goto out;
 	for (size_t i = 0; i < ps->n_files && r == 0; i++) {
 		const struct persist_file *f = &ps->files[i];

@@ -58,10 +58,16 @@ const struct check_def checks_table[] = {
 	 "A port trained below the rate or width of its model's other ports (a lane or cable "
 	 "fault) caps every VF on it.",
 	 check_rate_degraded},
-	{"name-unstable", CHECK_WARNING, "VF with an unpinned kernel name",
-	 "The kernel's ibN and ethN names follow probe order, which changes from boot to boot and "
-	 "with every rebind: configs and CNIs naming them break.",
+	{"name-unstable", CHECK_WARNING, "VF name the next boot does not keep",
+	 "At boot udev names each new netdev by the first .link file that matches it; a VF whose "
+	 "name no file gives back comes up as ib<N>/eth<N> in probe order, which changes from "
+	 "boot to boot: configs and CNIs naming it break.",
 	 check_name_unstable},
+	{"boot-unit", CHECK_CRITICAL, "boot unit will not run",
+	 "SR-IOV VFs do not survive a reboot: sriov_numvfs starts at 0 and only ibvf-sriov.service "
+	 "creates them again (and sets their GUIDs). A unit that is not enabled, or whose program "
+	 "is gone, leaves the node without its VFs and every pod on them without its network.",
+	 check_boot_unit},
 	{"name-changed", CHECK_INFO, "name changed while ibvf ran",
 	 "A netdev renamed under a running workload breaks whatever finds it by name.",
 	 check_name_changed},

@@ -34,6 +34,7 @@ CHECK_FN(check_sriov_disabled);
 CHECK_FN(check_sriov_layout);
 CHECK_FN(check_rate_degraded);
 CHECK_FN(check_name_unstable);
+CHECK_FN(check_boot_unit);
 CHECK_FN(check_name_changed);
 CHECK_FN(check_name_collision);
 CHECK_FN(check_pod_stale);

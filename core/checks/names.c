@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* Name checks: a VF netdev with a kernel name nothing pins, a name seen to
+/* Name checks: a VF netdev whose name the next boot does not give it back
+ * (core/persist/boot.h predicts it from the .link files), a name seen to
  * change, and a pod VF's host name the kernel has given to another netdev. */
 #include <stdio.h>
 #include <string.h>
 
 #include "checks_int.h"
+#include "core/persist/boot.h"
 #include "core/persist/linkfile.h"
 #include "core/persist/naming.h"
 #include "core/persist/persist.h"
@@ -91,40 +93,107 @@ static void rename_remedy(struct finding *f, const struct node *n, const struct 
 			      (const char *const[]){step, "ibvf persist", NULL});
 }
 
+/* What the file udev applies at boot does with the VF: the evidence line. */
+static void boot_evidence(struct finding *f, const struct node *n, const struct boot_name *b)
+{
+	if (!b->file) {
+		finding_evidence(f, "/etc/systemd/network",
+				 "no .link file of the %zu on the node matches it: the kernel's "
+				 "name (ib<N>/eth<N>, by probe order) stays",
+				 n->n_link_files);
+	} else if (b->source == BOOT_NAME_NONE) {
+		finding_evidence(f, b->file->path,
+				 "applied first (udev applies only the first matching file): "
+				 "%s%s%sgives it no name, so the kernel's stays",
+				 b->file->name_policy ? "NamePolicy=" : "",
+				 b->file->name_policy ? b->file->name_policy : "",
+				 b->file->name_policy ? " " : "");
+	} else if (b->source == BOOT_NAME_POLICY) {
+		finding_evidence(f, b->file->path, "applied first: NamePolicy=%s gives %s",
+				 b->policy, b->name);
+	} else {
+		finding_evidence(f, b->file->path, "applied first: Name=%s", b->name);
+	}
+	if (b->shadowed)
+		finding_evidence(f, b->shadowed->path,
+				 "%s%s is not applied: an earlier file matches the VF (%s)",
+				 b->shadowed->name ? "Name=" : "NamePolicy=",
+				 b->shadowed->name ? b->shadowed->name : b->shadowed->name_policy,
+				 b->file ? b->file->path : "");
+}
+
+/* The file that keeps ibvf's own .link file from applying: one that is not
+ * ibvf's, matched first. */
+static bool defeated_by_other(const struct boot_name *b)
+{
+	const char *base = b->file ? strrchr(b->file->path, '/') : NULL;
+	return base && strncmp(base + 1, PERSIST_LINK_PREFIX, strlen(PERSIST_LINK_PREFIX));
+}
+
 CHECK_FN(check_name_unstable)
 {
 	(void)o;
 	const struct check_def *def = check_find("name-unstable");
+	struct boot_links links;
+	if (boot_links_make(n, NULL, 0, &links) < 0)
+		return;
 	for (size_t i = 0; i < n->n_pfs; i++) {
 		const struct pf *pf = &n->pfs[i];
 		for (size_t j = 0; j < pf->n_vfs; j++) {
 			const struct vf *vf = &pf->vfs[j];
 			const struct netdev *nd = vf->fn.n_netdevs ? &vf->fn.netdevs[0] : NULL;
-			if (!nd || !nd->name || !persist_kernel_name(nd->name))
+			struct boot_name b;
+			if (!nd || !nd->name || boot_vf_name(n, &links, pf, vf, &b) < 0)
 				continue;
-			/* The file udev applies at boot names it so: pinned. */
-			const struct link_file *pin = linkfile_pinning(n, &vf->fn, nd->name);
-			if (pin && !strcmp(pin->name, nd->name))
+			/* The name it will get at the next boot is the one it has. */
+			if (b.name[0] && !strcmp(b.name, nd->name))
 				continue;
-			struct finding *f = check_add(
-				out, def, SUBJECT_VF, vf->fn.bdf,
-				"VF %s (%s VF %u) has the kernel name %s, which no .link file pins",
-				vf->fn.bdf, check_pf_label(pf), vf->index, nd->name);
+			bool kernel = persist_kernel_name(nd->name);
+			struct finding *f;
+			if (kernel)
+				f = check_add(out, def, SUBJECT_VF, vf->fn.bdf,
+					      "VF %s (%s VF %u) has the kernel name %s, which %s",
+					      vf->fn.bdf, check_pf_label(pf), vf->index, nd->name,
+					      b.name[0] ? "the next boot replaces"
+							: "no .link file pins");
+			else if (b.name[0])
+				f = check_add(out, def, SUBJECT_VF, vf->fn.bdf,
+					      "VF %s (%s VF %u) is %s now and comes back as %s at the "
+					      "next boot",
+					      vf->fn.bdf, check_pf_label(pf), vf->index, nd->name,
+					      b.name);
+			else
+				f = check_add(out, def, SUBJECT_VF, vf->fn.bdf,
+					      "VF %s (%s VF %u) is %s now and comes back with a kernel "
+					      "name (ib<N>) at the next boot",
+					      vf->fn.bdf, check_pf_label(pf), vf->index, nd->name);
 			if (!f)
-				return;
+				break;
 			char where[128];
 			check_fn_path(where, sizeof(where), vf->fn.bdf, "net/");
 			finding_evidence(f, where, "%s", nd->name);
-			if (pin)
-				finding_evidence(f, pin->path, "Name=%s (not the name it has)",
-						 pin->name);
-			else
-				finding_evidence(f, "/etc/systemd/network",
-						 "no .link file of the %zu on the node names it",
-						 n->n_link_files);
-			rename_remedy(f, n, pf, vf);
+			boot_evidence(f, n, &b);
+			if (defeated_by_other(&b) && (b.shadowed || !kernel)) {
+				char step[320];
+				snprintf(step, sizeof(step),
+					 "narrow or remove the [Match] of %s: udev applies only the "
+					 "first matching .link file, and this one comes before ibvf's",
+					 b.file->path);
+				finding_remedy_manual(f,
+						      "let the VF's own .link file apply (an earlier "
+						      "file wins), then check again",
+						      (const char *const[]){step, "ibvf persist", NULL});
+			} else if (kernel) {
+				rename_remedy(f, n, pf, vf);
+			} else {
+				finding_remedy_ibvf(f,
+						    "pin the name it has with a .link file (persist "
+						    "writes one per named VF)",
+						    (const char *const[]){"persist", NULL});
+			}
 		}
 	}
+	boot_links_free(&links);
 }
 
 CHECK_FN(check_name_changed)

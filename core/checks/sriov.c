@@ -110,18 +110,21 @@ CHECK_FN(check_sriov_layout)
 				  check_pf_label(pf), (long long)pf->numvfs.v, p->numvfs);
 		if (!f)
 			return;
-		char where[128], count[16];
+		char where[128], back[320];
 		check_fn_path(where, sizeof(where), pf->fn.bdf, "sriov_numvfs");
 		finding_evidence(f, where, "%lld", (long long)pf->numvfs.v);
 		finding_evidence(f,
 				 n->persist_unit ? n->persist_unit
 						 : "/etc/systemd/system/ibvf-sriov.service",
 				 "vf create %s %u", p->bdf, p->numvfs);
-		snprintf(count, sizeof(count), "%u", p->numvfs);
-		finding_remedy_ibvf(
-			f,
-			"create the persisted count again (or run 'ibvf persist' to keep the "
-			"current one)",
-			(const char *const[]){"vf", "create", pf->fn.bdf, count, NULL});
+		/* Keeping what runs is safe; going back to the unit's count removes
+		 * the VFs with their names, GUIDs and pods' traffic: only when the
+		 * operator asks for it by name. */
+		snprintf(back, sizeof(back),
+			 "keep the current layout: write the boot unit again from the node as "
+			 "it is (to go back to the unit's %u instead: 'ibvf vf create %s %u', "
+			 "and the %lld VFs go away with their names, GUIDs and traffic)",
+			 p->numvfs, pf->fn.bdf, p->numvfs, (long long)pf->numvfs.v);
+		finding_remedy_ibvf(f, back, (const char *const[]){"persist", NULL});
 	}
 }

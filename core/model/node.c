@@ -242,6 +242,15 @@ bool netdev_is_ib(const struct netdev *nd)
 	return nd && nd->type.known && nd->type.v == ARPHRD_INFINIBAND;
 }
 
+const char *vf_host_name(const struct vf *vf)
+{
+	if (vf->fn.n_netdevs)
+		return vf->fn.netdevs[0].name;
+	if (vf->pod && vf->pod->host_ifname && *vf->pod->host_ifname)
+		return vf->pod->host_ifname;
+	return NULL;
+}
+
 int vf_link_state_of(const struct vf *vf)
 {
 	if (!vf)

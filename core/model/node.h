@@ -272,6 +272,9 @@ bool netdev_is_ib(const struct netdev *nd);
  * netlink or, without it, the MLNX_OFED sriov/N/policy file says; -1 when
  * neither is known. */
 int vf_link_state_of(const struct vf *vf);
+/* The VF's name on the host: its netdev's, or, while a pod holds it, the one
+ * it had before it moved into the pod (and gets back); NULL when neither. */
+const char *vf_host_name(const struct vf *vf);
 
 const struct pf *node_find_pf(const struct node *n, const char *bdf);
 const struct vf *node_find_vf(const struct node *n, const char *pf_bdf, unsigned int index);

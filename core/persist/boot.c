@@ -53,6 +53,15 @@ void boot_links_free(struct boot_links *l)
 	*l = (struct boot_links){0};
 }
 
+/* Whether the VF's netdev is IPoIB: its own netdev's type, else (in a
+ * pod) its PF's. */
+static bool vf_is_ipoib(const struct pf *pf, const struct vf *vf)
+{
+	if (vf->fn.n_netdevs)
+		return netdev_is_ib(&vf->fn.netdevs[0]);
+	return pf->fn.n_netdevs ? netdev_is_ib(&pf->fn.netdevs[0]) : fn_is_ib(&pf->fn);
+}
+
 /* Whether another PF of the node sits on the same domain:bus:slot. */
 static bool multi_function(const struct node *n, const struct pf *pf)
 {
@@ -67,8 +76,7 @@ bool boot_path_name(const struct node *n, const struct pf *pf, const struct vf *
 		    char out[static 16])
 {
 	unsigned int dom, bus, slot, func;
-	const struct netdev *nd = vf->fn.n_netdevs ? &vf->fn.netdevs[0] : NULL;
-	if (!nd || sscanf(pf->fn.bdf, "%x:%x:%x.%x", &dom, &bus, &slot, &func) != 4)
+	if (sscanf(pf->fn.bdf, "%x:%x:%x.%x", &dom, &bus, &slot, &func) != 4)
 		return false;
 	char d[16] = "", f[8] = "";
 	if (dom)
@@ -76,8 +84,8 @@ bool boot_path_name(const struct node *n, const struct pf *pf, const struct vf *
 	if (multi_function(n, pf))
 		snprintf(f, sizeof(f), "f%u", func);
 	char buf[64];
-	int len = snprintf(buf, sizeof(buf), "%s%sp%us%u%sv%u", netdev_is_ib(nd) ? "ib" : "en", d,
-			   bus, slot, f, vf->index);
+	int len = snprintf(buf, sizeof(buf), "%s%sp%us%u%sv%u", vf_is_ipoib(pf, vf) ? "ib" : "en",
+			   d, bus, slot, f, vf->index);
 	if (len <= 0 || len >= 16)
 		return false; /* udev gives no name longer than IFNAMSIZ */
 	memcpy(out, buf, (size_t)len + 1);
@@ -116,8 +124,8 @@ static void apply_file(const struct node *n, const struct pf *pf, const struct v
 int boot_vf_name(const struct node *n, const struct boot_links *links, const struct pf *pf,
 		 const struct vf *vf, struct boot_name *ret)
 {
-	const struct netdev *nd = vf->fn.n_netdevs ? &vf->fn.netdevs[0] : NULL;
-	if (!nd || !nd->name)
+	const char *now = vf_host_name(vf);
+	if (!now)
 		return -ENODEV;
 	struct boot_links own = {0};
 	if (!links) {
@@ -127,9 +135,7 @@ int boot_vf_name(const struct node *n, const struct boot_links *links, const str
 	}
 	/* At boot the netdev appears under the kernel's name: the one it has
 	 * when it still has it, else the kernel's template's first. */
-	const char *kname = naming_kernel_form(nd->name) ? nd->name
-			    : netdev_is_ib(nd)		 ? "ib0"
-							 : "eth0";
+	const char *kname = naming_kernel_form(now) ? now : vf_is_ipoib(pf, vf) ? "ib0" : "eth0";
 	*ret = (struct boot_name){.source = BOOT_NAME_NO_FILE};
 	for (size_t i = 0; i < links->n; i++) {
 		const struct link_file *lf = links->v[i];
@@ -153,7 +159,7 @@ bool boot_vf_name_kept(const struct node *n, const struct pf *pf, const struct v
 	struct boot_name b;
 	if (boot_vf_name(n, NULL, pf, vf, &b) < 0)
 		return false;
-	return b.name[0] && !strcmp(b.name, vf->fn.netdevs[0].name);
+	return b.name[0] && !strcmp(b.name, vf_host_name(vf));
 }
 
 bool boot_unit_runs(const struct node *n, char *why, size_t size)

@@ -57,12 +57,13 @@ int boot_links_make(const struct node *n, const struct link_file *extra, size_t 
 void boot_links_free(struct boot_links *l);
 
 /* The name vf's netdev will have after the next boot (links NULL: the
- * node's files). 0, or -ENODEV when the VF has no netdev to predict. */
+ * node's files). 0, or -ENODEV when the VF has no name on the host now
+ * (vf_host_name(): no netdev, and no pod that took it from the host). */
 int boot_vf_name(const struct node *n, const struct boot_links *links, const struct pf *pf,
 		 const struct vf *vf, struct boot_name *ret);
 
-/* Whether the VF will keep the name its netdev has now: the prediction's name
- * is that name. False for a VF without a netdev. */
+/* Whether the VF will keep its name on the host (vf_host_name()): the
+ * prediction's name is that name. False for a VF without one. */
 bool boot_vf_name_kept(const struct node *n, const struct pf *pf, const struct vf *vf);
 
 /* udev's ID_NET_NAME_PATH of vf ("ibp24s0v3"); false when it has none. */

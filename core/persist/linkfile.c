@@ -288,37 +288,3 @@ bool linkfile_matches(const struct link_file *lf, const struct fn *fn, const cha
 	       list_test(lf->match_mac, lf->n_match_mac, mac, mac_eq) &&
 	       list_test(lf->match_permanent_mac, lf->n_match_permanent_mac, mac, mac_eq);
 }
-
-/* Whether NamePolicy= leaves Name= in force: only "keep" (which keeps a name
- * userspace gave, not the kernel's enumerated one a VF gets at boot) and
- * "kernel" (which keeps only names the kernel calls predictable, which ib<N>
- * and eth<N> are not) do; database, onboard, slot, path and mac name a PCI
- * function first. */
-static bool name_policy_yields(const char *policy)
-{
-	if (!policy)
-		return true;
-	const char *p = policy;
-	while (*p) {
-		while (isspace((unsigned char)*p))
-			p++;
-		size_t len = strcspn(p, " \t");
-		if (len && !((len == 4 && !strncmp(p, "keep", 4)) ||
-			     (len == 6 && !strncmp(p, "kernel", 6))))
-			return false;
-		p += len;
-	}
-	return true;
-}
-
-const struct link_file *linkfile_pinning(const struct node *n, const struct fn *fn,
-					 const char *ifname)
-{
-	for (size_t i = 0; i < n->n_link_files; i++) {
-		const struct link_file *lf = &n->link_files[i];
-		if (!linkfile_matches(lf, fn, ifname))
-			continue;
-		return lf->name && name_policy_yields(lf->name_policy) ? lf : NULL;
-	}
-	return NULL;
-}

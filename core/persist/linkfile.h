@@ -27,8 +27,3 @@ int linkfile_parse(const char *path, const char *text, struct link_file *lf);
  * match key matches nothing (systemd ignores it). Keys ibvf cannot evaluate
  * (Property=, Type=, Kind=, Host=, ...) are taken to match. */
 bool linkfile_matches(const struct link_file *lf, const struct fn *fn, const char *ifname);
-/* The file that names the netdev at boot: the first matching file (udev
- * applies only that one), when it sets Name= and no NamePolicy= other than
- * "keep" overrides it. NULL when the name is not pinned. */
-const struct link_file *linkfile_pinning(const struct node *n, const struct fn *fn,
-					 const char *ifname);

@@ -69,20 +69,9 @@ bool persist_kernel_name(const char *name)
 	return naming_kernel_form(name);
 }
 
-/* The name a VF should keep: its netdev's, or the one it had on the host
- * before it moved into a pod. */
-static const char *vf_name(const struct vf *vf)
-{
-	if (vf->fn.n_netdevs)
-		return vf->fn.netdevs[0].name;
-	if (vf->pod && vf->pod->host_ifname && *vf->pod->host_ifname)
-		return vf->pod->host_ifname;
-	return NULL;
-}
-
 static int link_file(struct persist *p, const struct pf *pf, const struct vf *vf)
 {
-	const char *name = vf_name(vf);
+	const char *name = vf_host_name(vf);
 	struct err e;
 	if (!name) {
 		note(p, "VF %u of %s (%s) has no netdev: no .link file", vf->index, pf->fn.bdf,

@@ -12,6 +12,7 @@
 #include "check_fix.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,36 +181,65 @@ static enum fix_state fix_apply(struct fix_run *run, const struct finding_remedy
 	return rc == EXIT_USAGE ? FIX_REFUSED : FIX_FAILED;
 }
 
-/* Whether fs->v[i]'s subject is a VF whose GUIDs the group plan gives. */
-static bool in_group(const struct fix_run *run, const struct node *n, const struct findings *fs,
-		     size_t i)
+/* A kernel-named VF's rename, which `vf rename --all` makes for every such
+ * VF at once. */
+static bool is_group_name(const struct finding *f)
 {
-	return is_group_guid(&fs->v[i]) && (run->o->force || !finding_pod_held(n, &fs->v[i]));
+	const struct finding_remedy *r = &f->remedy;
+	return !strcmp(f->id, "name-unstable") && r->kind == REMEDY_IBVF && r->n_steps >= 3 &&
+	       !strcmp(r->steps[0], "vf") && !strcmp(r->steps[1], "rename");
 }
 
-/* One `vf guid --assign-all` plan for the zero and duplicate GUIDs of VFs
- * no pod holds: one confirmation, one journal entry, one undo. Every GUID
- * finding on those VFs (port-down's too) is counted to it. */
-static int fix_guid_group(struct fix_run *run, const struct node *n, const struct findings *fs)
+/* The findings one plan fixes on many VFs: one confirmation, one journal
+ * entry, one undo. */
+struct fix_group {
+	bool (*member)(const struct finding *f);
+	size_t wanted; /* offsetof the fix_opts flag that asks for it */
+	enum remedy_phase ph;
+	const char *argv[4];
+	const char *what;
+};
+
+static const struct fix_group groups[] = {
+	{is_group_guid, offsetof(struct fix_opts, group_guids), REMEDY_PHASE_GUID,
+	 {"vf", "guid", "--assign-all", NULL},
+	 "guid-zero and guid-duplicate on %zu VFs, in one plan: a GUID of its own for each"},
+	{is_group_name, offsetof(struct fix_opts, group_names), REMEDY_PHASE_NAME,
+	 {"vf", "rename", "--all", NULL},
+	 "name-unstable on %zu kernel-named VFs, in one plan: each to its predictable name"},
+};
+
+/* Whether fs->v[i]'s subject is a VF the group plan covers. */
+static bool in_group(const struct fix_run *run, const struct node *n, const struct fix_group *g,
+		     const struct findings *fs, size_t i)
+{
+	return g->member(&fs->v[i]) && (run->o->force || !finding_pod_held(n, &fs->v[i]));
+}
+
+/* One plan for the group's findings on VFs no pod holds. Every finding of
+ * the group's phase on those VFs (port-down's GUID remedy too) is counted
+ * to it. */
+static int fix_group_run(struct fix_run *run, const struct node *n, const struct fix_group *g,
+			 const struct findings *fs)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < fs->n; i++)
-		k += in_group(run, n, fs, i) && !fix_find(run, &fs->v[i]);
+		k += in_group(run, n, g, fs, i) && !fix_find(run, &fs->v[i]);
 	if (k < 2)
 		return 0;
-	char *argv[] = {(char *)"vf", (char *)"guid", (char *)"--assign-all"};
-	struct finding_remedy r = {.kind = REMEDY_IBVF, .n_steps = 3};
-	memcpy(r.steps, argv, sizeof(argv));
-	printf("\nfix %u (GUIDs): guid-zero and guid-duplicate on %zu VFs, in one plan: a GUID "
-	       "of its own for each\n",
-	       run->plans, k);
+	struct finding_remedy r = {.kind = REMEDY_IBVF};
+	for (; g->argv[r.n_steps]; r.n_steps++)
+		r.steps[r.n_steps] = (char *)g->argv[r.n_steps];
+	printf("\nfix %u (%s): ", run->plans, remedy_phase_name(g->ph));
+	printf(g->what, k);
+	printf("\n");
 	enum fix_state st = fix_apply(run, &r);
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct finding *f = &fs->v[i];
 		bool covered = false;
 		for (size_t j = 0; j < fs->n && !covered; j++)
-			covered = in_group(run, n, fs, j) && !strcmp(fs->v[j].subject, f->subject);
-		if (covered && remedy_phase(&f->remedy) == REMEDY_PHASE_GUID && !fix_find(run, f) &&
+			covered = in_group(run, n, g, fs, j) && !strcmp(fs->v[j].subject, f->subject);
+		if (covered && remedy_phase(&f->remedy) == g->ph && !fix_find(run, f) &&
 		    fix_add(run, n, f, st) < 0)
 			return -ENOMEM;
 	}
@@ -229,6 +259,15 @@ static const struct fix_outcome *fix_same_plan(const struct fix_run *run, const 
 	return NULL;
 }
 
+/* Whether a --dry-run showed a plan that was not applied. */
+static bool fix_planned_before(const struct fix_run *run)
+{
+	for (size_t i = 0; i < run->n; i++)
+		if (run->v[i].st == FIX_PLANNED)
+			return true;
+	return false;
+}
+
 /* Tries the next finding: 1 when one was tried, 0 when none is left. */
 static int fix_next(struct fix_run *run, const struct node *n, const struct findings *fs)
 {
@@ -242,13 +281,26 @@ static int fix_next(struct fix_run *run, const struct node *n, const struct find
 	}
 	if (!best)
 		return 0;
+	/* The same command as an earlier fix (persist for many findings, a
+	 * port's GUID remedy its VF's): counted to that fix, not run again. */
+	const struct fix_outcome *same = fix_same_plan(run, best);
+	if (same) {
+		enum fix_state st = same->st == FIX_DONE ? FIX_REMAINS : same->st;
+		if (fix_add(run, n, best, st) < 0)
+			return -ENOMEM;
+		run->v[run->n - 1].plan = same->plan;
+		return 1;
+	}
 	run->plans++;
 	enum remedy_phase ph = remedy_phase(&best->remedy);
 	const struct pf *pf;
 	finding_vf(n, best, &pf);
 	const struct fix_outcome *dep = fix_blocker(run, ph, pf ? pf->fn.bdf : "");
-	if (!dep && ph == REMEDY_PHASE_GUID && is_group_guid(best) && run->o->group_guids) {
-		int r = fix_guid_group(run, n, fs);
+	for (size_t g = 0; !dep && g < sizeof(groups) / sizeof(*groups); g++) {
+		const bool *wanted = (const bool *)((const char *)run->o + groups[g].wanted);
+		if (!*wanted || ph != groups[g].ph || !groups[g].member(best))
+			continue;
+		int r = fix_group_run(run, n, &groups[g], fs);
 		if (r != 0)
 			return r < 0 ? r : 1;
 	}
@@ -256,11 +308,12 @@ static int fix_next(struct fix_run *run, const struct node *n, const struct find
 	       best->subject[0] ? best->subject : "node");
 	print_escaped("", best->remedy.summary, "\n");
 	enum fix_state st;
-	const struct fix_outcome *same = fix_same_plan(run, best);
-	if (same) {
-		printf("  the plan of fix %u (%s %s), not run again\n", same->plan, same->id,
-		       same->subject[0] ? same->subject : "node");
-		st = same->st == FIX_DONE ? FIX_REMAINS : same->st;
+	if (!dep && run->o->dry_run && ph == REMEDY_PHASE_PERSIST && fix_planned_before(run)) {
+		/* Its plan is made from the node the fixes above leave: shown when
+		 * they are applied, not now. */
+		printf("  planned last: persist writes the .link files and the boot unit from the "
+		       "node the fixes above leave (its plan is made then)\n");
+		st = FIX_PLANNED;
 	} else if (dep) {
 		printf("  skipped: it depends on %s %s, which was %s\n", dep->id,
 		       dep->subject[0] ? dep->subject : "node", fix_state_names[dep->st]);
@@ -276,7 +329,10 @@ static void fix_mark_remaining(struct fix_run *run, const struct findings *fs)
 {
 	for (size_t i = 0; i < fs->n; i++) {
 		struct fix_outcome *o = fix_find(run, &fs->v[i]);
-		if (o && o->plan == run->plans && o->st == FIX_DONE)
+		/* Still there with a remedy of a later phase (a VF renamed to its
+		 * name, which persist pins next): its own fix did its part. */
+		if (o && o->plan == run->plans && o->st == FIX_DONE &&
+		    remedy_phase(&fs->v[i].remedy) <= o->ph)
 			o->st = FIX_REMAINS;
 	}
 }

@@ -15,6 +15,9 @@ struct fix_opts {
 	/* One `vf guid --assign-all` plan for the zero and duplicate GUIDs
 	 * (when both kinds are selected on the whole node), not one per VF. */
 	bool group_guids;
+	/* One `vf rename --all` plan for the kernel-named VFs (when
+	 * name-unstable is selected on the whole node), not one per VF. */
+	bool group_names;
 };
 
 /* What the fixes read each round: the node as the check sees it (the

@@ -362,6 +362,7 @@ int cmd_check(const struct cli *c, int argc, char **argv)
 	if (a.n_fix) {
 		a.fo.group_guids = !fl.by_device && selects_id(&fl, "guid-zero") &&
 				   selects_id(&fl, "guid-duplicate");
+		a.fo.group_names = !fl.by_device && selects_id(&fl, "name-unstable");
 		struct fix_ctx x = {.c = c, .a = &a, .fl = &fl};
 		struct fix_source src = {.read = fix_read_node, .keep = fix_keep, .ctx = &x};
 		rc = check_fix_run(c, &a.fo, &src);

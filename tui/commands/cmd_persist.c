@@ -7,14 +7,14 @@
 #include "tui/base/cli_action.h"
 #include "core/actions/actions.h"
 
-#define USAGE "persist [--ibvf PATH] [--output DIR] [--dry-run] [--yes]"
+#define USAGE "persist [--ibvf PATH] [--output DIR] [--force] [--dry-run] [--yes]"
 
 int cmd_persist(const struct cli *c, int argc, char **argv)
 {
 	struct act_args p;
 	struct action_req req = {.kind = ACTION_PERSIST};
 
-	if (cli_action_parse(argc, argv, "output dry-run ibvf yes no-wait", &p) < 0 ||
+	if (cli_action_parse(argc, argv, "output dry-run ibvf force yes no-wait", &p) < 0 ||
 	    cli_want_args(&p, 0, USAGE) < 0)
 		return EXIT_USAGE;
 	if (p.ibvf && (p.ibvf[0] != '/' || strlen(p.ibvf) >= sizeof(req.path))) {
@@ -27,6 +27,7 @@ int cmd_persist(const struct cli *c, int argc, char **argv)
 			  sizeof(req.outdir));
 		return EXIT_USAGE;
 	}
+	req.force = p.req.force;
 	if (p.ibvf)
 		strcpy(req.path, p.ibvf);
 	if (p.output)

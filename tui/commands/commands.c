@@ -179,18 +179,22 @@ static const struct cmd commands[] = {
 	 VF_USAGE, VF_HELP},
 	{"persist", cmd_persist, CMD_NODE | CMD_JSON,
 	 "write .link files and a boot unit for the VF layout",
-	 "persist [--ibvf PATH] [--output DIR] [--dry-run] [--yes] [--json] [--no-wait]",
+	 "persist [--ibvf PATH] [--output DIR] [--force] [--dry-run] [--yes] [--json] [--no-wait]",
 	 "Write what makes the current VF layout survive a reboot: a systemd .link file\n"
 	 "per VF (matched by PCI path) and ibvf-sriov.service, a oneshot unit that loads\n"
 	 "the driver, creates the VFs, sets their GUIDs and settles udev before the\n"
-	 "kubelet. Into /etc/systemd/{network,system} (under --root/--sim), or flat into\n"
-	 "--output DIR (an absolute path). Refuses while checks find zero, duplicate or\n"
+	 "kubelet, enabled (multi-user.target.wants). Into /etc/systemd/{network,system}\n"
+	 "(under --root/--sim), or flat into --output DIR (an absolute path). Refuses\n"
+	 "when an earlier .link file would keep a VF from its name at the next boot\n"
+	 "(naming it; --force writes anyway), and while checks find zero, duplicate or\n"
 	 "invalid GUIDs, VFs without a driver or kernel names (ibN/ethN), naming each\n"
 	 "check and 'ibvf check --fix ID'; plans every ibvf command of the unit on the\n"
 	 "node first and refuses a line the node would refuse at boot.\n"
-	 "  --ibvf PATH  the ibvf the unit runs: absolute, a root-owned executable not\n"
-	 "               writable by group or others; without it, this binary, refused\n"
-	 "               in a build tree, under /tmp or in a directory users can write\n"
+	 "  --ibvf PATH  the ibvf the unit runs: absolute, on the node a root-owned\n"
+	 "               executable not writable by group or others; without it, this\n"
+	 "               binary, refused in a build tree, under /tmp or in a directory\n"
+	 "               users can write\n"
+	 "  --force      write the files although an earlier .link file defeats them\n"
 	 "  --dry-run    print the plan (each file's content) and write nothing\n"
 	 "  --yes        write without asking (needed when stdin is not a terminal)\n"
 	 "  --no-wait    fail at once when another ibvf holds the node's lock\n"

@@ -9,7 +9,7 @@
 
 #include "core/checks/checks.h"
 #include "core/base/escape.h"
-#include "core/persist/linkfile.h"
+#include "core/persist/boot.h"
 #include "core/model/node.h"
 
 struct metrics_writer {
@@ -218,16 +218,17 @@ static double guid_dup(struct metrics_writer *w, const struct vf *vf, void *arg)
 	return faults_of(f->v, f->n, vf->fn.bdf) & FAULT_DUP ? 1 : 0;
 }
 
-/* 1 when the .link file udev applies at boot gives the netdev the name it
- * has; no sample for a VF without a netdev. */
+/* 1 when the next boot gives the netdev the name it has (the prediction
+ * name-unstable reads, core/persist/boot.h); no sample for a VF without a
+ * netdev. */
 static double name_pinned(struct metrics_writer *w, const struct vf *vf, void *arg)
 {
 	(void)arg;
 	const char *name = vf->fn.n_netdevs ? vf->fn.netdevs[0].name : NULL;
-	if (!name)
+	const struct pf *pf = NULL;
+	if (!name || !node_find_fn(w->in->node, vf->fn.bdf, &pf, NULL) || !pf)
 		return -1;
-	const struct link_file *pin = linkfile_pinning(w->in->node, &vf->fn, name);
-	return pin && pin->name && !strcmp(pin->name, name) ? 1 : 0;
+	return boot_vf_name_kept(w->in->node, pf, vf) ? 1 : 0;
 }
 
 static void vf_families(struct metrics_writer *w)
