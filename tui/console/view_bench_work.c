@@ -14,8 +14,6 @@
 #include "tui/bench/bench_validate.h"
 #include "view_bench_int.h"
 
-#define MIN_RATIO 0.9 /* `ibvf bench`'s default --min-ratio */
-
 struct ctx {
 	struct job *job;
 	unsigned int target;
@@ -52,7 +50,8 @@ static void set_state(struct job *j, struct target *t, enum tstate s)
 static void validate_one(struct job *j, struct target *t, const struct bench_config *cfg,
 			 struct ctx *x)
 {
-	struct bench_opts o = {.cfg = *cfg, .min_ratio = MIN_RATIO, .state_root = j->root};
+	struct bench_opts o = {
+		.cfg = *cfg, .min_ratio = BENCH_DEFAULT_MIN_RATIO, .state_root = j->root};
 	struct validate_peer p = {.host = j->peer == PEER_REMOTE ? j->host : NULL,
 				  .peer_dev = j->peer == PEER_LOOPBACK ? t->t.ibdev : j->peer_ibdev,
 				  .peer_id = j->peer == PEER_REMOTE	? j->host
@@ -108,7 +107,7 @@ static void run_target(struct job *j, size_t i, struct bench_result *res)
 	struct bench_verdict v = {0};
 	struct json_object *o = NULL;
 	if (r == 0) {
-		bench_judge(res, &t->t, MIN_RATIO, &v);
+		bench_judge(res, &t->t, BENCH_DEFAULT_MIN_RATIO, &v);
 		o = bench_result_to_json(res, &t->t, &v);
 	}
 	pthread_mutex_lock(&j->mu);
