@@ -278,7 +278,7 @@ int bench_cli_all_vfs(const struct bench_opts *o, const struct node *n, const ch
 	struct sweep_bar sb = {.bar = {.on = isatty(2) && !o->json}};
 	snprintf(sb.bar.label, sizeof(sb.bar.label), "%s",
 		 o->parallel ? "every PF at once" : "one VF after another");
-	struct bench_sweep_config sc = {
+	struct bench_cli_sweep_config sc = {
 		.run = bench_sweep_single_test,
 		.run_arg = (void *)o,
 		.test = exchange_test_name(o->cfg.test),
@@ -293,9 +293,9 @@ int bench_cli_all_vfs(const struct bench_opts *o, const struct node *n, const ch
 		.hook_arg = &sb,
 	};
 	struct json_object *doc = NULL;
-	if (bench_sweep_check_ports(o->cfg.tcp_port, o->parallel, host, n) < 0)
+	if (bench_cli_sweep_check_ports(o->cfg.tcp_port, o->parallel, host, n) < 0)
 		return EXIT_USAGE;
-	int r = bench_sweep_run(&sc, n, &doc);
+	int r = bench_cli_sweep_run(&sc, n, &doc);
 	bar_clear(&sb.bar);
 	if (r < 0) {
 		cli_error("bench --all-vfs: cannot run the sweep: %s", strerror(-r));

@@ -38,7 +38,7 @@ struct lane {
 };
 
 struct sweep {
-	const struct bench_sweep_config *cfg;
+	const struct bench_cli_sweep_config *cfg;
 	struct item *items;
 	size_t n, done;
 	struct lane *lanes;
@@ -83,7 +83,7 @@ static const char *find_link_layer(const struct node *n, const char *ibdev)
 /* Places every VF and decides those skipped before any run. */
 static void items_fill(struct sweep *s, const struct node *n)
 {
-	const struct bench_sweep_config *c = s->cfg;
+	const struct bench_cli_sweep_config *c = s->cfg;
 	const char *peer_ll = c->host ? NULL : find_link_layer(n, c->peer_dev);
 	size_t lane = 0;
 	for (size_t i = 0; i < n->n_pfs; i++) {
@@ -161,7 +161,7 @@ static void finish_row(struct item *it, bool ran, bool peer_out)
 
 static void run_item(struct sweep *s, struct item *it)
 {
-	const struct bench_sweep_config *c = s->cfg;
+	const struct bench_cli_sweep_config *c = s->cfg;
 	struct bench_sweep_strikes *k = &s->strikes[s->strikes_per_lane ? it->lane : 0];
 	bool ran = false, out = false;
 	pthread_mutex_lock(&s->mu);
@@ -237,7 +237,7 @@ static struct json_object *pf_rates(const struct sweep *s)
 
 static struct json_object *document(struct sweep *s, double wall)
 {
-	const struct bench_sweep_config *c = s->cfg;
+	const struct bench_cli_sweep_config *c = s->cfg;
 	struct json_object *doc = json_object_new_object(), *vfs = json_object_new_array();
 	int pass = 0, fail = 0, skip = 0;
 	char peer[300];
@@ -279,7 +279,7 @@ struct json_object *bench_sweep_summary(int pass, int fail, int skip, int total)
 	return sum;
 }
 
-int bench_sweep_check_opts(const struct bench_opts *o)
+int bench_cli_sweep_check_opts(const struct bench_opts *o)
 {
 	if (o->parallel && !o->all_vfs) {
 		cli_error("--parallel runs with --all-vfs (one worker per PF)");
@@ -292,7 +292,8 @@ int bench_sweep_check_opts(const struct bench_opts *o)
 	return 0;
 }
 
-int bench_sweep_check_ports(uint16_t port, bool parallel, const char *host, const struct node *n)
+int bench_cli_sweep_check_ports(uint16_t port, bool parallel, const char *host,
+				const struct node *n)
 {
 	if (host && parallel && bench_sweep_last_port(port, n->n_pfs) > 65535) {
 		cli_error("--parallel meets PF i on port %u+i: past 65535 with %zu PFs; use a "
@@ -303,8 +304,8 @@ int bench_sweep_check_ports(uint16_t port, bool parallel, const char *host, cons
 	return 0;
 }
 
-int bench_sweep_run(const struct bench_sweep_config *cfg, const struct node *n,
-		    struct json_object **ret_doc)
+int bench_cli_sweep_run(const struct bench_cli_sweep_config *cfg, const struct node *n,
+			struct json_object **ret_doc)
 {
 	struct sweep s = {.cfg = cfg};
 	size_t total = 0;

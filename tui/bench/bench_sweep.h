@@ -79,7 +79,7 @@ typedef enum bench_sweep_status bench_sweep_vf_fn(const struct bench_sweep_vf *v
  * bench_opts. */
 bench_sweep_vf_fn bench_sweep_single_test;
 
-struct bench_sweep_config {
+struct bench_cli_sweep_config {
 	bench_sweep_vf_fn *run;
 	void *run_arg;
 	const char *test; /* the test's name, for the document */
@@ -101,12 +101,12 @@ struct bench_sweep_config {
 /* Runs the sweep over n's VFs; *ret_doc gets the document above. Returns the
  * exit status: 0 when no VF failed and at least one passed, else 1; a
  * negative errno when it could not start (out of memory, no thread). */
-int bench_sweep_run(const struct bench_sweep_config *cfg, const struct node *n,
-		    struct json_object **ret_doc);
+int bench_cli_sweep_run(const struct bench_cli_sweep_config *cfg, const struct node *n,
+			struct json_object **ret_doc);
 
 struct bench_opts;
 /* --parallel and --all-pfs where they apply (said; -EINVAL) or 0. */
-int bench_sweep_check_opts(const struct bench_opts *o);
+int bench_cli_sweep_check_opts(const struct bench_opts *o);
 /* A document's "summary": {pass, fail, skip, total}. */
 struct json_object *bench_sweep_summary(int pass, int fail, int skip, int total);
 /* The last of n_pfs ports from port on, a port per PF (port for none):
@@ -117,7 +117,8 @@ static inline unsigned long bench_sweep_last_port(uint16_t port, size_t n_pfs)
 }
 /* --parallel against a remote host meets PF i on port+i: -EINVAL, said,
  * when that passes 65535 for n's PFs, else 0. */
-int bench_sweep_check_ports(uint16_t port, bool parallel, const char *host, const struct node *n);
+int bench_cli_sweep_check_ports(uint16_t port, bool parallel, const char *host,
+				const struct node *n);
 
 /* --- the parts, pure, for the tests ---------------------------------------- */
 

@@ -244,7 +244,7 @@ int bench_validate_run(const struct bench_opts *o0, const struct node *n,
 	opts.state_root = root;
 	if (one)
 		return run_one(o, one, p);
-	if (bench_sweep_check_ports(o->cfg.tcp_port, o->parallel, p->host, n) < 0)
+	if (bench_cli_sweep_check_ports(o->cfg.tcp_port, o->parallel, p->host, n) < 0)
 		return EXIT_USAGE;
 	struct sweep_arg a = {.o = o,
 			      .peer_id = p->peer_id,
@@ -252,7 +252,7 @@ int bench_validate_run(const struct bench_opts *o0, const struct node *n,
 			      .seen = json_object_new_array()};
 	snprintf(a.bar.label, sizeof(a.bar.label), "%s",
 		 o->parallel ? "every PF at once" : "every VF");
-	struct bench_sweep_config sc = {
+	struct bench_cli_sweep_config sc = {
 		.run = sweep_vf,
 		.run_arg = &a,
 		.test = "validate",
@@ -267,7 +267,7 @@ int bench_validate_run(const struct bench_opts *o0, const struct node *n,
 		.hook_arg = &a,
 	};
 	struct json_object *doc = NULL;
-	int r = bench_sweep_run(&sc, n, &doc);
+	int r = bench_cli_sweep_run(&sc, n, &doc);
 	bar_clear(&a.bar);
 	json_object_put(a.seen);
 	if (r < 0) {

@@ -289,7 +289,7 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, int *ret_pos)
 		cli_error("latency tests run on one QP, one way (no --bidir, --qps)");
 		return EXIT_USAGE;
 	}
-	if (bench_sweep_check_opts(o) < 0)
+	if (bench_cli_sweep_check_opts(o) < 0)
 		return EXIT_USAGE;
 	*ret_pos = optind;
 	return 0;
