@@ -41,16 +41,10 @@
 #include <stdint.h>
 
 #include "bench/bench.h"
+#include "bench/sweep.h"
 #include "bench/verdict.h"
 
 struct node;
-
-enum bench_sweep_status {
-	BENCH_SWEEP_PASS,
-	BENCH_SWEEP_FAIL,  /* it ran and its verdict failed */
-	BENCH_SWEEP_ERROR, /* it could not run: why is the cause (reported as FAIL) */
-	BENCH_SWEEP_SKIP,  /* not run, why says why */
-};
 
 /* One VF to run, as the sweep hands it to the callback. */
 struct bench_sweep_vf {
@@ -109,36 +103,12 @@ struct bench_opts;
 int bench_cli_sweep_check_opts(const struct bench_opts *o);
 /* A document's "summary": {pass, fail, skip, total}. */
 struct json_object *bench_sweep_summary(int pass, int fail, int skip, int total);
-/* The last of n_pfs ports from port on, a port per PF (port for none):
- * above 65535 when they do not fit. */
-static inline unsigned long bench_sweep_last_port(uint16_t port, size_t n_pfs)
-{
-	return (unsigned long)port + (n_pfs ? n_pfs - 1 : 0);
-}
 /* --parallel against a remote host meets PF i on port+i: -EINVAL, said,
  * when that passes 65535 for n's PFs, else 0. */
 int bench_cli_sweep_check_ports(uint16_t port, bool parallel, const char *host,
 				const struct node *n);
 
 /* --- the parts, pure, for the tests ---------------------------------------- */
-
-#define BENCH_SWEEP_STRIKES 3
-
-/* A peer's record of failures in a row (one per peer: per PF with a remote
- * peer in parallel, else one for the sweep). */
-struct bench_sweep_strikes {
-	unsigned int n;
-	char cause[512];
-};
-
-/* Notes a VF's outcome: an ERROR whose cause does not name the VF itself
- * (ibdev or netdev in quotes, or its PCI address) is the peer's; the same
- * cause again adds a strike, another starts over, any other outcome clears.
- * True when the peer is now out (BENCH_SWEEP_STRIKES in a row). */
-bool bench_sweep_strike(struct bench_sweep_strikes *s, const struct bench_target *t,
-			enum bench_sweep_status st, const char *why);
-/* True once out; "not run: the peer failed 3 times: <cause>" into why. */
-bool bench_sweep_peer_out(const struct bench_sweep_strikes *s, char *why, size_t why_size);
 
 /* The "pfs" and "node" members from a "vfs" array of rows (each with
  * "pf_bdf", "status", "start_s", "end_s" and the verdict's figure); the

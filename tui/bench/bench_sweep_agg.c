@@ -1,58 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* The sweep's pure parts (bench_sweep.h): a peer's strikes and the per-PF
- * and node aggregates computed from the rows. */
+/* The sweep's pure parts (bench_sweep.h): the per-PF and node aggregates
+ * computed from the rows. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_sweep.h"
-
-/* Whether why names the VF t itself: its RDMA device or netdev in quotes
- * (how the engine quotes a subject), or its PCI address. */
-static bool names_vf(const struct bench_target *t, const char *why)
-{
-	const char *names[] = {t->ibdev, t->netdev};
-	char q[80];
-	for (size_t i = 0; i < 2; i++) {
-		if (!names[i][0])
-			continue;
-		snprintf(q, sizeof(q), "'%s'", names[i]);
-		if (strstr(why, q))
-			return true;
-	}
-	return t->bdf[0] && strstr(why, t->bdf);
-}
-
-bool bench_sweep_strike(struct bench_sweep_strikes *s, const struct bench_target *t,
-			enum bench_sweep_status st, const char *why)
-{
-	if (s->n >= BENCH_SWEEP_STRIKES)
-		return true;
-	if (st == BENCH_SWEEP_SKIP) /* not run: says nothing of the peer */
-		return false;
-	if (st != BENCH_SWEEP_ERROR || !why || !why[0] || names_vf(t, why)) {
-		s->n = 0;
-		s->cause[0] = '\0';
-		return false;
-	}
-	if (s->n && !strcmp(s->cause, why)) {
-		s->n++;
-	} else {
-		s->n = 1;
-		snprintf(s->cause, sizeof(s->cause), "%s", why);
-	}
-	return s->n >= BENCH_SWEEP_STRIKES;
-}
-
-bool bench_sweep_peer_out(const struct bench_sweep_strikes *s, char *why, size_t why_size)
-{
-	if (s->n < BENCH_SWEEP_STRIKES)
-		return false;
-	snprintf(why, why_size, "not run: the peer failed %d times: %s", BENCH_SWEEP_STRIKES,
-		 s->cause);
-	return true;
-}
 
 /* --- aggregates ------------------------------------------------------------- */
 
