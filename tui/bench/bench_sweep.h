@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* `--all-vfs`: every VF of the node run against a peer, one VF after another
- * (the old order: PF by PF in BDF order) or, with `parallel`, one worker
- * thread per PF, all PFs at once (each PF's port is its own link) and the VFs
- * of one PF one after another. What runs one VF is a callback
- * (bench_sweep_vf_fn), so another run (a validation sequence) plugs in.
+/* `--all-vfs`: every VF of the node run against a peer on the all-VF
+ * scheduler (bench/sweep.h): one VF after another (the old order: PF by PF
+ * in BDF order) or, with `parallel`, every PF at once (each PF's port is its
+ * own link, a PF a rail) and the VFs of one PF one after another. What runs
+ * one VF is the scheduler's runner (bench_sweep_fn), so another run (a
+ * validation sequence) plugs in.
  *
  * The sweep skips before any run a VF without an RDMA device, one bound to a
  * pod (unless forced), the peer itself, and a VF whose link layer differs
  * from the peer's (both read from the node model). A peer that fails the same
- * way three times in a row is not tried again: the VFs left for it are not
- * run and say why ("not run: the peer failed 3 times: <cause>").
+ * way three times in a row is not tried again (the scheduler's strikes): the
+ * VFs left for it are not run and say why ("not run: the peer failed 3
+ * times: <cause>").
  *
  * Its JSON document:
  *   {"test", "peer", "parallel", "interrupted",
@@ -46,35 +48,10 @@
 
 struct node;
 
-/* One VF to run, as the sweep hands it to the callback. */
-struct bench_sweep_vf {
-	const struct bench_target *t; /* the VF, placed */
-	const char *host;	      /* the remote server's address; NULL: pair mode */
-	uint16_t port;		      /* the server's TCP port for this VF's PF */
-	size_t pf_index;	      /* its PF's place in the node (BDF order) */
-	const char *peer_dev;	      /* pair mode: the peer device of this node */
-	size_t lane;		      /* the worker (0 sequentially; the PF's slot) */
-	/* To pass on to bench_run(): the sweep's progress for this lane. */
-	bench_progress_fn progress;
-	void *progress_arg;
-};
-
-/* Runs one VF: returns its status, sets *ret_row to its JSON row (NULL when
- * it has none; the sweep then owns it) and writes the reason of a FAIL,
- * ERROR or SKIP (or the verdict's reason of a PASS) to why. Called from the
- * sweep's worker threads, one VF per lane at a time: it must be thread-safe
- * across lanes. The default, bench_sweep_single_test() (bench_run.c), is one
- * run of the command line's test judged by bench_judge(). */
-typedef enum bench_sweep_status bench_sweep_vf_fn(const struct bench_sweep_vf *vf, void *arg,
-						  struct json_object **ret_row, char *why,
-						  size_t why_size);
-
-/* The default callback (bench_run.c); arg is the command line's struct
- * bench_opts. */
-bench_sweep_vf_fn bench_sweep_single_test;
-
 struct bench_cli_sweep_config {
-	bench_sweep_vf_fn *run;
+	/* One VF's run, handed the job (its target, its PF's index as the
+	 * rail) and the port to meet. */
+	bench_sweep_fn *run;
 	void *run_arg;
 	const char *test; /* the test's name, for the document */
 	const char *host; /* remote server, or NULL */
@@ -83,8 +60,8 @@ struct bench_cli_sweep_config {
 	uint16_t port;
 	const char *peer_dev; /* pair mode */
 	bool parallel, force;
-	atomic_bool *cancel; /* stops starting VFs (runs under way are the callback's) */
-	/* Optional, from the worker threads, serialised by the sweep: a VF's row as
+	atomic_bool *cancel; /* stops starting VFs (runs under way are the runner's) */
+	/* Optional, from the lanes, serialised by the scheduler: a VF's row as
 	 * it finishes, and each lane's progress (rows_done VFs finished so far). */
 	void (*on_row)(struct json_object *row, void *arg);
 	void (*on_progress)(size_t lane, size_t rows_done, size_t total,
@@ -93,8 +70,8 @@ struct bench_cli_sweep_config {
 };
 
 /* Runs the sweep over n's VFs; *ret_doc gets the document above. Returns the
- * exit status: 0 when no VF failed and at least one passed, else 1; a
- * negative errno when it could not start (out of memory, no thread). */
+ * exit status: 0 when no VF failed and at least one passed, else 1; -ENOMEM
+ * when it could not start. */
 int bench_cli_sweep_run(const struct bench_cli_sweep_config *cfg, const struct node *n,
 			struct json_object **ret_doc);
 
