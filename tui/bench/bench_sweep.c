@@ -175,16 +175,6 @@ static struct json_object *document(struct sweep *s, double wall)
 	return doc;
 }
 
-struct json_object *bench_sweep_summary(int pass, int fail, int skip, int total)
-{
-	struct json_object *sum = json_object_new_object();
-	json_object_object_add(sum, "pass", json_object_new_int(pass));
-	json_object_object_add(sum, "fail", json_object_new_int(fail));
-	json_object_object_add(sum, "skip", json_object_new_int(skip));
-	json_object_object_add(sum, "total", json_object_new_int(total));
-	return sum;
-}
-
 int bench_cli_sweep_check_opts(const struct bench_opts *o)
 {
 	if (o->parallel && !o->all_vfs) {

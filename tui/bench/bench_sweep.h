@@ -15,7 +15,7 @@
  *
  * Its JSON document:
  *   {"test", "peer", "parallel", "interrupted",
- *    "vfs": [row...],      each the callback's row plus "device" (when the row
+ *    "vfs": [row...],      each the runner's row plus "device" (when the row
  *                          has none), "vf_bdf", "pf_bdf", "status" ("PASS",
  *                          "FAIL", "SKIP"), "why" (unless PASS), "start_s" and
  *                          "end_s" (seconds from the sweep's start; null when
@@ -25,15 +25,7 @@
  *             "best_gbps", "median_gbps", "busy_s"}],
  *    "node": {"aggregate_gbps", "concurrent_runs", "port_rate_gbps", "wall_s"},
  *    "summary": {"pass", "fail", "skip", "total"}}
- * A VF's figure is its row's "verdict"."figure_gbps" (bench_result_to_json()'s
- * layout); only rows that ran to a verdict (PASS or FAIL with a figure) count.
- * Per PF: the best and the median figure of its VFs (they ran one after
- * another, so they do not add up), and its port's rate. For the node,
- * aggregate_gbps is the largest sum of figures of runs that were in progress
- * at the same moment (each run's average over its own run; the sum is taken
- * at every run's start over the runs whose [start_s, end_s) holds it) and
- * concurrent_runs how many runs made that sum; sequentially it is the best
- * single figure. wall_s is the whole sweep's wall time. Unknown: null. */
+ * The "pfs", "node" and "summary" members are bench/sweep_report.h's. */
 #pragma once
 
 #include <json-c/json.h>
@@ -44,6 +36,7 @@
 
 #include "bench/bench.h"
 #include "bench/sweep.h"
+#include "bench/sweep_report.h"
 #include "bench/verdict.h"
 
 struct node;
@@ -78,20 +71,7 @@ int bench_cli_sweep_run(const struct bench_cli_sweep_config *cfg, const struct n
 struct bench_opts;
 /* --parallel and --all-pfs where they apply (said; -EINVAL) or 0. */
 int bench_cli_sweep_check_opts(const struct bench_opts *o);
-/* A document's "summary": {pass, fail, skip, total}. */
-struct json_object *bench_sweep_summary(int pass, int fail, int skip, int total);
 /* --parallel against a remote host meets PF i on port+i: -EINVAL, said,
  * when that passes 65535 for n's PFs, else 0. */
 int bench_cli_sweep_check_ports(uint16_t port, bool parallel, const char *host,
 				const struct node *n);
-
-/* --- the parts, pure, for the tests ---------------------------------------- */
-
-/* The "pfs" and "node" members from a "vfs" array of rows (each with
- * "pf_bdf", "status", "start_s", "end_s" and the verdict's figure); the
- * port rates come from rates (pf_bdf -> Gb/s, NULL or absent: unknown). */
-struct json_object *bench_sweep_pf_aggregates(struct json_object *vfs, struct json_object *rates);
-/* Seconds as JSON, to the microsecond ("0.123456"). */
-struct json_object *bench_sweep_json_secs(double s);
-struct json_object *bench_sweep_node_aggregate(struct json_object *vfs, struct json_object *pfs,
-					       double wall_s);

@@ -1,14 +1,23 @@
 // SPDX-License-Identifier: MIT
-/* The sweep's pure parts (bench_sweep.h): the per-PF and node aggregates
- * computed from the rows. */
+/* A sweep's report from its rows (sweep_report.h): the summary and the
+ * per-PF and node aggregates. */
+#include "sweep_report.h"
+
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_sweep.h"
-
-/* --- aggregates ------------------------------------------------------------- */
+struct json_object *bench_sweep_summary(int pass, int fail, int skip, int total)
+{
+	struct json_object *sum = json_object_new_object();
+	json_object_object_add(sum, "pass", json_object_new_int(pass));
+	json_object_object_add(sum, "fail", json_object_new_int(fail));
+	json_object_object_add(sum, "skip", json_object_new_int(skip));
+	json_object_object_add(sum, "total", json_object_new_int(total));
+	return sum;
+}
 
 struct json_object *bench_sweep_json_secs(double s)
 {
