@@ -95,8 +95,6 @@ static void on_done(struct bench_sweep_job *job, size_t done, size_t total, void
 	static const char *const names[] = {"PASS", "FAIL", "FAIL", "SKIP"};
 	const struct sweep *s = arg;
 	struct json_object *jo = job->row;
-	(void)done;
-	(void)total;
 	if (!jo) {
 		jo = json_object_new_object();
 		json_object_object_add(jo, "device",

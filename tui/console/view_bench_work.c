@@ -46,8 +46,6 @@ static void on_progress(const struct bench_sweep_job *job, size_t done, size_t t
 	struct job *j = arg;
 	const struct target *t = job->arg;
 	double frac = p->n_sizes ? ((double)p->size_index + p->fraction) / p->n_sizes : p->fraction;
-	(void)done;
-	(void)total;
 	send_msg(j, (unsigned int)(t - j->t), frac, p->gbps);
 }
 
