@@ -11,14 +11,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bench/defaults.h"
 #include "bench/exchange.h"
 #include "bench/exchange_auth.h"
 #include "bench/wire.h"
 #include "bench/stats.h"
 #include "core/base/err.h"
 
-#define BENCH_MAX_SIZES	   23 /* 2 B .. 8 MiB, powers of two */
-#define BENCH_DEFAULT_PORT 18515
+#define BENCH_MAX_SIZES 23 /* 2 B .. 8 MiB, powers of two */
 
 struct gate_client;
 
@@ -151,6 +151,9 @@ struct bench_result {
 int bench_run(const struct bench_config *cfg, bench_progress_fn progress, void *progress_arg,
 	      struct bench_result *res);
 
+/* A configuration with every default (bench/defaults.h): automatic GID,
+ * P_Key index 0, no listening socket, the default port; the rest zero. */
+struct bench_config bench_config_default(void);
 /* The default message size and iteration count of a test (perftest's). */
 uint64_t bench_default_size(enum bench_test t);
 uint64_t bench_default_iters(enum bench_test t);

@@ -13,22 +13,25 @@
 #include <string.h>
 #include <unistd.h>
 
-#define DEFAULT_TIMEOUT_MS 10000
-#define DEFAULT_CQ_MOD	   100
-
 bool bench_is_latency(enum bench_test t)
 {
 	return t == BENCH_WRITE_LAT || t == BENCH_READ_LAT;
 }
 
+struct bench_config bench_config_default(void)
+{
+	return (struct bench_config){
+		.gid_index = -1, .pkey_index = -1, .listen_fd = -1, .tcp_port = BENCH_DEFAULT_PORT};
+}
+
 uint64_t bench_default_size(enum bench_test t)
 {
-	return bench_is_latency(t) ? 2 : 65536;
+	return bench_is_latency(t) ? BENCH_DEFAULT_LAT_SIZE : BENCH_DEFAULT_BW_SIZE;
 }
 
 uint64_t bench_default_iters(enum bench_test t)
 {
-	return t == BENCH_WRITE_BW ? 5000 : 1000;
+	return t == BENCH_WRITE_BW ? BENCH_DEFAULT_WRITE_BW_ITERS : BENCH_DEFAULT_ITERS;
 }
 
 int bench_send(struct bench_ctx *c, const struct exchange_msg *m)
@@ -235,7 +238,8 @@ int bench_run(const struct bench_config *cfg, bench_progress_fn progress, void *
 			      .progress_arg = progress_arg,
 			      .e = &res->err,
 			      .fd = -1,
-			      .timeout_ms = cfg->timeout_ms ? cfg->timeout_ms : DEFAULT_TIMEOUT_MS};
+			      .timeout_ms =
+				      cfg->timeout_ms ? cfg->timeout_ms : BENCH_DEFAULT_TIMEOUT_MS};
 	res->test = cfg->test;
 	int lfd = cfg->listen_fd, r = 0;
 	struct gate_client client;
@@ -257,7 +261,7 @@ int bench_run(const struct bench_config *cfg, bench_progress_fn progress, void *
 		goto out;
 	}
 	fill_result_header(&c);
-	uint64_t cq_mod = cfg->cq_mod ? cfg->cq_mod : DEFAULT_CQ_MOD;
+	uint64_t cq_mod = cfg->cq_mod ? cfg->cq_mod : BENCH_DEFAULT_CQ_MOD;
 	if (cq_mod > c.params.tx_depth)
 		cq_mod = c.params.tx_depth;
 	/* A short run still gets a few completions to time and a peak to find. */

@@ -39,8 +39,8 @@ static int local_params(struct bench_ctx *c, struct exchange_params *p)
 		/* What this side can answer as a responder: the device's max. */
 		.rd_atomic = clamp_u8(c->dattr.max_qp_rd_atom),
 		.mtu = (uint8_t)c->pattr.active_mtu,
-		.qps = cfg->qps ? cfg->qps : 1,
-		.tx_depth = cfg->tx_depth ? cfg->tx_depth : 128,
+		.qps = cfg->qps ? cfg->qps : BENCH_DEFAULT_QPS,
+		.tx_depth = cfg->tx_depth ? cfg->tx_depth : BENCH_DEFAULT_TX_DEPTH,
 		.duration_s = cfg->duration_s,
 		.size = cfg->size ? cfg->size : bench_default_size(cfg->test),
 		.iters = cfg->duration_s ? 0

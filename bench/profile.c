@@ -8,9 +8,6 @@
 const enum bench_test bench_profile_tests[BENCH_PROFILE_TESTS] = {BENCH_WRITE_BW, BENCH_READ_BW,
 								  BENCH_WRITE_LAT, BENCH_READ_LAT};
 
-#define SIZE	 65536
-#define TX_DEPTH 128
-
 /* QPs by rate band: the first band whose floor the rate reaches. */
 struct band {
 	double min_gbps;
@@ -54,12 +51,12 @@ void bench_profile_choose(enum bench_test t, double rate_gbps, struct bench_prof
 			 (unsigned long long)ret->size);
 		return;
 	}
-	ret->size = SIZE;
-	ret->tx_depth = TX_DEPTH;
+	ret->size = BENCH_PROFILE_SIZE;
+	ret->tx_depth = BENCH_PROFILE_TX_DEPTH;
 	if (rate_gbps < 0) {
 		ret->qps = 1;
 		snprintf(ret->why, sizeof(ret->why), "port rate unknown: 1 QP, TX depth %d",
-			 TX_DEPTH);
+			 BENCH_PROFILE_TX_DEPTH);
 		return;
 	}
 	const struct band *b =
@@ -71,5 +68,5 @@ void bench_profile_choose(enum bench_test t, double rate_gbps, struct bench_prof
 	 * product of a 400G link with a 5 us round trip (250 KB): the depth
 	 * never limits, and deeper only grows the buffer and the CQ. */
 	snprintf(ret->why, sizeof(ret->why), "%.0f Gb/s: %s; TX depth %d x 64 KiB per QP",
-		 rate_gbps, b->why, TX_DEPTH);
+		 rate_gbps, b->why, BENCH_PROFILE_TX_DEPTH);
 }

@@ -10,8 +10,7 @@
 #include "bench/bench.h"
 
 /* The four tests a validation runs, in order. */
-#define BENCH_PROFILE_TESTS	 4
-#define BENCH_PROFILE_DURATION_S 5 /* each test; --duration wins */
+#define BENCH_PROFILE_TESTS 4
 
 extern const enum bench_test bench_profile_tests[BENCH_PROFILE_TESTS];
 

@@ -4,15 +4,12 @@
 void bench_form_config(const struct bench_form *f, const struct exchange_key *key,
 		       atomic_bool *cancel, struct bench_config *ret)
 {
-	*ret = (struct bench_config){.gid_index = -1,
-				     .pkey_index = -1,
-				     .listen_fd = -1,
-				     .tcp_port = BENCH_DEFAULT_PORT,
-				     .test = f->test,
-				     .size = f->validate ? 0 : f->size,
-				     /* latency runs one QP: the field is for bandwidth */
-				     .qps = f->validate || !bench_is_latency(f->test) ? f->qps : 0,
-				     .duration_s = f->duration_s,
-				     .key = key && key->set ? key : NULL,
-				     .cancel = cancel};
+	*ret = bench_config_default();
+	ret->test = f->test;
+	ret->size = f->validate ? 0 : f->size;
+	/* latency runs one QP: the field is for bandwidth */
+	ret->qps = f->validate || !bench_is_latency(f->test) ? f->qps : 0;
+	ret->duration_s = f->duration_s;
+	ret->key = key && key->set ? key : NULL;
+	ret->cancel = cancel;
 }

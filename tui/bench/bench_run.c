@@ -201,13 +201,20 @@ int bench_cli_run_one(const struct bench_opts *o, const struct bench_target *t, 
 	return v.pass ? 0 : 1;
 }
 
-/* bench_sweep.h's default: one run of the command line's test on the VF,
- * judged by bench_judge(); arg is the struct bench_opts. */
-enum bench_sweep_status bench_sweep_single_test(const struct bench_sweep_vf *vf, void *arg,
-						struct json_object **ret_row, char *why,
-						size_t why_size)
+/* The sweep's runner: one run of the command line's test on the job's VF
+ * against the peer, judged by bench_judge(). */
+struct single_test {
+	const struct bench_opts *o;
+	const char *host;     /* the remote server; NULL: pair mode */
+	const char *peer_dev; /* pair mode: the peer device of this node */
+};
+
+static enum bench_sweep_status single_test(const struct bench_sweep_task *task, void *arg,
+					   struct json_object **ret_row, char *why, size_t why_size)
 {
-	const struct bench_opts *o = arg;
+	const struct single_test *a = arg;
+	const struct bench_opts *o = a->o;
+	const struct bench_target *t = &task->job->t;
 	struct bench_config cfg = o->cfg;
 	struct err e = {{0}};
 	struct bench_verdict v = {0};
@@ -216,19 +223,19 @@ enum bench_sweep_status bench_sweep_single_test(const struct bench_sweep_vf *vf,
 		snprintf(why, why_size, "out of memory");
 		return BENCH_SWEEP_ERROR;
 	}
-	cfg.tcp_port = vf->port;
-	int r = vf->host ? bench_client_run(&cfg, vf->host, vf->t->ibdev, vf->progress,
-					    vf->progress_arg, res, &e)
-			 : bench_pair_run(&cfg, vf->peer_dev, vf->t->ibdev, vf->progress,
-					  vf->progress_arg, res, &e);
+	cfg.tcp_port = task->port;
+	int r = a->host ? bench_client_run(&cfg, a->host, t->ibdev, task->progress,
+					   task->progress_arg, res, &e)
+			: bench_pair_run(&cfg, a->peer_dev, t->ibdev, task->progress,
+					 task->progress_arg, res, &e);
 	if (r < 0) {
 		snprintf(why, why_size, "%s", e.msg);
 		free(res);
 		return BENCH_SWEEP_ERROR;
 	}
-	bench_judge(res, vf->t, o->min_ratio, &v);
+	bench_judge(res, t, o->min_ratio, &v);
 	snprintf(why, why_size, "%s", v.reason);
-	*ret_row = bench_result_to_json(res, vf->t, &v);
+	*ret_row = bench_result_to_json(res, t, &v);
 	free(res);
 	return v.pass ? BENCH_SWEEP_PASS : BENCH_SWEEP_FAIL;
 }
@@ -278,9 +285,10 @@ int bench_cli_all_vfs(const struct bench_opts *o, const struct node *n, const ch
 	struct sweep_bar sb = {.bar = {.on = isatty(2) && !o->json}};
 	snprintf(sb.bar.label, sizeof(sb.bar.label), "%s",
 		 o->parallel ? "every PF at once" : "one VF after another");
-	struct bench_sweep_config sc = {
-		.run = bench_sweep_single_test,
-		.run_arg = (void *)o,
+	struct single_test st = {.o = o, .host = host, .peer_dev = peer_dev};
+	struct bench_cli_sweep_config sc = {
+		.run = single_test,
+		.run_arg = &st,
 		.test = exchange_test_name(o->cfg.test),
 		.host = host,
 		.port = o->cfg.tcp_port,
@@ -293,9 +301,9 @@ int bench_cli_all_vfs(const struct bench_opts *o, const struct node *n, const ch
 		.hook_arg = &sb,
 	};
 	struct json_object *doc = NULL;
-	if (bench_sweep_check_ports(o->cfg.tcp_port, o->parallel, host, n) < 0)
+	if (bench_cli_sweep_check_ports(o->cfg.tcp_port, o->parallel, host, n) < 0)
 		return EXIT_USAGE;
-	int r = bench_sweep_run(&sc, n, &doc);
+	int r = bench_cli_sweep_run(&sc, n, &doc);
 	bar_clear(&sb.bar);
 	if (r < 0) {
 		cli_error("bench --all-vfs: cannot run the sweep: %s", strerror(-r));

@@ -163,7 +163,8 @@ int bench_cli_serve(const struct bench_opts *o, const char *dev, int lfd, uint16
 	struct serve_log log = {.out_mu = out_mu, .label = label};
 	struct gate_config gc = {.lfd = lfd,
 				 .key = o->key.set ? &o->key : NULL,
-				 .timeout_ms = cfg.timeout_ms ? cfg.timeout_ms : 10000,
+				 .timeout_ms =
+					 cfg.timeout_ms ? cfg.timeout_ms : BENCH_DEFAULT_TIMEOUT_MS,
 				 .cancel = &bench_interrupted,
 				 .log = on_gate,
 				 .log_arg = &log};

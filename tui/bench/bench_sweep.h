@@ -1,19 +1,21 @@
 /* SPDX-License-Identifier: MIT */
-/* `--all-vfs`: every VF of the node run against a peer, one VF after another
- * (the old order: PF by PF in BDF order) or, with `parallel`, one worker
- * thread per PF, all PFs at once (each PF's port is its own link) and the VFs
- * of one PF one after another. What runs one VF is a callback
- * (bench_sweep_vf_fn), so another run (a validation sequence) plugs in.
+/* `--all-vfs`: every VF of the node run against a peer on the all-VF
+ * scheduler (bench/sweep.h): one VF after another (the old order: PF by PF
+ * in BDF order) or, with `parallel`, every PF at once (each PF's port is its
+ * own link, a PF a rail) and the VFs of one PF one after another. What runs
+ * one VF is the scheduler's runner (bench_sweep_fn), so another run (a
+ * validation sequence) plugs in.
  *
  * The sweep skips before any run a VF without an RDMA device, one bound to a
  * pod (unless forced), the peer itself, and a VF whose link layer differs
  * from the peer's (both read from the node model). A peer that fails the same
- * way three times in a row is not tried again: the VFs left for it are not
- * run and say why ("not run: the peer failed 3 times: <cause>").
+ * way three times in a row is not tried again (the scheduler's strikes): the
+ * VFs left for it are not run and say why ("not run: the peer failed 3
+ * times: <cause>").
  *
  * Its JSON document:
  *   {"test", "peer", "parallel", "interrupted",
- *    "vfs": [row...],      each the callback's row plus "device" (when the row
+ *    "vfs": [row...],      each the runner's row plus "device" (when the row
  *                          has none), "vf_bdf", "pf_bdf", "status" ("PASS",
  *                          "FAIL", "SKIP"), "why" (unless PASS), "start_s" and
  *                          "end_s" (seconds from the sweep's start; null when
@@ -23,15 +25,7 @@
  *             "best_gbps", "median_gbps", "busy_s"}],
  *    "node": {"aggregate_gbps", "concurrent_runs", "port_rate_gbps", "wall_s"},
  *    "summary": {"pass", "fail", "skip", "total"}}
- * A VF's figure is its row's "verdict"."figure_gbps" (bench_result_to_json()'s
- * layout); only rows that ran to a verdict (PASS or FAIL with a figure) count.
- * Per PF: the best and the median figure of its VFs (they ran one after
- * another, so they do not add up), and its port's rate. For the node,
- * aggregate_gbps is the largest sum of figures of runs that were in progress
- * at the same moment (each run's average over its own run; the sum is taken
- * at every run's start over the runs whose [start_s, end_s) holds it) and
- * concurrent_runs how many runs made that sum; sequentially it is the best
- * single figure. wall_s is the whole sweep's wall time. Unknown: null. */
+ * The "pfs", "node" and "summary" members are bench/sweep_report.h's. */
 #pragma once
 
 #include <json-c/json.h>
@@ -41,46 +35,16 @@
 #include <stdint.h>
 
 #include "bench/bench.h"
+#include "bench/sweep.h"
+#include "bench/sweep_report.h"
 #include "bench/verdict.h"
 
 struct node;
 
-enum bench_sweep_status {
-	BENCH_SWEEP_PASS,
-	BENCH_SWEEP_FAIL,  /* it ran and its verdict failed */
-	BENCH_SWEEP_ERROR, /* it could not run: why is the cause (reported as FAIL) */
-	BENCH_SWEEP_SKIP,  /* not run, why says why */
-};
-
-/* One VF to run, as the sweep hands it to the callback. */
-struct bench_sweep_vf {
-	const struct bench_target *t; /* the VF, placed */
-	const char *host;	      /* the remote server's address; NULL: pair mode */
-	uint16_t port;		      /* the server's TCP port for this VF's PF */
-	size_t pf_index;	      /* its PF's place in the node (BDF order) */
-	const char *peer_dev;	      /* pair mode: the peer device of this node */
-	size_t lane;		      /* the worker (0 sequentially; the PF's slot) */
-	/* To pass on to bench_run(): the sweep's progress for this lane. */
-	bench_progress_fn progress;
-	void *progress_arg;
-};
-
-/* Runs one VF: returns its status, sets *ret_row to its JSON row (NULL when
- * it has none; the sweep then owns it) and writes the reason of a FAIL,
- * ERROR or SKIP (or the verdict's reason of a PASS) to why. Called from the
- * sweep's worker threads, one VF per lane at a time: it must be thread-safe
- * across lanes. The default, bench_sweep_single_test() (bench_run.c), is one
- * run of the command line's test judged by bench_judge(). */
-typedef enum bench_sweep_status bench_sweep_vf_fn(const struct bench_sweep_vf *vf, void *arg,
-						  struct json_object **ret_row, char *why,
-						  size_t why_size);
-
-/* The default callback (bench_run.c); arg is the command line's struct
- * bench_opts. */
-bench_sweep_vf_fn bench_sweep_single_test;
-
-struct bench_sweep_config {
-	bench_sweep_vf_fn *run;
+struct bench_cli_sweep_config {
+	/* One VF's run, handed the job (its target, its PF's index as the
+	 * rail) and the port to meet. */
+	bench_sweep_fn *run;
 	void *run_arg;
 	const char *test; /* the test's name, for the document */
 	const char *host; /* remote server, or NULL */
@@ -89,8 +53,8 @@ struct bench_sweep_config {
 	uint16_t port;
 	const char *peer_dev; /* pair mode */
 	bool parallel, force;
-	atomic_bool *cancel; /* stops starting VFs (runs under way are the callback's) */
-	/* Optional, from the worker threads, serialised by the sweep: a VF's row as
+	atomic_bool *cancel; /* stops starting VFs (runs under way are the runner's) */
+	/* Optional, from the lanes, serialised by the scheduler: a VF's row as
 	 * it finishes, and each lane's progress (rows_done VFs finished so far). */
 	void (*on_row)(struct json_object *row, void *arg);
 	void (*on_progress)(size_t lane, size_t rows_done, size_t total,
@@ -99,51 +63,15 @@ struct bench_sweep_config {
 };
 
 /* Runs the sweep over n's VFs; *ret_doc gets the document above. Returns the
- * exit status: 0 when no VF failed and at least one passed, else 1; a
- * negative errno when it could not start (out of memory, no thread). */
-int bench_sweep_run(const struct bench_sweep_config *cfg, const struct node *n,
-		    struct json_object **ret_doc);
+ * exit status: 0 when no VF failed and at least one passed, else 1; -ENOMEM
+ * when it could not start. */
+int bench_cli_sweep_run(const struct bench_cli_sweep_config *cfg, const struct node *n,
+			struct json_object **ret_doc);
 
 struct bench_opts;
 /* --parallel and --all-pfs where they apply (said; -EINVAL) or 0. */
-int bench_sweep_check_opts(const struct bench_opts *o);
-/* A document's "summary": {pass, fail, skip, total}. */
-struct json_object *bench_sweep_summary(int pass, int fail, int skip, int total);
-/* The last of n_pfs ports from port on, a port per PF (port for none):
- * above 65535 when they do not fit. */
-static inline unsigned long bench_sweep_last_port(uint16_t port, size_t n_pfs)
-{
-	return (unsigned long)port + (n_pfs ? n_pfs - 1 : 0);
-}
+int bench_cli_sweep_check_opts(const struct bench_opts *o);
 /* --parallel against a remote host meets PF i on port+i: -EINVAL, said,
  * when that passes 65535 for n's PFs, else 0. */
-int bench_sweep_check_ports(uint16_t port, bool parallel, const char *host, const struct node *n);
-
-/* --- the parts, pure, for the tests ---------------------------------------- */
-
-#define BENCH_SWEEP_STRIKES 3
-
-/* A peer's record of failures in a row (one per peer: per PF with a remote
- * peer in parallel, else one for the sweep). */
-struct bench_sweep_strikes {
-	unsigned int n;
-	char cause[512];
-};
-
-/* Notes a VF's outcome: an ERROR whose cause does not name the VF itself
- * (ibdev or netdev in quotes, or its PCI address) is the peer's; the same
- * cause again adds a strike, another starts over, any other outcome clears.
- * True when the peer is now out (BENCH_SWEEP_STRIKES in a row). */
-bool bench_sweep_strike(struct bench_sweep_strikes *s, const struct bench_target *t,
-			enum bench_sweep_status st, const char *why);
-/* True once out; "not run: the peer failed 3 times: <cause>" into why. */
-bool bench_sweep_peer_out(const struct bench_sweep_strikes *s, char *why, size_t why_size);
-
-/* The "pfs" and "node" members from a "vfs" array of rows (each with
- * "pf_bdf", "status", "start_s", "end_s" and the verdict's figure); the
- * port rates come from rates (pf_bdf -> Gb/s, NULL or absent: unknown). */
-struct json_object *bench_sweep_pf_aggregates(struct json_object *vfs, struct json_object *rates);
-/* Seconds as JSON, to the microsecond ("0.123456"). */
-struct json_object *bench_sweep_json_secs(double s);
-struct json_object *bench_sweep_node_aggregate(struct json_object *vfs, struct json_object *pfs,
-					       double wall_s);
+int bench_cli_sweep_check_ports(uint16_t port, bool parallel, const char *host,
+				const struct node *n);

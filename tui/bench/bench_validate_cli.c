@@ -179,21 +179,20 @@ static int run_one(const struct bench_opts *o, const struct bench_target *t,
 /* --all-vfs: the sweep (bench_sweep.h) with a validation per VF. */
 struct sweep_arg {
 	const struct bench_opts *o;
-	const char *peer_id;
+	const struct validate_peer *p;
 	struct vbar bar;
 	struct json_object *seen;
 	unsigned int drops;
 };
 
-static enum bench_sweep_status sweep_vf(const struct bench_sweep_vf *vf, void *arg,
+static enum bench_sweep_status sweep_vf(const struct bench_sweep_task *task, void *arg,
 					struct json_object **ret_row, char *why, size_t why_size)
 {
 	const struct sweep_arg *a = arg;
 	struct bench_opts o = *a->o;
-	o.cfg.tcp_port = vf->port;
-	struct validate_peer p = {
-		.host = vf->host, .peer_dev = vf->peer_dev, .peer_id = a->peer_id};
-	int rc = bench_validate_vf(&o, vf->t, &p, vf->progress, vf->progress_arg, ret_row);
+	o.cfg.tcp_port = task->port;
+	int rc = bench_validate_vf(&o, &task->job->t, a->p, task->progress, task->progress_arg,
+				   ret_row);
 	const char *w = json_object_get_string(json_object_object_get(*ret_row, "why"));
 	snprintf(why, why_size, "%s", w ? w : "every test at its verdict");
 	if (!rc)
@@ -244,15 +243,15 @@ int bench_validate_run(const struct bench_opts *o0, const struct node *n,
 	opts.state_root = root;
 	if (one)
 		return run_one(o, one, p);
-	if (bench_sweep_check_ports(o->cfg.tcp_port, o->parallel, p->host, n) < 0)
+	if (bench_cli_sweep_check_ports(o->cfg.tcp_port, o->parallel, p->host, n) < 0)
 		return EXIT_USAGE;
 	struct sweep_arg a = {.o = o,
-			      .peer_id = p->peer_id,
+			      .p = p,
 			      .bar = {.on = isatty(2) && !o->json},
 			      .seen = json_object_new_array()};
 	snprintf(a.bar.label, sizeof(a.bar.label), "%s",
 		 o->parallel ? "every PF at once" : "every VF");
-	struct bench_sweep_config sc = {
+	struct bench_cli_sweep_config sc = {
 		.run = sweep_vf,
 		.run_arg = &a,
 		.test = "validate",
@@ -267,7 +266,7 @@ int bench_validate_run(const struct bench_opts *o0, const struct node *n,
 		.hook_arg = &a,
 	};
 	struct json_object *doc = NULL;
-	int r = bench_sweep_run(&sc, n, &doc);
+	int r = bench_cli_sweep_run(&sc, n, &doc);
 	bar_clear(&a.bar);
 	json_object_put(a.seen);
 	if (r < 0) {

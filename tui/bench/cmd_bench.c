@@ -289,7 +289,7 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, int *ret_pos)
 		cli_error("latency tests run on one QP, one way (no --bidir, --qps)");
 		return EXIT_USAGE;
 	}
-	if (bench_sweep_check_opts(o) < 0)
+	if (bench_cli_sweep_check_opts(o) < 0)
 		return EXIT_USAGE;
 	*ret_pos = optind;
 	return 0;
@@ -410,16 +410,13 @@ static const struct {
 
 int cmd_bench(const struct cli *c, int argc, char **argv)
 {
-	struct bench_opts o = {.min_ratio = 0.9,
+	struct bench_opts o = {.min_ratio = BENCH_DEFAULT_MIN_RATIO,
 			       .json = c->json,
 			       .cli = c,
-			       .cfg = {.gid_index = -1,
-				       .pkey_index = -1,
-				       .listen_fd = -1,
-				       .tcp_port = BENCH_DEFAULT_PORT,
-				       .cancel = &bench_interrupted}};
+			       .cfg = bench_config_default()};
 	int first;
 	bench_mode_fn *mode = NULL;
+	o.cfg.cancel = &bench_interrupted;
 	if (parse_opts(argc, argv, &o, &first))
 		return EXIT_USAGE;
 	if (first >= argc) {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bench/defaults.h"
 #include "tui/base/cli.h"
 #include "tui/console/console.h"
 #include "help_gen.h"
@@ -29,9 +30,11 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"  --test T          write_bw (default), read_bw, write_lat, read_lat\n"                   \
 	"  --size BYTES      message size (64 KiB for bandwidth, 2 for latency)\n"                 \
 	"  --all-sizes       every power of two from 2 B to 8 MiB, on the same QPs\n"              \
-	"  --iters N         iterations (5000 write_bw, else 1000)\n"                              \
+	"  --iters N         iterations (" BENCH_STR(BENCH_DEFAULT_WRITE_BW_ITERS) " write_bw, "   \
+	"else " BENCH_STR(BENCH_DEFAULT_ITERS) ")\n"                                               \
 	"  --duration S      run S seconds instead; warm-up and cool-down excluded\n"              \
-	"  --qps N           QPs (bandwidth), --tx-depth N  WRs in flight per QP (128)\n"          \
+	"  --qps N           QPs (bandwidth), --tx-depth N  WRs in flight per QP "                 \
+	"(" BENCH_STR(BENCH_DEFAULT_TX_DEPTH) ")\n"                                                \
 	"  --bidir           both directions at once (bandwidth)\n"                                \
 	"  --outstanding N   cap on outstanding READs (default: device max, peer-clamped)\n"       \
 	"  --gid-index N     override the GID (default: RoCE v2 IPv4 on Ethernet, LID on IB;\n"    \
@@ -39,8 +42,9 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"  --cm              connect the QPs with rdma_cm (needs an IP on the netdev)\n"           \
 	"  --cm-addr ADDR    --cm: this side's IPv4, one of its netdev's (IPoIB on IB);\n"         \
 	"                    pair: up to two, each to the device that holds it\n"                  \
-	"  --port P          control TCP port (18515)\n"                                           \
-	"  --timeout MS      control replies and stalled completions (10000); a server\n"          \
+	"  --port P          control TCP port (" BENCH_STR(BENCH_DEFAULT_PORT) ")\n"               \
+	"  --timeout MS      control replies and stalled completions "                             \
+	"(" BENCH_STR(BENCH_DEFAULT_TIMEOUT_MS) "); a server\n"                                    \
 	"                    drops a client silent that long (during a run the active\n"           \
 	"                    side says ALIVE every 250 ms: keep it over 1000)\n"                   \
 	"  --bind ADDR       server: listen on ADDR only (default: all addresses); client:\n"      \
@@ -50,7 +54,8 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"                    accept, with a nonce each); FILE is regular, mode 0600, 16+ B\n"      \
 	"  --unit U          Gb/s (default) or MB/s in the table\n"                                \
 	"  --min-ratio R     PASS at R x the payload ceiling of the slower end: both ports'\n"     \
-	"                    rates, the sending VF's max_tx_rate, the headers sent (0.9)\n"        \
+	"                    rates, the sending VF's max_tx_rate, the headers sent "               \
+	"(" BENCH_STR(BENCH_DEFAULT_MIN_RATIO) ")\n"                                               \
 	"  --allow-same-port let a run whose ends share one physical port pass (it goes\n"         \
 	"                    through the HCA, not the link: no link validation otherwise)\n"       \
 	"  --sl N            service level of the QPs' path, 0..15 (0)\n"                          \
@@ -67,7 +72,8 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"  --parallel        --all-vfs: every PF at once (a worker each), a PF's VFs one\n"        \
 	"                    after another; a client's PF i meets PORT+i (docs/bench.md)\n"        \
 	"  --all-pfs         server: PF i of this node (BDF order) served on PORT+i\n"             \
-	"validate runs write_bw, read_bw, write_lat and read_lat by --duration (5 s,\n"            \
+	"validate runs write_bw, read_bw, write_lat and read_lat by --duration "                   \
+	"(" BENCH_STR(BENCH_PROFILE_DURATION_S) " s,\n"                                            \
 	"warm-up excluded) with QPs chosen from the port's rate, one PASS/FAIL per VF;\n"          \
 	"PEER is a device of this node, else a server's host (docs/bench-validate.md)\n"           \
 	"  --profile validate  the same from client or pair mode\n"                                \

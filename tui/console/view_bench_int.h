@@ -58,7 +58,7 @@ struct target {
 	struct json_object *result; /* bench_result_to_json() of the run, verdict included;
 				     * with the validation profile, its row (bench_validate.h) */
 	char why[512];
-	unsigned int pf_index; /* its PF's place in the node: its lane, PORT+i remote */
+	unsigned int pf_index; /* its PF's place in the node: its rail, PORT+i remote */
 	bool drop;	       /* the history flagged a drop (validation profile) */
 };
 
@@ -83,8 +83,6 @@ struct job {
 	struct target *t;
 	size_t n;
 	bool finished;
-	struct bench_result res; /* the worker's when it runs the targets itself */
-	size_t n_lanes;		 /* PFs run at once (set by the worker before any run) */
 };
 
 struct bench_view {

@@ -1,60 +1,23 @@
 // SPDX-License-Identifier: MIT
-/* The sweep's pure parts (bench_sweep.h): a peer's strikes and the per-PF
- * and node aggregates computed from the rows. */
+/* A sweep's report from its rows (sweep_report.h): the summary and the
+ * per-PF and node aggregates. */
+#include "sweep_report.h"
+
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_sweep.h"
-
-/* Whether why names the VF t itself: its RDMA device or netdev in quotes
- * (how the engine quotes a subject), or its PCI address. */
-static bool names_vf(const struct bench_target *t, const char *why)
+struct json_object *bench_sweep_summary(int pass, int fail, int skip, int total)
 {
-	const char *names[] = {t->ibdev, t->netdev};
-	char q[80];
-	for (size_t i = 0; i < 2; i++) {
-		if (!names[i][0])
-			continue;
-		snprintf(q, sizeof(q), "'%s'", names[i]);
-		if (strstr(why, q))
-			return true;
-	}
-	return t->bdf[0] && strstr(why, t->bdf);
+	struct json_object *sum = json_object_new_object();
+	json_object_object_add(sum, "pass", json_object_new_int(pass));
+	json_object_object_add(sum, "fail", json_object_new_int(fail));
+	json_object_object_add(sum, "skip", json_object_new_int(skip));
+	json_object_object_add(sum, "total", json_object_new_int(total));
+	return sum;
 }
-
-bool bench_sweep_strike(struct bench_sweep_strikes *s, const struct bench_target *t,
-			enum bench_sweep_status st, const char *why)
-{
-	if (s->n >= BENCH_SWEEP_STRIKES)
-		return true;
-	if (st == BENCH_SWEEP_SKIP) /* not run: says nothing of the peer */
-		return false;
-	if (st != BENCH_SWEEP_ERROR || !why || !why[0] || names_vf(t, why)) {
-		s->n = 0;
-		s->cause[0] = '\0';
-		return false;
-	}
-	if (s->n && !strcmp(s->cause, why)) {
-		s->n++;
-	} else {
-		s->n = 1;
-		snprintf(s->cause, sizeof(s->cause), "%s", why);
-	}
-	return s->n >= BENCH_SWEEP_STRIKES;
-}
-
-bool bench_sweep_peer_out(const struct bench_sweep_strikes *s, char *why, size_t why_size)
-{
-	if (s->n < BENCH_SWEEP_STRIKES)
-		return false;
-	snprintf(why, why_size, "not run: the peer failed %d times: %s", BENCH_SWEEP_STRIKES,
-		 s->cause);
-	return true;
-}
-
-/* --- aggregates ------------------------------------------------------------- */
 
 struct json_object *bench_sweep_json_secs(double s)
 {
