@@ -151,6 +151,7 @@ void node_free(struct node *n)
 	free(n->boot_unit.bad_exec);
 	free(n->boot_unit.bad_exec_file);
 	free(n->persisted);
+	free(n->persisted_guids);
 	for (size_t i = 0; i < n->n_cni_broken; i++) {
 		free(n->cni_broken[i].path);
 		free(n->cni_broken[i].why);

@@ -116,6 +116,13 @@ struct persisted_pf {
 	unsigned int numvfs;
 };
 
+/* A VF's GUIDs as the boot unit sets them ("vf guid BDF --node G --port G"). */
+struct persisted_guid {
+	char bdf[16];
+	bool has_node, has_port;
+	uint64_t node, port;
+};
+
 /* ibvf's boot unit as systemd will take it at the next boot
  * (core/snapshot/persist_read.c). */
 struct boot_unit {
@@ -210,6 +217,8 @@ struct node {
 	struct boot_unit boot_unit;	/* that unit's state for the next boot */
 	struct persisted_pf *persisted; /* the VF counts it re-creates */
 	size_t n_persisted;
+	struct persisted_guid *persisted_guids; /* the VF GUIDs it sets */
+	size_t n_persisted_guids;
 	struct bad_file *cni_broken; /* pod-binding files that could not be read whole */
 	size_t n_cni_broken;
 	struct dp_config *dp_configs; /* device plugin configs found on the node */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/guid.h"
 #include "core/persist/linkfile.h"
 #include "core/persist/naming.h"
 #include "core/persist/persist.h"
@@ -162,6 +163,24 @@ bool boot_vf_name_kept(const struct node *n, const struct pf *pf, const struct v
 	return b.name[0] && !strcmp(b.name, vf_host_name(vf));
 }
 
+unsigned int boot_pf_vfs(const struct node *n, const struct pf *pf)
+{
+	if (!boot_unit_runs(n, NULL, 0))
+		return 0;
+	for (size_t i = 0; i < n->n_persisted; i++)
+		if (!strcmp(n->persisted[i].bdf, pf->fn.bdf))
+			return n->persisted[i].numvfs;
+	return 0;
+}
+
+const struct persisted_guid *boot_vf_guids(const struct node *n, const struct vf *vf)
+{
+	for (size_t i = 0; boot_unit_runs(n, NULL, 0) && i < n->n_persisted_guids; i++)
+		if (!strcmp(n->persisted_guids[i].bdf, vf->fn.bdf))
+			return &n->persisted_guids[i];
+	return NULL;
+}
+
 bool boot_unit_runs(const struct node *n, char *why, size_t size)
 {
 	const struct boot_unit *b = &n->boot_unit;
@@ -184,4 +203,106 @@ bool boot_unit_runs(const struct node *n, char *why, size_t size)
 	else
 		return true;
 	return false;
+}
+
+static struct json_object *jstr(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+static struct json_object *jguid(bool known, uint64_t g)
+{
+	char buf[GUID_STRLEN];
+	if (!known)
+		return NULL;
+	guid_format_sysfs(g, buf);
+	return json_object_new_string(buf);
+}
+
+static const char *how_of(const struct boot_name *b)
+{
+	switch (b->source) {
+	case BOOT_NAME_NO_FILE:
+		return "no .link file matches: the kernel's name";
+	case BOOT_NAME_NONE:
+		return "the first matching .link file gives no name: the kernel's";
+	case BOOT_NAME_POLICY:
+		return "NamePolicy=";
+	case BOOT_NAME_NAME:
+		return "Name=";
+	}
+	return "?";
+}
+
+static struct json_object *vf_json(const struct node *n, const struct boot_links *links,
+				   const struct pf *pf, const struct vf *vf, bool exists,
+				   size_t *changes)
+{
+	struct json_object *o = json_object_new_object();
+	struct boot_name b = {.source = BOOT_NAME_NO_FILE};
+	const char *now = vf_host_name(vf);
+	bool named = now && boot_vf_name(n, links, pf, vf, &b) == 0;
+	const struct persisted_guid *g = boot_vf_guids(n, vf);
+	char how[96];
+	snprintf(how, sizeof(how), "%s%s", how_of(&b), b.source == BOOT_NAME_POLICY ? b.policy : "");
+	json_object_object_add(o, "bdf", json_object_new_string(vf->fn.bdf));
+	json_object_object_add(o, "pf", json_object_new_string(pf->fn.bdf));
+	json_object_object_add(o, "vf", json_object_new_int((int)vf->index));
+	json_object_object_add(o, "at_boot", json_object_new_boolean(exists));
+	json_object_object_add(o, "name_now", jstr(now));
+	json_object_object_add(o, "name_at_boot", named && b.name[0] ? jstr(b.name) : NULL);
+	json_object_object_add(o, "decided_by", named && b.file ? jstr(b.file->path) : NULL);
+	json_object_object_add(o, "how", named ? jstr(how) : NULL);
+	json_object_object_add(o, "shadowed", named && b.shadowed ? jstr(b.shadowed->path) : NULL);
+	json_object_object_add(o, "node_guid_now", jguid(vf->node_guid.known, vf->node_guid.v));
+	json_object_object_add(o, "port_guid_now", jguid(vf->port_guid.known, vf->port_guid.v));
+	/* Without a line of the unit, a VF starts with zero GUIDs. */
+	json_object_object_add(o, "node_guid_at_boot",
+			       exists ? jguid(true, g && g->has_node ? g->node : 0) : NULL);
+	json_object_object_add(o, "port_guid_at_boot",
+			       exists ? jguid(true, g && g->has_port ? g->port : 0) : NULL);
+	bool same = exists && (!now || (b.name[0] && !strcmp(b.name, now))) &&
+		    (!vf->node_guid.known || (g && g->has_node && g->node == vf->node_guid.v)) &&
+		    (!vf->port_guid.known || (g && g->has_port && g->port == vf->port_guid.v));
+	json_object_object_add(o, "same", json_object_new_boolean(same));
+	*changes += !same;
+	return o;
+}
+
+struct json_object *boot_to_json(const struct node *n)
+{
+	struct boot_links links;
+	if (boot_links_make(n, NULL, 0, &links) < 0)
+		return NULL;
+	struct json_object *o = json_object_new_object(), *u = json_object_new_object(),
+			   *pfs = json_object_new_array(), *vfs = json_object_new_array();
+	char why[512] = "";
+	bool runs = boot_unit_runs(n, why, sizeof(why));
+	size_t changes = 0;
+	json_object_object_add(o, "version", json_object_new_int(2));
+	json_object_object_add(u, "path", jstr(n->boot_unit.path));
+	json_object_object_add(u, "enabled_by", jstr(n->boot_unit.enabled_by));
+	json_object_object_add(u, "runs", json_object_new_boolean(runs));
+	json_object_object_add(u, "why", runs ? NULL : jstr(why));
+	json_object_object_add(o, "unit", u);
+	for (size_t i = 0; i < n->n_pfs; i++) {
+		const struct pf *pf = &n->pfs[i];
+		if (!pf->sriov)
+			continue;
+		unsigned int at_boot = boot_pf_vfs(n, pf);
+		struct json_object *p = json_object_new_object();
+		json_object_object_add(p, "bdf", json_object_new_string(pf->fn.bdf));
+		json_object_object_add(p, "vfs_now", json_object_new_int64((int64_t)pf->n_vfs));
+		json_object_object_add(p, "vfs_at_boot", json_object_new_int64(at_boot));
+		json_object_array_add(pfs, p);
+		changes += at_boot != pf->n_vfs;
+		for (size_t j = 0; j < pf->n_vfs; j++)
+			json_object_array_add(vfs, vf_json(n, &links, pf, &pf->vfs[j],
+							   pf->vfs[j].index < at_boot, &changes));
+	}
+	json_object_object_add(o, "pfs", pfs);
+	json_object_object_add(o, "vfs", vfs);
+	json_object_object_add(o, "changes", json_object_new_int64((int64_t)changes));
+	boot_links_free(&links);
+	return o;
 }

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <json-c/json.h>
 #include <stddef.h>
 
 #include "core/model/node.h"
@@ -70,7 +71,23 @@ bool boot_vf_name_kept(const struct node *n, const struct pf *pf, const struct v
 bool boot_path_name(const struct node *n, const struct pf *pf, const struct vf *vf,
 		    char out[static 16]);
 
+/* A PF's VF count after the next boot: what the boot unit creates when it
+ * runs, else 0 (sriov_numvfs starts at 0). */
+unsigned int boot_pf_vfs(const struct node *n, const struct pf *pf);
+/* The GUIDs the boot unit sets on vf when it runs (NULL when it sets none:
+ * the VF starts with zero GUIDs). */
+const struct persisted_guid *boot_vf_guids(const struct node *n, const struct vf *vf);
+
 /* Whether ibvf's boot unit will run at the next boot and create what it
  * lists: present, not masked, enabled, read whole, and every program it
  * starts there. why (may be NULL) says the first reason it will not. */
 bool boot_unit_runs(const struct node *n, char *why, size_t size);
+
+/* The whole prediction as a document (`ibvf persist --verify --json`):
+ * {"version":2, "unit":{path, enabled_by, runs, why}, "pfs":[{bdf, vfs_now,
+ * vfs_at_boot}], "vfs":[{bdf, pf, vf, name_now, name_at_boot (null: the
+ * kernel's ib<N>), decided_by, how, shadowed, node_guid_now, port_guid_now,
+ * node_guid_at_boot, port_guid_at_boot, at_boot (false: the VF will not
+ * exist), same}], "changes": N}. changes counts the VFs and PFs that will
+ * not come back as they are. NULL on ENOMEM. */
+struct json_object *boot_to_json(const struct node *n);

@@ -486,6 +486,9 @@ static int write_systemd(struct build *b)
 			continue;
 		memcpy(counts[n].bdf, p->bdf, 16);
 		counts[n].numvfs = b->vfs;
+		/* A healthy node's unit is the one persist writes: it keeps the
+		 * VFs' GUIDs too; the seeded one's old unit does not. */
+		counts[n].guid0 = !b->faulty && !pf_ethernet(b, p) ? vf_guid(p, 0) : 0;
 		if (b->faulty && p->compute == UNIT_PF)
 			counts[n].numvfs = b->vfs > 1 ? b->vfs / 2 : 4;
 		n++;

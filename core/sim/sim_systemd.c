@@ -3,6 +3,7 @@
  * the boot unit `ibvf persist` would have written, in its exact format
  * (core/persist/persist.c), so discovery reads them as it reads a real node's. */
 #include "core/sim/sim_tree.h"
+#include "core/base/guid.h"
 #include "core/persist/persist.h"
 
 #include <errno.h>
@@ -79,6 +80,8 @@ static int write_unit(const char *root, const struct sim_pf_count *counts, size_
 {
 	const char *ibvf = old ? IBVF_PATH_OLD : IBVF_PATH;
 	size_t cap = 2048 + n * 128, len = 0;
+	for (size_t i = 0; i < n; i++)
+		cap += counts[i].guid0 ? counts[i].numvfs * 128 : 0;
 	char *buf = malloc(cap);
 	if (!buf)
 		return err_set(e, ENOMEM, "cannot build the boot unit");
@@ -89,6 +92,18 @@ static int write_unit(const char *root, const struct sim_pf_count *counts, size_
 	for (size_t i = 0; i < n; i++)
 		PUT("ExecStart=%s vf create %s %u --yes --timeout 120\n", ibvf, counts[i].bdf,
 		    counts[i].numvfs);
+	if (n)
+		PUT("# --force: before the kubelet runs no pod holds a VF, whatever CNI caches\n"
+		    "# left from before the reboot say.\n");
+	for (size_t i = 0; i < n; i++)
+		for (unsigned int j = 0; counts[i].guid0 && j < counts[i].numvfs; j++) {
+			char vf[16], g[GUID_STRLEN];
+			if (sim_bdf_add(counts[i].bdf, 1 + j, vf) < 0)
+				break;
+			guid_format_colon(counts[i].guid0 + j, g);
+			PUT("ExecStart=%s vf guid %s --node %s --port %s --yes --force\n", ibvf, vf,
+			    g, g);
+		}
 	PUT("ExecStart=/usr/bin/udevadm settle --timeout=60\n"
 	    "\n"
 	    "[Install]\n"

@@ -163,6 +163,9 @@ struct sim_vf_name {
 struct sim_pf_count {
 	char bdf[16];
 	unsigned int numvfs;
+	/* The GUID of VF 0 when the unit sets the VFs' GUIDs as persist writes
+	 * them (VF i gets guid0 + i); 0: no GUID lines. */
+	uint64_t guid0;
 };
 /* Writes etc/systemd/network/70-ibvf-<bdf>.link for each of names and
  * etc/systemd/system/ibvf-sriov.service re-creating counts, as `ibvf

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "resolve.h"
+#include "core/base/guid.h"
 #include "core/persist/unit.h"
 #include "core/sys/sys.h"
 
@@ -111,13 +112,55 @@ static int echo_numvfs(struct node *n, char **tok, size_t nt)
 	return pf_target(n, p, bdf) ? persisted_set(n, bdf, num) : 0;
 }
 
-/* One ExecStart= command line, as words: "vf create <PF> <N>" anywhere in
- * it, or a shell's "echo N > .../sriov_numvfs" (the words of its -c). */
+/* "ibvf vf guid <VF> [--node G] [--port G] [options]": the GUIDs the unit
+ * sets (the last line for a VF wins, as it runs last). */
+static int vf_guid(struct node *n, char **tok, size_t nt)
+{
+	struct persisted_guid g = {0};
+	const char *target = NULL;
+	for (size_t i = 0; i < nt; i++) {
+		bool node = !strcmp(tok[i], "--node"), port = !strcmp(tok[i], "--port");
+		if ((node || port) && i + 1 < nt) {
+			uint64_t v;
+			if (guid_parse(tok[++i], &v) < 0)
+				return 0;
+			*(node ? &g.node : &g.port) = v;
+			*(node ? &g.has_node : &g.has_port) = true;
+		} else if (!strcmp(tok[i], "--timeout") || !strcmp(tok[i], "--prefix")) {
+			i++;
+		} else if (tok[i][0] != '-' && !target) {
+			target = tok[i];
+		}
+	}
+	if (!target || !node_bdf_normalize(target, true, g.bdf) || (!g.has_node && !g.has_port))
+		return 0;
+	for (size_t i = 0; i < n->n_persisted_guids; i++)
+		if (!strcmp(n->persisted_guids[i].bdf, g.bdf)) {
+			n->persisted_guids[i] = g;
+			return 0;
+		}
+	if (n->n_persisted_guids >= UNIT_VFS_MAX)
+		return 0;
+	struct persisted_guid *v =
+		realloc(n->persisted_guids, (n->n_persisted_guids + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	n->persisted_guids = v;
+	v[n->n_persisted_guids++] = g;
+	return 0;
+}
+
+/* One ExecStart= command line, as words: "vf create <PF> <N>" or "vf guid
+ * <VF> ..." anywhere in it, or a shell's "echo N > .../sriov_numvfs" (the
+ * words of its -c). */
 static int exec_words(struct node *n, char **argv, size_t argc)
 {
-	for (size_t i = 0; i + 1 < argc; i++)
+	for (size_t i = 0; i + 1 < argc; i++) {
 		if (!strcmp(argv[i], "vf") && !strcmp(argv[i + 1], "create"))
 			return vf_create(n, argv + i + 2, argc - i - 2);
+		if (!strcmp(argv[i], "vf") && !strcmp(argv[i + 1], "guid"))
+			return vf_guid(n, argv + i + 2, argc - i - 2);
+	}
 	for (size_t i = 0; i + 1 < argc; i++) {
 		if (strcmp(argv[i], "-c"))
 			continue;

@@ -4,13 +4,121 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tui/base/cli_action.h"
+#include <stdio.h>
+
 #include "core/actions/actions.h"
+#include "core/base/escape.h"
+#include "core/persist/boot.h"
+#include "core/sys/sys.h"
+#include "tui/base/cli_action.h"
+#include "tui/base/text.h"
 
 #define USAGE "persist [--ibvf PATH] [--output DIR] [--force] [--dry-run] [--yes]"
 
+static const char *js(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+	return json_object_object_get_ex(o, k, &v) && v ? json_object_get_string(v) : NULL;
+}
+
+static void put(const char *prefix, const char *s, const char *suffix)
+{
+	char *q = text_escape(s ? s : "");
+	printf("%s%s%s", prefix, q ? q : "?", suffix);
+	free(q);
+}
+
+/* `persist --verify`: the next boot as predicted from the files on the node
+ * (core/persist/boot.h), what will not come back as it is now first. Exit 0
+ * when the node comes back as it is, 1 when something changes. */
+static int verify(const struct cli *c)
+{
+	struct sys *s;
+	struct node *n;
+	struct err e = {{0}};
+	if (cli_open(c, &s) < 0)
+		return 1;
+	if (node_discover(s, &n, &e) < 0) {
+		cli_error("%s", e.msg);
+		sys_close(s);
+		return 1;
+	}
+	struct json_object *o = boot_to_json(n), *u, *vfs, *pfs, *ch;
+	node_free(n);
+	sys_close(s);
+	if (!o) {
+		cli_error("out of memory");
+		return 1;
+	}
+	int changes = json_object_object_get_ex(o, "changes", &ch) ? json_object_get_int(ch) : 0;
+	if (c->json) {
+		cli_print_json(o);
+		json_object_put(o);
+		return changes ? 1 : 0;
+	}
+	json_object_object_get_ex(o, "unit", &u);
+	json_object_object_get_ex(o, "pfs", &pfs);
+	json_object_object_get_ex(o, "vfs", &vfs);
+	struct json_object *runs;
+	json_object_object_get_ex(u, "runs", &runs);
+	if (json_object_get_boolean(runs)) {
+		put("boot unit: ", js(u, "path"), "");
+		put(", enabled by ", js(u, "enabled_by"), ": runs at the next boot\n");
+	} else {
+		put("boot unit: will not run at the next boot: ", js(u, "why"), "\n");
+	}
+	printf("\n%-14s %8s %8s\n", "PF", "VFS NOW", "AT BOOT");
+	for (size_t i = 0; i < json_object_array_length(pfs); i++) {
+		struct json_object *p = json_object_array_get_idx(pfs, i), *a, *b;
+		json_object_object_get_ex(p, "vfs_now", &a);
+		json_object_object_get_ex(p, "vfs_at_boot", &b);
+		printf("%-14s %8d %8d%s\n", js(p, "bdf"), json_object_get_int(a),
+		       json_object_get_int(b),
+		       json_object_get_int(a) != json_object_get_int(b) ? "  changes" : "");
+	}
+	printf("\n%-14s %-16s %-16s %s\n", "VF", "NAME NOW", "AT BOOT", "DECIDED BY");
+	for (int pass = 0; pass < 2; pass++) /* what changes first */
+		for (size_t i = 0; i < json_object_array_length(vfs); i++) {
+			struct json_object *v = json_object_array_get_idx(vfs, i), *same, *at;
+			json_object_object_get_ex(v, "same", &same);
+			json_object_object_get_ex(v, "at_boot", &at);
+			if (json_object_get_boolean(same) == !pass)
+				continue;
+			char now[64], next[64];
+			escape_term_into(now, sizeof(now), js(v, "name_now") ? js(v, "name_now") : "-");
+			escape_term_into(next, sizeof(next),
+					 !json_object_get_boolean(at) ? "(gone)"
+					 : js(v, "name_at_boot")      ? js(v, "name_at_boot")
+								      : "ib<N>/eth<N>");
+			printf("%-14s %-16s %-16s ", js(v, "bdf"), now, next);
+			put("", js(v, "decided_by") ? js(v, "decided_by") : "-", "");
+			put(" (", js(v, "how"), ")");
+			if (js(v, "shadowed"))
+				put(", not ", js(v, "shadowed"), "");
+			if (json_object_get_boolean(at) &&
+			    (!js(v, "node_guid_now") ||
+			     strcmp(js(v, "node_guid_now"), js(v, "node_guid_at_boot") ?: "")))
+				printf(", node GUID %s -> %s", js(v, "node_guid_now") ?: "?",
+				       js(v, "node_guid_at_boot") ?: "?");
+			printf("%s\n", json_object_get_boolean(same) ? "" : "  changes");
+		}
+	printf("\n%d change%s at the next boot\n", changes, changes == 1 ? "" : "s");
+	json_object_put(o);
+	return changes ? 1 : 0;
+}
+
 int cmd_persist(const struct cli *c, int argc, char **argv)
 {
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--verify")) {
+			if (argc != 2) {
+				cli_error("--verify takes no other option of persist (it writes "
+					  "nothing): '%s'",
+					  argv[i == 1 ? 2 : 1]);
+				return EXIT_USAGE;
+			}
+			return verify(c);
+		}
 	struct act_args p;
 	struct action_req req = {.kind = ACTION_PERSIST};
 
