@@ -251,6 +251,5 @@ void console_kmsg_show(struct console *c, long line);
 bool console_tree_jump(struct console *c, const char *bdf);
 
 /* console_draw.c */
-void console_put(int y, int x, int w, const char *s, int attr);
 void console_draw_tree(struct console *c);
 void view_details_init(struct console *c, struct view *v);

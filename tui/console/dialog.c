@@ -35,24 +35,6 @@ void dialog_close(struct console *c)
 	c->dirty = true;
 }
 
-void dialog_put(int y, int x, int w, const char *s, int attr)
-{
-	if (w <= 0 || y < 0 || y >= LINES)
-		return;
-	char esc[1024];
-	if (text_needs_escape(s)) { /* text_add escaped its lines; anything else */
-		text_escape_into(esc, sizeof(esc), s);
-		s = esc;
-	}
-	int n = (int)strlen(s ? s : "");
-	n = n > w ? w : n;
-	attron(attr);
-	mvaddnstr(y, x, s ? s : "", n);
-	for (int i = n; i < w; i++)
-		addch(' ');
-	attroff(attr);
-}
-
 static struct field *field_add(struct dialog *d, enum field_kind kind, const char *label,
 			       const char *text, bool optional)
 {

@@ -9,7 +9,7 @@
 
 #include "actions.h"
 #include "console_int.h"
-#include "dialog.h"
+#include "screen.h"
 #include "tui/base/text.h"
 
 #define ROW_HEADING(sev) ((size_t)-1 - (size_t)(sev)) /* a row that names a severity */
@@ -177,7 +177,7 @@ static bool checks_action(struct console *c, struct view *v, enum key_action a)
 static void put_text(struct console *c, const struct text *t, size_t from, int y, int h, int w)
 {
 	for (int i = 0; i < h && from + (size_t)i < t->n; i++)
-		dialog_put(y + i, 1, w - 1, t->lines[from + i].s,
+		screen_put(y + i, 1, w - 1, t->lines[from + i].s,
 			   console_attr(c, text_theme_role(t->lines[from + i].role, TR_NORMAL)));
 }
 
@@ -189,7 +189,7 @@ static void draw_row(struct console *c, const struct checks_view *cv, long row, 
 	if (is_heading(v)) {
 		enum check_severity s = (enum check_severity)((size_t)-1 - v);
 		text_add(&t, TEXT_HEADING, "%s (%zu)", check_severity_name(s), cv->shown[s]);
-		dialog_put(y, 0, w, t.n ? t.lines[0].s : "",
+		screen_put(y, 0, w, t.n ? t.lines[0].s : "",
 			   console_attr(c, console_severity_role(s)));
 		text_clear(&t);
 		return;
@@ -202,10 +202,10 @@ static void draw_row(struct console *c, const struct checks_view *cv, long row, 
 		text_add(&t, TEXT_NORMAL, "%-12s  %s", f->subject[0] ? f->subject : "node",
 			 f->title);
 	int a = console_attr(c, sel ? TR_SELECTION : TR_NORMAL);
-	dialog_put(y, 0, w, "", a);
-	dialog_put(y, 1, 2, console_severity_mark(f->severity),
+	screen_put(y, 0, w, "", a);
+	screen_put(y, 1, 2, console_severity_mark(f->severity),
 		   sel ? a : console_attr(c, console_severity_role(f->severity)));
-	dialog_put(y, 4, w - 4, t.n ? t.lines[0].s : "", a);
+	screen_put(y, 4, w - 4, t.n ? t.lines[0].s : "", a);
 	text_clear(&t);
 }
 
@@ -216,7 +216,7 @@ static void draw_head(struct console *c, int y, int w, const char *hint)
 	snprintf(line, sizeof(line), " Findings: %zu critical, %zu warning, %zu info%s%s",
 		 k->counts[2], k->counts[1], k->counts[0], k->fs.n_dropped ? " (some dropped)" : "",
 		 hint);
-	dialog_put(y, 0, w, line, console_attr(c, TR_COLUMN_HEADER));
+	screen_put(y, 0, w, line, console_attr(c, TR_COLUMN_HEADER));
 }
 
 static void draw_list(struct console *c, struct checks_view *cv, const struct rect *r)
@@ -224,7 +224,7 @@ static void draw_list(struct console *c, struct checks_view *cv, const struct re
 	draw_head(c, r->y, r->w,
 		  r->w >= 100 ? "   Enter: open  t: its row  L: kernel log  f: fix" : "");
 	if (!cv->n_rows) {
-		dialog_put(r->y + 1, 1, r->w - 1,
+		screen_put(r->y + 1, 1, r->w - 1,
 			   c->checks.fs.n ? "nothing matches the filter (/ to change it)"
 					  : "no findings: every check passed on this snapshot",
 			   console_attr(c, TR_STATUS));
@@ -261,7 +261,7 @@ static void checks_draw(struct console *c, struct view *v)
 		return;
 	}
 	draw_list(c, cv, &c->lay.tree);
-	dialog_put(d.y, 0, d.w, f ? " Finding  (Enter: all of it, t: its row, f: fix)" : " Finding",
+	screen_put(d.y, 0, d.w, f ? " Finding  (Enter: all of it, t: its row, f: fix)" : " Finding",
 		   console_attr(c, TR_DETAILS_TITLE));
 	if (f) {
 		console_finding_text(c, &t, f, d.w - 1);
