@@ -13,6 +13,7 @@
 
 #include "core/base/guid.h"
 #include "dialog_int.h"
+#include "screen.h"
 #include "tui/base/text.h"
 #include "tui/render/plan_text.h"
 
@@ -277,7 +278,7 @@ static void key_preview(struct console *c, struct dialog *dlg, int k)
 	case '\r':
 	case KEY_ENTER:
 		if (dlg->on_cancel) {
-			console_message(c, TR_STATUS, "cancelled: nothing was changed");
+			screen_message(c, TR_STATUS, "cancelled: nothing was changed");
 			dialog_close(c);
 		} else if (dialog_apply_start(c, dlg) < 0) {
 			dlg->stage = STAGE_DONE;
@@ -292,11 +293,11 @@ static void key_done(struct console *c, struct dialog *dlg, int k)
 	if (body_scroll(c, dlg, k))
 		return;
 	if (dlg->plan)
-		console_message(c, dlg->apply_rc < 0 ? TR_ERROR : TR_STATUS, "%s: %s",
-				dlg->plan->summary,
-				dlg->plan->result == PLAN_CANCELLED ? "cancelled"
-				: dlg->apply_rc < 0		    ? "failed"
-								    : "applied and verified");
+		screen_message(c, dlg->apply_rc < 0 ? TR_ERROR : TR_STATUS, "%s: %s",
+			       dlg->plan->summary,
+			       dlg->plan->result == PLAN_CANCELLED ? "cancelled"
+			       : dlg->apply_rc < 0		   ? "failed"
+								   : "applied and verified");
 	dialog_close(c);
 }
 
@@ -310,7 +311,7 @@ static bool dialog_key(struct console *c, struct view *v, int k)
 		return true; /* the node is followed under the dialog meanwhile */
 	}
 	if (k == 27 && dlg->stage != STAGE_DONE) {
-		console_message(c, TR_STATUS, "cancelled: nothing was changed");
+		screen_message(c, TR_STATUS, "cancelled: nothing was changed");
 		dialog_close(c);
 		return true;
 	}

@@ -224,13 +224,13 @@ void dialog_draw(struct console *c, struct view *v)
 	listw_set_rows(&dlg->body, nw);
 	listw_fit(&dlg->body, shown);
 	long top = dlg->body.top;
-	int bh = shown + 4, y0 = (LINES - bh) / 2, a = console_attr(c, TR_HELP);
+	int bh = shown + 4, y0 = (LINES - bh) / 2, a = screen_attr(c, TR_HELP);
 	for (int y = 0; y < bh; y++)
 		screen_put(y0 + y, x0, bw, "", a);
 	screen_put(y0, x0 + 1, bw - 2, dlg->title, a | A_BOLD);
 	for (int i = 0; i < shown && top + i < nw; i++)
 		screen_put(y0 + 2 + i, x0 + 1, bw - 2, w.text[top + i],
-			   console_attr(c, w.role[top + i]));
+			   screen_attr(c, w.role[top + i]));
 	if (nw > shown) {
 		char more[96];
 		snprintf(more, sizeof(more), " %ld-%ld of %d (Up/Down PgUp/PgDn) ", top + 1,

@@ -13,19 +13,6 @@
 #include "core/pods/pods.h"
 #include "tui/base/text.h"
 
-static attr_t style_attrs(unsigned int a)
-{
-	attr_t r = A_NORMAL;
-	r |= a & THEME_BOLD ? A_BOLD : 0;
-	r |= a & THEME_DIM ? A_DIM : 0;
-	r |= a & THEME_UNDERLINE ? A_UNDERLINE : 0;
-	r |= a & THEME_REVERSE ? A_REVERSE : 0;
-#ifdef A_ITALIC
-	r |= a & THEME_ITALIC ? A_ITALIC : 0;
-#endif
-	return r;
-}
-
 void console_theme_apply(struct console *c)
 {
 	c->colors = !c->no_color && has_colors() && start_color() == OK;
@@ -39,22 +26,6 @@ void console_theme_apply(struct console *c)
 			  theme_color_fit(s->bg, c->ncolors));
 	}
 	c->dirty = true;
-}
-
-int console_attr(const struct console *c, enum theme_role r)
-{
-	const struct theme_style *s = &c->theme.role[r];
-	attr_t a = style_attrs(s->attrs);
-	if (c->colors)
-		return (int)(a | COLOR_PAIR(r + 1));
-	/* Without colour the roles that matter most still stand out. */
-	if (r == TR_SELECTION || r == TR_FKEY_LABEL || r == TR_COLUMN_HEADER ||
-	    r == TR_VIEW_ACTIVE || r == TR_DETAILS_TITLE)
-		a |= A_REVERSE;
-	if (r == TR_CHANGED || r == TR_PORT_DOWN || r == TR_GUID_ZERO || r == TR_ETHERNET ||
-	    r == TR_CHECK_CRITICAL || r == TR_CHECK_WARNING)
-		a |= A_BOLD;
-	return (int)a;
 }
 
 static void fill(int y, int x, int w, int attr)
@@ -106,7 +77,7 @@ static void draw_header(struct console *c)
 	char clock[16], line[512];
 	time_t now = time(NULL);
 	strftime(clock, sizeof(clock), "%H:%M:%S", localtime(&now));
-	int hv = console_attr(c, TR_HEADER_VALUE), hd = console_attr(c, TR_HEADER);
+	int hv = screen_attr(c, TR_HEADER_VALUE), hd = screen_attr(c, TR_HEADER);
 	for (int y = 0; y < h->h; y++)
 		fill(h->y + y, 0, h->w, hd);
 	if (h->h == 1) {
@@ -130,7 +101,7 @@ static void draw_header(struct console *c)
 			 kerr == 1 ? "" : "s");
 		int x = (int)strlen(line) + 2;
 		if (x + (int)strlen(k) < h->w)
-			screen_put(h->y + 1, x, (int)strlen(k), k, console_attr(c, TR_ERROR));
+			screen_put(h->y + 1, x, (int)strlen(k), k, screen_attr(c, TR_ERROR));
 	}
 }
 
@@ -256,15 +227,15 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 		if (row_has(m, c, "firmware-old"))
 			role[TC_FW] = TR_WARNING;
 	}
-	int sel = console_attr(c, TR_SELECTION);
+	int sel = screen_attr(c, TR_SELECTION);
 	if (selected)
 		fill(y, 0, c->lay.tree.w, sel);
 	for (int i = 0; i < TC_N; i++) {
 		if (!tc->shown[i])
 			continue;
-		int attr = selected ? sel : console_attr(c, role[i]);
+		int attr = selected ? sel : screen_attr(c, role[i]);
 		if (fields[i] != SNAP_N_FIELDS && console_is_changed(c, r->bdf, fields[i]))
-			attr = console_attr(c, TR_CHANGED);
+			attr = screen_attr(c, TR_CHANGED);
 		screen_put(y, tc->x[i], tc->w[i], cell[i], attr);
 	}
 	/* The findings mark, as `ibvf list` has it: "!!" critical, "!" warning
@@ -272,7 +243,7 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 	if (m && m->max > CHECK_INFO && tc->w[TC_DEVICE] >= 2)
 		screen_put(y, tc->x[TC_DEVICE], 2, console_severity_mark(m->max),
 			   selected ? sel | (int)A_BOLD
-				    : console_attr(c, console_severity_role(m->max)));
+				    : screen_attr(c, console_severity_role(m->max)));
 }
 
 void console_draw_tree(struct console *c)
@@ -280,7 +251,7 @@ void console_draw_tree(struct console *c)
 	const struct rect *t = &c->lay.tree;
 	struct tree_cols tc;
 	layout_tree_columns(t->w, c->tree.device_w, &tc);
-	int ch = console_attr(c, TR_COLUMN_HEADER);
+	int ch = screen_attr(c, TR_COLUMN_HEADER);
 	fill(t->y, 0, t->w, ch);
 	for (int i = 0; i < TC_N; i++)
 		if (tc.shown[i])
@@ -298,7 +269,7 @@ void console_draw_tree(struct console *c)
 			c->tl.filter[0]
 				? "nothing matches the filter (/ to change it, Esc in it restores)"
 				: "no SR-IOV or RDMA PCI functions found",
-			console_attr(c, TR_WARNING));
+			screen_attr(c, TR_WARNING));
 }
 
 static void details_draw(struct console *c, struct view *view)
@@ -308,7 +279,7 @@ static void details_draw(struct console *c, struct view *view)
 		return;
 	char title[160];
 	console_details_title(c, title, sizeof(title));
-	screen_put(d.y, 0, d.w, title, console_attr(c, TR_DETAILS_TITLE));
+	screen_put(d.y, 0, d.w, title, screen_attr(c, TR_DETAILS_TITLE));
 	/* As many columns as the fields need, at least 40 wide each. */
 	struct dline lines[96];
 	size_t n = console_details(c, lines, 96, 38);
@@ -325,12 +296,12 @@ static void details_draw(struct console *c, struct view *view)
 		char more[64];
 		if (i + 1 == cap && n > cap) {
 			snprintf(more, sizeof(more), "... %zu more (d: all)", n - cap + 1);
-			screen_put(y, x, colw, more, console_attr(c, TR_STATUS));
+			screen_put(y, x, colw, more, screen_attr(c, TR_STATUS));
 			break;
 		}
-		screen_put(y, x, label_w, lines[i].label, console_attr(c, TR_DETAILS_LABEL));
+		screen_put(y, x, label_w, lines[i].label, screen_attr(c, TR_DETAILS_LABEL));
 		screen_put(y, x + label_w + 1, value_w, v,
-			   console_attr(c, lines[i].changed ? TR_CHANGED : lines[i].role));
+			   screen_attr(c, lines[i].changed ? TR_CHANGED : lines[i].role));
 	}
 }
 
@@ -355,7 +326,7 @@ static void draw_fkeys(struct console *c)
 		N_KEYS = sizeof(keys) / sizeof(keys[0])
 	};
 	const struct rect *f = &c->lay.fkeys;
-	fill(f->y, 0, f->w, console_attr(c, TR_FKEY_LABEL));
+	fill(f->y, 0, f->w, screen_attr(c, TR_FKEY_LABEL));
 	int need = 0, drop = 0;
 	for (size_t i = 0; i < N_KEYS; i++)
 		need += (int)strlen(keys[i].key) + (int)strlen(keys[i].label) + 2;
@@ -372,8 +343,8 @@ static void draw_fkeys(struct console *c)
 		int kw = (int)strlen(keys[i].key), lw = (int)strlen(keys[i].label) + 2;
 		if (x + kw + lw > f->w)
 			break;
-		screen_put(f->y, x, kw, keys[i].key, console_attr(c, TR_FKEY));
-		screen_put(f->y, x + kw, lw, keys[i].label, console_attr(c, TR_FKEY_LABEL));
+		screen_put(f->y, x, kw, keys[i].key, screen_attr(c, TR_FKEY));
+		screen_put(f->y, x + kw, lw, keys[i].label, screen_attr(c, TR_FKEY_LABEL));
 		x += kw + lw;
 	}
 }
@@ -385,7 +356,7 @@ static void draw_status(struct console *c)
 	if (c->mode == MODE_FILTER || c->mode == MODE_COMMAND) {
 		snprintf(line, sizeof(line), "%s%s", c->mode == MODE_FILTER ? "/" : ":",
 			 c->mode == MODE_FILTER ? c->filtering->list->filter : c->cmd);
-		screen_put(s->y, 0, s->w, line, console_attr(c, TR_PROMPT));
+		screen_put(s->y, 0, s->w, line, screen_attr(c, TR_PROMPT));
 		int len = (int)strlen(line);
 		curs_set(1);
 		move(s->y, len < s->w ? len : s->w - 1);
@@ -393,7 +364,7 @@ static void draw_status(struct console *c)
 	}
 	curs_set(0);
 	if (c->msg[0])
-		screen_put(s->y, 0, s->w, c->msg, console_attr(c, c->msg_role));
+		screen_put(s->y, 0, s->w, c->msg, screen_attr(c, c->msg_role));
 }
 
 void console_draw(struct console *c)

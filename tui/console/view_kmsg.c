@@ -77,7 +77,7 @@ void console_kmsg_show(struct console *c, long line)
 		if (kv->shown[i] == (size_t)line)
 			listw_select(&kv->list, (long)i);
 	kv->placed = true;
-	console_view_switch(c, VIEW_KMSG);
+	screen_view_switch(c, VIEW_KMSG);
 }
 
 static void draw_list(struct console *c, struct kmsg_view *kv, const struct rect *r)
@@ -88,12 +88,12 @@ static void draw_list(struct console *c, struct kmsg_view *kv, const struct rect
 	snprintf(head, sizeof(head),
 		 " Kernel log: %zu record%s naming an RDMA driver, %zu error%s (oldest first)",
 		 n ? n->n_kmsg : 0, n && n->n_kmsg == 1 ? "" : "s", errors, errors == 1 ? "" : "s");
-	screen_put(r->y, 0, r->w, head, console_attr(c, TR_COLUMN_HEADER));
+	screen_put(r->y, 0, r->w, head, screen_attr(c, TR_COLUMN_HEADER));
 	if (!kv->n_shown) {
 		screen_put(r->y + 1, 1, r->w - 1,
 			   n && n->n_kmsg ? "nothing matches the filter (/ to change it)"
 					  : "no kernel-log record names an RDMA driver",
-			   console_attr(c, TR_STATUS));
+			   screen_attr(c, TR_STATUS));
 		return;
 	}
 	listw_fit(&kv->list, r->h - 1);
@@ -106,7 +106,7 @@ static void draw_list(struct console *c, struct kmsg_view *kv, const struct rect
 				       : l->error	   ? TR_ERROR
 							   : TR_NORMAL;
 		screen_put(r->y + 1 + (int)i, 0, r->w, t.n ? t.lines[0].s : "",
-			   console_attr(c, role));
+			   screen_attr(c, role));
 		text_clear(&t);
 	}
 }
@@ -121,7 +121,7 @@ static void draw_record(struct console *c, struct kmsg_view *kv, const struct re
 	snprintf(title, sizeof(title), " Record %ld of %zu  level %s%s", l ? kv->list.sel + 1 : 0,
 		 kv->n_shown, l && l->prio >= 0 && l->prio < 8 ? level[l->prio] : "?",
 		 l && l->error ? "  (a failure)" : "");
-	screen_put(d->y, 0, d->w, l ? title : " Record", console_attr(c, TR_DETAILS_TITLE));
+	screen_put(d->y, 0, d->w, l ? title : " Record", screen_attr(c, TR_DETAILS_TITLE));
 	if (!l)
 		return;
 	struct text t = {0};
@@ -132,7 +132,7 @@ static void draw_record(struct console *c, struct kmsg_view *kv, const struct re
 		char part[1100];
 		snprintf(part, sizeof(part), "%.*s", w, s + at);
 		screen_put(d->y + y, 1, d->w - 1, part,
-			   console_attr(c, l->error ? TR_ERROR : TR_NORMAL));
+			   screen_attr(c, l->error ? TR_ERROR : TR_NORMAL));
 	}
 	text_clear(&t);
 }
@@ -182,7 +182,7 @@ static bool kmsg_action(struct console *c, struct view *v, enum key_action a)
 	(void)v;
 	if (a != KA_BACK)
 		return false;
-	console_view_switch(c, VIEW_TREE); /* Esc: back to the tree */
+	screen_view_switch(c, VIEW_TREE); /* Esc: back to the tree */
 	return true;
 }
 

@@ -91,7 +91,7 @@ void console_draw_views(struct console *c)
 	const struct rect *v = &c->lay.views;
 	if (!v->h)
 		return;
-	screen_put(v->y, 0, v->w, "", console_attr(c, TR_VIEW_INACTIVE));
+	screen_put(v->y, 0, v->w, "", screen_attr(c, TR_VIEW_INACTIVE));
 	int x = 1;
 	for (int i = 0; i < VIEW_N && x < v->w; i++) {
 		char label[48], count[24] = "";
@@ -107,10 +107,10 @@ void console_draw_views(struct console *c)
 		int w = (int)strlen(label), cw = (int)strlen(count);
 		if (x + w > v->w)
 			w = v->w - x;
-		screen_put(v->y, x, w, label, console_attr(c, r));
+		screen_put(v->y, x, w, label, screen_attr(c, r));
 		if (cw && x + w + cw + 1 <= v->w) { /* " 2 Checks 12! ": the count in its colour */
-			screen_put(v->y, x + w, cw, count, console_attr(c, cr));
-			screen_put(v->y, x + w + cw, 1, " ", console_attr(c, r));
+			screen_put(v->y, x + w, cw, count, screen_attr(c, cr));
+			screen_put(v->y, x + w + cw, 1, " ", screen_attr(c, r));
 			w += cw + 1;
 		}
 		x += w + 1;
@@ -123,7 +123,7 @@ void console_draw_views(struct console *c)
 		snprintf(f, sizeof(f), " filter: %s ", l->filter);
 		int w = (int)strlen(f);
 		if (w < v->w - x)
-			screen_put(v->y, v->w - w, w, f, console_attr(c, TR_PROMPT));
+			screen_put(v->y, v->w - w, w, f, screen_attr(c, TR_PROMPT));
 	}
 }
 
@@ -163,7 +163,7 @@ static bool ask_key(struct console *c, struct view *v, int k)
 	if (a->yes && (k == 'y' || k == 'Y'))
 		a->yes(c, a->arg);
 	else if (a->yes)
-		console_message(c, TR_STATUS, "nothing was written");
+		screen_message(c, TR_STATUS, "nothing was written");
 	return true;
 }
 
@@ -176,7 +176,7 @@ static void ask_draw(struct console *c, struct view *v)
 		 a->yes	    ? ""
 		 : a->flash ? "  (Enter or Esc closes)"
 			    : "");
-	screen_put(s->y, 0, s->w, line, console_attr(c, a->yes ? TR_PROMPT : TR_ERROR));
+	screen_put(s->y, 0, s->w, line, screen_attr(c, a->yes ? TR_PROMPT : TR_ERROR));
 }
 
 static void state_free(struct view *v)
@@ -238,7 +238,7 @@ static void help_draw(struct console *c, struct view *v)
 	}
 	int bw = w + 4 < COLS ? w + 4 : COLS;
 	int bh = h->list.n + 2 < LINES ? (int)h->list.n + 2 : LINES;
-	int y0 = (LINES - bh) / 2, x0 = (COLS - bw) / 2, a = console_attr(c, TR_HELP);
+	int y0 = (LINES - bh) / 2, x0 = (COLS - bw) / 2, a = screen_attr(c, TR_HELP);
 	listw_fit(&h->list, bh - 2);
 	for (int y = 0; y < bh; y++)
 		screen_put(y0 + y, x0, bw, "", a);
