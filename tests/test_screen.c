@@ -3,7 +3,8 @@
  * multi-byte or double-width character is never split), control bytes and
  * bytes that are not UTF-8 shown as \xNN, padded to its width. screen_fit()
  * is checked on its bytes; screen_put() on a curses screen that is never
- * refreshed (newterm on /dev/null), read back cell by cell. */
+ * refreshed (newterm on /dev/null), read back cell by cell. And the one
+ * rule for a port state's colour, which the tree and the details share. */
 #include <check.h>
 #include <curses.h>
 #include <locale.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "core/model/node.h"
 #include "tui/console/screen.h"
 #include "testutil.h"
 
@@ -214,6 +216,25 @@ START_TEST(put_with_no_width_or_off_the_screen_writes_nothing)
 }
 END_TEST
 
+START_TEST(a_port_state_has_one_colour_in_every_view)
+{
+	struct port p = {.state = {true, PORT_ACTIVE}};
+	ck_assert_int_eq(screen_port_role(&p), TR_PORT_ACTIVE);
+	/* INIT and ARMED are on the way up: yellow, in the details too. */
+	p.state.v = PORT_INIT;
+	ck_assert_int_eq(screen_port_role(&p), TR_PORT_INIT);
+	p.state.v = PORT_ARMED;
+	ck_assert_int_eq(screen_port_role(&p), TR_PORT_INIT);
+	p.state.v = PORT_DOWN;
+	ck_assert_int_eq(screen_port_role(&p), TR_PORT_DOWN);
+	p.state.v = 0; /* NOP: not up */
+	ck_assert_int_eq(screen_port_role(&p), TR_PORT_DOWN);
+	p.state.known = false; /* unknown is not DOWN */
+	ck_assert_int_eq(screen_port_role(&p), TR_WARNING);
+	ck_assert_int_eq(screen_port_role(NULL), TR_WARNING);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("screen");
@@ -228,6 +249,9 @@ int main(void)
 	tcase_add_test(tc, put_pads_to_the_width_in_the_attribute_and_stops_there);
 	tcase_add_test(tc, put_fits_wide_characters_and_escapes_controls_on_screen);
 	tcase_add_test(tc, put_with_no_width_or_off_the_screen_writes_nothing);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("port");
+	tcase_add_test(tc, a_port_state_has_one_colour_in_every_view);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }

@@ -28,11 +28,29 @@ struct kguid {
 	uint64_t v;
 };
 
+/* The numbers of ports/N/state ("4: ACTIVE") and ports/N/phys_state
+ * ("5: LinkUp"), as the kernel gives them. */
+enum port_state {
+	PORT_DOWN = 1,
+	PORT_INIT,
+	PORT_ARMED,
+	PORT_ACTIVE,
+};
+enum port_phys_state {
+	PORT_PHYS_SLEEP = 1,
+	PORT_PHYS_POLLING,
+	PORT_PHYS_DISABLED,
+	PORT_PHYS_TRAINING, /* PortConfigurationTraining */
+	PORT_PHYS_LINK_UP,
+	PORT_PHYS_ERROR_RECOVERY,
+	PORT_PHYS_TEST,
+};
+
 struct port {
 	unsigned int num;
-	struct kval state;	/* 1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE */
+	struct kval state;	/* enum port_state */
 	char *state_name;	/* the kernel's word: "ACTIVE" */
-	struct kval phys_state; /* 2 Polling, 3 Disabled, 5 LinkUp */
+	struct kval phys_state; /* enum port_phys_state */
 	char *phys_state_name;	/* "LinkUp" */
 	char *rate;		/* "400 Gb/sec (4X NDR)" */
 	struct kval rate_mbps;	/* 400000; 2500 for 2.5 Gb/sec */

@@ -70,7 +70,7 @@ static void draw_header(struct console *c)
 				for (size_t p = 0; p < f->rdmas[k].n_ports; p++) {
 					ports++;
 					active += f->rdmas[k].ports[p].state.known &&
-						  f->rdmas[k].ports[p].state.v == 4;
+						  f->rdmas[k].ports[p].state.v == PORT_ACTIVE;
 				}
 		}
 	}
@@ -109,21 +109,6 @@ static const char *const col_names[TC_N] = {
 	"DEVICE", "NETDEV", "IBDEV",	"STATE",     "PHYS",
 	"RATE",	  "LINK",   "FIRMWARE", "PORT GUID", "POD",
 };
-
-static enum theme_role state_role(const struct port *p)
-{
-	if (!p || !p->state.known)
-		return TR_WARNING;
-	switch (p->state.v) {
-	case 4:
-		return TR_PORT_ACTIVE;
-	case 2:
-	case 3:
-		return TR_PORT_INIT;
-	default:
-		return TR_PORT_DOWN;
-	}
-}
 
 /* A PF handing out VFs on Ethernet while PFs of the same device are on
  * InfiniBand: the seed's fallen-back compute port (storage ports carry no VFs). */
@@ -216,9 +201,10 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 	else
 		snprintf(cell[TC_POD], sizeof(cell[0]), "%s", r->ghost ? "" : "-");
 	if (!r->ghost) {
-		role[TC_STATE] = p ? state_role(p) : base;
-		role[TC_PHYS] =
-			p && p->phys_state.known && p->phys_state.v == 5 ? base : TR_WARNING;
+		role[TC_STATE] = p ? screen_port_role(p) : base;
+		role[TC_PHYS] = p && p->phys_state.known && p->phys_state.v == PORT_PHYS_LINK_UP
+					? base
+					: TR_WARNING;
 		if (p && p->link_layer && !strcmp(p->link_layer, "Ethernet") &&
 		    is_fallback(c->node, r->pf))
 			role[TC_LINK] = TR_ETHERNET;

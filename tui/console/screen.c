@@ -8,6 +8,7 @@
 #include <wchar.h>
 
 #include "core/base/escape.h"
+#include "core/model/node.h"
 
 /* The columns of the valid UTF-8 character u (n bytes). A character the
  * locale cannot print (wcwidth -1: any non-ASCII one in the C locale) is
@@ -76,4 +77,19 @@ void screen_put(int y, int x, int w, const char *s, int attr)
 	for (; cols < w; cols++)
 		addch(' ');
 	attroff(attr);
+}
+
+enum theme_role screen_port_role(const struct port *p)
+{
+	if (!p || !p->state.known)
+		return TR_WARNING;
+	switch (p->state.v) {
+	case PORT_ACTIVE:
+		return TR_PORT_ACTIVE;
+	case PORT_INIT:
+	case PORT_ARMED:
+		return TR_PORT_INIT;
+	default:
+		return TR_PORT_DOWN;
+	}
 }

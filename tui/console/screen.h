@@ -14,6 +14,7 @@
 #include "tui/base/theme.h"
 
 struct console;
+struct port;
 
 /* The start of s as the screen shows it in at most w columns: written into
  * buf (NUL-terminated, at most size - 1 bytes, size at least 5), its
@@ -34,3 +35,8 @@ void screen_message(struct console *c, enum theme_role role, const char *fmt, ..
 	__attribute__((format(printf, 3, 4)));
 /* Shows view v (entering it); a view not built yet says so instead. */
 void screen_view_switch(struct console *c, enum console_view v);
+
+/* The one rule for a port state's colour, in the tree and the details
+ * alike: ACTIVE green, INIT and ARMED yellow (on the way up), anything else
+ * red (down); unknown, or no port, a warning. */
+enum theme_role screen_port_role(const struct port *p);
