@@ -132,16 +132,27 @@ START_TEST(zero_or_negative_width_or_no_text_gives_nothing)
 END_TEST
 
 /* A curses screen (vt100, 80x24) that is written to but never shown. */
+static FILE *term_out, *term_in;
+
 static SCREEN *screen_open(void)
 {
 	utf8_locale();
-	FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
-	ck_assert_ptr_nonnull(out);
-	ck_assert_ptr_nonnull(in);
-	SCREEN *scr = newterm("vt100", out, in);
+	term_out = fopen("/dev/null", "w");
+	term_in = fopen("/dev/null", "r");
+	ck_assert_ptr_nonnull(term_out);
+	ck_assert_ptr_nonnull(term_in);
+	SCREEN *scr = newterm("vt100", term_out, term_in);
 	ck_assert_ptr_nonnull(scr);
 	ck_assert_int_eq(COLS, 80);
 	return scr;
+}
+
+static void screen_close(SCREEN *scr)
+{
+	endwin();
+	delscreen(scr);
+	fclose(term_out);
+	fclose(term_in);
 }
 
 /* Row y's text from column x on, n characters (winnwstr does not count the
@@ -170,8 +181,7 @@ START_TEST(put_pads_to_the_width_in_the_attribute_and_stops_there)
 	screen_put(0, 2, 5, "abcdefgh", A_NORMAL);
 	row_text(0, 0, 9, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "..abcde  ");
-	endwin();
-	delscreen(scr);
+	screen_close(scr);
 }
 END_TEST
 
@@ -191,8 +201,7 @@ START_TEST(put_fits_wide_characters_and_escapes_controls_on_screen)
 	screen_put(1, 0, 9, "a\033[2Jb", A_NORMAL);
 	row_text(1, 0, 11, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "a\\x1b[2Jbxx");
-	endwin();
-	delscreen(scr);
+	screen_close(scr);
 }
 END_TEST
 
@@ -211,8 +220,7 @@ START_TEST(put_with_no_width_or_off_the_screen_writes_nothing)
 	screen_put(2, 1, 2, NULL, A_NORMAL); /* no text: blank */
 	row_text(2, 0, 4, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "x  x");
-	endwin();
-	delscreen(scr);
+	screen_close(scr);
 }
 END_TEST
 
