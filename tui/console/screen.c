@@ -10,17 +10,15 @@
 #include "core/base/escape.h"
 #include "core/model/node.h"
 
-/* The columns of the valid UTF-8 character u (n bytes). A character the
+/* The columns of the valid UTF-8 character u (n bytes, 1 to 4). One the
  * locale cannot print (wcwidth -1: any non-ASCII one in the C locale) is
- * taken as one column, as the terminal shows it. */
+ * counted as one column. */
 static int char_cols(const unsigned char *u, size_t n)
 {
-	wchar_t wc = n == 1   ? u[0]
-		     : n == 2 ? (wchar_t)(u[0] & 0x1f) << 6 | (u[1] & 0x3f)
-		     : n == 3 ? (wchar_t)(u[0] & 0x0f) << 12 | (wchar_t)(u[1] & 0x3f) << 6 |
-					(u[2] & 0x3f)
-			      : (wchar_t)(u[0] & 0x07) << 18 | (wchar_t)(u[1] & 0x3f) << 12 |
-					(wchar_t)(u[2] & 0x3f) << 6 | (u[3] & 0x3f);
+	static const unsigned char lead[] = {0, 0x7f, 0x1f, 0x0f, 0x07};
+	wchar_t wc = u[0] & lead[n];
+	for (size_t k = 1; k < n; k++)
+		wc = wc << 6 | (u[k] & 0x3f);
 	int cols = wcwidth(wc);
 	return cols < 0 ? 1 : cols;
 }
@@ -34,8 +32,10 @@ size_t screen_fit(char *buf, size_t size, const char *s, int w, int *ret_cols)
 		bool hex;
 		size_t n = escape_term_char(s + used, u, &hex), k = strlen(u);
 		int cw = hex ? (int)k : char_cols((const unsigned char *)u, n);
-		if (hex && cols + cw > w) /* as much of \xNN as fits, then no more */
-			cw = (int)(k = (size_t)(w - cols));
+		if (hex && cols + cw > w) { /* as much of \xNN as fits, then no more */
+			k = (size_t)(w - cols);
+			cw = (int)k;
+		}
 		if (cols + cw > w || len + k >= size)
 			break;
 		memcpy(buf + len, u, k);

@@ -121,7 +121,7 @@ static void draw_spark(struct console *c, int y, int w)
 	for (size_t i = from; i < bv->n_spark; i++)
 		top = bv->spark[i] > top ? bv->spark[i] : top;
 	size_t len = 0;
-	int cols = 0; /* one a glyph; the rest of the row stays as it is */
+	int cols = 0; /* a glyph a column; the row past them is left alone */
 	for (size_t i = from; i < bv->n_spark; i++, cols++) {
 		int h = top > 0 ? (int)(bv->spark[i] / top * 7.0f + 0.5f) : 0;
 		const char *g = c->utf8 ? blocks[h] : (const char[]){ramp[h], 0};
@@ -188,7 +188,7 @@ static int draw_latency(struct console *c, struct json_object *s, int y, int y_e
 			n = 1; /* a non-empty bucket is never blank */
 		char bar[1024] = "";
 		size_t len = 0;
-		int cols = 0; /* one a glyph; the rest of the row stays as it is */
+		int cols = 0; /* a glyph a column; the row past them is left alone */
 		for (; cols < n && len + 4 < sizeof(bar); cols++) {
 			const char *g = c->utf8 ? "█" : "#";
 			memcpy(bar + len, g, strlen(g));
