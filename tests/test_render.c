@@ -129,7 +129,7 @@ START_TEST(control_characters_are_escaped)
 	ck_assert_str_eq(t.lines[0].s, "vf rename: rename '\\x1b]0;owned\\x07' \\x85x");
 	text_clear(&t);
 	json_object_put(plan);
-	/* What the console's put functions do with a string they are given. */
+	/* What the console's screen writer does with a string it is given. */
 	char b[32], small[8];
 	ck_assert(text_needs_escape("ib\b0\n"));
 	ck_assert(!text_needs_escape("mlx5_core: probe of 0000:18:00.2 failed ▾"));

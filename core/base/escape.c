@@ -67,6 +67,22 @@ bool escape_term_needed(const char *s)
 	return hex;
 }
 
+size_t escape_term_char(const char *s, char out[static 5], bool *ret_hex)
+{
+	bool hex = false;
+	unsigned int v = 0;
+	size_t n = s && *s ? term_unit(s, &hex, &v) : 0;
+	*ret_hex = hex;
+	if (hex) {
+		snprintf(out, 5, "\\x%02x", (unsigned char)v);
+		return n;
+	}
+	if (n)
+		memcpy(out, s, n);
+	out[n] = '\0';
+	return n;
+}
+
 void escape_term_into(char *buf, size_t size, const char *s)
 {
 	size_t len = 0;
@@ -74,16 +90,12 @@ void escape_term_into(char *buf, size_t size, const char *s)
 		return;
 	while (s && *s) {
 		bool hex;
-		unsigned int v;
-		size_t n = term_unit(s, &hex, &v);
-		if (len + (hex ? 4 : n) >= size)
+		char u[5];
+		size_t n = escape_term_char(s, u, &hex), ulen = strlen(u);
+		if (len + ulen >= size)
 			break;
-		if (hex) {
-			len += (size_t)snprintf(buf + len, size - len, "\\x%02x", v);
-		} else {
-			memcpy(buf + len, s, n);
-			len += n;
-		}
+		memcpy(buf + len, u, ulen);
+		len += ulen;
 		s += n;
 	}
 	buf[len] = '\0';

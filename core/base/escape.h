@@ -35,6 +35,11 @@ bool escape_utf8_valid(const char *s);
 bool escape_term_needed(const char *s);
 /* s for a terminal (see above) into buf, cut at a character to fit size. */
 void escape_term_into(char *buf, size_t size, const char *s);
+/* The character at s for a terminal: into out, NUL-terminated, either its
+ * own bytes or \xNN (then *ret_hex is true); returns how many bytes of s it
+ * takes, 0 at the end of s. One character at a time, for a writer that fits
+ * text in columns. */
+size_t escape_term_char(const char *s, char out[static 5], bool *ret_hex);
 
 /* Appends w as one shell word to buf (size bytes, *len used); false, with
  * buf as it was, when it does not fit. */

@@ -30,9 +30,9 @@ struct kguid {
 
 struct port {
 	unsigned int num;
-	struct kval state;	/* 1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE */
+	struct kval state;	/* enum port_state (names.h) */
 	char *state_name;	/* the kernel's word: "ACTIVE" */
-	struct kval phys_state; /* 2 Polling, 3 Disabled, 5 LinkUp */
+	struct kval phys_state; /* enum port_phys_state (names.h) */
 	char *phys_state_name;	/* "LinkUp" */
 	char *rate;		/* "400 Gb/sec (4X NDR)" */
 	struct kval rate_mbps;	/* 400000; 2500 for 2.5 Gb/sec */

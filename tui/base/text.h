@@ -58,8 +58,8 @@ const struct text_line *text_find(const struct text *t, const char *needle);
 /* s for a terminal (core/base/escape.h): C0 and C1 controls, DEL and bytes that
  * are not UTF-8 written as \xNN, so nothing read from the node or a file
  * can move the cursor or retitle a terminal; cut at a character to fit
- * size. text_add escapes this way; the console's put functions call it for
- * a string text_needs_escape finds such a byte in. */
+ * size. text_add escapes this way, and so does the console's screen writer
+ * (tui/console/screen.h), a character at a time. */
 void text_escape_into(char *buf, size_t size, const char *s);
 bool text_needs_escape(const char *s);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "console_int.h"
+#include "screen.h"
 #include "view_journal.h"
 #include "core/actions/actions.h"
 #include "core/persist/naming.h"
@@ -32,7 +33,7 @@ static void refuse(struct console *c, const char *fmt, ...)
 	if (c->refuse_notice)
 		console_ask(c, NULL, NULL, "%s", why);
 	else
-		console_message(c, TR_ERROR, "%s", why);
+		screen_message(c, TR_ERROR, "%s", why);
 }
 
 /* The selected row when it is a present PF or VF; else a refusal and NULL. */
@@ -158,7 +159,7 @@ void console_fix_finding(struct console *c, const struct finding *f)
 		return;
 	}
 	if (f->remedy.kind != REMEDY_IBVF) {
-		console_message(c, TR_STATUS, "%s: nothing to fix, it is for information", f->id);
+		screen_message(c, TR_STATUS, "%s: nothing to fix, it is for information", f->id);
 		return;
 	}
 	struct act_args p;
@@ -168,12 +169,11 @@ void console_fix_finding(struct console *c, const struct finding *f)
 		char line[256];
 		text_shell_join(line, sizeof(line), (const char *const *)f->remedy.steps,
 				f->remedy.n_steps);
-		console_message(c, TR_STATUS, "%s: run 'ibvf %s' (not from this view)", f->id,
-				line);
+		screen_message(c, TR_STATUS, "%s: run 'ibvf %s' (not from this view)", f->id, line);
 		return;
 	}
 	if (r < 0) {
-		console_message(c, TR_ERROR, "%s: %s", f->id, e.msg);
+		screen_message(c, TR_ERROR, "%s: %s", f->id, e.msg);
 		return;
 	}
 	dialog_open_req(c, &p.req, title);
@@ -245,7 +245,7 @@ int console_cmd_guid(struct console *c, const char *arg)
 		char *dst = !strcmp(t, "--node") ? node : !strcmp(t, "--port") ? port : NULL;
 		char *v = dst ? strtok_r(NULL, " ", &save) : NULL;
 		if (!v) {
-			console_message(
+			screen_message(
 				c, TR_ERROR,
 				"usage: guid [--node GUID] [--port GUID] [--force] (at '%s')", t);
 			return -EINVAL;
@@ -260,9 +260,8 @@ static int assign_all(struct console *c, const char *arg)
 	struct action_req req = {.kind = ACTION_ASSIGN_ALL};
 	if (*arg) {
 		if (naming_parse_prefix(arg, &req.prefix) < 0) {
-			console_message(c, TR_ERROR,
-					"invalid prefix '%s': give 5 bytes, as 00:11:22:33:44",
-					arg);
+			screen_message(c, TR_ERROR,
+				       "invalid prefix '%s': give 5 bytes, as 00:11:22:33:44", arg);
 			return -EINVAL;
 		}
 		req.has_prefix = true;
@@ -275,9 +274,9 @@ int console_cmd_persist(struct console *c, const char *arg)
 {
 	struct action_req req = {.kind = ACTION_PERSIST};
 	if (*arg && (*arg != '/' || strlen(arg) >= sizeof(req.path) || strchr(arg, ' '))) {
-		console_message(c, TR_ERROR,
-				"invalid ibvf path '%.64s': an absolute path under %zu bytes", arg,
-				sizeof(req.path));
+		screen_message(c, TR_ERROR,
+			       "invalid ibvf path '%.64s': an absolute path under %zu bytes", arg,
+			       sizeof(req.path));
 		return -EINVAL;
 	}
 	snprintf(req.path, sizeof(req.path), "%s", arg);
@@ -290,7 +289,7 @@ int console_cmd_destroy(struct console *c, const char *arg)
 	char rest[256];
 	bool force = strip_force(arg, rest, sizeof(rest));
 	if (*rest) {
-		console_message(c, TR_ERROR, "usage: destroy [--force] (at '%s')", rest);
+		screen_message(c, TR_ERROR, "usage: destroy [--force] (at '%s')", rest);
 		return -EINVAL;
 	}
 	return open_destroy(c, force);
@@ -301,8 +300,8 @@ int console_cmd_state(struct console *c, const char *arg)
 	char rest[256];
 	bool force = strip_force(arg, rest, sizeof(rest));
 	if (vf_link_state_from_string(rest) < 0) {
-		console_message(c, TR_ERROR,
-				"usage: state auto|enable|disable [--force] (got '%s')", rest);
+		screen_message(c, TR_ERROR, "usage: state auto|enable|disable [--force] (got '%s')",
+			       rest);
 		return -EINVAL;
 	}
 	return open_state(c, rest, force);
@@ -315,7 +314,7 @@ static int rename_all(struct console *c, const char *arg)
 	struct err e;
 	req.force = strip_force(arg, scheme, sizeof(scheme));
 	if (naming_scheme_check(scheme, &e) < 0) {
-		console_message(c, TR_ERROR, "%s", e.msg);
+		screen_message(c, TR_ERROR, "%s", e.msg);
 		return -EINVAL;
 	}
 	snprintf(req.scheme, sizeof(req.scheme), "%.63s", scheme);
@@ -326,6 +325,6 @@ static int rename_all(struct console *c, const char *arg)
 int console_cmd_journal(struct console *c, const char *arg)
 {
 	(void)arg;
-	console_view_switch(c, VIEW_JOURNAL);
+	screen_view_switch(c, VIEW_JOURNAL);
 	return 0;
 }

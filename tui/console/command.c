@@ -14,6 +14,7 @@
 #include "actions.h"
 #include "view_bench.h"
 #include "console_int.h"
+#include "screen.h"
 #include "core/snapshot/json.h"
 
 struct command {
@@ -31,7 +32,7 @@ static int cmd_quit(struct console *c, const char *arg)
 static int cmd_theme(struct console *c, const char *arg)
 {
 	if (!*arg) {
-		console_message(c, TR_STATUS, "theme '%s' (usage: theme NAME|PATH)", c->theme.name);
+		screen_message(c, TR_STATUS, "theme '%s' (usage: theme NAME|PATH)", c->theme.name);
 		return 0;
 	}
 	return console_set_theme(c, arg);
@@ -89,7 +90,7 @@ int console_command(struct console *c, const char *line)
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		if (strlen(commands[i].name) == len && !strncmp(commands[i].name, line, len))
 			return commands[i].run(c, arg);
-	console_message(
+	screen_message(
 		c, TR_ERROR,
 		"unknown command '%.*s' (commands: bench, create, destroy, filter, guid, help, "
 		"journal, persist, quit, rename, snapshot, state, theme)",
@@ -146,7 +147,7 @@ static void complete(struct console *c)
 	size_t room = sizeof(c->cmd) - (size_t)(word - c->cmd) - 1;
 	snprintf(word, room + 1, "%.*s%s", (int)common, first, m == 1 ? " " : "");
 	if (m > 1)
-		console_message(c, TR_STATUS, "%s", list);
+		screen_message(c, TR_STATUS, "%s", list);
 }
 
 static void prompt_edit(char *buf, size_t size, int k)
@@ -203,12 +204,12 @@ int console_set_theme(struct console *c, const char *name)
 	char warn[512];
 	int r = theme_load(name, &t, warn, sizeof(warn));
 	if (r < 0) {
-		console_message(c, TR_ERROR, "%s", warn);
+		screen_message(c, TR_ERROR, "%s", warn);
 		return r;
 	}
 	c->theme = t;
 	console_theme_apply(c);
-	console_message(c, TR_STATUS, "theme '%s'%s", t.name,
-			c->no_color ? " (colours off: NO_COLOR is set)" : "");
+	screen_message(c, TR_STATUS, "theme '%s'%s", t.name,
+		       c->no_color ? " (colours off: NO_COLOR is set)" : "");
 	return 0;
 }

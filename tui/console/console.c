@@ -10,7 +10,6 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include "tui/bench/bench_cli.h"
 #include "tui/base/cli.h"
 #include "console_int.h"
+#include "screen.h"
 #include "core/sys/sys.h"
 
 #define REFRESH_MIN_SECS 10.0 /* re-read the node for changes that raise no event */
@@ -29,17 +29,6 @@ double console_now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-void console_message(struct console *c, enum theme_role role, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(c->msg, sizeof(c->msg), fmt, ap);
-	va_end(ap);
-	c->msg_role = role;
-	c->msg_until = console_now() + MSG_SECS;
-	c->dirty = true;
 }
 
 void *console_grow(void *p, size_t *cap, size_t n, size_t size)
@@ -72,7 +61,7 @@ void console_tree_update(struct console *c)
 		.filter = c->tl.filter,
 	};
 	if (tree_build(&in, &c->tree) < 0)
-		console_message(c, TR_ERROR, "out of memory while building the tree");
+		screen_message(c, TR_ERROR, "out of memory while building the tree");
 	long row = c->sel[0] ? tree_find(&c->tree, c->sel) : -1;
 	listw_set_rows(&c->tl, (long)c->tree.n);
 	listw_select(&c->tl, row >= 0 ? row : c->tl.sel);
@@ -212,14 +201,14 @@ int console_update(struct console *c, struct console_pending *p)
 	}
 	c->discover_cost = console_now() - t0;
 	if (r < 0) {
-		console_message(c, TR_ERROR, "%s", e.msg);
+		screen_message(c, TR_ERROR, "%s", e.msg);
 		return r;
 	}
 	struct snap_diff d = {0};
 	r = snapshot_diff(c->node, n, &d);
 	if (r < 0) {
 		node_free(n);
-		console_message(c, TR_ERROR, "cannot compare snapshots: %s", strerror(-r));
+		screen_message(c, TR_ERROR, "cannot compare snapshots: %s", strerror(-r));
 		return r;
 	}
 	struct node *old = c->node;
@@ -440,7 +429,7 @@ int console_main(const struct cli *cli, const char *theme, int argc, char **argv
 				    : "default",
 		       &c.theme, warn, sizeof(warn)) < 0 &&
 	    theme)
-		console_message(&c, TR_WARNING, "%s", warn);
+		screen_message(&c, TR_WARNING, "%s", warn);
 
 	if (cli_open(cli, &c.sys) < 0)
 		return 1;

@@ -134,8 +134,6 @@ struct console {
 };
 
 double console_now(void);
-void console_message(struct console *c, enum theme_role role, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 /* Rebuilds the rows after the node, ghosts, filter or collapsed set changed,
  * keeping the selection on the same PCI address. */
 void console_tree_update(struct console *c);
@@ -163,7 +161,6 @@ void console_key(struct console *c, int k);
 void console_key_view(struct console *c, int k);
 /* Tree rows that fit on screen below the header row. */
 long console_visible_rows(const struct console *c);
-void console_view_switch(struct console *c, enum console_view v);
 /* The view's list filter changed (typed, restored, `:filter`). */
 void console_filter_set(struct console *c, struct view *v, const char *text);
 
@@ -197,7 +194,6 @@ int console_bench_refresh(struct console *c, int runs);
 /* console_draw.c */
 void console_theme_apply(struct console *c);
 void console_draw(struct console *c);
-int console_attr(const struct console *c, enum theme_role r);
 
 /* console_details.c */
 struct dline {
@@ -250,6 +246,5 @@ void console_kmsg_show(struct console *c, long line);
 bool console_tree_jump(struct console *c, const char *bdf);
 
 /* console_draw.c */
-void console_put(int y, int x, int w, const char *s, int attr);
 void console_draw_tree(struct console *c);
 void view_details_init(struct console *c, struct view *v);

@@ -13,6 +13,7 @@
 
 #include "core/base/guid.h"
 #include "dialog_int.h"
+#include "screen.h"
 #include "tui/base/text.h"
 #include "tui/render/plan_text.h"
 #include "core/model/names.h"
@@ -34,24 +35,6 @@ void dialog_close(struct console *c)
 	if (c->overlay == &c->dialog)
 		c->overlay = NULL;
 	c->dirty = true;
-}
-
-void dialog_put(int y, int x, int w, const char *s, int attr)
-{
-	if (w <= 0 || y < 0 || y >= LINES)
-		return;
-	char esc[1024];
-	if (text_needs_escape(s)) { /* text_add escaped its lines; anything else */
-		text_escape_into(esc, sizeof(esc), s);
-		s = esc;
-	}
-	int n = (int)strlen(s ? s : "");
-	n = n > w ? w : n;
-	attron(attr);
-	mvaddnstr(y, x, s ? s : "", n);
-	for (int i = n; i < w; i++)
-		addch(' ');
-	attroff(attr);
 }
 
 static struct field *field_add(struct dialog *d, enum field_kind kind, const char *label,
@@ -296,7 +279,7 @@ static void key_preview(struct console *c, struct dialog *dlg, int k)
 	case '\r':
 	case KEY_ENTER:
 		if (dlg->on_cancel) {
-			console_message(c, TR_STATUS, "cancelled: nothing was changed");
+			screen_message(c, TR_STATUS, "cancelled: nothing was changed");
 			dialog_close(c);
 		} else if (dialog_apply_start(c, dlg) < 0) {
 			dlg->stage = STAGE_DONE;
@@ -311,11 +294,11 @@ static void key_done(struct console *c, struct dialog *dlg, int k)
 	if (body_scroll(c, dlg, k))
 		return;
 	if (dlg->plan)
-		console_message(c, dlg->apply_rc < 0 ? TR_ERROR : TR_STATUS, "%s: %s",
-				dlg->plan->summary,
-				dlg->plan->result == PLAN_CANCELLED ? "cancelled"
-				: dlg->apply_rc < 0		    ? "failed"
-								    : "applied and verified");
+		screen_message(c, dlg->apply_rc < 0 ? TR_ERROR : TR_STATUS, "%s: %s",
+			       dlg->plan->summary,
+			       dlg->plan->result == PLAN_CANCELLED ? "cancelled"
+			       : dlg->apply_rc < 0		   ? "failed"
+								   : "applied and verified");
 	dialog_close(c);
 }
 
@@ -329,7 +312,7 @@ static bool dialog_key(struct console *c, struct view *v, int k)
 		return true; /* the node is followed under the dialog meanwhile */
 	}
 	if (k == 27 && dlg->stage != STAGE_DONE) {
-		console_message(c, TR_STATUS, "cancelled: nothing was changed");
+		screen_message(c, TR_STATUS, "cancelled: nothing was changed");
 		dialog_close(c);
 		return true;
 	}

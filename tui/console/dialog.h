@@ -35,6 +35,3 @@ void dialog_open_req(struct console *c, const struct action_req *req, const char
  * each numbered), under a line saying ibvf does not run them. */
 void dialog_open_note(struct console *c, const char *title, const char *summary,
 		      const char *const *steps, size_t n_steps);
-
-/* Writes s in w columns at (y, x), padded with spaces (ASCII-safe). */
-void dialog_put(int y, int x, int w, const char *s, int attr);

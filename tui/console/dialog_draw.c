@@ -10,6 +10,7 @@
 
 #include "core/actions/lock.h"
 #include "dialog.h"
+#include "screen.h"
 #include "dialog_int.h"
 
 #define LINES_MAX 2048 /* 64 VFs of assign-guids: 6 steps of 2-3 lines, 2 changes each */
@@ -223,20 +224,20 @@ void dialog_draw(struct console *c, struct view *v)
 	listw_set_rows(&dlg->body, nw);
 	listw_fit(&dlg->body, shown);
 	long top = dlg->body.top;
-	int bh = shown + 4, y0 = (LINES - bh) / 2, a = console_attr(c, TR_HELP);
+	int bh = shown + 4, y0 = (LINES - bh) / 2, a = screen_attr(c, TR_HELP);
 	for (int y = 0; y < bh; y++)
-		dialog_put(y0 + y, x0, bw, "", a);
-	dialog_put(y0, x0 + 1, bw - 2, dlg->title, a | A_BOLD);
+		screen_put(y0 + y, x0, bw, "", a);
+	screen_put(y0, x0 + 1, bw - 2, dlg->title, a | A_BOLD);
 	for (int i = 0; i < shown && top + i < nw; i++)
-		dialog_put(y0 + 2 + i, x0 + 1, bw - 2, w.text[top + i],
-			   console_attr(c, w.role[top + i]));
+		screen_put(y0 + 2 + i, x0 + 1, bw - 2, w.text[top + i],
+			   screen_attr(c, w.role[top + i]));
 	if (nw > shown) {
 		char more[96];
 		snprintf(more, sizeof(more), " %ld-%ld of %d (Up/Down PgUp/PgDn) ", top + 1,
 			 top + shown, nw);
-		dialog_put(y0, x0 + bw - (int)strlen(more) - 1, (int)strlen(more), more, a);
+		screen_put(y0, x0 + bw - (int)strlen(more) - 1, (int)strlen(more), more, a);
 	}
-	dialog_put(y0 + bh - 1, x0 + 1, bw - 2, hint, a | A_BOLD);
+	screen_put(y0 + bh - 1, x0 + 1, bw - 2, hint, a | A_BOLD);
 	if (dlg->stage == STAGE_EDIT) {
 		curs_set(1);
 		move(y0 + 2 + dlg->focus, x0 + 1 + 12 + (int)strlen(dlg->fields[dlg->focus].text));

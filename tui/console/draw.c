@@ -7,23 +7,12 @@
 #include <time.h>
 
 #include "console_int.h"
+#include "screen.h"
 #include "core/base/guid.h"
 #include "core/snapshot/kmsg.h"
 #include "core/pods/pods.h"
 #include "tui/base/text.h"
-
-static attr_t style_attrs(unsigned int a)
-{
-	attr_t r = A_NORMAL;
-	r |= a & THEME_BOLD ? A_BOLD : 0;
-	r |= a & THEME_DIM ? A_DIM : 0;
-	r |= a & THEME_UNDERLINE ? A_UNDERLINE : 0;
-	r |= a & THEME_REVERSE ? A_REVERSE : 0;
-#ifdef A_ITALIC
-	r |= a & THEME_ITALIC ? A_ITALIC : 0;
-#endif
-	return r;
-}
+#include "core/model/names.h"
 
 void console_theme_apply(struct console *c)
 {
@@ -40,70 +29,9 @@ void console_theme_apply(struct console *c)
 	c->dirty = true;
 }
 
-int console_attr(const struct console *c, enum theme_role r)
-{
-	const struct theme_style *s = &c->theme.role[r];
-	attr_t a = style_attrs(s->attrs);
-	if (c->colors)
-		return (int)(a | COLOR_PAIR(r + 1));
-	/* Without colour the roles that matter most still stand out. */
-	if (r == TR_SELECTION || r == TR_FKEY_LABEL || r == TR_COLUMN_HEADER ||
-	    r == TR_VIEW_ACTIVE || r == TR_DETAILS_TITLE)
-		a |= A_REVERSE;
-	if (r == TR_CHANGED || r == TR_PORT_DOWN || r == TR_GUID_ZERO || r == TR_ETHERNET ||
-	    r == TR_CHECK_CRITICAL || r == TR_CHECK_WARNING)
-		a |= A_BOLD;
-	return (int)a;
-}
-
-/* Bytes of s that fill at most w columns (UTF-8; the glyphs are one column). */
-static int fit_bytes(const char *s, int w, int *ret_cols)
-{
-	int cols = 0, i = 0;
-	while (s[i]) {
-		int len = 1;
-		unsigned char ch = (unsigned char)s[i];
-		if (ch >= 0xf0)
-			len = 4;
-		else if (ch >= 0xe0)
-			len = 3;
-		else if (ch >= 0xc0)
-			len = 2;
-		if (cols + 1 > w)
-			break;
-		for (int k = 1; k < len; k++)
-			if (!s[i + k])
-				len = k;
-		i += len;
-		cols++;
-	}
-	*ret_cols = cols;
-	return i;
-}
-
-/* Writes s in w columns at (y, x), padded with spaces; a control
- * character (a name, a file, a kernel-log line) as \xNN. */
-void console_put(int y, int x, int w, const char *s, int attr)
-{
-	if (w <= 0)
-		return;
-	char esc[1024];
-	if (text_needs_escape(s)) {
-		text_escape_into(esc, sizeof(esc), s);
-		s = esc;
-	}
-	int cols;
-	int n = fit_bytes(s ? s : "", w, &cols);
-	attron(attr);
-	mvaddnstr(y, x, s ? s : "", n);
-	for (int i = cols; i < w; i++)
-		addch(' ');
-	attroff(attr);
-}
-
 static void fill(int y, int x, int w, int attr)
 {
-	console_put(y, x, w, "", attr);
+	screen_put(y, x, w, "", attr);
 }
 
 static const char *str_or(const char *s, const char *dflt)
@@ -143,30 +71,30 @@ static void draw_header(struct console *c)
 				for (size_t p = 0; p < f->rdmas[k].n_ports; p++) {
 					ports++;
 					active += f->rdmas[k].ports[p].state.known &&
-						  f->rdmas[k].ports[p].state.v == 4;
+						  f->rdmas[k].ports[p].state.v == PORT_STATE_ACTIVE;
 				}
 		}
 	}
 	char clock[16], line[512];
 	time_t now = time(NULL);
 	strftime(clock, sizeof(clock), "%H:%M:%S", localtime(&now));
-	int hv = console_attr(c, TR_HEADER_VALUE), hd = console_attr(c, TR_HEADER);
+	int hv = screen_attr(c, TR_HEADER_VALUE), hd = screen_attr(c, TR_HEADER);
 	for (int y = 0; y < h->h; y++)
 		fill(h->y + y, 0, h->w, hd);
 	if (h->h == 1) {
 		snprintf(line, sizeof(line), " %s  PFs %zu  VFs %zu  active %zu/%zu",
 			 str_or(n->hostname, "?"), n->n_pfs, vfs, active, ports);
-		console_put(h->y, 0, h->w - 10, line, hv);
-		console_put(h->y, h->w - 9, 9, clock, hd);
+		screen_put(h->y, 0, h->w - 10, line, hv);
+		screen_put(h->y, h->w - 9, 9, clock, hd);
 		return;
 	}
 	snprintf(line, sizeof(line), " host %s  kernel %s  mlx5_core %s", str_or(n->hostname, "?"),
 		 str_or(n->kernel, "?"), str_or(n->driver_version, "(in-tree)"));
-	console_put(h->y, 0, h->w - 10, line, hv);
-	console_put(h->y, h->w - 9, 9, clock, hd);
+	screen_put(h->y, 0, h->w - 10, line, hv);
+	screen_put(h->y, h->w - 9, 9, clock, hd);
 	snprintf(line, sizeof(line), " PFs %zu  VFs %zu  active ports %zu/%zu  pods %zu", n->n_pfs,
 		 vfs, active, ports, count_pods(n));
-	console_put(h->y + 1, 0, h->w, line, hd);
+	screen_put(h->y + 1, 0, h->w, line, hd);
 	size_t kerr = kmsg_count_errors(n);
 	if (kerr) {
 		char k[64];
@@ -174,7 +102,7 @@ static void draw_header(struct console *c)
 			 kerr == 1 ? "" : "s");
 		int x = (int)strlen(line) + 2;
 		if (x + (int)strlen(k) < h->w)
-			console_put(h->y + 1, x, (int)strlen(k), k, console_attr(c, TR_ERROR));
+			screen_put(h->y + 1, x, (int)strlen(k), k, screen_attr(c, TR_ERROR));
 	}
 }
 
@@ -182,21 +110,6 @@ static const char *const col_names[TC_N] = {
 	"DEVICE", "NETDEV", "IBDEV",	"STATE",     "PHYS",
 	"RATE",	  "LINK",   "FIRMWARE", "PORT GUID", "POD",
 };
-
-static enum theme_role state_role(const struct port *p)
-{
-	if (!p || !p->state.known)
-		return TR_WARNING;
-	switch (p->state.v) {
-	case 4:
-		return TR_PORT_ACTIVE;
-	case 2:
-	case 3:
-		return TR_PORT_INIT;
-	default:
-		return TR_PORT_DOWN;
-	}
-}
 
 /* A PF handing out VFs on Ethernet while PFs of the same device are on
  * InfiniBand: the seed's fallen-back compute port (storage ports carry no VFs). */
@@ -289,9 +202,10 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 	else
 		snprintf(cell[TC_POD], sizeof(cell[0]), "%s", r->ghost ? "" : "-");
 	if (!r->ghost) {
-		role[TC_STATE] = p ? state_role(p) : base;
-		role[TC_PHYS] =
-			p && p->phys_state.known && p->phys_state.v == 5 ? base : TR_WARNING;
+		role[TC_STATE] = p ? screen_port_role(p) : base;
+		role[TC_PHYS] = p && p->phys_state.known && p->phys_state.v == PORT_PHYS_LINK_UP
+					? base
+					: TR_WARNING;
 		if (p && p->link_layer && !strcmp(p->link_layer, "Ethernet") &&
 		    is_fallback(c->node, r->pf))
 			role[TC_LINK] = TR_ETHERNET;
@@ -300,23 +214,23 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 		if (row_has(m, c, "firmware-old"))
 			role[TC_FW] = TR_WARNING;
 	}
-	int sel = console_attr(c, TR_SELECTION);
+	int sel = screen_attr(c, TR_SELECTION);
 	if (selected)
 		fill(y, 0, c->lay.tree.w, sel);
 	for (int i = 0; i < TC_N; i++) {
 		if (!tc->shown[i])
 			continue;
-		int attr = selected ? sel : console_attr(c, role[i]);
+		int attr = selected ? sel : screen_attr(c, role[i]);
 		if (fields[i] != SNAP_N_FIELDS && console_is_changed(c, r->bdf, fields[i]))
-			attr = console_attr(c, TR_CHANGED);
-		console_put(y, tc->x[i], tc->w[i], cell[i], attr);
+			attr = screen_attr(c, TR_CHANGED);
+		screen_put(y, tc->x[i], tc->w[i], cell[i], attr);
 	}
 	/* The findings mark, as `ibvf list` has it: "!!" critical, "!" warning
 	 * (info is no fault: the details and the Checks view list it). */
 	if (m && m->max > CHECK_INFO && tc->w[TC_DEVICE] >= 2)
-		console_put(y, tc->x[TC_DEVICE], 2, console_severity_mark(m->max),
-			    selected ? sel | (int)A_BOLD
-				     : console_attr(c, console_severity_role(m->max)));
+		screen_put(y, tc->x[TC_DEVICE], 2, console_severity_mark(m->max),
+			   selected ? sel | (int)A_BOLD
+				    : screen_attr(c, console_severity_role(m->max)));
 }
 
 void console_draw_tree(struct console *c)
@@ -324,11 +238,11 @@ void console_draw_tree(struct console *c)
 	const struct rect *t = &c->lay.tree;
 	struct tree_cols tc;
 	layout_tree_columns(t->w, c->tree.device_w, &tc);
-	int ch = console_attr(c, TR_COLUMN_HEADER);
+	int ch = screen_attr(c, TR_COLUMN_HEADER);
 	fill(t->y, 0, t->w, ch);
 	for (int i = 0; i < TC_N; i++)
 		if (tc.shown[i])
-			console_put(t->y, tc.x[i], tc.w[i], col_names[i], ch);
+			screen_put(t->y, tc.x[i], tc.w[i], col_names[i], ch);
 	listw_fit(&c->tl, console_visible_rows(c));
 	for (int y = 1; y < t->h; y++) {
 		long row = c->tl.top + y - 1;
@@ -337,12 +251,12 @@ void console_draw_tree(struct console *c)
 		draw_row(c, &c->tree.rows[row], t->y + y, &tc, row == c->tl.sel);
 	}
 	if (!c->tree.n)
-		console_put(
+		screen_put(
 			t->y + 1, 1, t->w - 1,
 			c->tl.filter[0]
 				? "nothing matches the filter (/ to change it, Esc in it restores)"
 				: "no SR-IOV or RDMA PCI functions found",
-			console_attr(c, TR_WARNING));
+			screen_attr(c, TR_WARNING));
 }
 
 static void details_draw(struct console *c, struct view *view)
@@ -352,7 +266,7 @@ static void details_draw(struct console *c, struct view *view)
 		return;
 	char title[160];
 	console_details_title(c, title, sizeof(title));
-	console_put(d.y, 0, d.w, title, console_attr(c, TR_DETAILS_TITLE));
+	screen_put(d.y, 0, d.w, title, screen_attr(c, TR_DETAILS_TITLE));
 	/* As many columns as the fields need, at least 40 wide each. */
 	struct dline lines[96];
 	size_t n = console_details(c, lines, 96, 38);
@@ -369,12 +283,12 @@ static void details_draw(struct console *c, struct view *view)
 		char more[64];
 		if (i + 1 == cap && n > cap) {
 			snprintf(more, sizeof(more), "... %zu more (d: all)", n - cap + 1);
-			console_put(y, x, colw, more, console_attr(c, TR_STATUS));
+			screen_put(y, x, colw, more, screen_attr(c, TR_STATUS));
 			break;
 		}
-		console_put(y, x, label_w, lines[i].label, console_attr(c, TR_DETAILS_LABEL));
-		console_put(y, x + label_w + 1, value_w, v,
-			    console_attr(c, lines[i].changed ? TR_CHANGED : lines[i].role));
+		screen_put(y, x, label_w, lines[i].label, screen_attr(c, TR_DETAILS_LABEL));
+		screen_put(y, x + label_w + 1, value_w, v,
+			   screen_attr(c, lines[i].changed ? TR_CHANGED : lines[i].role));
 	}
 }
 
@@ -399,7 +313,7 @@ static void draw_fkeys(struct console *c)
 		N_KEYS = sizeof(keys) / sizeof(keys[0])
 	};
 	const struct rect *f = &c->lay.fkeys;
-	fill(f->y, 0, f->w, console_attr(c, TR_FKEY_LABEL));
+	fill(f->y, 0, f->w, screen_attr(c, TR_FKEY_LABEL));
 	int need = 0, drop = 0;
 	for (size_t i = 0; i < N_KEYS; i++)
 		need += (int)strlen(keys[i].key) + (int)strlen(keys[i].label) + 2;
@@ -416,8 +330,8 @@ static void draw_fkeys(struct console *c)
 		int kw = (int)strlen(keys[i].key), lw = (int)strlen(keys[i].label) + 2;
 		if (x + kw + lw > f->w)
 			break;
-		console_put(f->y, x, kw, keys[i].key, console_attr(c, TR_FKEY));
-		console_put(f->y, x + kw, lw, keys[i].label, console_attr(c, TR_FKEY_LABEL));
+		screen_put(f->y, x, kw, keys[i].key, screen_attr(c, TR_FKEY));
+		screen_put(f->y, x + kw, lw, keys[i].label, screen_attr(c, TR_FKEY_LABEL));
 		x += kw + lw;
 	}
 }
@@ -429,7 +343,7 @@ static void draw_status(struct console *c)
 	if (c->mode == MODE_FILTER || c->mode == MODE_COMMAND) {
 		snprintf(line, sizeof(line), "%s%s", c->mode == MODE_FILTER ? "/" : ":",
 			 c->mode == MODE_FILTER ? c->filtering->list->filter : c->cmd);
-		console_put(s->y, 0, s->w, line, console_attr(c, TR_PROMPT));
+		screen_put(s->y, 0, s->w, line, screen_attr(c, TR_PROMPT));
 		int len = (int)strlen(line);
 		curs_set(1);
 		move(s->y, len < s->w ? len : s->w - 1);
@@ -437,7 +351,7 @@ static void draw_status(struct console *c)
 	}
 	curs_set(0);
 	if (c->msg[0])
-		console_put(s->y, 0, s->w, c->msg, console_attr(c, c->msg_role));
+		screen_put(s->y, 0, s->w, c->msg, screen_attr(c, c->msg_role));
 }
 
 void console_draw(struct console *c)

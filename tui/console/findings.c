@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "console_int.h"
+#include "screen.h"
 #include "tui/base/text.h"
 
 static int by_subject_cmp(const void *a, const void *b, void *ctx)
@@ -87,7 +88,7 @@ void console_checks_run(struct console *c)
 	struct name_change *r = renames(c, &nr);
 	struct checks_opts o = {.renames = r, .n_renames = nr};
 	if (checks_run(c->node, &o, &k->fs) < 0)
-		console_message(c, TR_ERROR, "out of memory while running the checks");
+		screen_message(c, TR_ERROR, "out of memory while running the checks");
 	free(r);
 	index_marks(k);
 	k->cost = console_now() - t0;

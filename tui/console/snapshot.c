@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "console_int.h"
+#include "screen.h"
 #include "core/base/escape.h"
 #include "core/snapshot/json.h"
 #include "core/actions/plan.h"
@@ -73,7 +74,7 @@ void console_snapshot_ask(struct console *c, const char *file)
 	else
 		r = plan_fmt(path, sizeof(path), "%s", file);
 	if (r < 0) {
-		console_message(c, TR_ERROR, "cannot write a snapshot: the path is too long");
+		screen_message(c, TR_ERROR, "cannot write a snapshot: the path is too long");
 		return;
 	}
 	printable(path, shown, sizeof(shown));
@@ -133,9 +134,9 @@ int console_snapshot_write(struct console *c, const char *path)
 	if (r < 0) {
 		char why[sizeof(e.msg)];
 		printable(e.msg, why, sizeof(why));
-		console_message(c, TR_ERROR, "cannot write snapshot '%s': %s", shown, why);
+		screen_message(c, TR_ERROR, "cannot write snapshot '%s': %s", shown, why);
 		return r;
 	}
-	console_message(c, TR_STATUS, "snapshot written to '%s'", shown);
+	screen_message(c, TR_STATUS, "snapshot written to '%s'", shown);
 	return 0;
 }

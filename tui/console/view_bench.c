@@ -16,6 +16,7 @@
 #include "tui/bench/bench_cli.h"
 #include "tui/bench/bench_form.h"
 #include "view_bench_int.h"
+#include "screen.h"
 #include "keys.h"
 #include "core/model/node.h"
 #include "core/pods/pods.h"
@@ -333,16 +334,16 @@ int console_cmd_bench(struct console *c, const char *arg)
 	struct err e = {{0}};
 	bool one = arg[0] && strcmp(arg, "all");
 	if (one && c->node && node_resolve(c->node, arg, &ref, &e) < 0) {
-		console_message(c, TR_ERROR, "%s", e.msg);
+		screen_message(c, TR_ERROR, "%s", e.msg);
 		return -ENODEV;
 	}
 	const struct vf *vf = ref.vf && ref.vf->fn.n_rdmas ? ref.vf : NULL;
 	if (one && !vf) {
-		console_message(c, TR_ERROR, "no VF '%s' with an RDMA device (bench all|BDF|IBDEV)",
-				arg);
+		screen_message(c, TR_ERROR, "no VF '%s' with an RDMA device (bench all|BDF|IBDEV)",
+			       arg);
 		return -ENODEV;
 	}
-	console_view_switch(c, VIEW_BENCH);
+	screen_view_switch(c, VIEW_BENCH);
 	if (!bv_job_running(bv) && arg[0])
 		snprintf(bv->vf, sizeof(bv->vf), "%s", vf ? vf->fn.bdf : "");
 	if (!bv_job_running(bv) && !strcmp(bv->peer_vf, bv->vf)) /* the peer is another VF */
@@ -365,13 +366,13 @@ static bool console_benchview_key(struct console *c, int k)
 		else if (all && (k == 'n' || k == 'N'))
 			start(c, false);
 		else
-			console_message(c, TR_STATUS, "the run was not started");
+			screen_message(c, TR_STATUS, "the run was not started");
 		return true;
 	}
 	if (bv_job_running(bv)) {
 		if (k == 27) {
 			atomic_store(&bv->job->cancel, true);
-			console_message(c, TR_WARNING, "cancelling the run (the peer is told)");
+			screen_message(c, TR_WARNING, "cancelling the run (the peer is told)");
 			return true;
 		}
 		/* The form stays as it was run; the other views stay open. */

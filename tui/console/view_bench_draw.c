@@ -9,7 +9,7 @@
 
 #include "view_bench.h"
 #include "view_bench_int.h"
-#include "dialog.h"
+#include "screen.h"
 #include "bench/profile.h"
 #include "tui/bench/bench_validate.h"
 #include "tui/base/text.h"
@@ -21,22 +21,6 @@ static const char *const state_names[] = {"wait", "run",  "PASS",      "FAIL",
 static bool measured(enum tstate s)
 {
 	return s == T_PASS || s == T_FAIL || s == T_HCA;
-}
-
-/* UTF-8 text in w columns at (y, x); the glyphs used here are one column. */
-static void put_utf8(int y, int x, int w, const char *s, int attr)
-{
-	int cols = 0;
-	const char *p = s;
-	while (*p && cols < w) {
-		p++;
-		while ((*p & 0xc0) == 0x80)
-			p++;
-		cols++;
-	}
-	attron(attr);
-	mvaddnstr(y, x, s, (int)(p - s));
-	attroff(attr);
 }
 
 static void size_label(uint64_t b, char *buf, size_t size)
@@ -116,8 +100,8 @@ static int draw_form(struct console *c, int y, int w)
 		bool arrows = f != FLD_HOST && !busy;
 		snprintf(line, sizeof(line), " %-8s %s%s%s", labels[f], arrows ? "< " : "", val,
 			 arrows ? " >" : "");
-		int a = console_attr(c, (int)bv->focus == f && !busy ? TR_SELECTION : TR_NORMAL);
-		dialog_put(y++, 0, w, line, a);
+		int a = screen_attr(c, (int)bv->focus == f && !busy ? TR_SELECTION : TR_NORMAL);
+		screen_put(y++, 0, w, line, a);
 	}
 	return y;
 }
@@ -137,7 +121,8 @@ static void draw_spark(struct console *c, int y, int w)
 	for (size_t i = from; i < bv->n_spark; i++)
 		top = bv->spark[i] > top ? bv->spark[i] : top;
 	size_t len = 0;
-	for (size_t i = from; i < bv->n_spark; i++) {
+	int cols = 0; /* a glyph a column; the row past them is left alone */
+	for (size_t i = from; i < bv->n_spark; i++, cols++) {
 		int h = top > 0 ? (int)(bv->spark[i] / top * 7.0f + 0.5f) : 0;
 		const char *g = c->utf8 ? blocks[h] : (const char[]){ramp[h], 0};
 		size_t gl = strlen(g);
@@ -145,8 +130,8 @@ static void draw_spark(struct console *c, int y, int w)
 		len += gl;
 	}
 	line[len] = '\0';
-	dialog_put(y, 0, 8, " Gb/s", console_attr(c, TR_DETAILS_LABEL));
-	put_utf8(y, 8, n, line, console_attr(c, TR_PORT_ACTIVE));
+	screen_put(y, 0, 8, " Gb/s", screen_attr(c, TR_DETAILS_LABEL));
+	screen_put(y, 8, cols, line, screen_attr(c, TR_PORT_ACTIVE));
 }
 
 /* One bucket of a size's histogram (bench/report.h): its count, or bounds. */
@@ -167,7 +152,7 @@ static int draw_latency(struct console *c, struct json_object *s, int y, int y_e
 		 " min %.2f  median %.2f  mean %.2f  p99 %.2f  p99.9 %.2f  max %.2f us",
 		 text_jnum(s, "t_min_us"), text_jnum(s, "t_typical_us"), text_jnum(s, "t_avg_us"),
 		 text_jnum(s, "p99_us"), text_jnum(s, "p99_9_us"), text_jnum(s, "t_max_us"));
-	dialog_put(y++, 0, w, line, console_attr(c, TR_NORMAL));
+	screen_put(y++, 0, w, line, screen_attr(c, TR_NORMAL));
 	struct json_object *h = text_jarr(s, "histogram");
 	size_t nb = h ? json_object_array_length(h) : 0;
 	nb = nb < LAT_HIST_BUCKETS ? nb : LAT_HIST_BUCKETS;
@@ -197,20 +182,21 @@ static int draw_latency(struct console *c, struct json_object *s, int y, int y_e
 		snprintf(line, sizeof(line), " %9.2f - %9.2f us %9lld ",
 			 text_jnum(json_object_array_get_idx(h, i), "lo_us"),
 			 text_jnum(json_object_array_get_idx(h, last), "hi_us"), (long long)sum);
-		dialog_put(y, 0, label_w, line, console_attr(c, TR_NORMAL));
+		screen_put(y, 0, label_w, line, screen_attr(c, TR_NORMAL));
 		int n = bar_w > 0 ? (int)((double)sum / (double)top * bar_w + 0.5) : 0;
 		if (n < 1 && bar_w > 0)
 			n = 1; /* a non-empty bucket is never blank */
 		char bar[1024] = "";
 		size_t len = 0;
-		for (int k = 0; k < n && len + 4 < sizeof(bar); k++) {
+		int cols = 0; /* a glyph a column; the row past them is left alone */
+		for (; cols < n && len + 4 < sizeof(bar); cols++) {
 			const char *g = c->utf8 ? "█" : "#";
 			memcpy(bar + len, g, strlen(g));
 			len += strlen(g);
 		}
 		bar[len] = '\0';
 		if (bar_w > 0)
-			put_utf8(y, label_w, bar_w, bar, console_attr(c, TR_DETAILS_LABEL));
+			screen_put(y, label_w, cols, bar, screen_attr(c, TR_DETAILS_LABEL));
 		y++;
 	}
 	return y;
@@ -241,7 +227,7 @@ static int draw_wrapped(const char *s, int y, int y_end, int x, int w, int attr)
 		}
 		char line[512];
 		snprintf(line, sizeof(line), "%.*s", n, s);
-		dialog_put(y++, x, w, line, attr);
+		screen_put(y++, x, w, line, attr);
 		s += n;
 		while (*s == ' ')
 			s++;
@@ -251,10 +237,10 @@ static int draw_wrapped(const char *s, int y, int y_end, int x, int w, int attr)
 
 static int state_attr(const struct console *c, enum tstate s)
 {
-	return console_attr(c, s == T_PASS				       ? TR_BENCH_PASS
-			       : s == T_FAIL || s == T_ERROR		       ? TR_BENCH_FAIL
-			       : s == T_CANCELLED || s == T_SKIP || s == T_HCA ? TR_WARNING
-									       : TR_NORMAL);
+	return screen_attr(c, s == T_PASS				      ? TR_BENCH_PASS
+			      : s == T_FAIL || s == T_ERROR		      ? TR_BENCH_FAIL
+			      : s == T_CANCELLED || s == T_SKIP || s == T_HCA ? TR_WARNING
+									      : TR_NORMAL);
 }
 
 /* A validation's row as its text (bench_validate_text_row()). */
@@ -263,8 +249,8 @@ static int draw_row(struct console *c, struct json_object *row, int y, int y_end
 	struct text t = {0};
 	bench_validate_text_row(&t, row, false);
 	for (size_t i = 0; i < t.n && y < y_end; i++)
-		dialog_put(y++, 0, w, t.lines[i].s,
-			   console_attr(c, text_theme_role(t.lines[i].role, TR_NORMAL)));
+		screen_put(y++, 0, w, t.lines[i].s,
+			   screen_attr(c, text_theme_role(t.lines[i].role, TR_NORMAL)));
 	text_clear(&t);
 	return y;
 }
@@ -281,7 +267,7 @@ static int draw_placement(struct console *c, struct json_object *result, int y, 
 		char line[300];
 		snprintf(line, sizeof(line), "NUMA: %s",
 			 json_object_get_string(json_object_array_get_idx(warn, i)));
-		y = draw_wrapped(line, y, y_end, 3, w - 3, console_attr(c, TR_WARNING));
+		y = draw_wrapped(line, y, y_end, 3, w - 3, screen_attr(c, TR_WARNING));
 	}
 	return y;
 }
@@ -296,7 +282,7 @@ static int draw_one(struct console *c, const struct job *j, const char *peer, in
 		return draw_row(c, t->result, y, y_end, w);
 	int a = state_attr(c, t->state);
 	snprintf(line, sizeof(line), " %s ", state_names[t->state]);
-	dialog_put(y, 1, (int)strlen(line), line, a);
+	screen_put(y, 1, (int)strlen(line), line, a);
 	int x = 2 + (int)strlen(line);
 	if (measured(t->state))
 		snprintf(line, sizeof(line), "%s on %s against %.128s: %.300s",
@@ -307,9 +293,9 @@ static int draw_one(struct console *c, const struct job *j, const char *peer, in
 	else
 		snprintf(line, sizeof(line), "%s on %s against %s", exchange_test_name(j->cfg.test),
 			 t->t.ibdev, peer);
-	y = draw_wrapped(line, y, y_end, x, w - x, console_attr(c, TR_NORMAL));
+	y = draw_wrapped(line, y, y_end, x, w - x, screen_attr(c, TR_NORMAL));
 	if (t->state == T_ERROR)
-		y = draw_wrapped(t->why, y, y_end, 1, w - 1, console_attr(c, TR_ERROR));
+		y = draw_wrapped(t->why, y, y_end, 1, w - 1, screen_attr(c, TR_ERROR));
 	if (t->state == T_PASS || t->state == T_FAIL)
 		y = draw_placement(c, t->result, y, y_end, w);
 	struct json_object *lat = latency_size(t->result);
@@ -347,12 +333,12 @@ static void draw_runs(struct console *c, struct bench_view *bv, const struct job
 		if (f)
 			snprintf(fig, sizeof(fig), "%.2f Gb/s", json_object_get_double(f));
 		snprintf(line, sizeof(line), "%-9s", state_names[t->state]);
-		dialog_put(y, 1, 9, line, state_attr(c, t->state));
+		screen_put(y, 1, 9, line, state_attr(c, t->state));
 		if (t->drop) /* the history flagged a drop: the why says so, in colour */
-			dialog_put(y, 6, 4, "DROP", console_attr(c, TR_WARNING));
+			screen_put(y, 6, 4, "DROP", screen_attr(c, TR_WARNING));
 		snprintf(line, sizeof(line), "%-12s %-9s %12s  %s", t->t.bdf, t->t.ibdev, fig,
 			 t->why);
-		dialog_put(y++, 11, w - 11, line, console_attr(c, TR_NORMAL));
+		screen_put(y++, 11, w - 11, line, screen_attr(c, TR_NORMAL));
 	}
 }
 
@@ -361,13 +347,13 @@ static void draw_run(struct console *c, int y, int y_end, int w)
 	struct bench_view *bv = bench_of(c);
 	char line[640];
 	if (bv->error[0]) {
-		draw_wrapped(bv->error, y, y_end, 1, w - 1, console_attr(c, TR_ERROR));
+		draw_wrapped(bv->error, y, y_end, 1, w - 1, screen_attr(c, TR_ERROR));
 		return;
 	}
 	if (!bv->job) {
-		dialog_put(y, 1, w - 1,
+		screen_put(y, 1, w - 1,
 			   "Enter runs, Up/Down pick a field, Left/Right change it, Esc back",
-			   console_attr(c, TR_STATUS));
+			   screen_attr(c, TR_STATUS));
 		return;
 	}
 	struct job *j = bv->job;
@@ -399,7 +385,7 @@ static void draw_run(struct console *c, int y, int y_end, int w)
 				     : exchange_test_name(j->cfg.test),
 			 cur->t.ibdev, more, peer, 100 * bv->fraction, bv->gbps,
 			 atomic_load(&j->cancel) ? "  cancelling..." : "  (Esc cancels)");
-		dialog_put(y++, 0, w, line, console_attr(c, TR_HEADER_VALUE));
+		screen_put(y++, 0, w, line, screen_attr(c, TR_HEADER_VALUE));
 	} else if (!finished && cur) {
 		snprintf(line, sizeof(line),
 			 " running %s %s%s against %s: %llu/%llu iterations  %.2f Gb/s%s",
@@ -407,7 +393,7 @@ static void draw_run(struct console *c, int y, int y_end, int w)
 			 (unsigned long long)(bv->fraction * (double)total),
 			 (unsigned long long)total, bv->gbps,
 			 atomic_load(&j->cancel) ? "  cancelling..." : "  (Esc cancels)");
-		dialog_put(y++, 0, w, line, console_attr(c, TR_HEADER_VALUE));
+		screen_put(y++, 0, w, line, screen_attr(c, TR_HEADER_VALUE));
 	} else if (j->n > 1) {
 		int n = snprintf(line, sizeof(line),
 				 " %zu VFs: %zu passed, %zu failed, %zu skipped%s", j->n, n_pass,
@@ -415,8 +401,8 @@ static void draw_run(struct console *c, int y, int y_end, int w)
 		if (n_hca && n > 0 && (size_t)n < sizeof(line))
 			snprintf(line + n, sizeof(line) - (size_t)n,
 				 ", %zu through the HCA only (the peer shares their port)", n_hca);
-		dialog_put(y++, 0, w, line,
-			   console_attr(c, n_fail || !n_pass ? TR_BENCH_FAIL : TR_BENCH_PASS));
+		screen_put(y++, 0, w, line,
+			   screen_attr(c, n_fail || !n_pass ? TR_BENCH_FAIL : TR_BENCH_PASS));
 	}
 	if (y < y_end && bv->n_spark)
 		draw_spark(c, y++, w);
@@ -432,12 +418,12 @@ void bv_draw(struct console *c, struct view *v)
 	struct bench_view *bv = v->state;
 	const struct rect *t = &c->lay.tree;
 	int w = t->w, y_end = t->y + t->h + c->lay.details.h;
-	dialog_put(t->y, 0, w,
+	screen_put(t->y, 0, w,
 		   " Bench: RDMA verbs between a VF and its peer, judged against the port rate",
-		   console_attr(c, TR_COLUMN_HEADER));
+		   screen_attr(c, TR_COLUMN_HEADER));
 	int y = draw_form(c, t->y + 1, w);
 	if (bv->confirm[0] && y < y_end) {
-		y = draw_wrapped(bv->confirm, y + 1, y_end, 1, w - 1, console_attr(c, TR_PROMPT));
+		y = draw_wrapped(bv->confirm, y + 1, y_end, 1, w - 1, screen_attr(c, TR_PROMPT));
 		return;
 	}
 	if (y + 1 < y_end)

@@ -9,7 +9,7 @@
 
 #include "actions.h"
 #include "console_int.h"
-#include "dialog.h"
+#include "screen.h"
 #include "tui/base/text.h"
 
 #define ROW_HEADING(sev) ((size_t)-1 - (size_t)(sev)) /* a row that names a severity */
@@ -150,7 +150,7 @@ static bool checks_action(struct console *c, struct view *v, enum key_action a)
 		if (f && f->subject[0])
 			console_tree_jump(c, f->subject);
 		else if (f)
-			console_message(c, TR_STATUS, "the finding is about the node, not one row");
+			screen_message(c, TR_STATUS, "the finding is about the node, not one row");
 		return true;
 	case KA_KMSG:
 		console_kmsg_show(c, f ? console_finding_kmsg(c, f) : -1);
@@ -159,13 +159,13 @@ static bool checks_action(struct console *c, struct view *v, enum key_action a)
 		if (f)
 			console_fix_finding(c, f);
 		else
-			console_message(c, TR_STATUS, "no finding selected to fix");
+			screen_message(c, TR_STATUS, "no finding selected to fix");
 		return true;
 	case KA_BACK: /* Esc: the list, then back to the tree */
 		if (cv->open)
 			set_open(v, false);
 		else
-			console_view_switch(c, VIEW_TREE);
+			screen_view_switch(c, VIEW_TREE);
 		return true;
 	case KA_FILTER:
 		return cv->open; /* the list's filter, not the finding's text */
@@ -177,8 +177,8 @@ static bool checks_action(struct console *c, struct view *v, enum key_action a)
 static void put_text(struct console *c, const struct text *t, size_t from, int y, int h, int w)
 {
 	for (int i = 0; i < h && from + (size_t)i < t->n; i++)
-		dialog_put(y + i, 1, w - 1, t->lines[from + i].s,
-			   console_attr(c, text_theme_role(t->lines[from + i].role, TR_NORMAL)));
+		screen_put(y + i, 1, w - 1, t->lines[from + i].s,
+			   screen_attr(c, text_theme_role(t->lines[from + i].role, TR_NORMAL)));
 }
 
 static void draw_row(struct console *c, const struct checks_view *cv, long row, int y, int w)
@@ -189,8 +189,8 @@ static void draw_row(struct console *c, const struct checks_view *cv, long row, 
 	if (is_heading(v)) {
 		enum check_severity s = (enum check_severity)((size_t)-1 - v);
 		text_add(&t, TEXT_HEADING, "%s (%zu)", check_severity_name(s), cv->shown[s]);
-		dialog_put(y, 0, w, t.n ? t.lines[0].s : "",
-			   console_attr(c, console_severity_role(s)));
+		screen_put(y, 0, w, t.n ? t.lines[0].s : "",
+			   screen_attr(c, console_severity_role(s)));
 		text_clear(&t);
 		return;
 	}
@@ -201,11 +201,11 @@ static void draw_row(struct console *c, const struct checks_view *cv, long row, 
 	else
 		text_add(&t, TEXT_NORMAL, "%-12s  %s", f->subject[0] ? f->subject : "node",
 			 f->title);
-	int a = console_attr(c, sel ? TR_SELECTION : TR_NORMAL);
-	dialog_put(y, 0, w, "", a);
-	dialog_put(y, 1, 2, console_severity_mark(f->severity),
-		   sel ? a : console_attr(c, console_severity_role(f->severity)));
-	dialog_put(y, 4, w - 4, t.n ? t.lines[0].s : "", a);
+	int a = screen_attr(c, sel ? TR_SELECTION : TR_NORMAL);
+	screen_put(y, 0, w, "", a);
+	screen_put(y, 1, 2, console_severity_mark(f->severity),
+		   sel ? a : screen_attr(c, console_severity_role(f->severity)));
+	screen_put(y, 4, w - 4, t.n ? t.lines[0].s : "", a);
 	text_clear(&t);
 }
 
@@ -216,7 +216,7 @@ static void draw_head(struct console *c, int y, int w, const char *hint)
 	snprintf(line, sizeof(line), " Findings: %zu critical, %zu warning, %zu info%s%s",
 		 k->counts[2], k->counts[1], k->counts[0], k->fs.n_dropped ? " (some dropped)" : "",
 		 hint);
-	dialog_put(y, 0, w, line, console_attr(c, TR_COLUMN_HEADER));
+	screen_put(y, 0, w, line, screen_attr(c, TR_COLUMN_HEADER));
 }
 
 static void draw_list(struct console *c, struct checks_view *cv, const struct rect *r)
@@ -224,10 +224,10 @@ static void draw_list(struct console *c, struct checks_view *cv, const struct re
 	draw_head(c, r->y, r->w,
 		  r->w >= 100 ? "   Enter: open  t: its row  L: kernel log  f: fix" : "");
 	if (!cv->n_rows) {
-		dialog_put(r->y + 1, 1, r->w - 1,
+		screen_put(r->y + 1, 1, r->w - 1,
 			   c->checks.fs.n ? "nothing matches the filter (/ to change it)"
 					  : "no findings: every check passed on this snapshot",
-			   console_attr(c, TR_STATUS));
+			   screen_attr(c, TR_STATUS));
 		return;
 	}
 	listw_fit(&cv->list, r->h - 1);
@@ -261,8 +261,8 @@ static void checks_draw(struct console *c, struct view *v)
 		return;
 	}
 	draw_list(c, cv, &c->lay.tree);
-	dialog_put(d.y, 0, d.w, f ? " Finding  (Enter: all of it, t: its row, f: fix)" : " Finding",
-		   console_attr(c, TR_DETAILS_TITLE));
+	screen_put(d.y, 0, d.w, f ? " Finding  (Enter: all of it, t: its row, f: fix)" : " Finding",
+		   screen_attr(c, TR_DETAILS_TITLE));
 	if (f) {
 		console_finding_text(c, &t, f, d.w - 1);
 		put_text(c, &t, 0, d.y + 1, d.h - 1, d.w);

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "console_int.h"
+#include "screen.h"
 #include "core/base/guid.h"
 #include "core/pods/pods.h"
 
@@ -98,13 +99,9 @@ static void port_lines(struct dlist *d, const struct rdma *r, bool state_shown)
 	char b1[32], b2[32];
 	for (size_t i = 0; i < r->n_ports; i++) {
 		const struct port *p = &r->ports[i];
-		enum theme_role sr = !p->state.known   ? TR_WARNING
-				     : p->state.v == 4 ? TR_PORT_ACTIVE
-				     : p->state.v == 1 ? TR_PORT_DOWN
-						       : TR_PORT_INIT;
 		if (!state_shown) {
-			dl_add(d, "port state", sr, SNAP_PORT_STATE, "%u: %s", p->num,
-			       s_or(p->state_name));
+			dl_add(d, "port state", screen_port_role(p), SNAP_PORT_STATE, "%u: %s",
+			       p->num, s_or(p->state_name));
 			dl_add(d, "phys state", TR_NORMAL, SNAP_PHYS_STATE, "%s",
 			       s_or(p->phys_state_name));
 		}
@@ -213,9 +210,8 @@ static void vf_lines(struct dlist *d, const struct vf *vf)
 	const struct port *p =
 		vf->fn.n_rdmas && vf->fn.rdmas[0].n_ports ? &vf->fn.rdmas[0].ports[0] : NULL;
 	if (p)
-		dl_add(d, "port state",
-		       p->state.known && p->state.v == 4 ? TR_PORT_ACTIVE : TR_PORT_DOWN,
-		       SNAP_PORT_STATE, "%s  %s", s_or(p->state_name), s_or(p->phys_state_name));
+		dl_add(d, "port state", screen_port_role(p), SNAP_PORT_STATE, "%s  %s",
+		       s_or(p->state_name), s_or(p->phys_state_name));
 	guid_pair(d, "port GUID", vf->port_guid, a->mofed ? a->mofed_port : a->port_guid,
 		  SNAP_PORT_GUID);
 	guid_pair(d, "node GUID", vf->node_guid, a->mofed ? a->mofed_node : a->node_guid,

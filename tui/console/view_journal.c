@@ -13,6 +13,7 @@
 #include "console_int.h"
 #include "core/actions/journal.h"
 #include "dialog.h"
+#include "screen.h"
 #include "tui/render/journal_text.h"
 #include "keys.h"
 
@@ -92,7 +93,7 @@ static void undo(struct console *c, struct journal_view *jv)
 		return;
 	long long n = json_object_get_int64(id);
 	if (journal_undo_req(jv->entries, n, &req, &e) < 0) {
-		console_message(c, TR_ERROR, "%s", e.msg);
+		screen_message(c, TR_ERROR, "%s", e.msg);
 		return;
 	}
 	char title[64];
@@ -122,23 +123,23 @@ static bool journal_action(struct console *c, struct view *v, enum key_action a)
 static void put_line(struct console *c, const struct text *t, int y, int x, int w, bool sel)
 {
 	for (size_t i = 0; i < t->n; i++)
-		dialog_put(y + (int)i, x, w, t->lines[i].s,
-			   console_attr(c, sel ? TR_SELECTION
-					       : text_theme_role(t->lines[i].role, TR_NORMAL)));
+		screen_put(y + (int)i, x, w, t->lines[i].s,
+			   screen_attr(c, sel ? TR_SELECTION
+					      : text_theme_role(t->lines[i].role, TR_NORMAL)));
 }
 
 static void draw_list(struct console *c, struct journal_view *jv, const struct rect *t)
 {
 	struct text head = {0};
 	journal_text_header(&head, JOURNAL_TEXT_COMPACT);
-	dialog_put(t->y, 0, t->w, head.n ? head.lines[0].s : "", console_attr(c, TR_COLUMN_HEADER));
+	screen_put(t->y, 0, t->w, head.n ? head.lines[0].s : "", screen_attr(c, TR_COLUMN_HEADER));
 	text_clear(&head);
 	if (jv->error[0] || !jv->n_shown) {
-		dialog_put(t->y + 1, 1, t->w - 1,
+		screen_put(t->y + 1, 1, t->w - 1,
 			   jv->error[0] ? jv->error
 			   : jv->n	? "nothing matches the filter (/ to change it)"
 					: "the journal is empty: F6 F7 F8 and : commands add to it",
-			   console_attr(c, jv->error[0] ? TR_ERROR : TR_STATUS));
+			   screen_attr(c, jv->error[0] ? TR_ERROR : TR_STATUS));
 		return;
 	}
 	struct listw *l = &jv->list;
@@ -167,7 +168,7 @@ static void draw_entry(struct console *c, struct journal_view *jv, const struct 
 	/* text_add escapes what the journal file holds */
 	text_add(&body, TEXT_HEADING, " entry %s by %s at %s: %s  (Enter: %s, u: undo)", f[0], f[1],
 		 f[2], jv->steps ? "steps" : "changes", jv->steps ? "changes" : "steps");
-	dialog_put(d->y, 0, d->w, body.n ? body.lines[0].s : "", console_attr(c, TR_DETAILS_TITLE));
+	screen_put(d->y, 0, d->w, body.n ? body.lines[0].s : "", screen_attr(c, TR_DETAILS_TITLE));
 	text_clear(&body);
 	if (!o)
 		return;

@@ -10,7 +10,7 @@
 
 #include "console_int.h"
 #include "core/snapshot/kmsg.h"
-#include "dialog.h"
+#include "screen.h"
 #include "tui/base/text.h"
 
 struct kmsg_view {
@@ -77,7 +77,7 @@ void console_kmsg_show(struct console *c, long line)
 		if (kv->shown[i] == (size_t)line)
 			listw_select(&kv->list, (long)i);
 	kv->placed = true;
-	console_view_switch(c, VIEW_KMSG);
+	screen_view_switch(c, VIEW_KMSG);
 }
 
 static void draw_list(struct console *c, struct kmsg_view *kv, const struct rect *r)
@@ -88,12 +88,12 @@ static void draw_list(struct console *c, struct kmsg_view *kv, const struct rect
 	snprintf(head, sizeof(head),
 		 " Kernel log: %zu record%s naming an RDMA driver, %zu error%s (oldest first)",
 		 n ? n->n_kmsg : 0, n && n->n_kmsg == 1 ? "" : "s", errors, errors == 1 ? "" : "s");
-	dialog_put(r->y, 0, r->w, head, console_attr(c, TR_COLUMN_HEADER));
+	screen_put(r->y, 0, r->w, head, screen_attr(c, TR_COLUMN_HEADER));
 	if (!kv->n_shown) {
-		dialog_put(r->y + 1, 1, r->w - 1,
+		screen_put(r->y + 1, 1, r->w - 1,
 			   n && n->n_kmsg ? "nothing matches the filter (/ to change it)"
 					  : "no kernel-log record names an RDMA driver",
-			   console_attr(c, TR_STATUS));
+			   screen_attr(c, TR_STATUS));
 		return;
 	}
 	listw_fit(&kv->list, r->h - 1);
@@ -105,8 +105,8 @@ static void draw_list(struct console *c, struct kmsg_view *kv, const struct rect
 		enum theme_role role = row == kv->list.sel ? TR_SELECTION
 				       : l->error	   ? TR_ERROR
 							   : TR_NORMAL;
-		dialog_put(r->y + 1 + (int)i, 0, r->w, t.n ? t.lines[0].s : "",
-			   console_attr(c, role));
+		screen_put(r->y + 1 + (int)i, 0, r->w, t.n ? t.lines[0].s : "",
+			   screen_attr(c, role));
 		text_clear(&t);
 	}
 }
@@ -121,7 +121,7 @@ static void draw_record(struct console *c, struct kmsg_view *kv, const struct re
 	snprintf(title, sizeof(title), " Record %ld of %zu  level %s%s", l ? kv->list.sel + 1 : 0,
 		 kv->n_shown, l && l->prio >= 0 && l->prio < 8 ? level[l->prio] : "?",
 		 l && l->error ? "  (a failure)" : "");
-	dialog_put(d->y, 0, d->w, l ? title : " Record", console_attr(c, TR_DETAILS_TITLE));
+	screen_put(d->y, 0, d->w, l ? title : " Record", screen_attr(c, TR_DETAILS_TITLE));
 	if (!l)
 		return;
 	struct text t = {0};
@@ -131,8 +131,8 @@ static void draw_record(struct console *c, struct kmsg_view *kv, const struct re
 	for (int y = 1, at = 0; y < d->h && at < len; y++, at += w) {
 		char part[1100];
 		snprintf(part, sizeof(part), "%.*s", w, s + at);
-		dialog_put(d->y + y, 1, d->w - 1, part,
-			   console_attr(c, l->error ? TR_ERROR : TR_NORMAL));
+		screen_put(d->y + y, 1, d->w - 1, part,
+			   screen_attr(c, l->error ? TR_ERROR : TR_NORMAL));
 	}
 	text_clear(&t);
 }
@@ -182,7 +182,7 @@ static bool kmsg_action(struct console *c, struct view *v, enum key_action a)
 	(void)v;
 	if (a != KA_BACK)
 		return false;
-	console_view_switch(c, VIEW_TREE); /* Esc: back to the tree */
+	screen_view_switch(c, VIEW_TREE); /* Esc: back to the tree */
 	return true;
 }
 

@@ -8,6 +8,7 @@
 
 #include "actions.h"
 #include "console_int.h"
+#include "screen.h"
 
 long console_visible_rows(const struct console *c)
 {
@@ -64,7 +65,7 @@ bool console_tree_jump(struct console *c, const char *bdf)
 {
 	const struct pf *pf = NULL;
 	if (!c->node || !node_find_fn(c->node, bdf, &pf, NULL)) {
-		console_message(c, TR_WARNING, "%s is no PF or VF of the tree", bdf);
+		screen_message(c, TR_WARNING, "%s is no PF or VF of the tree", bdf);
 		return false;
 	}
 	set_collapsed(c, pf->fn.bdf, false);
@@ -76,7 +77,7 @@ bool console_tree_jump(struct console *c, const char *bdf)
 	if (row < 0)
 		return false;
 	c->zoom = false;
-	console_view_switch(c, VIEW_TREE);
+	screen_view_switch(c, VIEW_TREE);
 	select_row(c, row);
 	return true;
 }
@@ -121,19 +122,6 @@ static void key_mouse(struct console *c, struct view *v)
 	}
 	if (v->moved)
 		v->moved(c, v);
-	c->dirty = true;
-}
-
-void console_view_switch(struct console *c, enum console_view view)
-{
-	struct view *v = &c->views[view];
-	if (!v->draw) {
-		console_message(c, TR_WARNING, "the %s view is not built yet", v->name);
-		return;
-	}
-	c->view = view;
-	if (v->enter)
-		v->enter(c, v);
 	c->dirty = true;
 }
 
@@ -215,10 +203,10 @@ static void run_action(struct console *c, struct view *v, const struct key_bindi
 		c->zoom = false;
 		break;
 	case KA_NEXT_VIEW:
-		console_view_switch(c, (c->view + 1) % VIEW_N);
+		screen_view_switch(c, (c->view + 1) % VIEW_N);
 		break;
 	case KA_VIEW:
-		console_view_switch(c, (enum console_view)b->arg);
+		screen_view_switch(c, (enum console_view)b->arg);
 		break;
 	case KA_REDRAW:
 		clearok(curscr, TRUE);

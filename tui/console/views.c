@@ -14,6 +14,7 @@
 #include "console_int.h"
 #include "view_journal.h"
 #include "dialog.h"
+#include "screen.h"
 
 static struct view *all(struct console *c, size_t i)
 {
@@ -90,7 +91,7 @@ void console_draw_views(struct console *c)
 	const struct rect *v = &c->lay.views;
 	if (!v->h)
 		return;
-	console_put(v->y, 0, v->w, "", console_attr(c, TR_VIEW_INACTIVE));
+	screen_put(v->y, 0, v->w, "", screen_attr(c, TR_VIEW_INACTIVE));
 	int x = 1;
 	for (int i = 0; i < VIEW_N && x < v->w; i++) {
 		char label[48], count[24] = "";
@@ -106,10 +107,10 @@ void console_draw_views(struct console *c)
 		int w = (int)strlen(label), cw = (int)strlen(count);
 		if (x + w > v->w)
 			w = v->w - x;
-		console_put(v->y, x, w, label, console_attr(c, r));
+		screen_put(v->y, x, w, label, screen_attr(c, r));
 		if (cw && x + w + cw + 1 <= v->w) { /* " 2 Checks 12! ": the count in its colour */
-			console_put(v->y, x + w, cw, count, console_attr(c, cr));
-			console_put(v->y, x + w + cw, 1, " ", console_attr(c, r));
+			screen_put(v->y, x + w, cw, count, screen_attr(c, cr));
+			screen_put(v->y, x + w + cw, 1, " ", screen_attr(c, r));
 			w += cw + 1;
 		}
 		x += w + 1;
@@ -122,7 +123,7 @@ void console_draw_views(struct console *c)
 		snprintf(f, sizeof(f), " filter: %s ", l->filter);
 		int w = (int)strlen(f);
 		if (w < v->w - x)
-			console_put(v->y, v->w - w, w, f, console_attr(c, TR_PROMPT));
+			screen_put(v->y, v->w - w, w, f, screen_attr(c, TR_PROMPT));
 	}
 }
 
@@ -162,7 +163,7 @@ static bool ask_key(struct console *c, struct view *v, int k)
 	if (a->yes && (k == 'y' || k == 'Y'))
 		a->yes(c, a->arg);
 	else if (a->yes)
-		console_message(c, TR_STATUS, "nothing was written");
+		screen_message(c, TR_STATUS, "nothing was written");
 	return true;
 }
 
@@ -175,7 +176,7 @@ static void ask_draw(struct console *c, struct view *v)
 		 a->yes	    ? ""
 		 : a->flash ? "  (Enter or Esc closes)"
 			    : "");
-	console_put(s->y, 0, s->w, line, console_attr(c, a->yes ? TR_PROMPT : TR_ERROR));
+	screen_put(s->y, 0, s->w, line, screen_attr(c, a->yes ? TR_PROMPT : TR_ERROR));
 }
 
 static void state_free(struct view *v)
@@ -237,19 +238,19 @@ static void help_draw(struct console *c, struct view *v)
 	}
 	int bw = w + 4 < COLS ? w + 4 : COLS;
 	int bh = h->list.n + 2 < LINES ? (int)h->list.n + 2 : LINES;
-	int y0 = (LINES - bh) / 2, x0 = (COLS - bw) / 2, a = console_attr(c, TR_HELP);
+	int y0 = (LINES - bh) / 2, x0 = (COLS - bw) / 2, a = screen_attr(c, TR_HELP);
 	listw_fit(&h->list, bh - 2);
 	for (int y = 0; y < bh; y++)
-		console_put(y0 + y, x0, bw, "", a);
-	console_put(y0, x0 + 2, bw - 2, "Keys (any key closes)", a | A_BOLD);
+		screen_put(y0 + y, x0, bw, "", a);
+	screen_put(y0, x0 + 2, bw - 2, "Keys (any key closes)", a | A_BOLD);
 	if (h->list.n > h->list.page) {
 		char more[80];
 		snprintf(more, sizeof(more), " %ld-%ld of %ld ", h->list.top + 1,
 			 h->list.top + h->list.page, h->list.n);
-		console_put(y0, x0 + bw - (int)strlen(more) - 1, (int)strlen(more), more, a);
+		screen_put(y0, x0 + bw - (int)strlen(more) - 1, (int)strlen(more), more, a);
 	}
 	for (long i = 0; i < h->list.page && h->list.top + i < h->list.n; i++)
-		console_put(y0 + 1 + (int)i, x0 + 2, bw - 4, h->lines[h->list.top + i], a);
+		screen_put(y0 + 1 + (int)i, x0 + 2, bw - 4, h->lines[h->list.top + i], a);
 }
 
 void view_help_init(struct console *c, struct view *v)
