@@ -99,22 +99,36 @@ START_TEST(names_the_kernel_named_vfs_skips_pods_and_undoes)
 		sscanf(t + 1, "%31[^ ]", name);
 		ck_assert_msg(!naming_kernel_form(name), "a kernel name is left: %s", after);
 	}
-	/* Done: the second run has nothing to do, the check no name-unstable. */
+	/* Done: the second run has nothing to do; no kernel name is left, and
+	 * what the check says now is that persist pins the names. */
 	run_ok(dir, &out, "vf", "rename", "--all", "--yes");
 	ck_assert_ptr_nonnull(strstr(out, "nothing to do: 0 VFs renamed"));
 	free(out);
-	tu_sim_run(dir, &out, NULL, "check", NULL);
-	ck_assert_ptr_null(strstr(out, "[name-unstable]"));
+	tu_sim_run(dir, &out, NULL, "check", "name-unstable", NULL);
+	ck_assert_ptr_null(strstr(out, "has the kernel name"));
+	ck_assert_ptr_nonnull(strstr(out, "ibp24s0v0 now and comes back with a kernel name"));
+	ck_assert_ptr_nonnull(strstr(out, "$ ibvf persist"));
 	free(out);
 
-	/* One journal entry undoes the 14 renames. */
-	char id[32];
+	/* One journal entry undoes the 14 renames; the undo goes through the
+	 * rename's guards: back to the seed's collision ('ib12' is the name a
+	 * pod's VF gets back) only with --force (issue 26). */
+	char id[32], *err;
 	snprintf(id, sizeof(id), "%lld", last_journal_id(dir));
-	run_ok(dir, &out, "journal", "undo", id, "--yes");
+	ck_assert_int_eq(tu_sim_run(dir, &out, &err, "journal", "undo", id, "--yes", NULL), 2);
+	ck_assert_msg(strstr(err, "to 'ib12': it is the host name VF 0000:5e:00.6 gets back when "
+				  "pod 'inference/llm-serve-0' lets it go") &&
+			      strstr(err, "or --force"),
+		      "%s", err);
+	free(out);
+	free(err);
+	char *still = names(dir);
+	ck_assert_str_eq(still, after);
+	free(still);
+	run_ok(dir, &out, "journal", "undo", id, "--yes", "--force");
 	ck_assert_ptr_nonnull(strstr(out, "14 VFs renamed back to their names before journal"));
-	/* Back to the seed's collision, which the undo names rather than refuses. */
 	ck_assert_ptr_nonnull(strstr(out,
-				     "'ib12' for VF 0000:5e:00.7 is the host name VF "
+				     "forced: 'ib12' for VF 0000:5e:00.7 is the host name VF "
 				     "0000:5e:00.6 gets back when pod 'inference/llm-serve-0'"));
 	free(out);
 	char *undone = names(dir);
@@ -256,10 +270,16 @@ START_TEST(kernel_forms_forced_and_undone)
 	has_name(dir, "0000:18:00.4", "eth7");
 	run_ok(dir, &out, "vf", "rename", "18:00.4", "ibfast3", "--yes");
 	free(out);
-	/* The undo gives the kernel form back without --force: it was there. */
-	char id[32];
+	/* The undo goes through the rename's guard: the kernel form back only
+	 * with --force, as the rename took it (issue 26). */
+	char id[32], *err;
 	snprintf(id, sizeof(id), "%lld", last_journal_id(dir));
-	run_ok(dir, &out, "journal", "undo", id, "--yes");
+	ck_assert_int_eq(tu_sim_run(dir, &out, &err, "journal", "undo", id, "--yes", NULL), 2);
+	ck_assert_ptr_nonnull(strstr(err, "cannot rename to 'eth7': it is a kernel name"));
+	free(out);
+	free(err);
+	has_name(dir, "0000:18:00.4", "ibfast3");
+	run_ok(dir, &out, "journal", "undo", id, "--yes", "--force");
 	free(out);
 	has_name(dir, "0000:18:00.4", "eth7");
 	tu_rmtree(dir);

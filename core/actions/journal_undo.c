@@ -6,6 +6,7 @@
 #include "journal.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -104,6 +105,34 @@ int journal_find(struct json_object *entries, long long id, struct json_object *
 	return r;
 }
 
+/* vf create (its PF's count back) or vf state (the VF's policy back): one
+ * change, the value before it as the request, through the same planner and
+ * guards (a pod's VFs only with --force). */
+static int undo_one(struct json_object *changes, long long id, int act, struct action_req *ret,
+		    struct err *e)
+{
+	struct action_req req = {.undo_of = id, .kind = (enum action_kind)act};
+	struct json_object *c = json_object_array_get_idx(changes, 0);
+	const char *before = jget_str(c, "before"), *bdf = jget_str(c, "bdf");
+	if (json_object_array_length(changes) != 1 || !before || !*before || !bdf)
+		return err_setx(e, EOPNOTSUPP,
+				"cannot undo journal entry %lld: the value before is unknown", id);
+	snprintf(req.target, sizeof(req.target), "%s", bdf);
+	if (act == ACTION_CREATE) {
+		char *end;
+		unsigned long v = strtoul(before, &end, 10);
+		if (*end || v > 65535)
+			return err_setx(e, EINVAL, "journal entry %lld is malformed: VF count '%s'",
+					id, before);
+		req.count = (unsigned int)v;
+	} else if ((req.state = vf_link_state_from_string(before)) < 0) {
+		return err_setx(e, EINVAL, "journal entry %lld is malformed: link state '%s'", id,
+				before);
+	}
+	*ret = req;
+	return 0;
+}
+
 int journal_undo_req(struct json_object *entries, long long id, struct action_req *ret,
 		     struct err *e)
 {
@@ -135,11 +164,19 @@ int journal_undo_req(struct json_object *entries, long long id, struct action_re
 		*ret = req;
 		return 0;
 	}
+	if (act == ACTION_ASSIGN_ALL)
+		return err_setx(e, EOPNOTSUPP,
+				"cannot undo journal entry %lld ('%s'): it gave GUIDs to VFs whose "
+				"GUIDs were zero or another's, and ibvf sets neither back; give a "
+				"VF another GUID with 'ibvf vf guid VF --node G --port G'",
+				id, action);
+	if (act == ACTION_CREATE || act == ACTION_STATE)
+		return undo_one(changes, id, act, ret, e);
 	bool rename = act == ACTION_RENAME || act == ACTION_RENAME_LINK;
 	if (!rename && act != ACTION_GUID)
 		return err_setx(e, EOPNOTSUPP,
-				"cannot undo journal entry %lld: undo covers renames, GUID "
-				"changes and persist, not '%s'",
+				"cannot undo journal entry %lld: undo covers VF counts, link "
+				"states, renames, GUID changes and persist, not '%s'",
 				id, action);
 	for (size_t i = 0; i < json_object_array_length(changes); i++) {
 		struct json_object *c = json_object_array_get_idx(changes, i);

@@ -85,9 +85,15 @@ int actions_plan_rename(struct sys *s, const struct node *n, const struct action
 	const struct vf *vf;
 	int r;
 
-	/* A kernel form comes back at the next probe: only forced, or as an undo. */
-	if ((r = naming_check(req->name, req->force || req->undo_of, e)) < 0)
+	/* A kernel form comes back at the next probe: only forced, an undo
+	 * too (it goes through the rename's guards). */
+	if ((r = naming_check(req->name, true, e)) < 0)
 		return r;
+	if (!req->force && naming_kernel_form(req->name))
+		return err_setx(e, EINVAL,
+				"cannot rename to '%s': it is a kernel name, which the next probe "
+				"hands to whichever netdev comes first; --force to do it anyway",
+				req->name);
 	if ((r = action_resolve(n, req->target, &pf, &vf, e)) < 0)
 		return r;
 	if (!vf)
@@ -109,6 +115,15 @@ int actions_plan_rename(struct sys *s, const struct node *n, const struct action
 	if ((r = name_check_free(s, n, req->name, nd->ifindex.known ? (int)nd->ifindex.v : -1, e)) <
 	    0)
 		return r;
+	char who[256];
+	pods_reserving(n, req->name, who, sizeof(who));
+	if (who[0] && !req->force)
+		return err_setx(e, EEXIST,
+				"cannot rename VF %u of %s (%s) to '%s': it is %s; --force to do it "
+				"anyway",
+				vf->index, pf->fn.bdf, vf->fn.bdf, req->name, who);
+	if (who[0])
+		plan_note(p, "forced: '%s' is %s", req->name, who);
 	struct change *c = plan_add_change(p, CHANGE_NAME);
 	if (!c)
 		return -ENOMEM;

@@ -88,27 +88,6 @@ static void taken_by(const struct rename_all *ra, struct sys *s, const struct no
 	}
 }
 
-/* The VF in a pod whose host name (the CNI gives it back when the pod
- * goes) is name: its label in buf, "" when none. */
-static void pod_reserves(const struct node *n, const char *name, char *buf, size_t size)
-{
-	buf[0] = '\0';
-	for (size_t i = 0; i < n->n_pfs; i++)
-		for (size_t j = 0; j < n->pfs[i].n_vfs; j++) {
-			const struct vf *vf = &n->pfs[i].vfs[j];
-			const struct pod_binding *b = pods_holder(vf);
-			char who[128];
-			if (b && !vf->fn.n_netdevs && b->host_ifname &&
-			    !strcmp(b->host_ifname, name)) {
-				pods_label(b, who, sizeof(who));
-				snprintf(buf, size,
-					 "the host name VF %s gets back when pod '%s' lets it go",
-					 vf->fn.bdf, who);
-				return;
-			}
-		}
-}
-
 /* The names asked for, from the policy. */
 static int want_policy(struct rename_all *ra, const struct node *n, const struct action_req *req,
 		       struct err *e)
@@ -236,7 +215,7 @@ static int choose(struct rename_all *ra, const struct node *n, const struct acti
  * An undo may give back a name a pod's VF will want (the collision was
  * there before): a note, not a refusal. */
 static int check_targets(const struct rename_all *ra, struct sys *s, const struct node *n,
-			 bool undo, struct plan *p, struct err *e)
+			 bool undo, bool force, struct plan *p, struct err *e)
 {
 	char who[256];
 	for (size_t i = 0; i < ra->n; i++) {
@@ -247,17 +226,20 @@ static int check_targets(const struct rename_all *ra, struct sys *s, const struc
 						ra->m[j].vf->fn.bdf, m->vf->fn.bdf, m->to);
 		taken_by(ra, s, n, m->to, who, sizeof(who));
 		if (!who[0])
-			pod_reserves(n, m->to, who, sizeof(who));
-		if (who[0] && undo && strstr(who, "gets back")) {
-			plan_note(p, "'%s' for VF %s is %s", m->to, m->vf->fn.bdf, who);
+			pods_reserving(n, m->to, who, sizeof(who));
+		/* An undo goes through the same guard as the rename: a name a
+		 * pod's VF gets back only with --force (then a note says so). */
+		if (who[0] && force && strstr(who, "gets back")) {
+			plan_note(p, "forced: '%s' for VF %s is %s", m->to, m->vf->fn.bdf, who);
 			continue;
 		}
 		if (who[0])
 			return err_setx(e, EEXIST,
 					"cannot rename VF %u of %s (%s) to '%s': it is %s; rename "
-					"that first%s",
+					"that first%s%s",
 					m->vf->index, m->pf->fn.bdf, m->vf->fn.bdf, m->to, who,
-					undo ? "" : " or choose another --scheme");
+					undo ? "" : " or choose another --scheme",
+					strstr(who, "gets back") ? ", or --force" : "");
 	}
 	return 0;
 }
@@ -284,7 +266,7 @@ static int temp_name(const struct rename_all *ra, struct sys *s, const struct no
 		if (!used)
 			taken_by(ra, s, n, ret, who, sizeof(who));
 		if (!used && !who[0])
-			pod_reserves(n, ret, who, sizeof(who));
+			pods_reserving(n, ret, who, sizeof(who));
 		if (!used && !who[0])
 			return 0;
 	}
@@ -384,7 +366,7 @@ int actions_plan_rename_all(struct sys *s, const struct node *n, const struct ac
 		ra.links = NULL;
 		ra.n_links = 0;
 	}
-	if ((r = check_targets(&ra, s, n, req->undo_of != 0, p, e)) < 0 ||
+	if ((r = check_targets(&ra, s, n, req->undo_of != 0, req->force, p, e)) < 0 ||
 	    (r = order(&ra, s, n, action_kernel_of(n, req), p, e)) < 0 ||
 	    (r = add_changes(&ra, p)) < 0)
 		goto out;

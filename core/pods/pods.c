@@ -413,3 +413,22 @@ int pods_attach(struct sys *s, const struct pods_opts *opts, struct node *n)
 	pods_set_fini(&set);
 	return r;
 }
+
+void pods_reserving(const struct node *n, const char *name, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < n->n_pfs; i++)
+		for (size_t j = 0; j < n->pfs[i].n_vfs; j++) {
+			const struct vf *vf = &n->pfs[i].vfs[j];
+			const struct pod_binding *b = pods_holder(vf);
+			char who[128];
+			if (b && !vf->fn.n_netdevs && b->host_ifname &&
+			    !strcmp(b->host_ifname, name)) {
+				pods_label(b, who, sizeof(who));
+				snprintf(buf, size,
+					 "the host name VF %s gets back when pod '%s' lets it go",
+					 vf->fn.bdf, who);
+				return;
+			}
+		}
+}

@@ -19,6 +19,11 @@
 
 #include "core/model/node.h"
 
+/* The VF in a pod whose host name (the CNI gives it back when the pod goes)
+ * is name: "the host name VF <bdf> gets back when pod '<ns/name>' lets it
+ * go" in buf, "" when none. The one rule the renames and their undo use. */
+void pods_reserving(const struct node *n, const char *name, char *buf, size_t size);
+
 struct sys;
 
 #define PODS_FILE_MAX (1u << 20)
