@@ -385,6 +385,16 @@ START_TEST(list_option_prints_the_check_table)
 		strstr(out, "0 none (or info only), 1 warnings,\n2 critical; 3 when"));
 	free(out);
 	free(err);
+	/* The command list says so too: 3 is an exit status of check. */
+	const char *top[] = {"help", NULL};
+	ck_assert_int_eq(tu_run(top, &out, &err), 0);
+	const char *line = strstr(out, "\n  check  ");
+	ck_assert_ptr_nonnull(line);
+	const char *eol = strchr(line + 1, '\n');
+	ck_assert_msg(eol && memmem(line, (size_t)(eol - line), "0/1/2 by severity, 3 ", 21),
+		      "%.*s", eol ? (int)(eol - line) : 80, line);
+	free(out);
+	free(err);
 }
 END_TEST
 
