@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,7 +123,7 @@ START_TEST(assign_all_keeps_the_first_holder_of_a_duplicate)
 		      "%s", out);
 	ck_assert_ptr_null(strstr(out, "change: 0000:5e:00.3 "));
 	ck_assert_ptr_nonnull(
-		strstr(out, "change: 0000:c0:00.3 node_guid: a0:88:c2:03:00:5e:00:03 -> "));
+		strstr(out, "change: 0000:c0:00.3 node_guid: a088:c203:005e:0003 -> "));
 	free(out);
 	free(err);
 	rc = tu_sim_run(dir, &out, &err, "vf", "guid", "--assign-all", "--yes", NULL);
@@ -138,6 +139,104 @@ START_TEST(assign_all_keeps_the_first_holder_of_a_duplicate)
 	node_free(n);
 	rc = tu_sim_run(dir, &out, &err, "check", "guid-duplicate", "guid-zero", NULL);
 	ck_assert_msg(!strstr(out, "guid-duplicate") && !strstr(out, "guid-zero"), "%s", out);
+	free(out);
+	free(err);
+	tu_rmtree(dir);
+}
+END_TEST
+
+/* Whether line holds a GUID in ip link's colon form (00:11:...:77). */
+static bool has_colon_guid(const char *line, size_t len)
+{
+	for (size_t i = 0; i + 23 <= len; i++) {
+		size_t k = 0;
+		while (k < 23 && (k % 3 == 2 ? line[i + k] == ':'
+					     : (line[i + k] >= '0' && line[i + k] <= '9') ||
+						       (line[i + k] >= 'a' && line[i + k] <= 'f')))
+			k++;
+		if (k == 23)
+			return true;
+	}
+	return false;
+}
+
+/* Every line of text with a colon-form GUID is a shell command ("$ ..."),
+ * and the step above it says the command takes that form. */
+static void assert_colon_form_only_in_commands(const char *text)
+{
+	const char *prev = NULL;
+	for (const char *l = text; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		if (has_colon_guid(l, len)) {
+			const char *t = l;
+			while (*t == ' ')
+				t++;
+			ck_assert_msg(!strncmp(t, "$ ", 2), "a colon GUID outside a command: %.*s",
+				      (int)len, l);
+			ck_assert_msg(
+				prev && strstr(prev, "colon form") && strstr(prev, "(") && prev < l,
+				"the step does not say its command takes the colon form: %.*s",
+				(int)len, l);
+		} else {
+			prev = l;
+		}
+		l = e ? e + 1 : l + len;
+	}
+}
+
+/* One GUID, one form: the remedy, the plan's summary, steps and changes,
+ * and what was verified give rdma's form (a088:c203:0018:0000), as JSON
+ * does; only the command lines ip link and the MLNX_OFED sriov files take
+ * show the colon form, and their step says so. `vf guid` takes both. */
+START_TEST(one_guid_form_from_remedy_to_plan)
+{
+	char *dir = tu_mkfixture(NULL), *out, *err, *out2;
+	int rc = tu_sim_run(dir, &out, &err, "check", "guid-zero", "0000:18:00.4", NULL);
+	ck_assert_int_eq(rc, 2);
+	ck_assert_msg(strstr(out, "$ ibvf vf guid 0000:18:00.4 --node 0203:0018:0000:0003 --port "
+				  "0203:0018:0000:0003\n"),
+		      "%s", out);
+	free(out);
+	free(err);
+	/* MLNX_OFED files (0000:18:00.4) and netlink (0000:c0:00.2). */
+	const char *vfs[] = {"0000:18:00.4", "0000:c0:00.2"};
+	for (int i = 0; i < 2; i++) {
+		rc = tu_sim_run(dir, &out, &err, "vf", "guid", vfs[i], "--node",
+				"0203:0018:0000:0003", "--port", "0203:0018:0000:0003", "--dry-run",
+				NULL);
+		ck_assert_msg(rc == 0, "%s", err);
+		free(err);
+		ck_assert_msg(strstr(out, "node 0203:0018:0000:0003, port 0203:0018:0000:0003"),
+			      "%s", out);
+		ck_assert_msg(strstr(out, "node_guid: ") &&
+				      strstr(out, " -> 0203:0018:0000:0003\n"),
+			      "%s", out);
+		ck_assert_msg(strstr(out, "02:03:00:18:00:00:00:03"), "%s", out);
+		assert_colon_form_only_in_commands(out);
+		rc = tu_sim_run(dir, &out2, &err, "vf", "guid", vfs[i], "--node",
+				"02:03:00:18:00:00:00:03", "--port", "0x0203001800000003",
+				"--dry-run", NULL);
+		ck_assert_msg(rc == 0, "%s", err);
+		ck_assert_str_eq(out2, out);
+		free(out);
+		free(out2);
+		free(err);
+	}
+	/* Applied: what was verified, in the same form. */
+	rc = tu_sim_run(dir, &out, &err, "vf", "guid", "0000:18:00.4", "--node",
+			"0203:0018:0000:0003", "--port", "0203:0018:0000:0003", "--yes", NULL);
+	ck_assert_msg(rc == 0, "%s", err);
+	ck_assert_msg(strstr(out, "node_guid is 0203:0018:0000:0003 (was 0000:0000:0000:0000)"),
+		      "%s", out);
+	assert_colon_form_only_in_commands(out);
+	free(out);
+	free(err);
+	/* Refused: the GUID in the message, in the same form. */
+	rc = tu_sim_run(dir, &out, &err, "vf", "guid", "0000:18:00.5", "--port",
+			"02:03:00:18:00:00:00:03", "--yes", NULL);
+	ck_assert_int_eq(rc, 2);
+	ck_assert_msg(strstr(err, "GUID 0203:0018:0000:0003 is already in use"), "%s", err);
 	free(out);
 	free(err);
 	tu_rmtree(dir);
@@ -195,6 +294,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, guid_takes_effect_through_a_rebind_and_the_name_stays);
 	tcase_add_test(tc, assign_all_leaves_no_zero_or_duplicate_guid);
 	tcase_add_test(tc, assign_all_keeps_the_first_holder_of_a_duplicate);
+	tcase_add_test(tc, one_guid_form_from_remedy_to_plan);
 	tcase_add_test(tc, derived_scheme_is_locally_administered_and_per_pf);
 	tcase_add_test(tc, link_state_through_mofed_and_netlink);
 	suite_add_tcase(s, tc);

@@ -164,6 +164,72 @@ START_TEST(a_pf_and_an_id_select_its_vfs_findings)
 }
 END_TEST
 
+static bool has_finding(struct json_object *o, const char *id, const char *subject)
+{
+	struct json_object *fs = get(o, "findings");
+	for (size_t i = 0; i < json_object_array_length(fs); i++) {
+		struct json_object *f = json_object_array_get_idx(fs, i), *sub = get(f, "subject");
+		const char *s = json_object_get_string(sub);
+		if (!strcmp(sget(f, "id"), id) &&
+		    (subject ? s && !strcmp(s, subject) : json_object_is_type(sub, json_type_null)))
+			return true;
+	}
+	return false;
+}
+
+/* One device, whole truth: a healthy VF's check carries the node-wide
+ * findings that reach it (the driver built for another kernel, the device
+ * plugin's resource) and its PF's that reach its VFs (a degraded link, a
+ * layout the boot unit will not re-create), and exits on them; not the
+ * node's findings about something else (a CNI cache file), nor another PF's,
+ * nor its PF's that are the PF's own (its name). */
+START_TEST(a_device_check_carries_what_reaches_it)
+{
+	struct json_object *o = check_json(faulty, 2, "0000:40:00.1", NULL);
+	ck_assert(has_finding(o, "driver-kernel-mismatch", NULL));
+	ck_assert(has_finding(o, "dp-selector-empty", NULL));
+	ck_assert(!has_finding(o, "cni-cache-broken", NULL));
+	ck_assert(!has_finding(o, "ethernet-fallback", "0000:9a:00.0"));
+	ck_assert(!has_finding(o, "rate-degraded", "0000:dc:00.0"));
+	json_object_put(o);
+	o = check_json(faulty, 2, "0000:dc:00.2", NULL);
+	ck_assert(has_finding(o, "rate-degraded", "0000:dc:00.0"));
+	ck_assert(!has_finding(o, "sriov-layout", "0000:c0:00.0"));
+	json_object_put(o);
+	o = check_json(faulty, 2, "ibp192s0v1", NULL);
+	ck_assert(has_finding(o, "sriov-layout", "0000:c0:00.0"));
+	ck_assert(has_finding(o, "driver-kernel-mismatch", NULL));
+	json_object_put(o);
+	/* The text says so, and the exit status follows: a warning from the PF
+	 * alone exits 1. */
+	char *out, *err;
+	ck_assert_int_eq(tu_sim_run(faulty, &out, &err, "check", "0000:40:00.1", NULL), 2);
+	ck_assert_ptr_null(strstr(out, "no findings"));
+	ck_assert_ptr_nonnull(strstr(out, "  critical node  [driver-kernel-mismatch]\n"));
+	free(out);
+	free(err);
+	o = check_json(faulty, 1, "rate-degraded", "0000:dc:00.3");
+	ck_assert(has_finding(o, "rate-degraded", "0000:dc:00.0"));
+	json_object_put(o);
+}
+END_TEST
+
+/* --fix with a device changes that device only: a finding of its PF or of
+ * the node that reaches it is shown by `check DEV`, not fixed through it
+ * (sriov-layout's remedy re-creates every VF of the PF). */
+START_TEST(a_device_fix_plans_nothing_above_it)
+{
+	char *out, *err;
+	int rc = tu_sim_run(faulty, &out, &err, "check", "--fix", "all", "--dry-run",
+			    "0000:c0:00.2", NULL);
+	ck_assert_msg(rc == 0, "exit %d, stderr %s", rc, err);
+	ck_assert_ptr_null(strstr(out, "vf create"));
+	ck_assert_ptr_null(strstr(out, "sriov-layout"));
+	free(out);
+	free(err);
+}
+END_TEST
+
 /* The exit status is computed on the findings shown: a warning-only
  * selection exits 1, and --severity critical hides warnings. */
 START_TEST(exit_1_on_warnings_only)
@@ -319,6 +385,16 @@ START_TEST(list_option_prints_the_check_table)
 		strstr(out, "0 none (or info only), 1 warnings,\n2 critical; 3 when"));
 	free(out);
 	free(err);
+	/* The command list says so too: 3 is an exit status of check. */
+	const char *top[] = {"help", NULL};
+	ck_assert_int_eq(tu_run(top, &out, &err), 0);
+	const char *line = strstr(out, "\n  check  ");
+	ck_assert_ptr_nonnull(line);
+	const char *eol = strchr(line + 1, '\n');
+	ck_assert_msg(eol && memmem(line, (size_t)(eol - line), "0/1/2 by severity, 3 ", 21),
+		      "%.*s", eol ? (int)(eol - line) : 80, line);
+	free(out);
+	free(err);
 }
 END_TEST
 
@@ -440,6 +516,8 @@ int main(void)
 	tcase_add_test(tc, faulty_node_exits_2_and_json_has_the_schema);
 	tcase_add_test(tc, text_shows_evidence_and_remedy_of_a_zero_guid_vf);
 	tcase_add_test(tc, a_pf_and_an_id_select_its_vfs_findings);
+	tcase_add_test(tc, a_device_check_carries_what_reaches_it);
+	tcase_add_test(tc, a_device_fix_plans_nothing_above_it);
 	tcase_add_test(tc, exit_1_on_warnings_only);
 	tcase_add_test(tc, severity_is_a_minimum);
 	tcase_add_loop_test(tc, cannot_check_is_one_line_and_exit_3, 0,

@@ -69,6 +69,9 @@ START_TEST(ethernet_fallback_on_mlx5_6_not_on_storage)
 	const struct finding *f = cu_first(&fs, "ethernet-fallback", "0000:9a:00.0");
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(f->kind, SUBJECT_PF);
+	/* Another card of the same model, not the same card. */
+	ck_assert_str_eq(f->title, "PF 0000:9a:00.0 (mlx5_6) runs Ethernet, but is the same HCA "
+				   "model as the InfiniBand mlx5_0");
 	ck_assert(cu_evidence(f, "/sys/class/infiniband/mlx5_6/ports/1/link_layer", "Ethernet"));
 	ck_assert(cu_evidence(f, "/ports/1/link_layer", "InfiniBand"));
 	ck_assert_int_eq(f->remedy.kind, REMEDY_MANUAL);

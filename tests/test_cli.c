@@ -2,11 +2,15 @@
 /* The ibvf binary as a user meets it: list text and JSON, help, version, and
  * one clear line with exit status 2 for every bad argument. */
 #include <check.h>
+#include <fcntl.h>
 #include <json-c/json.h>
+#include <pty.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -381,6 +385,60 @@ START_TEST(a_pod_with_two_vfs_is_ambiguous_in_vf_and_bench)
 }
 END_TEST
 
+/* Asked on a terminal while stdout and stderr go to one file (`>log 2>&1`,
+ * a pipe to tee): the whole plan, then the question, then the answer's
+ * outcome, in that order. */
+START_TEST(the_question_comes_after_the_whole_plan)
+{
+	const char *dry[] = {shared_sim, "vf", "guid", "--assign-all", "--dry-run", NULL};
+	char *plan, *err;
+	ck_assert_int_eq(tu_run(dry, &plan, &err), 0);
+	ck_assert_uint_gt(strlen(plan), 8192); /* more than stdio's buffer holds */
+	free(err);
+	int master, slave;
+	ck_assert_int_eq(openpty(&master, &slave, NULL, NULL, NULL), 0);
+	char path[] = "/tmp/ibvf-question-XXXXXX";
+	int log = mkstemp(path);
+	ck_assert_int_ge(log, 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(slave, STDIN_FILENO);
+		dup2(log, STDOUT_FILENO);
+		dup2(log, STDERR_FILENO);
+		close(master);
+		execl(getenv("IBVF_BIN"), "ibvf", shared_sim, "vf", "guid", "--assign-all",
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(slave);
+	ck_assert_int_eq(write(master, "n\n", 2), 2);
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	close(master);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	FILE *f = fdopen(log, "r");
+	ck_assert_ptr_nonnull(f);
+	rewind(f);
+	size_t cap = strlen(plan) + 4096, len = 0;
+	char *got = calloc(1, cap + 1);
+	ck_assert_ptr_nonnull(got);
+	len = fread(got, 1, cap, f);
+	got[len] = '\0';
+	fclose(f);
+	unlink(path);
+	const char *q = strstr(got, "Apply these ");
+	ck_assert_msg(q, "no question: %s", got);
+	ck_assert_msg((size_t)(q - got) == strlen(plan) && !strncmp(got, plan, strlen(plan)),
+		      "the question at byte %td of the output, the plan is %zu bytes: %.*s",
+		      q - got, strlen(plan), 200, q > got + 100 ? q - 100 : got);
+	ck_assert_str_eq(q, "Apply these 96 steps (VF traffic is interrupted)? [y/N] nothing was "
+			    "changed\n");
+	free(got);
+	free(plan);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -404,6 +462,7 @@ int main(void)
 	tcase_add_loop_test(shared, every_name_form_resolves_the_same_in_vf, 0, 4);
 	tcase_add_loop_test(shared, every_name_form_resolves_the_same_in_bench, 0, 4);
 	tcase_add_test(shared, a_pod_with_two_vfs_is_ambiguous_in_vf_and_bench);
+	tcase_add_test(shared, the_question_comes_after_the_whole_plan);
 	suite_add_tcase(s, shared);
 	return tu_run_suite(s);
 }

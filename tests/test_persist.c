@@ -144,8 +144,8 @@ START_TEST(unit_runs_driver_vfs_guids_settle_before_kubelet)
 	const char *mod = strstr(t, "ExecStart=/usr/sbin/modprobe -a mlx5_core\n");
 	const char *settle1 = strstr(t, "settle --timeout=60\n");
 	const char *create = strstr(t, " vf create 0000:18:00.0 8 --yes");
-	const char *guid = strstr(t, " vf guid 0000:18:00.4 --node a0:88:c2:03:00:18:00:04 --port "
-				     "a0:88:c2:03:00:18:00:04 --yes --force\n");
+	const char *guid = strstr(t, " vf guid 0000:18:00.4 --node a088:c203:0018:0004 --port "
+				     "a088:c203:0018:0004 --yes --force\n");
 	const char *last = strstr(guid ? guid : t, "settle --timeout=60\n");
 	ck_assert_msg(mod && settle1 && create && guid && last, "%s", t);
 	ck_assert(mod < settle1 && settle1 < create && create < guid && guid < last);

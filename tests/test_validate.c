@@ -159,6 +159,43 @@ START_TEST(a_vf_in_a_pod_is_refused_unless_forced)
 }
 END_TEST
 
+/* Every VF of the simulated node: its RDMA devices are sysfs files, no
+ * verbs device opens. One line says so and where validation runs, exit 2
+ * (nothing ran, as a refused action), no row per VF, in text and JSON, one
+ * VF after another or every PF at once, a server or a VF as the peer. */
+START_TEST(all_vfs_on_the_simulated_node_is_one_line)
+{
+	static const char *const cases[][8] = {
+		{"bench", "validate", "--all-vfs", "192.0.2.1", NULL},
+		{"bench", "validate", "--all-vfs", "192.0.2.1", "--json", NULL},
+		{"bench", "validate", "--all-vfs", "--parallel", "mlx5_15", NULL},
+		{"bench", "client", "192.0.2.1", "--all-vfs", "--profile", "validate", NULL},
+	};
+	char *dir = tu_mkfixture(NULL), *sim = tu_sim_arg(dir);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *argv[10];
+		size_t n = 0;
+		for (; cases[i][n]; n++)
+			argv[n] = cases[i][n];
+		argv[n++] = sim;
+		argv[n] = NULL;
+		char *out, *err;
+		int rc = tu_run(argv, &out, &err);
+		ck_assert_msg(rc == 2, "case %zu: exit %d, stderr '%.300s'", i, rc, err);
+		ck_assert_msg(!strcmp(out, ""), "case %zu: stdout '%.300s'", i, out);
+		ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "case %zu: '%.300s'", i,
+			      err);
+		ck_assert_msg(strstr(err, "the simulated node has no verbs devices") &&
+				      strstr(err, "a real node") && strstr(err, "QEMU guest"),
+			      "case %zu: '%s'", i, err);
+		free(out);
+		free(err);
+	}
+	free(sim);
+	tu_rmtree(dir);
+}
+END_TEST
+
 static struct json_object *test_obj(const char *test, const char *status, double fig,
 				    const char *unit, const char *flag, double change)
 {
@@ -240,6 +277,7 @@ int main(void)
 	tcase_add_test(tc, peer_on_this_node_is_pair_mode_with_the_profile_qps);
 	tcase_add_test(tc, peer_elsewhere_is_client_mode_and_operator_qps_win);
 	tcase_add_test(tc, a_vf_in_a_pod_is_refused_unless_forced);
+	tcase_add_test(tc, all_vfs_on_the_simulated_node_is_one_line);
 	tcase_add_test(tc, text_of_a_row);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);

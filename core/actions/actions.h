@@ -16,7 +16,7 @@
  *   with a prefix P (5 bytes, "00:11:22:33:44"):
  *       P0:P1:P2:P3:P4:BB:DF:VV    BB = the PF's PCI bus, DF = its device << 3 |
  *                                  function, VV = the VF index (< 256)
- *       so VF 3 of PF 0000:18:00.0 gets 00:11:22:33:44:18:00:03;
+ *       so VF 3 of PF 0000:18:00.0 gets 0011:2233:4418:0003 (rdma's form);
  *   without one, from the PF's node GUID G:
  *       02:G3:G4:G5:G6:G7:VH:VL    G3..G7 = the low 40 bits of G, VH:VL = the VF
  *                                  index (16 bits); 0x02 in the first byte is the

@@ -23,7 +23,7 @@ static void verify_guid(struct change *c, struct kguid eff, struct kguid admin)
 			 change_kind_name(c->kind));
 		return;
 	}
-	guid_format_colon(g.v, t);
+	guid_format_sysfs(g.v, t);
 	c->verified = !strcmp(t, c->after);
 	if (!c->verified)
 		snprintf(c->verify, sizeof(c->verify), "the %s %s is %s",

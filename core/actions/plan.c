@@ -206,17 +206,19 @@ int plan_vf_guid(struct plan *p, const char *pf_ifname, unsigned int vf, enum sy
 		 uint64_t guid)
 {
 	const char *what = kind == SYS_GUID_NODE ? "node" : "port";
-	char g[GUID_STRLEN];
+	char g[GUID_STRLEN], colon[GUID_STRLEN];
 	struct step *s = plan_add_step(p, STEP_VF_GUID);
 	if (!s)
 		return -ENOMEM;
-	guid_format_colon(guid, g);
+	guid_format_sysfs(guid, g);
+	guid_format_colon(guid, colon); /* the form ip link takes */
 	SET(s->ifname, "%s", pf_ifname);
 	s->vf = vf;
 	s->guid_kind = kind;
 	s->guid = guid;
-	SET(s->desc, "set the %s GUID of VF %u of '%s' to %s", what, vf, pf_ifname, g);
-	cmd_set(s, "ip link set dev %q vf %u %s_guid %s", pf_ifname, vf, what, g);
+	SET(s->desc, "set the %s GUID of VF %u of '%s' to %s (ip link takes the colon form)", what,
+	    vf, pf_ifname, g);
+	cmd_set(s, "ip link set dev %q vf %u %s_guid %s", pf_ifname, vf, what, colon);
 	return 0;
 }
 

@@ -101,7 +101,7 @@ static const struct used *used_before(const struct used_set *u, uint64_t g, cons
 static int check_guid(const struct used_set *u, uint64_t g, const char *self, struct err *e)
 {
 	char t[GUID_STRLEN];
-	guid_format_colon(g, t);
+	guid_format_sysfs(g, t);
 	const char *why = guid_unassignable(g);
 	if (why)
 		return err_setx(e, EINVAL, "invalid GUID %s: %s", t, why);
@@ -122,8 +122,8 @@ static void add_guid_change(struct plan *p, const struct pf *pf, const struct vf
 	snprintf(c->pf, sizeof(c->pf), "%s", pf->fn.bdf);
 	c->vf = vf->index;
 	if (before.known)
-		guid_format_colon(before.v, c->before);
-	guid_format_colon(after, c->after);
+		guid_format_sysfs(before.v, c->before);
+	guid_format_sysfs(after, c->after);
 }
 
 static unsigned int timeout_of(const struct action_req *req)
@@ -154,13 +154,15 @@ static int guid_steps(struct plan *p, const struct node *n, const struct pf *pf,
 			continue;
 		int r;
 		if (vf->admin.mofed) {
-			char path[128], v[GUID_STRLEN], desc[128];
+			char path[128], v[GUID_STRLEN], g[GUID_STRLEN], desc[128];
 			snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/sriov/%u/%s",
 				 pf->fn.bdf, vf->index, k ? "port" : "node");
-			guid_format_colon(*want[k], v);
+			guid_format_colon(*want[k], v); /* the form the file takes */
+			guid_format_sysfs(*want[k], g);
 			snprintf(desc, sizeof(desc),
-				 "set the %s GUID of VF %u (MLNX_OFED sriov file)",
-				 k ? "port" : "node", vf->index);
+				 "set the %s GUID of VF %u to %s (MLNX_OFED sriov file: it "
+				 "takes the colon form)",
+				 k ? "port" : "node", vf->index, g);
 			r = plan_write(p, path, v, desc);
 		} else {
 			r = plan_vf_guid(p, pf->fn.netdevs[0].name, vf->index,
@@ -224,9 +226,9 @@ int actions_plan_guid(struct sys *s, const struct node *n, const struct action_r
 					 e);
 	char ng[GUID_STRLEN] = "-", pg[GUID_STRLEN] = "-";
 	if (req->set_node)
-		guid_format_colon(req->node_guid, ng);
+		guid_format_sysfs(req->node_guid, ng);
 	if (req->set_port)
-		guid_format_colon(req->port_guid, pg);
+		guid_format_sysfs(req->port_guid, pg);
 	snprintf(p->summary, sizeof(p->summary),
 		 "set the GUIDs of VF %u of %s (%s): node %s, port %s", vf->index, pf->fn.bdf,
 		 vf->fn.bdf, ng, pg);

@@ -14,92 +14,92 @@ const struct check_def checks_table[] = {
 	{"guid-zero", CHECK_CRITICAL, "zero GUID",
 	 "A VF whose node or port GUID is zero cannot join the InfiniBand fabric: its port stays "
 	 "DOWN and a pod given it has no RDMA network.",
-	 check_guid_zero},
+	 check_guid_zero, REACH_SUBJECT},
 	/* checks part (issue 11): every check but the device plugins'. */
 	{"driver-kernel-mismatch", CHECK_CRITICAL, "RDMA driver built for another kernel",
 	 "A driver module built against another kernel loads with unresolved symbols: functions "
 	 "fail to probe, and VFs come up late, misnamed or not at all.",
-	 check_kmsg_mismatch},
+	 check_kmsg_mismatch, REACH_BELOW},
 	{"probe-failed", CHECK_CRITICAL, "PCI function failed to probe",
 	 "A function whose probe failed has no driver, netdev or RDMA device: nothing on it works, "
 	 "and its GUIDs or port state say nothing about why.",
-	 check_probe_failed},
+	 check_probe_failed, REACH_SUBJECT},
 	{"vf-unbound", CHECK_WARNING, "VF with no driver",
 	 "A VF with no driver bound has no netdev or RDMA device, so no pod can be given it.",
-	 check_vf_unbound},
+	 check_vf_unbound, REACH_SUBJECT},
 	{"guid-duplicate", CHECK_CRITICAL, "duplicate GUID",
 	 "Two ports with one GUID confuse the subnet manager: one of them, or both, cannot be "
 	 "reached, and traffic for one may reach the other.",
-	 check_guid_duplicate},
+	 check_guid_duplicate, REACH_SUBJECT},
 	{"guid-invalid", CHECK_WARNING, "invalid GUID",
 	 "A GUID of all ones, or with the EUI-64 group (I/G) bit set, is no valid port or node "
 	 "identity: the subnet manager may refuse it or route to it wrongly.",
-	 check_guid_invalid},
+	 check_guid_invalid, REACH_SUBJECT},
 	{"port-down", CHECK_CRITICAL, "InfiniBand port down",
 	 "A port that is not ACTIVE and LinkUp carries no RDMA traffic: every pod on it loses its "
 	 "network.",
-	 check_port_down},
+	 check_port_down, REACH_BELOW},
 	{"ethernet-fallback", CHECK_CRITICAL, "compute HCA fallen back to Ethernet",
 	 "A compute HCA whose port runs Ethernet is off the InfiniBand fabric: its VFs carry no "
 	 "InfiniBand traffic, and device plugins selecting InfiniBand skip them.",
-	 check_ethernet_fallback},
+	 check_ethernet_fallback, REACH_BELOW},
 	{"firmware-old", CHECK_WARNING, "firmware below the SR-IOV minimum",
 	 "Firmware older than the minimum for its model has SR-IOV faults fixed since: VF ports "
 	 "that do not come up, link-type fallbacks.",
-	 check_firmware_old},
+	 check_firmware_old, REACH_BELOW},
 	{"sriov-disabled", CHECK_WARNING, "SR-IOV off in firmware",
 	 "With SR-IOV off in the HCA's firmware the kernel offers no VFs at all on it.",
-	 check_sriov_disabled},
+	 check_sriov_disabled, REACH_SUBJECT},
 	{"sriov-layout", CHECK_WARNING, "VF count differs from the persisted layout",
 	 "The boot unit will re-create the persisted count at the next boot, so the node does not "
 	 "come back as it runs now.",
-	 check_sriov_layout},
+	 check_sriov_layout, REACH_BELOW},
 	{"rate-degraded", CHECK_WARNING, "link below its model's rate",
 	 "A port trained below the rate or width of its model's other ports (a lane or cable "
 	 "fault) caps every VF on it.",
-	 check_rate_degraded},
+	 check_rate_degraded, REACH_BELOW},
 	{"name-unstable", CHECK_WARNING, "VF name the next boot does not keep",
 	 "At boot udev names each new netdev by the first .link file that matches it; a VF whose "
 	 "name no file gives back comes up as ib<N>/eth<N> in probe order, which changes from "
 	 "boot to boot: configs and CNIs naming it break.",
-	 check_name_unstable},
+	 check_name_unstable, REACH_SUBJECT},
 	{"boot-unit", CHECK_CRITICAL, "boot unit will not run",
 	 "SR-IOV VFs do not survive a reboot: sriov_numvfs starts at 0 and only ibvf-sriov.service "
 	 "creates them again (and sets their GUIDs). A unit that is not enabled, or whose program "
 	 "is gone, leaves the node without its VFs and every pod on them without its network.",
-	 check_boot_unit},
+	 check_boot_unit, REACH_BELOW},
 	{"name-changed", CHECK_INFO, "name changed while ibvf ran",
 	 "A netdev renamed under a running workload breaks whatever finds it by name.",
-	 check_name_changed},
+	 check_name_changed, REACH_SUBJECT},
 	{"name-collision", CHECK_CRITICAL, "pod VF's host name taken",
 	 "When the pod goes, the CNI renames the VF back to its host name; with that name taken "
 	 "the rename fails and the VF is left misnamed or stuck in the pod's netns.",
-	 check_name_collision},
+	 check_name_collision, REACH_SUBJECT},
 	{"pod-stale", CHECK_WARNING, "stale kubelet checkpoint entry",
 	 "A checkpoint entry no pod confirms marks the VF as allocated: the device plugin's count "
 	 "is off and the VF looks busy though nothing uses it.",
-	 check_pod_stale},
+	 check_pod_stale, REACH_SUBJECT},
 	{"pod-netns-gone", CHECK_WARNING, "pod netns gone",
 	 "A binding whose network namespace is gone names a pod that no longer has the VF: the "
 	 "CNI's cleanup did not run.",
-	 check_pod_netns_gone},
+	 check_pod_netns_gone, REACH_SUBJECT},
 	{"cni-cache-broken", CHECK_WARNING, "half-written CNI cache file",
 	 "The CNI reads its cache file to undo what it did when the pod goes: a truncated file "
 	 "makes that DEL fail and leaves the VF in limbo.",
-	 check_cni_cache_broken},
+	 check_cni_cache_broken, REACH_SUBJECT},
 	/* dp */
 	{"dp-selector-empty", CHECK_WARNING, "device plugin resource selects nothing",
 	 "A device plugin resource whose selectors match none of the node's VFs is advertised "
 	 "with 0 devices: pods requesting it stay Pending, or fail to bind their VF.",
-	 check_dp_selector_empty},
+	 check_dp_selector_empty, REACH_BELOW},
 	{"dp-link-type", CHECK_WARNING, "device plugin resource mixes link layers",
 	 "A resource that holds Ethernet VFs (or VFs without an RDMA device) next to "
 	 "InfiniBand ones hands some pods a VF that cannot reach the InfiniBand fabric.",
-	 check_dp_link_type},
+	 check_dp_link_type, REACH_BELOW},
 	{"dp-config-invalid", CHECK_WARNING, "device plugin config refused",
 	 "A device plugin refuses a config it cannot parse and advertises none of its "
 	 "resources: every pod requesting them stays Pending.",
-	 check_dp_config_invalid},
+	 check_dp_config_invalid, REACH_BELOW},
 };
 const size_t checks_table_len = sizeof(checks_table) / sizeof(checks_table[0]);
 
@@ -162,8 +162,11 @@ struct finding *check_add(struct findings *out, const struct check_def *def,
 		out->alloc = a;
 	}
 	struct finding *f = &out->v[out->n];
-	*f = (struct finding){
-		.id = def->id, .severity = def->severity, .kind = kind, .why = def->why};
+	*f = (struct finding){.id = def->id,
+			      .severity = def->severity,
+			      .kind = kind,
+			      .reach = def->reach,
+			      .why = def->why};
 	snprintf(f->subject, sizeof(f->subject), "%s", bdf ? bdf : "");
 	va_list ap;
 	va_start(ap, fmt);

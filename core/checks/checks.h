@@ -61,13 +61,21 @@ enum finding_subject {
 	SUBJECT_VF,
 };
 
+/* How far a finding reaches beyond its subject: what `ibvf check DEV` shows
+ * for DEV besides DEV's own findings (report.h, finding_reaches()). */
+enum check_reach {
+	REACH_SUBJECT = 0, /* its subject only (a node finding naming no function of the node) */
+	REACH_BELOW,	   /* also below it: a node finding every PF and VF, a PF finding its VFs */
+};
+
 struct finding {
 	const char *id; /* the check's id: points into checks_table */
 	enum check_severity severity;
 	enum finding_subject kind;
-	char subject[16]; /* PCI address of the PF or VF; "" for the node */
-	char *title;	  /* one line naming the subject and the fault */
-	const char *why;  /* the check's one sentence, or a finding's own */
+	char subject[16];	/* PCI address of the PF or VF; "" for the node */
+	enum check_reach reach; /* the check's; a finding may differ */
+	char *title;		/* one line naming the subject and the fault */
+	const char *why;	/* the check's one sentence, or a finding's own */
 	struct finding_evidence evidence[FINDING_EVIDENCE_MAX];
 	size_t n_evidence;
 	struct finding_remedy remedy;
@@ -97,6 +105,7 @@ struct check_def {
 	const char *title;	      /* "zero GUID" */
 	const char *why;	      /* one sentence */
 	void (*run)(struct findings *out, const struct node *n, const struct checks_opts *o);
+	enum check_reach reach; /* the usual one; a finding may differ */
 };
 
 extern const struct check_def checks_table[];
@@ -126,7 +135,7 @@ struct json_object *findings_to_json(const struct findings *fs);
 struct json_object *finding_to_json(const struct finding *f);
 
 /* For the checks (core/checks_*.c): adds a finding of def's id (with its
- * severity and why) on subject bdf (NULL: the node), the title from fmt.
+ * severity, reach and why) on subject bdf (NULL: the node), the title from fmt.
  * Returns the finding to fill in, or NULL (out of memory, or FINDINGS_MAX). */
 struct finding *check_add(struct findings *out, const struct check_def *def,
 			  enum finding_subject kind, const char *bdf, const char *fmt, ...)

@@ -86,7 +86,7 @@ CHECK_FN(check_ethernet_fallback)
 		const struct rdma *r = fn_rdma(&pf->fn), *rib = fn_rdma(&ib->fn);
 		struct finding *f = check_add(
 			out, def, SUBJECT_PF, pf->fn.bdf,
-			"PF %s (%s) runs Ethernet, but is the same HCA as the InfiniBand %s",
+			"PF %s (%s) runs Ethernet, but is the same HCA model as the InfiniBand %s",
 			pf->fn.bdf, r->name, rib->name);
 		if (!f)
 			return;

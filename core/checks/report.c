@@ -21,6 +21,20 @@ void findings_select(struct findings *fs, bool (*keep)(const struct finding *f, 
 	fs->n = k;
 }
 
+bool finding_reaches(const struct finding *f, const struct node *n, const char *bdf)
+{
+	if (!strcmp(f->subject, bdf))
+		return true;
+	if (f->reach != REACH_BELOW)
+		return false;
+	if (f->kind == SUBJECT_NODE)
+		return true;
+	const struct pf *pf = NULL;
+	const struct vf *vf = NULL;
+	return f->kind == SUBJECT_PF && node_find_fn(n, bdf, &pf, &vf) && vf &&
+	       !strcmp(pf->fn.bdf, f->subject);
+}
+
 static struct json_object *jstr(const char *s)
 {
 	return s ? json_object_new_string(s) : NULL;

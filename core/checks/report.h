@@ -17,6 +17,11 @@
 void findings_select(struct findings *fs, bool (*keep)(const struct finding *f, void *ctx),
 		     void *ctx);
 
+/* Whether f concerns the function bdf (a PF or VF of n): it is f's subject,
+ * or f reaches it from above (REACH_BELOW): f is the node's, or f is on the
+ * PF of the VF bdf. What `ibvf check DEV` shows for DEV. */
+bool finding_reaches(const struct finding *f, const struct node *n, const char *bdf);
+
 /* findings_to_json(fs) with the node's host, kernel and driver version, and
  * on each finding the names people know its subject by ("netdev", "ibdev":
  * the function's first, null when it has none). NULL on ENOMEM. */

@@ -84,6 +84,7 @@ static void layout_gone(struct findings *out, const struct node *n, const struct
 		"the boot unit creates %u VFs on %s, which is not on the node", p->numvfs, p->bdf);
 	if (!f)
 		return;
+	f->reach = REACH_SUBJECT; /* about a PF gone, no function of the node */
 	finding_evidence(
 		f, n->persist_unit ? n->persist_unit : "/etc/systemd/system/ibvf-sriov.service",
 		"vf create %s %u", p->bdf, p->numvfs);

@@ -419,7 +419,7 @@ int linux_vf_set_guid(struct sys *s, const char *pf_ifname, uint32_t vf, enum sy
 	memset(&ivg, 0, sizeof(ivg));
 	ivg.vf = vf;
 	ivg.guid = guid;
-	guid_format_colon(guid, text);
+	guid_format_sysfs(guid, text);
 	snprintf(what, sizeof(what), "set the %s GUID of VF %u of '%s' to '%s'",
 		 node ? "node" : "port", vf, pf_ifname, text);
 	const struct vf_change c = {

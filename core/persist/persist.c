@@ -228,8 +228,8 @@ static void unit_body(struct persist *p, const struct node *n, const struct pers
 						 vf->fn.bdf);
 				continue;
 			}
-			guid_format_colon(vf->node_guid.v, ng);
-			guid_format_colon(vf->port_guid.v, pg);
+			guid_format_sysfs(vf->node_guid.v, ng);
+			guid_format_sysfs(vf->port_guid.v, pg);
 			put(b, "ExecStart=%s vf guid %s --node %s --port %s --yes --force\n",
 			    o->ibvf, vf->fn.bdf, ng, pg);
 			struct action_req req = {.kind = ACTION_GUID,

@@ -173,9 +173,12 @@ static int pod_run(struct sys *s, const char *cache, struct sim_boot_log *log, s
 	const char *netns = jstr(multus, "netns");
 	if (r == 0 && netns)
 		r = netns_make(s, netns, e);
-	if (r == 0)
+	if (r == 0) {
+		char gs[GUID_STRLEN]; /* the CNI's file has its colon form; people, rdma's */
+		guid_format_sysfs(a.port_guid, gs);
 		sim_boot_note(log, "%s runs again: VF %s ('%s', GUID %s) moved in as %s", label,
-			      bdf, names[0], g, ifname);
+			      bdf, names[0], gs, ifname);
+	}
 out:
 	sys_list_free(names, n);
 	json_object_put(j);

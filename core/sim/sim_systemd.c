@@ -100,7 +100,7 @@ static int write_unit(const char *root, const struct sim_pf_count *counts, size_
 			char vf[16], g[GUID_STRLEN];
 			if (sim_bdf_add(counts[i].bdf, 1 + j, vf) < 0)
 				break;
-			guid_format_colon(counts[i].guid0 + j, g);
+			guid_format_sysfs(counts[i].guid0 + j, g); /* as persist writes it */
 			PUT("ExecStart=%s vf guid %s --node %s --port %s --yes --force\n", ibvf, vf,
 			    g, g);
 		}

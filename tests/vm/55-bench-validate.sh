@@ -98,6 +98,7 @@ VM_IBVF_TIMEOUT=$(bench_secs $((8 * 2 * BENCH_BPS)) 8) run_ibvf "$VM_TMP/v3" ben
 	--all-vfs --parallel rxe0 --duration 2 --json --no-history $BENCH_LOW
 rc=$?
 expect_eq "validate --all-vfs --parallel: exit status" "$rc" 0
+vm_json bench "$VM_TMP/v3" # the host validates it against schemas/bench.schema.json
 jq_begin "$VM_TMP/v3"
 jq_expect "validate --all-vfs --parallel: one document, every VF" \
 	'[.profile, .parallel, (.vfs | length), ([.vfs[] | .status] | join(",")), .summary.pass] | @tsv' \

@@ -25,7 +25,7 @@ enum cmd_flags {
 	CMD_THEME = 1u << 2,	     /* draws: --theme */
 	CMD_KERNEL = 1u << 3,	     /* takes --kernel without --sim (mkfixture) */
 	CMD_ANY = 1u << 4,	     /* ignores every global option (help) */
-	CMD_SEVERITY_EXIT = 1u << 5, /* exits 0/1/2 by severity; any error EXIT_UNKNOWN */
+	CMD_SEVERITY_EXIT = 1u << 5, /* exits 0/1/2 by severity; any error EXIT_UNKNOWN (3) */
 };
 
 /* One row of the command table (commands.c). argv[0] of the handler is the

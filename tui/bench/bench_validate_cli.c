@@ -245,6 +245,15 @@ int bench_validate_run(const struct bench_opts *o0, const struct node *n,
 		return run_one(o, one, p);
 	if (bench_cli_sweep_check_ports(o->cfg.tcp_port, o->parallel, p->host, n) < 0)
 		return EXIT_USAGE;
+	/* Its RDMA devices are sysfs files: every VF would fail to open, a
+	 * page of ERROR rows saying nothing about the VFs. Nothing runs
+	 * (after the arguments are judged). */
+	if (o0->cli && o0->cli->sim) {
+		cli_error("bench validate --all-vfs: the simulated node has no verbs devices, so "
+			  "no VF can be validated: validation runs on a real node, or in the QEMU "
+			  "guest (scripts/vmtest)");
+		return EXIT_USAGE;
+	}
 	struct sweep_arg a = {.o = o,
 			      .p = p,
 			      .bar = {.on = isatty(2) && !o->json},

@@ -35,10 +35,13 @@ static void print_plan(const struct cli *c, const struct plan *p)
 	json_object_put(o);
 }
 
-/* Asks on the terminal; only "y" or "yes" goes on. */
+/* Asks on the terminal; only "y" or "yes" goes on. The plan is flushed
+ * first: with stdout a file or pipe (`>log 2>&1`, `| tee`) it is buffered,
+ * and the question on stderr would come before the plan's end. */
 static bool confirm(const struct plan *p)
 {
 	char line[32];
+	fflush(stdout);
 	fprintf(stderr, "Apply these %zu steps%s? [y/N] ", p->n_steps,
 		p->destructive ? " (VF traffic is interrupted)" : "");
 	fflush(stderr);

@@ -33,7 +33,10 @@ struct check_args {
 };
 
 /* What the arguments select: findings of these ids (any when none), on
- * these functions (any when !by_device), of at least min severity. */
+ * these functions (any when !by_device), of at least min severity. With
+ * reach set, a function's findings are also those that reach it from its
+ * PF or the node (finding_reaches()); without, as for --fix, its own only:
+ * a fix changes what was named and nothing above it. */
 struct check_filter {
 	enum check_severity min;
 	const char **ids;
@@ -41,6 +44,7 @@ struct check_filter {
 	bool by_device;
 	char (*bdfs)[16];
 	size_t n_bdfs, cap;
+	const struct node *reach;
 };
 
 static int parse_args(int argc, char **argv, struct check_args *a)
@@ -195,7 +199,8 @@ static bool keep(const struct finding *f, void *ctx)
 	if (ok && fl->by_device) {
 		ok = false;
 		for (size_t i = 0; !ok && i < fl->n_bdfs; i++)
-			ok = !strcmp(fl->bdfs[i], f->subject);
+			ok = fl->reach ? finding_reaches(f, fl->reach, fl->bdfs[i])
+				       : !strcmp(fl->bdfs[i], f->subject);
 	}
 	return ok;
 }
@@ -215,8 +220,8 @@ static int print_table(const struct cli *c)
 	return fflush(stdout) == 0 ? 0 : EXIT_UNKNOWN;
 }
 
-/* Runs the checks, keeps what the filter selects, prints it; the exit
- * status from what was printed. */
+/* Runs the checks, keeps what the filter selects (with what reaches a
+ * device named), prints it; the exit status from what was printed. */
 static int report(const struct cli *c, const struct node *n, struct check_filter *fl)
 {
 	struct findings fs;
@@ -224,6 +229,7 @@ static int report(const struct cli *c, const struct node *n, struct check_filter
 		cli_error("cannot run the checks: out of memory");
 		return EXIT_UNKNOWN;
 	}
+	fl->reach = n;
 	findings_select(&fs, keep, fl);
 	struct json_object *o = checks_report_json(&fs, n);
 	enum check_severity max = findings_max_severity(&fs);

@@ -172,7 +172,7 @@ static const struct cmd commands[] = {
 	 "--pods shows the pods instead: each pod with the VFs it holds, the interface\n"
 	 "and its state inside the pod, and where the binding was found."},
 	{"check", cmd_check, CMD_NODE | CMD_JSON | CMD_SEVERITY_EXIT,
-	 "what is wrong on the node, with evidence and remedy; exit 0/1/2",
+	 "what is wrong and how to fix it; exit 0/1/2 by severity, 3 error",
 	 "check [--json] [--severity S] [--dp-config FILE] [--list] [ID|DEVICE...] |\n"
 	 "       check --fix ID|all [--yes] [--dry-run] [--force] [--no-wait] [ID|DEVICE...]",
 	 CHECK_HELP},
