@@ -92,6 +92,7 @@ int reboot_run(const struct cli *c, uint64_t seed);
 int reboot_seed(const char *arg, uint64_t *ret);
 
 /* Renders `ibvf list` text from the node's JSON (core/snapshot/json.c). */
-void list_print_text(FILE *f, struct json_object *node);
+struct node;
+void list_print_text(FILE *f, const struct node *n, struct json_object *node);
 /* Renders `ibvf list --pods` text from node_pods_to_json(). */
 void list_print_pods_text(FILE *f, struct json_object *pods);

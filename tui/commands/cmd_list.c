@@ -14,29 +14,7 @@
 #include "core/model/node.h"
 #include "core/sys/sys.h"
 #include "tui/base/text.h"
-
-enum col {
-	COL_MARK, /* the worst finding on the row: !! critical, ! warning */
-	COL_DEVICE,
-	COL_DRIVER,
-	COL_NETDEV,
-	COL_IBDEV,
-	COL_STATE,
-	COL_PHYS,
-	COL_RATE,
-	COL_LINK,
-	COL_FW,
-	COL_VFS,
-	COL_NODE_GUID,
-	COL_PORT_GUID,
-	COL_POD,
-	N_COLS,
-};
-
-static const char *const headers[N_COLS] = {
-	"",	"DEVICE", "DRIVER", "NETDEV", "IBDEV",	   "STATE",	"PHYS",
-	"RATE", "LINK",	  "FW",	    "VFS",    "NODE GUID", "PORT GUID", "POD",
-};
+#include "tui/render/rows.h"
 
 enum pod_col {
 	PCOL_POD,
@@ -89,36 +67,6 @@ static struct json_object *get(struct json_object *o, const char *key)
 	return v;
 }
 
-static struct json_object *first(struct json_object *o, const char *key)
-{
-	struct json_object *a = get(o, key);
-	return a && json_object_array_length(a) ? json_object_array_get_idx(a, 0) : NULL;
-}
-
-/* A cell: "?" for an unknown (null) value, "-" when the object is absent. */
-static char *cell(struct json_object *o, const char *key)
-{
-	if (!o)
-		return strdup("-");
-	struct json_object *v = get(o, key);
-	return strdup(v ? json_object_get_string(v) : "?");
-}
-
-static void fill_device_cells(char **row, struct json_object *fn)
-{
-	struct json_object *nd = first(fn, "netdevs"), *rd = first(fn, "rdma");
-	struct json_object *port = first(rd, "ports");
-	struct json_object *drv = get(fn, "driver");
-	row[COL_DRIVER] = strdup(drv ? json_object_get_string(drv) : "(none)");
-	row[COL_NETDEV] = cell(nd, "ifname");
-	row[COL_IBDEV] = cell(rd, "ifname");
-	row[COL_STATE] = cell(port, "state");
-	row[COL_PHYS] = cell(port, "physical_state");
-	row[COL_RATE] = cell(port, "rate");
-	row[COL_LINK] = cell(port, "link_layer");
-	row[COL_FW] = cell(rd, "fw");
-}
-
 /* "!!" for a critical finding on the function, "!" for a warning, else "". */
 static char *mark(struct json_object *fn)
 {
@@ -146,41 +94,45 @@ static char *pod_label(struct json_object *pod)
 	return strdup(pod ? str_or(pod, "label", "?") : "-");
 }
 
-static void add_pf_rows(struct table *t, struct json_object *pf)
+/* The tree's columns (tui/render/rows.h) after the findings mark. */
+#define COL_MARK 0
+#define N_COLS	 (RC_N + 1)
+static const char *tree_headers[N_COLS];
+
+static int row_add(struct table *t, const struct pf *pf, const struct vf *vf,
+		   const struct rdma *orphan, const char *glyph, struct json_object *fn_json)
 {
+	char cells[RC_N][ROW_CELL_MAX];
 	char **row = table_row(t);
 	if (!row)
-		return;
-	row[COL_DEVICE] = strdup(json_object_get_string(get(pf, "bdf")));
-	row[COL_MARK] = mark(pf);
-	fill_device_cells(row, pf);
-	struct json_object *nv = get(pf, "numvfs"), *tv = get(pf, "totalvfs");
-	char vfs[64] = "-";
-	if (json_object_get_boolean(get(pf, "sriov")))
-		snprintf(vfs, sizeof(vfs), "%s/%s", nv ? json_object_get_string(nv) : "?",
-			 tv ? json_object_get_string(tv) : "?");
-	row[COL_VFS] = strdup(vfs);
-	struct json_object *rd = first(pf, "rdma");
-	row[COL_NODE_GUID] = cell(rd, "node_guid");
-	row[COL_PORT_GUID] = cell(first(rd, "ports"), "port_guid");
+		return -1;
+	row_cells(pf, vf, orphan, cells);
+	row[COL_MARK] = fn_json ? mark(fn_json) : strdup("");
+	for (int k = 0; k < RC_N; k++) {
+		if (k == RC_DEVICE && glyph) {
+			char dev[ROW_CELL_MAX + 16];
+			snprintf(dev, sizeof(dev), "%s %.*s", glyph, ROW_CELL_MAX - 1, cells[k]);
+			row[1 + k] = strdup(dev);
+		} else {
+			row[1 + k] = strdup(cells[k]);
+		}
+	}
+	return 0;
+}
 
-	struct json_object *vfa = get(pf, "vfs");
-	size_t n = vfa ? json_object_array_length(vfa) : 0;
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *vf = json_object_array_get_idx(vfa, i);
-		if (!(row = table_row(t)))
+/* A PF and its VFs; pf_json is the same PF in the node's JSON, whose
+ * findings give the marks (the JSON lists PFs and VFs in the model's order). */
+static void add_pf_rows(struct table *t, const struct pf *pf, struct json_object *pf_json)
+{
+	if (row_add(t, pf, NULL, NULL, NULL, pf_json) < 0)
+		return;
+	struct json_object *vfa = get(pf_json, "vfs");
+	for (size_t i = 0; i < pf->n_vfs; i++) {
+		struct json_object *vj = vfa && i < json_object_array_length(vfa)
+						 ? json_object_array_get_idx(vfa, i)
+						 : NULL;
+		if (row_add(t, pf, &pf->vfs[i], NULL, i + 1 == pf->n_vfs ? "└─" : "├─", vj) < 0)
 			return;
-		char dev[96];
-		snprintf(dev, sizeof(dev), "%s vf%d %s", i + 1 == n ? "└─" : "├─",
-			 json_object_get_int(get(vf, "index")),
-			 json_object_get_string(get(vf, "bdf")));
-		row[COL_DEVICE] = strdup(dev);
-		row[COL_MARK] = mark(vf);
-		fill_device_cells(row, vf);
-		row[COL_VFS] = strdup("");
-		row[COL_NODE_GUID] = cell(vf, "node_guid");
-		row[COL_PORT_GUID] = cell(vf, "port_guid");
-		row[COL_POD] = pod_label(get(vf, "pod"));
 	}
 }
 
@@ -269,34 +221,24 @@ static void print_findings_footer(FILE *f, struct json_object *node)
 			(long long)warn, warn == 1 ? "" : "s");
 }
 
-void list_print_text(FILE *f, struct json_object *node)
+void list_print_text(FILE *f, const struct node *n, struct json_object *node)
 {
 	print_host(f, node);
 	print_strings(f, node, "kmsg_errors", "kernel log");
 
-	struct table t = {.headers = headers, .first = COL_MARK, .n_cols = N_COLS};
+	tree_headers[COL_MARK] = "";
+	for (int k = 0; k < RC_N; k++)
+		tree_headers[1 + k] = row_headers[k];
+	struct table t = {.headers = tree_headers, .first = COL_MARK, .n_cols = N_COLS};
 	struct json_object *pfs = get(node, "pfs");
-	for (size_t i = 0; pfs && i < json_object_array_length(pfs); i++)
-		add_pf_rows(&t, json_object_array_get_idx(pfs, i));
-	struct json_object *orph = get(node, "orphans");
-	for (size_t i = 0; orph && i < json_object_array_length(orph); i++) {
-		struct json_object *rd = json_object_array_get_idx(orph, i);
-		char **row = table_row(&t);
-		if (!row)
+	for (size_t i = 0; i < n->n_pfs; i++)
+		add_pf_rows(&t, &n->pfs[i],
+			    pfs && i < json_object_array_length(pfs) ? json_object_array_get_idx(pfs, i)
+								      : NULL);
+	for (size_t i = 0; i < n->n_orphans; i++)
+		if (row_add(&t, NULL, NULL, &n->orphans[i], NULL, NULL) < 0)
 			break;
-		struct json_object *wrap = json_object_new_object();
-		struct json_object *arr = json_object_new_array();
-		json_object_array_add(arr, json_object_get(rd));
-		json_object_object_add(wrap, "rdma", arr);
-		row[COL_DEVICE] = strdup("(no PCI function)");
-		fill_device_cells(row, wrap);
-		row[COL_VFS] = strdup("-");
-		row[COL_NODE_GUID] = cell(rd, "node_guid");
-		row[COL_PORT_GUID] = cell(first(rd, "ports"), "port_guid");
-		row[COL_POD] = strdup("-");
-		json_object_put(wrap);
-	}
-	t.first = COL_DEVICE; /* the marks' column only when a row has one */
+	t.first = COL_MARK + 1; /* the marks' column only when a row has one */
 	for (size_t r = 0; r < t.n; r++)
 		if (t.cells[r][COL_MARK] && t.cells[r][COL_MARK][0])
 			t.first = COL_MARK;
@@ -433,7 +375,7 @@ int cmd_list(const struct cli *c, int argc, char **argv)
 	else if (pods)
 		list_print_pods_text(stdout, o);
 	else
-		list_print_text(stdout, o);
+		list_print_text(stdout, n, o);
 	json_object_put(o);
 	node_free(n);
 	sys_close(s);

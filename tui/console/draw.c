@@ -8,6 +8,7 @@
 
 #include "console_int.h"
 #include "screen.h"
+#include "tui/render/rows.h"
 #include "core/base/guid.h"
 #include "core/snapshot/kmsg.h"
 #include "core/pods/pods.h"
@@ -106,9 +107,12 @@ static void draw_header(struct console *c)
 	}
 }
 
-static const char *const col_names[TC_N] = {
-	"DEVICE", "NETDEV", "IBDEV",	"STATE",     "PHYS",
-	"RATE",	  "LINK",   "FIRMWARE", "PORT GUID", "POD",
+/* The row model's column (tui/render/rows.h) each of the console's shows. */
+static const enum row_col col_of[TC_N] = {
+	[TC_DEVICE] = RC_DEVICE, [TC_NETDEV] = RC_NETDEV, [TC_IBDEV] = RC_IBDEV,
+	[TC_STATE] = RC_STATE,	 [TC_PHYS] = RC_PHYS,	  [TC_RATE] = RC_RATE,
+	[TC_LINK] = RC_LINK,	 [TC_FW] = RC_FW,	  [TC_GUID] = RC_PORT_GUID,
+	[TC_POD] = RC_POD,
 };
 
 /* A PF handing out VFs on Ethernet while PFs of the same device are on
@@ -166,6 +170,11 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 	enum theme_role base = r->ghost ? TR_GONE : r->kind == ROW_PF ? TR_PF : TR_VF;
 	for (int i = 0; i < TC_N; i++)
 		role[i] = base;
+	char cells[RC_N][ROW_CELL_MAX];
+	if (!r->ghost)
+		row_cells(r->pf, r->kind == ROW_VF ? r->vfp : NULL, NULL, cells);
+	for (int i = 0; i < TC_N; i++)
+		snprintf(cell[i], sizeof(cell[0]), "%s", r->ghost ? "" : cells[col_of[i]]);
 	if (r->kind == ROW_PF) {
 		const char *g = !r->n_children ? " "
 				: r->collapsed ? (c->utf8 ? "▸" : "+")
@@ -175,32 +184,17 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 		const char *g = r->last ? (c->utf8 ? "└─" : "`-") : (c->utf8 ? "├─" : "|-");
 		snprintf(cell[TC_DEVICE], sizeof(cell[0]), "   %s vf%d %s", g, r->vf, r->bdf);
 	}
-	snprintf(cell[TC_NETDEV], sizeof(cell[0]), "%s", str_or(tree_row_netdev(r), "-"));
-	snprintf(cell[TC_IBDEV], sizeof(cell[0]), "%s", str_or(tree_row_ibdev(r), "-"));
-	snprintf(cell[TC_STATE], sizeof(cell[0]), "%s",
-		 r->ghost ? "gone"
-		 : p	  ? str_or(p->state_name, "?")
-			  : "-");
-	snprintf(cell[TC_PHYS], sizeof(cell[0]), "%s", p ? str_or(p->phys_state_name, "?") : "");
+	if (r->ghost) {
+		snprintf(cell[TC_NETDEV], sizeof(cell[0]), "%s", str_or(tree_row_netdev(r), "-"));
+		snprintf(cell[TC_IBDEV], sizeof(cell[0]), "%s", str_or(tree_row_ibdev(r), "-"));
+		snprintf(cell[TC_STATE], sizeof(cell[0]), "gone");
+	}
 	if (p && tc->compact[TC_RATE])
 		compact_rate(p->rate, cell[TC_RATE], sizeof(cell[0]));
-	else
-		snprintf(cell[TC_RATE], sizeof(cell[0]), "%s", p ? str_or(p->rate, "?") : "");
-	const char *ll = p ? str_or(p->link_layer, "?") : "";
 	if (tc->compact[TC_LINK])
-		ll = !strcmp(ll, "InfiniBand") ? "IB" : !strcmp(ll, "Ethernet") ? "Eth" : ll;
-	snprintf(cell[TC_LINK], sizeof(cell[0]), "%s", ll);
-	const char *fw = f && f->n_rdmas ? f->rdmas[0].fw_ver : NULL;
-	snprintf(cell[TC_FW], sizeof(cell[0]), "%s", fw ? fw : r->ghost || !f ? "" : "-");
-	struct kguid guid = r->vfp ? r->vfp->port_guid : p ? p->port_guid : (struct kguid){0};
-	if (guid.known)
-		guid_format_sysfs(guid.v, cell[TC_GUID]);
-	else
-		snprintf(cell[TC_GUID], sizeof(cell[0]), "%s", r->ghost || !f ? "" : "?");
-	if (!r->ghost && r->vfp && r->vfp->pod)
-		pods_label(r->vfp->pod, cell[TC_POD], sizeof(cell[0]));
-	else
-		snprintf(cell[TC_POD], sizeof(cell[0]), "%s", r->ghost ? "" : "-");
+		snprintf(cell[TC_LINK], sizeof(cell[0]), "%s",
+			 port_is_ib(p) ? "IB" : port_is_eth(p) ? "Eth" : cell[TC_LINK]);
+	(void)f;
 	if (!r->ghost) {
 		role[TC_STATE] = p ? screen_port_role(p) : base;
 		role[TC_PHYS] = p && p->phys_state.known && p->phys_state.v == PORT_PHYS_LINK_UP
@@ -242,7 +236,7 @@ void console_draw_tree(struct console *c)
 	fill(t->y, 0, t->w, ch);
 	for (int i = 0; i < TC_N; i++)
 		if (tc.shown[i])
-			screen_put(t->y, tc.x[i], tc.w[i], col_names[i], ch);
+			screen_put(t->y, tc.x[i], tc.w[i], row_headers[col_of[i]], ch);
 	listw_fit(&c->tl, console_visible_rows(c));
 	for (int y = 1; y < t->h; y++) {
 		long row = c->tl.top + y - 1;
