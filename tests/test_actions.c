@@ -48,10 +48,15 @@ START_TEST(rename_applies_verifies_and_journals)
 	ck_assert_ptr_nonnull(jget(e, "time"));
 	json_object_put(j);
 
-	/* Undo gives the kernel name back and is itself journaled. */
+	/* Undo gives the kernel name back (as the rename would: only with
+	 * --force) and is itself journaled. */
 	free(out);
 	free(err);
 	rc = tu_sim_run(dir, &out, &err, "journal", "undo", "1", "--yes", NULL);
+	ck_assert_msg(rc == 2 && strstr(err, "it is a kernel name"), "undo: exit %d: %s", rc, err);
+	free(out);
+	free(err);
+	rc = tu_sim_run(dir, &out, &err, "journal", "undo", "1", "--yes", "--force", NULL);
 	ck_assert_msg(rc == 0, "undo: exit %d: %s%s", rc, out, err);
 	n = discover(dir);
 	ck_assert_str_eq(vf_netdev(vf_by_bdf(n, "0000:18:00.4")), "ib2");

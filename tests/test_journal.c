@@ -76,7 +76,7 @@ START_TEST(partial_last_line_keeps_later_entries_readable)
 	snprintf(want, sizeof(want), "journal: line %d damaged, skipped", lines_now(dir) + 1);
 	append(dir, partial, sizeof(partial) - 1);
 	rename_vf(dir, "0000:18:00.5", "x1");
-	int rc = tu_sim_run(dir, &out, &err, "journal", "undo", "2", "--yes", NULL);
+	int rc = tu_sim_run(dir, &out, &err, "journal", "undo", "2", "--yes", "--force", NULL);
 	ck_assert_msg(rc == 0, "journal undo 2: rc %d: %s", rc, err);
 	ck_assert_msg(strstr(err, want), "'%s' lacks '%s'", err, want);
 	struct node *n = discover(dir);
@@ -104,7 +104,7 @@ START_TEST(nul_line_neither_shifts_nor_repeats_ids)
 	ck_assert_str_eq(jget(json_object_array_get_idx(j, 0), "id"), "1");
 	ck_assert_str_eq(jget(json_object_array_get_idx(j, 1), "id"), "2");
 	json_object_put(j);
-	int rc = tu_sim_run(dir, &out, &err, "journal", "undo", "1", "--yes", NULL);
+	int rc = tu_sim_run(dir, &out, &err, "journal", "undo", "1", "--yes", "--force", NULL);
 	ck_assert_msg(rc == 0, "journal undo 1: rc %d: %s", rc, err);
 	struct node *n = discover(dir);
 	ck_assert_str_ne(netdev_of(n, "0000:18:00.4"), "x0"); /* entry 1 undone */
@@ -163,7 +163,7 @@ START_TEST(undo_of_a_malformed_entry_is_one_clear_line)
 		ck_assert_int_eq(mkdir(d, 0755), 0);
 		append(dir, bad[i], strlen(bad[i]));
 		char *before = tree_digest(dir);
-		int rc = tu_sim_run(dir, &out, &err, "journal", "undo", "1", "--yes", NULL);
+		int rc = tu_sim_run(dir, &out, &err, "journal", "undo", "1", "--yes", "--force", NULL);
 		ck_assert_msg(rc == 2, "entry %zu: rc %d, stderr: %s", i, rc, err);
 		ck_assert_msg(strstr(err, "journal entry 1"), "entry %zu: %s", i, err);
 		ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "not one line: %s", err);

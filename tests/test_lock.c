@@ -177,7 +177,7 @@ START_TEST(every_action_takes_the_lock)
 		{"vf", "create", "0000:18:00.0", "2", "--yes", "--no-wait"},
 		{"vf", "rename", "0000:18:00.5", "x1", "--yes", "--no-wait"},
 		{"vf", "state", "0000:18:00.5", "enable", "--yes", "--no-wait"},
-		{"journal", "undo", "1", "--yes", "--no-wait"},
+		{"journal", "undo", "1", "--yes", "--force", "--no-wait"},
 		{"check", "--fix", "guid-zero", "--yes", "--no-wait"},
 	};
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(*cmds); i++)

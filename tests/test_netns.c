@@ -367,7 +367,7 @@ static void vf_changes_on_veth_fail_cleanly(struct sys *s)
 	r = sys_vf_set_guid(s, "veth0", 0, SYS_GUID_PORT, 0x0011223344556677ULL, &e);
 	NS_CHECK(r == -ENODEV, "vf_set_guid on veth gave %d: %s", r, e.msg);
 	NS_CHECK(!strcmp(e.msg, "cannot set the port GUID of VF 0 of 'veth0' to "
-				"'00:11:22:33:44:55:66:77': 'veth0' has no SR-IOV VFs"),
+				"'0011:2233:4455:6677': 'veth0' has no SR-IOV VFs"),
 		 "message: %s", e.msg);
 	r = sys_vf_set_guid(s, "veth0", 1, SYS_GUID_NODE, 1, &e);
 	NS_CHECK(r == -ENODEV && strstr(e.msg, "node GUID of VF 1"), "node GUID: %d %s", r, e.msg);

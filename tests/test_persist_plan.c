@@ -95,6 +95,7 @@ START_TEST(ibvf_path_rules)
 	 * package puts it. */
 	{
 		const char *argv[] = {"persist", "--dry-run", NULL};
+		tu_put(dir, "etc/systemd/system/ibvf-sriov.service", "# an older unit\n");
 		ck_assert_int_eq(pu_run(dir, argv, &o, &e), 0);
 		ck_assert_msg(strstr(o, "ExecStart=/usr/sbin/ibvf vf create 0000:18:00.0 8"), "%s",
 			      o);
@@ -301,6 +302,8 @@ START_TEST(no_terminal_no_yes_writes_nothing)
 	if (isatty(STDIN_FILENO))
 		return; /* the refusal is for a stdin that is not a terminal */
 	char *dir = tu_mkfixture(healthy), *bin = pu_install(dir), *o, *e;
+	/* something to write: the healthy node's files are what persist writes */
+	tu_put(dir, "etc/systemd/system/ibvf-sriov.service", "# an older unit\n");
 	char *unit = unit_of(dir);
 	const char *argv[] = {"persist", "--ibvf", bin, NULL};
 	ck_assert_int_eq(pu_run(dir, argv, &o, &e), 2);
@@ -393,6 +396,7 @@ END_TEST
 START_TEST(undo_refuses_a_file_changed_since_and_leaves_one_as_it_was)
 {
 	char *dir = tu_mkfixture(healthy), *bin = pu_install(dir), *o, *e, path[4200];
+	put(dir, "etc/systemd/system/ibvf-sriov.service", "# an older unit\n");
 	char *unit = unit_of(dir), *t;
 	snprintf(path, sizeof(path), "%s/" NET "70-ibvf-0000-18-00.2.link", dir);
 	ck_assert_int_eq(unlink(path), 0);
