@@ -153,7 +153,8 @@ static void pf_down(struct findings *out, const struct pf *pf, const struct rdma
 static bool policy_disable(const struct vf *vf)
 {
 	return (vf->admin.link_state.known && vf->admin.link_state.v == VF_LINK_STATE_DISABLE) ||
-	       (vf->admin.mofed_policy && strcmp(vf->admin.mofed_policy, "Down") == 0);
+	       (vf->admin.mofed_policy &&
+		vf_link_policy_from_string(vf->admin.mofed_policy) == VF_LINK_STATE_DISABLE);
 }
 
 /* Whether the VF's down port is explained by its own setting: a disable
@@ -185,7 +186,9 @@ static bool vf_down_explained(struct findings *out, const struct pf *pf, const s
 	}
 	if (pol)
 		finding_remedy_ibvf(f, "let the VF's link follow the PF's",
-				    (const char *const[]){"vf", "state", vf->fn.bdf, "auto", NULL});
+				    (const char *const[]){"vf", "state", vf->fn.bdf,
+							  vf_link_state_to_string(VF_LINK_STATE_AUTO),
+							  NULL});
 	else
 		check_remedy_vf_guid(f, pf, vf);
 	return true;

@@ -159,7 +159,7 @@ static struct json_object *admin_json(const struct vf_admin *a)
 	add(o, "vlan", jint(a->vlan));
 	add(o, "spoofchk", jbool(a->spoofchk));
 	add(o, "trust", jbool(a->trust));
-	/* ip's words: "auto", "enable", "disable" (sys.h's one table). */
+	/* ip's words (core/model/names.h's one table). */
 	add(o, "link_state",
 	    a->link_state.known ? jstr(vf_link_state_to_string((int)a->link_state.v)) : NULL);
 	add(o, "max_tx_rate", jint(a->max_tx_rate));

@@ -13,7 +13,7 @@
 #include "screen.h"
 #include "dialog_int.h"
 
-#define LINES_MAX 2048 /* 64 VFs of assign-guids: 6 steps of 2-3 lines, 2 changes each */
+#define LINES_MAX 2048 /* 64 VFs of guid --assign-all: 6 steps of 2-3 lines, 2 changes each */
 
 struct body {
 	char text[LINES_MAX][200];

@@ -120,17 +120,11 @@ static const enum row_col col_of[TC_N] = {
 static bool is_fallback(const struct node *n, const struct pf *pf)
 {
 	const struct fn *f = pf ? &pf->fn : NULL;
-	if (!f || !f->n_rdmas || !f->rdmas[0].n_ports || !f->device.known || !pf->numvfs.known ||
-	    pf->numvfs.v == 0)
-		return false;
-	const char *ll = f->rdmas[0].ports[0].link_layer;
-	if (!ll || strcmp(ll, "Ethernet"))
+	if (!f || !fn_is_eth(f) || !f->device.known || !pf->numvfs.known || pf->numvfs.v == 0)
 		return false;
 	for (size_t i = 0; i < n->n_pfs; i++) {
 		const struct fn *o = &n->pfs[i].fn;
-		if (o->device.known && o->device.v == f->device.v && o->n_rdmas &&
-		    o->rdmas[0].n_ports && o->rdmas[0].ports[0].link_layer &&
-		    !strcmp(o->rdmas[0].ports[0].link_layer, "InfiniBand"))
+		if (o->device.known && o->device.v == f->device.v && fn_is_ib(o))
 			return true;
 	}
 	return false;
@@ -200,7 +194,7 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 		role[TC_PHYS] = p && p->phys_state.known && p->phys_state.v == PORT_PHYS_LINK_UP
 					? base
 					: TR_WARNING;
-		if (p && p->link_layer && !strcmp(p->link_layer, "Ethernet") &&
+		if (port_is_eth(p) &&
 		    is_fallback(c->node, r->pf))
 			role[TC_LINK] = TR_ETHERNET;
 		if (row_has(m, c, "guid-zero"))

@@ -143,7 +143,8 @@ void field_init(struct field *f, enum field_kind kind, const char *label, const 
 	}
 	if (kind == FIELD_LINK_STATE) {
 		snprintf(f->text, sizeof(f->text), "%s",
-			 vf_link_state_from_string(text) >= 0 ? text : "auto");
+			 vf_link_state_from_string(text) >= 0 ? text
+							       : vf_link_state_to_string(VF_LINK_STATE_AUTO));
 		return;
 	}
 	for (const char *p = text ? text : ""; *p; p++) {
@@ -160,22 +161,22 @@ void field_init(struct field *f, enum field_kind kind, const char *label, const 
  * pick one. */
 static int choice_key(struct field *f, int k, char *why, size_t size)
 {
-	static const char *const states[] = {"auto", "enable", "disable"};
-	int cur = 0;
-	for (int i = 0; i < 3; i++)
-		if (!strcmp(f->text, states[i]))
-			cur = i;
+	int cur = vf_link_state_from_string(f->text);
+	if (cur < 0)
+		cur = VF_LINK_STATE_AUTO;
 	if (k == KEY_RIGHT || k == ' ')
-		cur = (cur + 1) % 3;
+		cur = (cur + 1) % VF_LINK_STATE_MAX;
 	else if (k == KEY_LEFT)
-		cur = (cur + 2) % 3;
+		cur = (cur + VF_LINK_STATE_MAX - 1) % VF_LINK_STATE_MAX;
 	else if (k < ' ' || k >= 127)
 		return 0;
 	else if (!field_accepts(f, k, why, size))
 		return -1;
 	else
-		cur = k == 'a' ? 0 : k == 'e' ? 1 : 2;
-	snprintf(f->text, sizeof(f->text), "%s", states[cur]);
+		cur = k == 'a'	 ? VF_LINK_STATE_AUTO
+		      : k == 'e' ? VF_LINK_STATE_ENABLE
+				 : VF_LINK_STATE_DISABLE;
+	snprintf(f->text, sizeof(f->text), "%s", vf_link_state_to_string(cur));
 	return 1;
 }
 

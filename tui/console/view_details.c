@@ -107,8 +107,7 @@ static void port_lines(struct dlist *d, const struct rdma *r, bool state_shown)
 		}
 		dl_add(d, "rate", TR_NORMAL, SNAP_RATE, "%s", s_or(p->rate));
 		dl_add(d, "link layer",
-		       p->link_layer && !strcmp(p->link_layer, "Ethernet") ? TR_ETHERNET
-									   : TR_NORMAL,
+		       port_is_eth(p) ? TR_ETHERNET : TR_NORMAL,
 		       SNAP_LINK_LAYER, "%s", s_or(p->link_layer));
 		kv(p->lid, b1, sizeof(b1), true);
 		kv(p->sm_lid, b2, sizeof(b2), true);
@@ -207,8 +206,7 @@ static void vf_lines(struct dlist *d, const struct vf *vf)
 	const struct vf_admin *a = &vf->admin;
 	char b1[32], b2[32];
 	fn_head(d, &vf->fn);
-	const struct port *p =
-		vf->fn.n_rdmas && vf->fn.rdmas[0].n_ports ? &vf->fn.rdmas[0].ports[0] : NULL;
+	const struct port *p = fn_port(&vf->fn);
 	if (p)
 		dl_add(d, "port state", screen_port_role(p), SNAP_PORT_STATE, "%s  %s",
 		       s_or(p->state_name), s_or(p->phys_state_name));
