@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/persist/boot.h"
@@ -370,6 +373,98 @@ START_TEST(persist_read_tolerates_hand_edits)
 }
 END_TEST
 
+static const char site_text[] = "[Match]\nDriver=veth\n\n[Link]\nNamePolicy=kernel\n";
+static const char pin_text[] = "[Match]\nDriver=veth\n\n[Link]\nName=vethpinned\n";
+
+/* In a child with its own network and mount namespaces: the files in
+ * /run/systemd/network (the site's only when site), a veth, and what
+ * systemd-udevd's net_setup_link makes of it, into report. */
+static int real_udev(bool site, const char *report)
+{
+	char cmd[4600];
+	if (unshare(CLONE_NEWNET | CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("sysfs", "/sys", "sysfs", 0, NULL) < 0 ||
+	    mount("tmpfs", "/run", "tmpfs", 0, NULL) < 0)
+		return 10;
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; mkdir -p /run/systemd/network /run/udev; "
+		 "printf '%%s' '%s' > /run/systemd/network/70-ibvf-veth.link; %s"
+		 "ip link add veth0 type veth peer name veth1; "
+		 "udevadm test-builtin net_setup_link /sys/class/net/veth0 > '%s' 2>&1",
+		 pin_text,
+		 site ? "printf '%s' '[Match]\nDriver=veth\n\n[Link]\nNamePolicy=kernel\n' > "
+			"/run/systemd/network/60-site.link; "
+		      : "",
+		 report);
+	return system(cmd) == 0 ? 0 : 11;
+}
+
+static char *udev_report(bool site)
+{
+	char report[] = "/tmp/ibvf-udev-XXXXXX";
+	int fd = mkstemp(report);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	fflush(NULL);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(real_udev(site, report));
+	int status;
+	waitpid(pid, &status, 0);
+	FILE *f = fopen(report, "re");
+	char *t = calloc(1, 1 << 16);
+	if (f) {
+		t[fread(t, 1, (1 << 16) - 1, f)] = '\0';
+		fclose(f);
+	}
+	unlink(report);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child %d: %s", status, t);
+	return t;
+}
+
+/* The prediction's rule against the real systemd-udevd (net_setup_link):
+ * the first matching file is applied, alone; a later one naming the netdev
+ * is not, until the earlier one goes. */
+START_TEST(real_udev_applies_the_file_the_prediction_names)
+{
+	if (geteuid() != 0 || access("/usr/bin/udevadm", X_OK) != 0 ||
+	    access("/usr/sbin/ip", X_OK) != 0) {
+		printf("SKIP: udev's net_setup_link needs root, udevadm and ip\n");
+		return;
+	}
+	struct link_file lf[2];
+	ck_assert_int_eq(linkfile_parse("/run/systemd/network/60-site.link", site_text, &lf[0]), 0);
+	ck_assert_int_eq(linkfile_parse("/run/systemd/network/70-ibvf-veth.link", pin_text, &lf[1]),
+			 0);
+	struct netdev nd = {.name = (char *)"veth0"};
+	struct vf vf = {.index = 0, .fn = vf_fn("0000:18:00.4", "veth", &nd)};
+	struct pf pf = {.vfs = &vf, .n_vfs = 1};
+	snprintf(pf.fn.bdf, sizeof(pf.fn.bdf), "0000:18:00.0");
+	struct node node = {.link_files = lf, .n_link_files = 2, .pfs = &pf, .n_pfs = 1};
+	struct boot_name b;
+	ck_assert_int_eq(boot_vf_name(&node, NULL, &pf, &vf, &b), 0);
+	char *t = udev_report(true);
+	ck_assert_ptr_eq(b.file, &lf[0]);
+	ck_assert_ptr_eq(b.shadowed, &lf[1]);
+	ck_assert_msg(strstr(t, "ID_NET_LINK_FILE=/run/systemd/network/60-site.link"), "%s", t);
+	ck_assert_msg(!strstr(t, "ID_NET_NAME=vethpinned"), "%s", t);
+	free(t);
+	node.link_files = &lf[1];
+	node.n_link_files = 1;
+	ck_assert_int_eq(boot_vf_name(&node, NULL, &pf, &vf, &b), 0);
+	t = udev_report(false);
+	ck_assert_str_eq(b.name, "vethpinned");
+	ck_assert_msg(strstr(t, "ID_NET_LINK_FILE=/run/systemd/network/70-ibvf-veth.link"), "%s",
+		      t);
+	ck_assert_msg(strstr(t, "ID_NET_NAME=vethpinned"), "%s", t);
+	free(t);
+	linkfile_fini(&lf[0]);
+	linkfile_fini(&lf[1]);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("linkfile");
@@ -381,6 +476,7 @@ int main(void)
 	tcase_add_test(tc, linkfile_read_all_in_systemd_order);
 	tcase_add_test(tc, persist_output_parses_and_pins);
 	tcase_add_test(tc, persist_read_tolerates_hand_edits);
+	tcase_add_test(tc, real_udev_applies_the_file_the_prediction_names);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }
