@@ -147,7 +147,11 @@ static int run(int argc, char **argv, char **rest)
 		return EXIT_USAGE;
 	}
 	if (g.help) {
-		cmd_print_help(stdout, cmd);
+		/* `ibvf vf rename --help`: the subcommand's */
+		int k = 1;
+		while (k < n && rest[k][0] == '-')
+			k++;
+		cmd_print_help(stdout, cmd, k < n ? cmd_find_sub(cmd, rest[k]) : -1);
 		return 0;
 	}
 	if (check_globals(cmd, &g.c) < 0)

@@ -156,27 +156,30 @@ static const struct cmd commands[] = {
 	 "--theme NAME|PATH picks a colour theme (default, light, mono, high-contrast,\n"
 	 "or $XDG_CONFIG_HOME/ibvf/themes/NAME.theme); NO_COLOR turns colours off.\n"
 	 "--key FILE (or $IBVF_BENCH_KEY_FILE): the shared secret the bench view's remote\n"
-	 "runs give a keyed `ibvf bench server`, as `ibvf bench client --key` does."},
+	 "runs give a keyed `ibvf bench server`, as `ibvf bench client --key` does.",
+	 NULL, NULL, CMD_POS_NONE},
 	{"list", cmd_list, CMD_NODE | CMD_JSON,
 	 "show the PF -> VF tree (the default otherwise), or --pods", "list [--json] [--pods]",
 	 "Show every PF -> VF tree: PCI address, driver, netdev and RDMA device names,\n"
 	 "port state, physical state, rate, link layer, firmware, VF counts, GUIDs and\n"
 	 "the pod holding each VF.\n"
-	 "--json prints the whole model (every field, unknown values as null).\n"
-	 "--pods shows the pods instead: each pod with the VFs it holds, the interface\n"
-	 "and its state inside the pod, and where the binding was found."},
+	 "--json prints the whole model (every field, unknown values as null).",
+	 list_options, NULL, CMD_POS_NONE},
 	{"check", cmd_check, CMD_NODE | CMD_JSON | CMD_SEVERITY_EXIT,
 	 "what is wrong on the node, with evidence and remedy; exit 0/1/2",
 	 "check [--json] [--severity S] [--dp-config FILE] [--list] [ID|DEVICE...] |\n"
 	 "       check --fix ID|all [--yes] [--dry-run] [--force] [--no-wait] [ID|DEVICE...]",
-	 CHECK_HELP},
+	 CHECK_HELP,
+	 NULL, NULL, CMD_POS_NONE},
 	{"watch", cmd_watch, CMD_NODE | CMD_JSON, "print node changes as they happen",
 	 "watch [--json]",
 	 "Print each change of the node (PCI functions, netdevs, RDMA devices added,\n"
 	 "removed, renamed, bound) as it happens, one line each; --json for JSON lines.\n"
-	 "Runs until interrupted."},
+	 "Runs until interrupted.",
+	 NULL, NULL, CMD_POS_NONE},
 	{"vf", cmd_vf, CMD_NODE | CMD_JSON, "create, destroy, rename VFs, set GUIDs and link state",
-	 VF_USAGE, VF_HELP},
+	 VF_USAGE, VF_HELP,
+	 NULL, NULL, CMD_POS_NONE},
 	{"persist", cmd_persist, CMD_NODE | CMD_JSON,
 	 "write .link files and a boot unit for the VF layout",
 	 "persist [--ibvf PATH] [--output DIR] [--dry-run] [--yes] [--json] [--no-wait]",
@@ -195,7 +198,8 @@ static const struct cmd commands[] = {
 	 "  --yes        write without asking (needed when stdin is not a terminal)\n"
 	 "  --no-wait    fail at once when another ibvf holds the node's lock\n"
 	 "Each file is journaled with what it replaced: 'ibvf journal undo ID' removes\n"
-	 "the files persist wrote and restores the ones it replaced or removed."},
+	 "the files persist wrote and restores the ones it replaced or removed.",
+	 NULL, NULL, CMD_POS_NONE},
 	{"journal", cmd_journal, CMD_NODE | CMD_JSON,
 	 "list the applied actions, undo a rename, GUID change or persist",
 	 "journal [--json] | journal undo ID [--dry-run] [--yes] [--no-wait]",
@@ -205,32 +209,24 @@ static const struct cmd commands[] = {
 	 "change or a persist (its files back as they were), also one that stopped\n"
 	 "part way, as far as it went. A damaged line is skipped and named ('journal:\n"
 	 "line 7 damaged, skipped'). --no-wait: fail at once when another ibvf holds\n"
-	 "the node's lock."},
+	 "the node's lock.",
+	 NULL, NULL, CMD_POS_NONE},
 	{"bench", cmd_bench, CMD_NODE | CMD_JSON, "RDMA WRITE/READ bandwidth and latency per VF",
-	 BENCH_USAGE, BENCH_HELP},
+	 BENCH_USAGE, BENCH_HELP,
+	 NULL, NULL, CMD_POS_NONE},
 	{"metrics", cmd_metrics, CMD_NODE, "the node as Prometheus metrics (textfile collector)",
 	 "metrics [--textfile DIR] [--interval SECONDS]",
 	 "The node in Prometheus text format (0.0.4): the PF -> VF tree with names and\n"
 	 "link layer, zero and duplicate GUIDs, pinned names, pod bindings, the checks'\n"
 	 "findings by id and severity, each VF's last 'bench validate' result (from\n"
 	 "/var/lib/ibvf/bench-history.jsonl) and when it was written. Port state, rate\n"
-	 "and counters are node_exporter's infiniband collector's (docs/metrics.md).\n"
-	 "  --textfile DIR      write DIR/ibvf.prom (mode 0644) through a temporary file\n"
-	 "                      and a rename, for node_exporter's textfile collector;\n"
-	 "                      DIR must exist, root's or the user's, writable by no\n"
-	 "                      one else\n"
-	 "  --interval SECONDS  again every SECONDS (1..86400), each round a fresh\n"
-	 "                      discovery, until SIGTERM or SIGINT (exit 0); a round\n"
-	 "                      that fails says why in one line and leaves the file\n"
-	 "Exit 2: bad option; 1: the node or DIR could not be read or written."},
+	 "and counters are node_exporter's infiniband collector's (docs/metrics.md).",
+	 metrics_options, NULL, CMD_POS_NONE},
 	{"mkfixture", cmd_mkfixture, CMD_KERNEL, "build a simulated DGX H200 node tree",
 	 "mkfixture DIR [--healthy] [--pfs N] [--vfs N] [--kernel REL] [--reboot [--seed N]]",
-	 "Write a simulated DGX H200 node into DIR (docs/fixture.md), for --sim=DIR.\n"
-	 "  --healthy     no seeded faults\n"
-	 "  --pfs N       compute PFs in InfiniBand mode (1..64, default 8)\n"
-	 "  --vfs N       VFs per compute PF (0..255, default 8)\n"
-	 "  --kernel REL  kernel release the node reports (default 6.8.0-55-generic)\n"
-	 "  --reboot      then reboot it, as 'ibvf --sim=DIR debug reboot [--seed N]'"},
+	 "Write a simulated DGX H200 node into DIR (docs/fixture.md), for --sim=DIR;\n"
+	 "--kernel REL is the kernel release it reports (default 6.8.0-55-generic).",
+	 mkfixture_options, NULL, CMD_POS_DIR},
 	{"debug", cmd_debug, CMD_NODE, "low-level probes of the kernel boundary",
 	 "debug rename IFNAME NEWNAME | debug vfinfo PF_IFNAME | debug reboot [--seed N]",
 	 "Low-level probes of the kernel boundary: rename a netdev through ibvf's\n"
@@ -244,9 +240,11 @@ static const struct cmd commands[] = {
 	 "  shuffled order with kernel names and zero GUIDs and udev applies the .link\n"
 	 "  files (first match in file order); last, the kubelet moves each pod's VF\n"
 	 "  back in. --seed N (or $IBVF_SIM_SEED) fixes the probe order; else random.\n"
-	 "  Exit 1 when the unit failed, 2 when a line cannot run here (nothing done)."},
+	 "  Exit 1 when the unit failed, 2 when a line cannot run here (nothing done).",
+	 NULL, NULL, CMD_POS_NONE},
 	{"help", cmd_help, CMD_ANY, "show help for a command", "help [COMMAND]",
-	 "Show every command, or one command's usage and options."},
+	 "Show every command, or one command's usage and options.",
+	 NULL, NULL, CMD_POS_NONE},
 };
 
 static const char options_text[] =
@@ -307,18 +305,31 @@ static void print_globals(FILE *f, unsigned int flags)
 	fputs(" -h/--help\n", f);
 }
 
-void cmd_print_help(FILE *f, const struct cmd *cmd)
+int cmd_find_sub(const struct cmd *cmd, const char *name)
 {
-	cmd_print_usage(f, cmd);
-	fprintf(f, "\n%s\n", cmd->help);
+	for (int i = 0; name && cmd->subs && cmd->subs[i].name; i++)
+		if (cmd->subs[i].name[0] && !strcmp(cmd->subs[i].name, name))
+			return i;
+	return -1;
+}
+
+void cmd_print_help(FILE *f, const struct cmd *cmd, int sub)
+{
+	if (sub >= 0) {
+		fprintf(f, "usage: ibvf %s\n\n", cmd->subs[sub].usage);
+	} else {
+		cmd_print_usage(f, cmd);
+		fprintf(f, "\n%s\n", cmd->help);
+	}
+	opts_print(f, cmd, cmd->options, sub);
 	print_globals(f, cmd->flags);
 }
 
 int cmd_help(const struct cli *c, int argc, char **argv)
 {
 	(void)c;
-	if (argc > 2)
-		return cli_bad_arg("help", argv[2]);
+	if (argc > 3)
+		return cli_bad_arg("help", argv[3]);
 	if (argc < 2) {
 		cmd_print_overview(stdout);
 		return 0;
@@ -333,6 +344,12 @@ int cmd_help(const struct cli *c, int argc, char **argv)
 		cli_error("no help for '%s': not an ibvf command (see 'ibvf help')", argv[1]);
 		return EXIT_USAGE;
 	}
-	cmd_print_help(stdout, cmd);
+	int sub = argc > 2 ? cmd_find_sub(cmd, argv[2]) : -1;
+	if (argc > 2 && sub < 0) {
+		cli_error("no help for '%s %s': not a subcommand of '%s'", argv[1], argv[2],
+			  argv[1]);
+		return EXIT_USAGE;
+	}
+	cmd_print_help(stdout, cmd, sub);
 	return 0;
 }

@@ -14,7 +14,7 @@ char *help_text(const struct cmd *cmd)
 	if (!f)
 		return NULL;
 	if (cmd)
-		cmd_print_help(f, cmd);
+		cmd_print_help(f, cmd, -1);
 	else
 		cmd_print_overview(f);
 	if (fclose(f) != 0) {

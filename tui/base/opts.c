@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+/* The option tables' parser and their help (opts.h). */
+#include "opts.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define OPTS_COL_MAX 24 /* a longer term has its help on the next line */
+
+static bool is_option(const struct opt *o)
+{
+	return o->kind == OPT_FLAG || o->kind == OPT_VALUE || o->kind == OPT_OPTIONAL;
+}
+
+int opts_match(const struct opt *t, int argc, char **argv, int i, const struct opt **ret_opt,
+	       const char **ret_value)
+{
+	const char *a = argv[i], *value = NULL;
+	const struct opt *o = NULL;
+	size_t len = 0;
+	if (a[0] != '-' || !a[1] || !strcmp(a, "--"))
+		return 0;
+	if (a[1] == '-') {
+		len = strcspn(a + 2, "=");
+		for (; t && t->kind != OPT_END && !o; t++)
+			if (is_option(t) && t->long_name && strlen(t->long_name) == len &&
+			    !strncmp(t->long_name, a + 2, len))
+				o = t;
+		if (o && a[2 + len] == '=')
+			value = a + 3 + len;
+	} else {
+		for (; t && t->kind != OPT_END && !o; t++)
+			if (is_option(t) && t->short_name && t->short_name == a[1])
+				o = t;
+		len = 1;
+		if (o && a[2] && o->kind != OPT_VALUE)
+			return 0; /* "-yf": one option a word */
+		if (o && a[2])
+			value = a + 2;
+	}
+	if (!o)
+		return 0;
+	int used = 1;
+	if (o->kind == OPT_FLAG && value) {
+		cli_error("option '--%s' takes no value", o->long_name);
+		return -1;
+	}
+	if (o->kind == OPT_VALUE && !value) {
+		if (i + 1 >= argc) {
+			cli_error("option '%s' needs a value", a);
+			return -1;
+		}
+		value = argv[i + 1];
+		used = 2;
+	}
+	*ret_opt = o;
+	*ret_value = value;
+	return used;
+}
+
+bool opts_sub_takes(const struct cmd *cmd, const struct opt *o, int sub)
+{
+	return !o->subs || (sub >= 0 && (o->subs & OPT_SUB(sub))) || (sub < 0 && !cmd->subs);
+}
+
+bool opts_shown(const struct opt *o)
+{
+	return o->kind != OPT_END && !o->hidden;
+}
+
+/* The subcommand a command line names: its first positional argument, else
+ * the row named "" when the command has one; -1 when none. */
+static int find_sub(const struct cmd *cmd, char **pos, int n_pos)
+{
+	int none = -1;
+	for (int i = 0; cmd->subs && cmd->subs[i].name; i++) {
+		if (n_pos && !strcmp(cmd->subs[i].name, pos[0]))
+			return i;
+		if (!cmd->subs[i].name[0])
+			none = i;
+	}
+	return none;
+}
+
+/* Moves argv[from..from+n) to argv[to..), shifting what was there after. */
+static void move_words(char **argv, int to, int from, int n)
+{
+	char *w[2];
+	memcpy(w, argv + from, (size_t)n * sizeof(*w));
+	memmove(argv + to + n, argv + to, (size_t)(from - to) * sizeof(*argv));
+	memcpy(argv + to, w, (size_t)n * sizeof(*w));
+}
+
+static void typed_name(const char *a, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.*s", a[1] == '-' ? (int)strcspn(a, "=") : 2, a);
+}
+
+int opts_parse(const struct cmd *cmd, int argc, char **argv, struct opts *ret)
+{
+	struct opts p = {.cmd = cmd, .sub = -1, .argv = argv, .next = 1};
+	int end = 1; /* argv[1..end): the options, moved before the arguments */
+	for (int i = 1; i < argc; i++) {
+		const struct opt *o;
+		const char *v;
+		if (!strcmp(argv[i], "--")) {
+			move_words(argv, end++, i, 1);
+			break;
+		}
+		int used = opts_match(cmd->options, argc, argv, i, &o, &v);
+		if (used < 0)
+			return -EINVAL;
+		if (used == 0 && argv[i][0] == '-' && argv[i][1]) {
+			cli_error("unknown option '%s' (see 'ibvf %s --help')", argv[i], cmd->name);
+			return -EINVAL;
+		}
+		if (used == 0)
+			continue;
+		move_words(argv, end, i, used);
+		end += used;
+		i += used - 1;
+	}
+	p.end = end;
+	p.pos = argv + end;
+	p.n_pos = argc - end;
+	p.sub = find_sub(cmd, p.pos, p.n_pos);
+	/* A subcommand named: the options it does not take are refused. */
+	while (p.sub >= 0 && opts_next(&p, NULL)) {
+		if (opts_sub_takes(cmd, p.opt, p.sub))
+			continue;
+		char tag[128];
+		opts_subs_tag(cmd, p.opt, tag, sizeof(tag));
+		const char *sub = cmd->subs[p.sub].name;
+		cli_error("'%s%s%s' takes no %s: it goes with %s %s", cmd->name, *sub ? " " : "",
+			  sub, p.name, cmd->name, tag);
+		return -EINVAL;
+	}
+	p.next = 1;
+	p.opt = NULL;
+	p.name[0] = '\0';
+	*ret = p;
+	return 0;
+}
+
+int opts_next(struct opts *p, const char **ret_value)
+{
+	const char *ignored;
+	if (!ret_value)
+		ret_value = &ignored;
+	while (p->next < p->end) {
+		const struct opt *o;
+		int i = p->next;
+		int used = opts_match(p->cmd->options, p->end, p->argv, i, &o, ret_value);
+		p->next += used > 0 ? used : 1; /* "--" */
+		if (used <= 0)
+			continue;
+		p->opt = o;
+		typed_name(p->argv[i], p->name, sizeof(p->name));
+		return o->id;
+	}
+	return 0;
+}
+
+void opts_term(const struct opt *o, char *buf, size_t size)
+{
+	int n = 0;
+	if (o->short_name)
+		n = snprintf(buf, size, "-%c%s", o->short_name, o->long_name ? ", " : "");
+	if (n < 0 || (size_t)n >= size)
+		return;
+	if (o->long_name)
+		n += snprintf(buf + n, size - (size_t)n, "--%s", o->long_name);
+	if (n < 0 || (size_t)n >= size || !o->arg)
+		return;
+	snprintf(buf + n, size - (size_t)n, o->kind == OPT_OPTIONAL ? "[=%s]" : " %s", o->arg);
+}
+
+void opts_subs_tag(const struct cmd *cmd, const struct opt *o, char *buf, size_t size)
+{
+	size_t n = 0, k = 0, last = 0;
+	buf[0] = '\0';
+	if (!o->subs || !cmd || !cmd->subs)
+		return;
+	for (int i = 0; cmd->subs[i].name; i++)
+		k += (o->subs & OPT_SUB(i)) && cmd->subs[i].name[0];
+	for (int i = 0; cmd->subs[i].name && n < size; i++) {
+		if (!(o->subs & OPT_SUB(i)) || !cmd->subs[i].name[0])
+			continue;
+		last++;
+		const char *sep = last == 1 ? "" : last == k ? " and " : ", ";
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", sep, cmd->subs[i].name);
+	}
+}
+
+/* The help's lines, the first after the term, the others under it at col. */
+static void print_help_lines(FILE *f, const char *tag, const char *help, int col)
+{
+	bool first = true;
+	for (const char *p = help; *p || first;) {
+		size_t n = strcspn(p, "\n");
+		if (!first)
+			fprintf(f, "%*s", col, "");
+		fprintf(f, "%s%s%.*s\n", first && *tag ? tag : "", first && *tag ? ": " : "",
+			(int)n, p);
+		first = false;
+		p += n + (p[n] == '\n');
+	}
+}
+
+void opts_print(FILE *f, const struct cmd *cmd, const struct opt *t, int sub)
+{
+	char term[64], tag[128];
+	int col = 0;
+	for (const struct opt *o = t; o && o->kind != OPT_END; o++) {
+		if (!is_option(o) || !opts_shown(o) || (sub >= 0 && !opts_sub_takes(cmd, o, sub)))
+			continue;
+		opts_term(o, term, sizeof(term));
+		int w = 2 + (int)strlen(term) + 2;
+		if (w > col && w <= OPTS_COL_MAX)
+			col = w;
+	}
+	if (!col)
+		col = OPTS_COL_MAX;
+	for (const struct opt *o = t; o && o->kind != OPT_END; o++) {
+		if (!opts_shown(o) || (sub >= 0 && !opts_sub_takes(cmd, o, sub)))
+			continue;
+		if (o->kind == OPT_TEXT) {
+			fprintf(f, "%s\n", o->help);
+			continue;
+		}
+		opts_term(o, term, sizeof(term));
+		if (sub >= 0)
+			tag[0] = '\0';
+		else
+			opts_subs_tag(cmd, o, tag, sizeof(tag));
+		int w = fprintf(f, "  %s", term);
+		if (w + 2 > col)
+			fprintf(f, "\n%*s", col, "");
+		else
+			fprintf(f, "%*s", col - w, "");
+		print_help_lines(f, tag, o->help ? o->help : "", col);
+	}
+}
