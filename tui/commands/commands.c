@@ -93,22 +93,14 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"  rename VF NAME  rename the VF's netdev (down/up around it before Linux 6.2);\n"         \
 	"                  1-15 bytes, no '%', '/', ':' or spaces; a kernel name (ibN,\n"          \
 	"                  ethN) only with --force: the kernel hands it out again\n"               \
-	"  rename --all [--scheme PATTERN]\n"                                                      \
-	"                  every VF not in a pod to its predictable name, one plan:\n"             \
-	"                  systemd's PF name + v<index> (ibp24s0 VF 3: ibp24s0v3); tokens\n"       \
-	"                  %p PF name without port suffix, %n PF name, %D %b %s %f PF PCI\n"       \
-	"                  domain/bus/slot/function, %i VF index (default %pv%i)\n"                \
-	"  guid VF         set the node and/or port GUID (00:11:22:33:44:55:66:77,\n"              \
-	"                  0011:2233:4455:6677 or 0x0011223344556677); the VF is rebound\n"        \
-	"                  for it to take effect and keeps its name\n"                             \
-	"  guid --assign-all [--prefix 00:11:22:33:44]\n"                                          \
-	"                  unique GUIDs for every VF with zero or duplicate GUIDs; of a\n"         \
-	"                  duplicate's holders the first keeps it (scheme: README)\n"              \
+	"  rename --all    every VF not in a pod to its predictable name (--scheme)\n"             \
+	"  guid VF         set the node and/or port GUID (--node, --port); the VF is\n"            \
+	"                  rebound for it to take effect and keeps its name\n"                     \
+	"  guid --assign-all\n"                                                                    \
+	"                  unique GUIDs for every VF with zero or duplicate GUIDs\n"               \
 	"  state VF auto|enable|disable   the VF's link-state policy\n"                            \
-	"--dry-run prints the plan; without --yes ibvf asks (and refuses when stdin is\n"          \
-	"not a terminal); --force acts on VFs bound to pods; --json prints the plan and\n"         \
-	"its result as JSON. One ibvf applies at a time (a lock on /run/ibvf/lock): a\n"           \
-	"second one waits, then re-checks the node; --no-wait fails at once instead.\n"            \
+	"--json prints the plan and its result as JSON. One ibvf applies at a time (a\n"           \
+	"lock on /run/ibvf/lock): a second one waits, then re-checks the node.\n"                  \
 	"SIGINT/SIGTERM end the step in progress, then the plan stops and is journaled.\n"         \
 	"Exit 2: refused, nothing changed; 1: a step or the verification failed, the\n"            \
 	"plan was interrupted, or the lock was held with --no-wait (see 'ibvf journal')."
@@ -178,8 +170,7 @@ static const struct cmd commands[] = {
 	 "Runs until interrupted.",
 	 NULL, NULL, CMD_POS_NONE},
 	{"vf", cmd_vf, CMD_NODE | CMD_JSON, "create, destroy, rename VFs, set GUIDs and link state",
-	 VF_USAGE, VF_HELP,
-	 NULL, NULL, CMD_POS_NONE},
+	 VF_USAGE, VF_HELP, vf_options, vf_subs, CMD_POS_DEV},
 	{"persist", cmd_persist, CMD_NODE | CMD_JSON,
 	 "write .link files and a boot unit for the VF layout",
 	 "persist [--ibvf PATH] [--output DIR] [--dry-run] [--yes] [--json] [--no-wait]",
@@ -190,27 +181,18 @@ static const struct cmd commands[] = {
 	 "--output DIR (an absolute path). Refuses while checks find zero, duplicate or\n"
 	 "invalid GUIDs, VFs without a driver or kernel names (ibN/ethN), naming each\n"
 	 "check and 'ibvf check --fix ID'; plans every ibvf command of the unit on the\n"
-	 "node first and refuses a line the node would refuse at boot.\n"
-	 "  --ibvf PATH  the ibvf the unit runs: absolute, a root-owned executable not\n"
-	 "               writable by group or others; without it, this binary, refused\n"
-	 "               in a build tree, under /tmp or in a directory users can write\n"
-	 "  --dry-run    print the plan (each file's content) and write nothing\n"
-	 "  --yes        write without asking (needed when stdin is not a terminal)\n"
-	 "  --no-wait    fail at once when another ibvf holds the node's lock\n"
-	 "Each file is journaled with what it replaced: 'ibvf journal undo ID' removes\n"
-	 "the files persist wrote and restores the ones it replaced or removed.",
-	 NULL, NULL, CMD_POS_NONE},
+	 "node first and refuses a line the node would refuse at boot.",
+	 persist_options, NULL, CMD_POS_NONE},
 	{"journal", cmd_journal, CMD_NODE | CMD_JSON,
 	 "list the applied actions, undo a rename, GUID change or persist",
-	 "journal [--json] | journal undo ID [--dry-run] [--yes] [--no-wait]",
+	 "journal [--json] | journal undo ID [--dry-run] [--yes] [--force] [--no-wait]",
 	 "List the applied plans (/var/lib/ibvf/journal.jsonl): time, user, action,\n"
 	 "result and what changed; a plan that stopped part way says how far it went\n"
 	 "('interrupted after 3 of 96 steps'). 'undo ID' reverts a rename, a GUID\n"
 	 "change or a persist (its files back as they were), also one that stopped\n"
 	 "part way, as far as it went. A damaged line is skipped and named ('journal:\n"
-	 "line 7 damaged, skipped'). --no-wait: fail at once when another ibvf holds\n"
-	 "the node's lock.",
-	 NULL, NULL, CMD_POS_NONE},
+	 "line 7 damaged, skipped').",
+	 journal_options, journal_subs, CMD_POS_NONE},
 	{"bench", cmd_bench, CMD_NODE | CMD_JSON, "RDMA WRITE/READ bandwidth and latency per VF",
 	 BENCH_USAGE, BENCH_HELP,
 	 NULL, NULL, CMD_POS_NONE},
