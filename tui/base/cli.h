@@ -90,6 +90,7 @@ int cmd_console(const struct cli *c, int argc, char **argv);
 int cmd_list(const struct cli *c, int argc, char **argv);
 extern const struct opt list_options[];
 int cmd_check(const struct cli *c, int argc, char **argv);
+extern const struct opt check_options[];
 int cmd_watch(const struct cli *c, int argc, char **argv);
 int cmd_vf(const struct cli *c, int argc, char **argv);
 extern const struct opt vf_options[];

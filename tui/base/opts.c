@@ -49,7 +49,7 @@ int opts_match(const struct opt *t, int argc, char **argv, int i, const struct o
 	}
 	if (o->kind == OPT_VALUE && !value) {
 		if (i + 1 >= argc) {
-			cli_error("option '%s' needs a value", a);
+			cli_error("option '%s' needs a value (%s)", a, o->arg ? o->arg : "");
 			return -1;
 		}
 		value = argv[i + 1];

@@ -109,36 +109,10 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"What is wrong on the node: each finding with its subject, the evidence (the\n"            \
 	"file and value read, or the kernel-log line), why it matters, and its remedy\n"           \
 	"(an ibvf command line, or manual steps ibvf never runs itself).\n"                        \
-	"  ID              only findings of this check (ids: --list)\n"                            \
-	"  DEVICE          only findings on this PF (and its VFs) or VF: PCI address,\n"           \
-	"                  netdev, RDMA device or the pod holding the VF\n"                        \
-	"                  (ids and devices combine: guid-zero 18:00.0)\n"                         \
-	"  --severity S    only findings of severity S or above: info, warning, critical\n"        \
-	"  --dp-config F   also judge this device plugin config.json (repeatable); the\n"          \
-	"                  ones in the kubelet's pod volumes are always read\n"                    \
-	"  --list          the checks: id, severity, title\n"                                      \
-	"  --json          the findings as JSON (version, host, kernel, findings, counts)\n"       \
-	"Exit status, from the findings shown: 0 none (or info only), 1 warnings,\n"               \
-	"2 critical; 3 when it could not check (bad argument, unknown device, node\n"              \
-	"unreadable). As a Nagios/monitoring check: ibvf check >/dev/null; echo $?\n"              \
-	"\n"                                                                                       \
-	"  --fix ID|all    run the remedies that are ibvf commands, each through the\n"            \
-	"                  'ibvf vf' path (plan, preview, confirm, apply, verify,\n"               \
-	"                  journal), the node re-checked after each plan; manual\n"                \
-	"                  remedies (driver, firmware, mlxconfig, kubectl) are printed,\n"         \
-	"                  never run. Repeatable; ids, devices and --severity narrow it.\n"        \
-	"                  Order: VF layout, link state, GUIDs (with both guid-zero and\n"         \
-	"                  guid-duplicate selected on the whole node, one 'vf guid\n"              \
-	"                  --assign-all' plan), names, persist last\n"                             \
-	"  --yes           apply without asking (needed when stdin is not a terminal)\n"           \
-	"  --dry-run       print each plan, change nothing\n"                                      \
-	"  --force         act on VFs bound to pods too\n"                                         \
-	"  --no-wait       fail at once when another ibvf holds the node's lock\n"                 \
-	"With --fix (text only, no --json) the exit status is: 0 every selected\n"                 \
-	"finding with an ibvf remedy was fixed (--dry-run: every plan could be made),\n"           \
-	"1 some were refused (a pod holds the VF: --force), failed, declined or\n"                 \
-	"skipped, 3 bad usage or node unreadable. Manual findings do not change it:\n"             \
-	"run 'ibvf check' afterwards for what is left."
+	"  ID                only findings of this check (ids: --list)\n"                          \
+	"  DEVICE            only findings on this PF (and its VFs) or VF: PCI address,\n"         \
+	"                    netdev, RDMA device or the pod holding the VF\n"                      \
+	"                    (ids and devices combine: guid-zero 18:00.0)"
 
 static const struct cmd commands[] = {
 	{"console", cmd_console, CMD_NODE | CMD_THEME,
@@ -161,8 +135,7 @@ static const struct cmd commands[] = {
 	 "what is wrong on the node, with evidence and remedy; exit 0/1/2",
 	 "check [--json] [--severity S] [--dp-config FILE] [--list] [ID|DEVICE...] |\n"
 	 "       check --fix ID|all [--yes] [--dry-run] [--force] [--no-wait] [ID|DEVICE...]",
-	 CHECK_HELP,
-	 NULL, NULL, CMD_POS_NONE},
+	 CHECK_HELP, check_options, NULL, CMD_POS_DEV},
 	{"watch", cmd_watch, CMD_NODE | CMD_JSON, "print node changes as they happen",
 	 "watch [--json]",
 	 "Print each change of the node (PCI functions, netdevs, RDMA devices added,\n"
