@@ -104,6 +104,8 @@ int cmd_bench(const struct cli *c, int argc, char **argv);
 int cmd_mkfixture(const struct cli *c, int argc, char **argv);
 extern const struct opt mkfixture_options[];
 int cmd_debug(const struct cli *c, int argc, char **argv);
+extern const struct opt debug_options[];
+extern const struct opt_sub debug_subs[];
 int cmd_metrics(const struct cli *c, int argc, char **argv);
 extern const struct opt metrics_options[];
 int cmd_help(const struct cli *c, int argc, char **argv);

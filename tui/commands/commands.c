@@ -194,9 +194,9 @@ static const struct cmd commands[] = {
 	 "  this binary, modprobe and udevadm settle are no-ops); new VFs probe in a\n"
 	 "  shuffled order with kernel names and zero GUIDs and udev applies the .link\n"
 	 "  files (first match in file order); last, the kubelet moves each pod's VF\n"
-	 "  back in. --seed N (or $IBVF_SIM_SEED) fixes the probe order; else random.\n"
-	 "  Exit 1 when the unit failed, 2 when a line cannot run here (nothing done).",
-	 NULL, NULL, CMD_POS_NONE},
+	 "  back in. Exit 1 when the unit failed, 2 when a line cannot run here\n"
+	 "  (nothing done).",
+	 debug_options, debug_subs, CMD_POS_NONE},
 	{"help", cmd_help, CMD_ANY, "show help for a command", "help [COMMAND]",
 	 "Show every command, or one command's usage and options.",
 	 NULL, NULL, CMD_POS_NONE},
