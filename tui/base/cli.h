@@ -87,6 +87,8 @@ void cli_print_json_ext(struct json_object *o, int flags);
 
 /* The handlers, one file each, and the options each takes (opts.h). */
 int cmd_console(const struct cli *c, int argc, char **argv);
+extern const struct opt console_options[]; /* console.c */
+extern const struct opt_sub console_subs[];
 int cmd_list(const struct cli *c, int argc, char **argv);
 extern const struct opt list_options[];
 int cmd_check(const struct cli *c, int argc, char **argv);

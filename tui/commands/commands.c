@@ -120,10 +120,8 @@ static const struct cmd commands[] = {
 	 "The live PF -> VF tree, its details, and the node's changes as they happen\n"
 	 "(the default when standard output is a terminal). Keys: ? for help.\n"
 	 "--theme NAME|PATH picks a colour theme (default, light, mono, high-contrast,\n"
-	 "or $XDG_CONFIG_HOME/ibvf/themes/NAME.theme); NO_COLOR turns colours off.\n"
-	 "--key FILE (or $IBVF_BENCH_KEY_FILE): the shared secret the bench view's remote\n"
-	 "runs give a keyed `ibvf bench server`, as `ibvf bench client --key` does.",
-	 NULL, NULL, CMD_POS_NONE},
+	 "or $XDG_CONFIG_HOME/ibvf/themes/NAME.theme); NO_COLOR turns colours off.",
+	 console_options, console_subs, CMD_POS_NONE},
 	{"list", cmd_list, CMD_NODE | CMD_JSON,
 	 "show the PF -> VF tree (the default otherwise), or --pods", "list [--json] [--pods]",
 	 "Show every PF -> VF tree: PCI address, driver, netdev and RDMA device names,\n"
