@@ -103,6 +103,8 @@ int cmd_journal(const struct cli *c, int argc, char **argv);
 extern const struct opt journal_options[];
 extern const struct opt_sub journal_subs[];
 int cmd_bench(const struct cli *c, int argc, char **argv);
+extern const struct opt bench_options[];
+extern const struct opt_sub bench_subs[];
 int cmd_mkfixture(const struct cli *c, int argc, char **argv);
 extern const struct opt mkfixture_options[];
 int cmd_debug(const struct cli *c, int argc, char **argv);

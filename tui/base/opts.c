@@ -8,6 +8,7 @@
 #include "cli.h"
 
 #define OPTS_COL_MAX 24 /* a longer term has its help on the next line */
+#define OPTS_WIDTH   80 /* the help is filled to it */
 
 static bool is_option(const struct opt *o)
 {
@@ -133,7 +134,7 @@ int opts_parse(const struct cmd *cmd, int argc, char **argv, struct opts *ret)
 		char tag[128];
 		opts_subs_tag(cmd, p.opt, tag, sizeof(tag));
 		const char *sub = cmd->subs[p.sub].name;
-		cli_error("'%s%s%s' takes no %s: it goes with %s %s", cmd->name, *sub ? " " : "",
+		cli_error("'%s%s%s' takes no %s: it goes with '%s %s'", cmd->name, *sub ? " " : "",
 			  sub, p.name, cmd->name, tag);
 		return -EINVAL;
 	}
@@ -179,34 +180,39 @@ void opts_term(const struct opt *o, char *buf, size_t size)
 
 void opts_subs_tag(const struct cmd *cmd, const struct opt *o, char *buf, size_t size)
 {
-	size_t n = 0, k = 0, last = 0;
+	size_t n = 0;
 	buf[0] = '\0';
 	if (!o->subs || !cmd || !cmd->subs)
 		return;
-	for (int i = 0; cmd->subs[i].name; i++)
-		k += (o->subs & OPT_SUB(i)) && cmd->subs[i].name[0];
-	for (int i = 0; cmd->subs[i].name && n < size; i++) {
-		if (!(o->subs & OPT_SUB(i)) || !cmd->subs[i].name[0])
-			continue;
-		last++;
-		const char *sep = last == 1 ? "" : last == k ? " and " : ", ";
-		n += (size_t)snprintf(buf + n, size - n, "%s%s", sep, cmd->subs[i].name);
-	}
+	for (int i = 0; cmd->subs[i].name && n < size; i++)
+		if ((o->subs & OPT_SUB(i)) && cmd->subs[i].name[0])
+			n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? "|" : "",
+					      cmd->subs[i].name);
 }
 
-/* The help's lines, the first after the term, the others under it at col. */
+/* The tag and the help filled into lines of OPTS_WIDTH, the first after the
+ * term, the others under it at col; "\n" breaks a line where it stands. */
 static void print_help_lines(FILE *f, const char *tag, const char *help, int col)
 {
+	char buf[2048];
+	size_t width = col + 30 < OPTS_WIDTH ? (size_t)(OPTS_WIDTH - col) : 30;
+	snprintf(buf, sizeof(buf), "%s%s%s", tag, *tag ? ": " : "", help);
+	const char *p = buf;
 	bool first = true;
-	for (const char *p = help; *p || first;) {
+	do {
 		size_t n = strcspn(p, "\n");
-		if (!first)
-			fprintf(f, "%*s", col, "");
-		fprintf(f, "%s%s%.*s\n", first && *tag ? tag : "", first && *tag ? ": " : "",
-			(int)n, p);
+		if (n > width) {
+			size_t k = width;
+			while (k > 0 && p[k] != ' ')
+				k--;
+			n = k ? k : strcspn(p, " \n");
+		}
+		fprintf(f, "%*s%.*s\n", first ? 0 : col, "", (int)n, p);
 		first = false;
-		p += n + (p[n] == '\n');
-	}
+		p += n;
+		if (*p == ' ' || *p == '\n')
+			p++;
+	} while (*p);
 }
 
 void opts_print(FILE *f, const struct cmd *cmd, const struct opt *t, int sub)

@@ -87,7 +87,7 @@ bool opts_sub_takes(const struct cmd *cmd, const struct opt *o, int sub);
 bool opts_shown(const struct opt *o);
 /* The option as its help shows it: "-d, --dev DEV", "--sim[=DIR]". */
 void opts_term(const struct opt *o, char *buf, size_t size);
-/* "server, client": the subcommands that take o, when not all do ("" else). */
+/* "server|client": the subcommands that take o, when not all do ("" else). */
 void opts_subs_tag(const struct cmd *cmd, const struct opt *o, char *buf, size_t size);
 /* Prints the options of t a subcommand takes, with their help, as
  * `CMD --help` does: a column for the terms, the help lined up after. sub

@@ -58,7 +58,7 @@ const struct opt check_options[] = {
 	{OPT_ARG("severity", 0, "S", CHECK_O_SEVERITY,
 		 "only findings of severity S or above: info, warning, critical")},
 	{OPT_ARG("dp-config", 0, "FILE", CHECK_O_DP_CONFIG,
-		 "also judge this device plugin config.json (repeatable); the\n"
+		 "also judge this device plugin config.json (repeatable); the "
 		 "ones in the kubelet's pod volumes are always read")},
 	{OPT_BOOL("list", 0, CHECK_O_LIST, "the checks: id, severity, title")},
 	{OPT_PARA("--json prints the findings as JSON (version, host, kernel, findings, counts).\n"
@@ -66,13 +66,13 @@ const struct opt check_options[] = {
 		  "2 critical; 3 when it could not check (bad argument, unknown device, node\n"
 		  "unreadable). As a Nagios/monitoring check: ibvf check >/dev/null; echo $?\n")},
 	{OPT_ARG("fix", 0, "ID|all", CHECK_O_FIX,
-		 "run the remedies that are ibvf commands, each through the\n"
-		 "'ibvf vf' path (plan, preview, confirm, apply, verify,\n"
-		 "journal), the node re-checked after each plan; manual\n"
-		 "remedies (driver, firmware, mlxconfig, kubectl) are printed,\n"
-		 "never run. Repeatable; ids, devices and --severity narrow it.\n"
-		 "Order: VF layout, link state, GUIDs (with both guid-zero and\n"
-		 "guid-duplicate selected on the whole node, one 'vf guid\n"
+		 "run the remedies that are ibvf commands, each through the "
+		 "'ibvf vf' path (plan, preview, confirm, apply, verify, "
+		 "journal), the node re-checked after each plan; manual "
+		 "remedies (driver, firmware, mlxconfig, kubectl) are printed, "
+		 "never run. Repeatable; ids, devices and --severity narrow it. "
+		 "Order: VF layout, link state, GUIDs (with both guid-zero and "
+		 "guid-duplicate selected on the whole node, one 'vf guid "
 		 "--assign-all' plan), names, persist last")},
 	{OPT_BOOL("yes", 'y', CHECK_O_YES,
 		  "apply without asking (needed when stdin is not a terminal)")},

@@ -404,7 +404,7 @@ enum {
 
 const struct opt list_options[] = {
 	{OPT_BOOL("pods", 0, LIST_O_PODS,
-		  "the pods instead: each pod with the VFs it holds, the interface\n"
+		  "the pods instead: each pod with the VFs it holds, the interface "
 		  "and its state inside the pod, and where the binding was found")},
 	{OPT_TABLE_END},
 };

@@ -91,13 +91,13 @@ enum {
 
 const struct opt metrics_options[] = {
 	{OPT_ARG("textfile", 0, "DIR", METRICS_O_TEXTFILE,
-		 "write DIR/ibvf.prom (mode 0644) through a temporary file\n"
-		 "and a rename, for node_exporter's textfile collector;\n"
-		 "DIR must exist, root's or the user's, writable by no\n"
+		 "write DIR/ibvf.prom (mode 0644) through a temporary file "
+		 "and a rename, for node_exporter's textfile collector; "
+		 "DIR must exist, root's or the user's, writable by no "
 		 "one else")},
 	{OPT_ARG("interval", 0, "SECONDS", METRICS_O_INTERVAL,
-		 "again every SECONDS (1..86400), each round a fresh\n"
-		 "discovery, until SIGTERM or SIGINT (exit 0); a round\n"
+		 "again every SECONDS (1..86400), each round a fresh "
+		 "discovery, until SIGTERM or SIGINT (exit 0); a round "
 		 "that fails says why in one line and leaves the file")},
 	{OPT_PARA("Exit 2: bad option; 1: the node or DIR could not be read or written.")},
 	{OPT_TABLE_END},

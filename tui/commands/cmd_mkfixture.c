@@ -47,7 +47,7 @@ const struct opt mkfixture_options[] = {
 	{OPT_BOOL("reboot", 0, MKFIXTURE_O_REBOOT,
 		  "then reboot it, as 'ibvf --sim=DIR debug reboot [--seed N]'")},
 	{OPT_ARG("seed", 0, "N", MKFIXTURE_O_SEED,
-		 "with --reboot: the VF probe order's seed (else $IBVF_SIM_SEED,\n"
+		 "with --reboot: the VF probe order's seed (else $IBVF_SIM_SEED, "
 		 "else random)")},
 	{OPT_TABLE_END},
 };

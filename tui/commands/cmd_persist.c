@@ -11,8 +11,8 @@
 
 const struct opt persist_options[] = {
 	{OPT_ARG("ibvf", 0, "PATH", ACT_O_IBVF,
-		 "the ibvf the unit runs: absolute, a root-owned executable not\n"
-		 "writable by group or others; without it, this binary, refused\n"
+		 "the ibvf the unit runs: absolute, a root-owned executable not "
+		 "writable by group or others; without it, this binary, refused "
 		 "in a build tree, under /tmp or in a directory users can write")},
 	{OPT_ARG("output", 0, "DIR", ACT_O_OUTPUT,
 		 "write the files flat into DIR (an absolute path) instead")},

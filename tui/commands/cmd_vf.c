@@ -130,30 +130,30 @@ static const struct vf_action vf_actions[] = {
 
 const struct opt vf_options[] = {
 	{OPT_BOOL("all", 0, ACT_O_ALL,
-		  "every VF not in a pod to its predictable name, one\n"
+		  "every VF not in a pod to its predictable name, one "
 		  "plan: systemd's PF name + v<index> (ibp24s0 VF 3: ibp24s0v3)"),
 	 .subs = OPT_SUB(VF_RENAME)},
 	{OPT_ARG("scheme", 0, "PATTERN", ACT_O_SCHEME,
-		 "with --all, the names' pattern: tokens %p PF name\n"
-		 "without port suffix, %n PF name, %D %b %s %f PF PCI\n"
+		 "with --all, the names' pattern: tokens %p PF name "
+		 "without port suffix, %n PF name, %D %b %s %f PF PCI "
 		 "domain/bus/slot/function, %i VF index (default %pv%i)"),
 	 .subs = OPT_SUB(VF_RENAME)},
 	{OPT_ARG("node", 0, "G", ACT_O_NODE,
-		 "the node GUID (00:11:22:33:44:55:66:77,\n"
+		 "the node GUID (00:11:22:33:44:55:66:77, "
 		 "0011:2233:4455:6677 or 0x0011223344556677)"),
 	 .subs = OPT_SUB(VF_GUID)},
 	{OPT_ARG("port", 0, "G", ACT_O_PORT, "the port GUID, as --node"), .subs = OPT_SUB(VF_GUID)},
 	{OPT_BOOL("assign-all", 0, ACT_O_ASSIGN_ALL,
-		  "unique GUIDs for every VF with zero or duplicate\n"
+		  "unique GUIDs for every VF with zero or duplicate "
 		  "GUIDs; a duplicate's first holder keeps it (scheme: README)"),
 	 .subs = OPT_SUB(VF_GUID)},
 	{OPT_ARG("prefix", 0, "P", ACT_O_PREFIX,
-		 "with --assign-all, the GUIDs' first 5 bytes\n"
+		 "with --assign-all, the GUIDs' first 5 bytes "
 		 "(00:11:22:33:44 or 0x0011223344)"),
 	 .subs = OPT_SUB(VF_GUID)},
 	{OPT_BOOL("dry-run", 0, ACT_O_DRY_RUN, "print the plan, change nothing")},
 	{OPT_BOOL("yes", 'y', ACT_O_YES,
-		  "apply without asking (without it ibvf asks, and refuses\n"
+		  "apply without asking (without it ibvf asks, and refuses "
 		  "when stdin is not a terminal)")},
 	{OPT_BOOL("force", 'f', ACT_O_FORCE,
 		  "act on VFs bound to pods; rename: a kernel name too")},

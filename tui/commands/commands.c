@@ -14,68 +14,10 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	return console_main(c, c->theme, argc, argv);
 }
 
-#define BENCH_USAGE                                                                                \
-	"bench server [--port P] [--bind ADDR] [--key FILE] [-d DEV | --all-pfs] [--once]\n"       \
-	"       [TEST OPTIONS]\n"                                                                  \
-	"       ibvf bench client HOST [-d DEV | --all-vfs [--parallel]] [TEST OPTIONS]\n"         \
-	"       ibvf bench pair DEV_A DEV_B [TEST OPTIONS]\n"                                      \
-	"       ibvf bench pair --all-vfs [--parallel] PEER_DEV [TEST OPTIONS]\n"                  \
-	"       ibvf bench loopback DEV [TEST OPTIONS]\n"                                          \
-	"       ibvf bench validate DEV PEER | --all-vfs [--parallel] PEER [OPTIONS]"
 #define BENCH_HELP                                                                                 \
 	"RDMA WRITE/READ bandwidth and latency per VF, judged against the port's rate.\n"          \
 	"Devices are named by PCI address (full or short), netdev, altname, RDMA device\n"         \
-	"or the pod holding the VF (namespace/name).\n"                                            \
-	"  --test T          write_bw (default), read_bw, write_lat, read_lat\n"                   \
-	"  --size BYTES      message size (64 KiB for bandwidth, 2 for latency)\n"                 \
-	"  --all-sizes       every power of two from 2 B to 8 MiB, on the same QPs\n"              \
-	"  --iters N         iterations (5000 write_bw, else 1000)\n"                              \
-	"  --duration S      run S seconds instead; warm-up and cool-down excluded\n"              \
-	"  --qps N           QPs (bandwidth), --tx-depth N  WRs in flight per QP (128)\n"          \
-	"  --bidir           both directions at once (bandwidth)\n"                                \
-	"  --outstanding N   cap on outstanding READs (default: device max, peer-clamped)\n"       \
-	"  --gid-index N     override the GID (default: RoCE v2 IPv4 on Ethernet, LID on IB;\n"    \
-	"                    given on IB, packets carry a GRH)\n"                                  \
-	"  --cm              connect the QPs with rdma_cm (needs an IP on the netdev)\n"           \
-	"  --cm-addr ADDR    --cm: this side's IPv4, one of its netdev's (IPoIB on IB);\n"         \
-	"                    pair: up to two, each to the device that holds it\n"                  \
-	"  --port P          control TCP port (18515)\n"                                           \
-	"  --timeout MS      control replies and stalled completions (10000); a server\n"          \
-	"                    drops a client silent that long (during a run the active\n"           \
-	"                    side says ALIVE every 250 ms: keep it over 1000)\n"                   \
-	"  --bind ADDR       server: listen on ADDR only (default: all addresses); client:\n"      \
-	"                    the control connection leaves from ADDR (--cm-addr: rdma_cm's)\n"     \
-	"  --key FILE        shared secret (or $IBVF_BENCH_KEY_FILE): a server serves only\n"      \
-	"                    clients with the same key (HMAC-SHA256 over the hello and the\n"      \
-	"                    accept, with a nonce each); FILE is regular, mode 0600, 16+ B\n"      \
-	"  --unit U          Gb/s (default) or MB/s in the table\n"                                \
-	"  --min-ratio R     PASS at R x the payload ceiling of the slower end: both ports'\n"     \
-	"                    rates, the sending VF's max_tx_rate, the headers sent (0.9)\n"        \
-	"  --allow-same-port let a run whose ends share one physical port pass (it goes\n"         \
-	"                    through the HCA, not the link: no link validation otherwise)\n"       \
-	"  --sl N            service level of the QPs' path, 0..15 (0)\n"                          \
-	"  --pkey-index N    P_Key table index of the QPs (0); not with --cm\n"                    \
-	"  --json            JSON on stdout: every size, every VF\n"                               \
-	"  --force           run on a VF bound to a pod\n"                                         \
-	"  --once            server: serve one client and exit with its status\n"                  \
-	"  --cpu LIST        pin each benchmark thread to LIST (e.g. 0-15,32-47) instead\n"        \
-	"                    of its HCA's local_cpulist; every CPU must be online\n"               \
-	"  --no-pin          neither pin the threads nor bind the buffers to the HCA's node\n"     \
-	"By default each thread runs on its HCA's local CPUs and its buffer lies on the\n"         \
-	"HCA's NUMA node; the report says where each side ran and warns when a thread or\n"        \
-	"buffer is on another node (docs/bench.md). A server uses its own --cpu/--no-pin.\n"       \
-	"  --parallel        --all-vfs: every PF at once (a worker each), a PF's VFs one\n"        \
-	"                    after another; a client's PF i meets PORT+i (docs/bench.md)\n"        \
-	"  --all-pfs         server: PF i of this node (BDF order) served on PORT+i\n"             \
-	"validate runs write_bw, read_bw, write_lat and read_lat by --duration (5 s,\n"            \
-	"warm-up excluded) with QPs chosen from the port's rate, one PASS/FAIL per VF;\n"          \
-	"PEER is a device of this node, else a server's host (docs/bench-validate.md)\n"           \
-	"  --profile validate  the same from client or pair mode\n"                                \
-	"  --max-lat US      judge latency too: typical latency at most US\n"                      \
-	"  --no-history      compare, do not record (/var/lib/ibvf/bench-history.jsonl)\n"         \
-	"A server takes the client's parameters, except those given to it, which must\n"           \
-	"match (else both sides name the parameter that differs). Devices whose link\n"            \
-	"layers differ are refused, both named."
+	"or the pod holding the VF (namespace/name)."
 
 #define VF_USAGE                                                                                   \
 	"vf create PF N | vf destroy PF | vf rename VF NAME |\n"                                   \
@@ -165,8 +107,7 @@ static const struct cmd commands[] = {
 	 "line 7 damaged, skipped').",
 	 journal_options, journal_subs, CMD_POS_NONE},
 	{"bench", cmd_bench, CMD_NODE | CMD_JSON, "RDMA WRITE/READ bandwidth and latency per VF",
-	 BENCH_USAGE, BENCH_HELP,
-	 NULL, NULL, CMD_POS_NONE},
+	 NULL, BENCH_HELP, bench_options, bench_subs, CMD_POS_DEV},
 	{"metrics", cmd_metrics, CMD_NODE, "the node as Prometheus metrics (textfile collector)",
 	 "metrics [--textfile DIR] [--interval SECONDS]",
 	 "The node in Prometheus text format (0.0.4): the PF -> VF tree with names and\n"
@@ -196,8 +137,7 @@ static const struct cmd commands[] = {
 	 "  (nothing done).",
 	 debug_options, debug_subs, CMD_POS_NONE},
 	{"help", cmd_help, CMD_ANY, "show help for a command", "help [COMMAND]",
-	 "Show every command, or one command's usage and options.",
-	 NULL, NULL, CMD_POS_NONE},
+	 "Show every command, or one command's usage and options.", NULL, NULL, CMD_POS_NONE},
 };
 
 static const char options_text[] =
@@ -238,7 +178,15 @@ void cmd_print_overview(FILE *f)
 
 void cmd_print_usage(FILE *f, const struct cmd *cmd)
 {
-	fprintf(f, "usage: ibvf %s\n", cmd->usage);
+	if (cmd->usage) {
+		fprintf(f, "usage: ibvf %s\n", cmd->usage);
+		return;
+	}
+	/* None of its own: its subcommands', one under the other. */
+	for (int i = 0; cmd->subs && cmd->subs[i].name; i++)
+		if (!cmd->subs[i].hidden)
+			fprintf(f, "%s%s\n", i ? "       ibvf " : "usage: ibvf ",
+				cmd->subs[i].usage);
 }
 
 /* The global options a command takes, from its flags. */

@@ -221,14 +221,18 @@ int help_completion(FILE *f, const char *shell)
 			cli_error("cannot write the completion table: out of memory");
 			return 1;
 		}
-		scan_subs(cmds[i].name, cmds[i].usage, &subs);
+		/* the usage: what help prints before its first blank line */
+		const char *end = strstr(help, "\n\n");
+		char *usage = strndup(help + 12, end ? (size_t)(end - help - 12) : 0);
+		scan_subs(cmds[i].name, usage ? usage : "", &subs);
 		scan_help(help, &opts, &vals);
 		free(help);
 		print_var(f, "summary", cmds[i].name, cmds[i].summary);
 		print_words(f, "subs", cmds[i].name, &subs);
 		print_words(f, "opts", cmds[i].name, &opts);
 		print_words(f, "vals", cmds[i].name, &vals);
-		print_var(f, "pos", cmds[i].name, pos_kind(cmds[i].usage));
+		print_var(f, "pos", cmds[i].name, pos_kind(usage ? usage : ""));
+		free(usage);
 	}
 	return fflush(f) == 0 ? 0 : 1;
 }

@@ -417,8 +417,8 @@ enum {
 
 const struct opt console_options[] = {
 	{OPT_ARG("key", 0, "FILE", CONSOLE_O_KEY,
-		 "the shared secret (or $IBVF_BENCH_KEY_FILE) the bench view's\n"
-		 "remote runs give a keyed `ibvf bench server`, as\n"
+		 "the shared secret (or $IBVF_BENCH_KEY_FILE) the bench view's "
+		 "remote runs give a keyed `ibvf bench server`, as "
 		 "`ibvf bench client --key` does")},
 	{OPT_ARG("bench", 0, "N", CONSOLE_O_BENCH, "the redraw benchmark, N rounds"),
 	 .hidden = true},
