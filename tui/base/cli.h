@@ -58,6 +58,20 @@ struct cmd {
  * an unknown device, a node it could not read) it exits 3, Nagios' UNKNOWN. */
 #define EXIT_UNKNOWN 3
 
+/* commands.c: the global options, before or after the command (main.c
+ * parses them), and whether a command takes one. */
+enum cli_global_id {
+	CLI_G_SIM = 1,
+	CLI_G_ROOT,
+	CLI_G_KERNEL,
+	CLI_G_THEME,
+	CLI_G_JSON,
+	CLI_G_HELP,
+	CLI_G_VERSION,
+};
+extern const struct opt cli_globals[];
+bool cmd_takes_global(const struct cmd *cmd, const struct opt *g);
+
 /* commands.c: the table, and help rendered from it. */
 const struct cmd *cmd_find(const char *name);
 const struct cmd *cmd_table(size_t *ret_n);

@@ -56,6 +56,20 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"                    netdev, RDMA device or the pod holding the VF\n"                      \
 	"                    (ids and devices combine: guid-zero 18:00.0)"
 
+enum {
+	HELP_O_MAN = 1,
+	HELP_O_COMPLETION
+};
+
+static const struct opt help_options[] = {
+	{OPT_BOOL("man", 0, HELP_O_MAN, "ibvf(1) in man(7), as the build installs it"),
+	 .hidden = true},
+	{OPT_ARG("completion", 0, "SHELL", HELP_O_COMPLETION,
+		 "the table the bash or zsh completion reads"),
+	 .hidden = true},
+	{OPT_TABLE_END},
+};
+
 static const struct cmd commands[] = {
 	{"console", cmd_console, CMD_NODE | CMD_THEME,
 	 "the live console (the default on a terminal)", "console [--key FILE]",
@@ -136,21 +150,47 @@ static const struct cmd commands[] = {
 	 "  back in. Exit 1 when the unit failed, 2 when a line cannot run here\n"
 	 "  (nothing done).",
 	 debug_options, debug_subs, CMD_POS_NONE},
-	{"help", cmd_help, CMD_ANY, "show help for a command", "help [COMMAND]",
-	 "Show every command, or one command's usage and options.", NULL, NULL, CMD_POS_NONE},
+	{"help", cmd_help, CMD_ANY, "show help for a command", "help [COMMAND [SUBCOMMAND]]",
+	 "Show every command, or one command's (or subcommand's) usage and options.", help_options,
+	 NULL, CMD_POS_CMD},
 };
 
-static const char options_text[] =
-	"options (before or after the command):\n"
-	"  --sim[=DIR]          run on the simulated DGX H200 node (made in DIR, or in\n"
-	"                       $XDG_CACHE_HOME/ibvf/sim, 0700, on first use)\n"
-	"  --root DIR           read a captured node tree under DIR instead of / (its\n"
-	"                       links resolve inside DIR; regular files only)\n"
-	"  --kernel REL         kernel release the simulated node behaves as\n"
-	"  --theme NAME|PATH    the console's colour theme\n"
-	"  --json               JSON output\n"
-	"  -h, --help           show this help, or a command's\n"
-	"  -V, --version        show the version\n";
+const struct opt cli_globals[] = {
+	{.kind = OPT_OPTIONAL,
+	 .long_name = "sim",
+	 .arg = "DIR",
+	 .id = CLI_G_SIM,
+	 .help = "run on the simulated DGX H200 node (made in DIR, or in "
+		 "$XDG_CACHE_HOME/ibvf/sim, 0700, on first use)"},
+	{OPT_ARG("root", 0, "DIR", CLI_G_ROOT,
+		 "read a captured node tree under DIR instead of / (its links resolve inside "
+		 "DIR; regular files only)")},
+	{OPT_ARG("kernel", 0, "REL", CLI_G_KERNEL, "kernel release the simulated node behaves as")},
+	{OPT_ARG("theme", 0, "NAME|PATH", CLI_G_THEME, "the console's colour theme")},
+	{OPT_BOOL("json", 0, CLI_G_JSON, "JSON output")},
+	{OPT_BOOL("help", 'h', CLI_G_HELP, "show this help, or a command's")},
+	{OPT_BOOL("version", 'V', CLI_G_VERSION, "show the version")},
+	{OPT_TABLE_END},
+};
+
+bool cmd_takes_global(const struct cmd *cmd, const struct opt *g)
+{
+	unsigned int f = cmd->flags;
+	switch (g->id) {
+	case CLI_G_SIM:
+	case CLI_G_ROOT:
+		return f & CMD_NODE;
+	case CLI_G_KERNEL:
+		return f & (CMD_NODE | CMD_KERNEL);
+	case CLI_G_THEME:
+		return f & CMD_THEME;
+	case CLI_G_JSON:
+		return f & CMD_JSON;
+	case CLI_G_HELP:
+		return !(f & CMD_ANY);
+	}
+	return false;
+}
 
 const struct cmd *cmd_table(size_t *ret_n)
 {
@@ -173,7 +213,8 @@ void cmd_print_overview(FILE *f)
 	      f);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n%s", options_text);
+	fputs("\noptions (before or after the command):\n", f);
+	opts_print(f, NULL, cli_globals, -1);
 }
 
 void cmd_print_usage(FILE *f, const struct cmd *cmd)
@@ -183,27 +224,35 @@ void cmd_print_usage(FILE *f, const struct cmd *cmd)
 		return;
 	}
 	/* None of its own: its subcommands', one under the other. */
-	for (int i = 0; cmd->subs && cmd->subs[i].name; i++)
-		if (!cmd->subs[i].hidden)
-			fprintf(f, "%s%s\n", i ? "       ibvf " : "usage: ibvf ",
-				cmd->subs[i].usage);
+	const char *lead = "usage: ibvf ";
+	for (int i = 0; cmd->subs && cmd->subs[i].name; i++) {
+		if (cmd->subs[i].hidden)
+			continue;
+		fprintf(f, "%s%s\n", lead, cmd->subs[i].usage);
+		lead = "       ibvf ";
+	}
 }
 
-/* The global options a command takes, from its flags. */
-static void print_globals(FILE *f, unsigned int flags)
+/* The global options a command takes: "--root DIR, -h/--help". */
+static void print_globals(FILE *f, const struct cmd *cmd)
 {
-	if (flags & CMD_ANY)
+	const char *sep = "";
+	char term[64];
+	if (cmd->flags & CMD_ANY)
 		return;
 	fputs("\nglobal options it takes:", f);
-	if (flags & CMD_NODE)
-		fputs(" --sim[=DIR], --root DIR, --kernel REL (with --sim),", f);
-	if (flags & CMD_KERNEL)
-		fputs(" --kernel REL,", f);
-	if (flags & CMD_JSON)
-		fputs(" --json,", f);
-	if (flags & CMD_THEME)
-		fputs(" --theme NAME|PATH,", f);
-	fputs(" -h/--help\n", f);
+	for (const struct opt *g = cli_globals; g->kind != OPT_END; g++) {
+		if (!cmd_takes_global(cmd, g))
+			continue;
+		if (g->short_name)
+			snprintf(term, sizeof(term), "-%c/--%s", g->short_name, g->long_name);
+		else
+			opts_term(g, term, sizeof(term));
+		fprintf(f, "%s %s%s", sep, term,
+			g->id == CLI_G_KERNEL && !(cmd->flags & CMD_KERNEL) ? " (with --sim)" : "");
+		sep = ",";
+	}
+	fputs("\n", f);
 }
 
 int cmd_find_sub(const struct cmd *cmd, const char *name)
@@ -223,32 +272,35 @@ void cmd_print_help(FILE *f, const struct cmd *cmd, int sub)
 		fprintf(f, "\n%s\n", cmd->help);
 	}
 	opts_print(f, cmd, cmd->options, sub);
-	print_globals(f, cmd->flags);
+	print_globals(f, cmd);
 }
 
 int cmd_help(const struct cli *c, int argc, char **argv)
 {
+	struct opts p;
+	const char *v;
+	int id;
 	(void)c;
-	if (argc > 3)
-		return cli_bad_arg("help", argv[3]);
-	if (argc < 2) {
+	if (opts_parse(cmd_find("help"), argc, argv, &p) < 0)
+		return EXIT_USAGE;
+	/* Hidden: the build renders the man page and the completion's table. */
+	while ((id = opts_next(&p, &v)))
+		return id == HELP_O_MAN ? help_man(stdout) : help_completion(stdout, v);
+	if (p.n_pos > 2)
+		return cli_bad_arg("help", p.pos[2]);
+	if (!p.n_pos) {
 		cmd_print_overview(stdout);
 		return 0;
 	}
-	/* Hidden: the build renders the man page and the completion's table. */
-	if (!strcmp(argv[1], "--man"))
-		return help_man(stdout);
-	if (!strncmp(argv[1], "--completion=", 13))
-		return help_completion(stdout, argv[1] + 13);
-	const struct cmd *cmd = cmd_find(argv[1]);
+	const struct cmd *cmd = cmd_find(p.pos[0]);
 	if (!cmd) {
-		cli_error("no help for '%s': not an ibvf command (see 'ibvf help')", argv[1]);
+		cli_error("no help for '%s': not an ibvf command (see 'ibvf help')", p.pos[0]);
 		return EXIT_USAGE;
 	}
-	int sub = argc > 2 ? cmd_find_sub(cmd, argv[2]) : -1;
-	if (argc > 2 && sub < 0) {
-		cli_error("no help for '%s %s': not a subcommand of '%s'", argv[1], argv[2],
-			  argv[1]);
+	int sub = p.n_pos > 1 ? cmd_find_sub(cmd, p.pos[1]) : -1;
+	if (p.n_pos > 1 && sub < 0) {
+		cli_error("no help for '%s %s': not a subcommand of '%s'", p.pos[0], p.pos[1],
+			  p.pos[0]);
 		return EXIT_USAGE;
 	}
 	cmd_print_help(stdout, cmd, sub);
