@@ -81,6 +81,10 @@ void cmd_print_help(FILE *f, const struct cmd *cmd, int sub);
 /* The index of cmd's visible-or-hidden subcommand name in cmd->subs; -1. */
 int cmd_find_sub(const struct cmd *cmd, const char *name);
 void cmd_print_usage(FILE *f, const struct cmd *cmd);
+/* "global options it takes: --sim[=DIR], ..., -h/--help" and a newline. */
+void cmd_print_globals(FILE *f, const struct cmd *cmd);
+/* The overview's usage, after "usage: ". */
+#define CMD_SYNOPSIS "ibvf [--sim[=DIR] | --root DIR] [--kernel REL] <command> [<args>]"
 
 /* cli.c: prints "ibvf: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -208,9 +208,7 @@ const struct cmd *cmd_find(const char *name)
 
 void cmd_print_overview(FILE *f)
 {
-	fputs("usage: ibvf [--sim[=DIR] | --root DIR] [--kernel REL] <command> [<args>]\n\n"
-	      "commands:\n",
-	      f);
+	fputs("usage: " CMD_SYNOPSIS "\n\ncommands:\n", f);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
 	fputs("\noptions (before or after the command):\n", f);
@@ -233,14 +231,11 @@ void cmd_print_usage(FILE *f, const struct cmd *cmd)
 	}
 }
 
-/* The global options a command takes: "--root DIR, -h/--help". */
-static void print_globals(FILE *f, const struct cmd *cmd)
+void cmd_print_globals(FILE *f, const struct cmd *cmd)
 {
 	const char *sep = "";
 	char term[64];
-	if (cmd->flags & CMD_ANY)
-		return;
-	fputs("\nglobal options it takes:", f);
+	fputs("global options it takes:", f);
 	for (const struct opt *g = cli_globals; g->kind != OPT_END; g++) {
 		if (!cmd_takes_global(cmd, g))
 			continue;
@@ -272,7 +267,10 @@ void cmd_print_help(FILE *f, const struct cmd *cmd, int sub)
 		fprintf(f, "\n%s\n", cmd->help);
 	}
 	opts_print(f, cmd, cmd->options, sub);
-	print_globals(f, cmd);
+	if (!(cmd->flags & CMD_ANY)) {
+		fputs("\n", f);
+		cmd_print_globals(f, cmd);
+	}
 }
 
 int cmd_help(const struct cli *c, int argc, char **argv)
