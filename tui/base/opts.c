@@ -15,42 +15,49 @@ static bool is_option(const struct opt *o)
 	return o->kind == OPT_FLAG || o->kind == OPT_VALUE || o->kind == OPT_OPTIONAL;
 }
 
-int opts_match(const struct opt *t, int argc, char **argv, int i, const struct opt **ret_opt,
-	       const char **ret_value)
+/* The option of t the word a names, with the value the word holds
+ * ("--key=F", "-dF"; NULL: none); NULL when it names none. */
+static const struct opt *lookup(const struct opt *t, const char *a, const char **ret_value)
 {
-	const char *a = argv[i], *value = NULL;
 	const struct opt *o = NULL;
-	size_t len = 0;
+	*ret_value = NULL;
 	if (a[0] != '-' || !a[1] || !strcmp(a, "--"))
-		return 0;
+		return NULL;
 	if (a[1] == '-') {
-		len = strcspn(a + 2, "=");
+		size_t len = strcspn(a + 2, "=");
 		for (; t && t->kind != OPT_END && !o; t++)
 			if (is_option(t) && t->long_name && strlen(t->long_name) == len &&
 			    !strncmp(t->long_name, a + 2, len))
 				o = t;
 		if (o && a[2 + len] == '=')
-			value = a + 3 + len;
-	} else {
-		for (; t && t->kind != OPT_END && !o; t++)
-			if (is_option(t) && t->short_name && t->short_name == a[1])
-				o = t;
-		len = 1;
-		if (o && a[2] && o->kind != OPT_VALUE)
-			return 0; /* "-yf": one option a word */
-		if (o && a[2])
-			value = a + 2;
+			*ret_value = a + 3 + len;
+		return o;
 	}
+	for (; t && t->kind != OPT_END && !o; t++)
+		if (is_option(t) && t->short_name && t->short_name == a[1])
+			o = t;
+	if (o && a[2] && o->kind != OPT_VALUE)
+		return NULL; /* "-yf": one option a word */
+	if (o && a[2])
+		*ret_value = a + 2;
+	return o;
+}
+
+int opts_match(const struct opt *t, int argc, char **argv, int i, const struct opt **ret_opt,
+	       const char **ret_value)
+{
+	const char *value;
+	const struct opt *o = lookup(t, argv[i], &value);
+	int used = 1;
 	if (!o)
 		return 0;
-	int used = 1;
 	if (o->kind == OPT_FLAG && value) {
 		cli_error("option '--%s' takes no value", o->long_name);
 		return -1;
 	}
 	if (o->kind == OPT_VALUE && !value) {
 		if (i + 1 >= argc) {
-			cli_error("option '%s' needs a value (%s)", a, o->arg ? o->arg : "");
+			cli_error("option '%s' needs a value (%s)", argv[i], o->arg ? o->arg : "");
 			return -1;
 		}
 		value = argv[i + 1];
@@ -63,7 +70,7 @@ int opts_match(const struct opt *t, int argc, char **argv, int i, const struct o
 
 bool opts_sub_takes(const struct cmd *cmd, const struct opt *o, int sub)
 {
-	return !o->subs || (sub >= 0 && (o->subs & OPT_SUB(sub))) || (sub < 0 && !cmd->subs);
+	return !o->subs || sub < 0 || (o->subs & OPT_SUB(sub));
 }
 
 bool opts_shown(const struct opt *o)
@@ -71,13 +78,24 @@ bool opts_shown(const struct opt *o)
 	return o->kind != OPT_END && !o->hidden;
 }
 
-/* The subcommand a command line names: its first positional argument, else
- * the row named "" when the command has one; -1 when none. */
-static int find_sub(const struct cmd *cmd, char **pos, int n_pos)
+/* The subcommand a command line names: its first positional argument (the
+ * options' values skipped), else the row named "" when the command has one;
+ * -1 when none. */
+static int find_sub(const struct cmd *cmd, int argc, char **argv)
 {
+	const char *first = NULL, *v;
+	for (int i = 1; i < argc && !first; i++) {
+		const struct opt *o = lookup(cmd->options, argv[i], &v);
+		if (!strcmp(argv[i], "--"))
+			first = i + 1 < argc ? argv[i + 1] : "";
+		else if (o && o->kind == OPT_VALUE && !v)
+			i++;
+		else if (!o && (argv[i][0] != '-' || !argv[i][1]))
+			first = argv[i];
+	}
 	int none = -1;
 	for (int i = 0; cmd->subs && cmd->subs[i].name; i++) {
-		if (n_pos && !strcmp(cmd->subs[i].name, pos[0]))
+		if (first && !strcmp(cmd->subs[i].name, first))
 			return i;
 		if (!cmd->subs[i].name[0])
 			none = i;
@@ -101,11 +119,12 @@ static void typed_name(const char *a, char *buf, size_t size)
 
 int opts_parse(const struct cmd *cmd, int argc, char **argv, struct opts *ret)
 {
-	struct opts p = {.cmd = cmd, .sub = -1, .argv = argv, .next = 1};
+	struct opts p = {.cmd = cmd, .sub = find_sub(cmd, argc, argv), .argv = argv, .next = 1};
 	int end = 1; /* argv[1..end): the options, moved before the arguments */
+	char tag[128];
 	for (int i = 1; i < argc; i++) {
 		const struct opt *o;
-		const char *v;
+		const char *v, *sub = p.sub >= 0 ? cmd->subs[p.sub].name : "";
 		if (!strcmp(argv[i], "--")) {
 			move_words(argv, end++, i, 1);
 			break;
@@ -119,6 +138,14 @@ int opts_parse(const struct cmd *cmd, int argc, char **argv, struct opts *ret)
 		}
 		if (used == 0)
 			continue;
+		/* A subcommand named: the options it does not take are refused. */
+		if (!opts_sub_takes(cmd, o, p.sub)) {
+			typed_name(argv[i], p.name, sizeof(p.name));
+			opts_subs_tag(cmd, o, tag, sizeof(tag));
+			cli_error("'%s%s%s' takes no %s: it goes with '%s %s'", cmd->name,
+				  *sub ? " " : "", sub, p.name, cmd->name, tag);
+			return -EINVAL;
+		}
 		move_words(argv, end, i, used);
 		end += used;
 		i += used - 1;
@@ -126,21 +153,6 @@ int opts_parse(const struct cmd *cmd, int argc, char **argv, struct opts *ret)
 	p.end = end;
 	p.pos = argv + end;
 	p.n_pos = argc - end;
-	p.sub = find_sub(cmd, p.pos, p.n_pos);
-	/* A subcommand named: the options it does not take are refused. */
-	while (p.sub >= 0 && opts_next(&p, NULL)) {
-		if (opts_sub_takes(cmd, p.opt, p.sub))
-			continue;
-		char tag[128];
-		opts_subs_tag(cmd, p.opt, tag, sizeof(tag));
-		const char *sub = cmd->subs[p.sub].name;
-		cli_error("'%s%s%s' takes no %s: it goes with '%s %s'", cmd->name, *sub ? " " : "",
-			  sub, p.name, cmd->name, tag);
-		return -EINVAL;
-	}
-	p.next = 1;
-	p.opt = NULL;
-	p.name[0] = '\0';
 	*ret = p;
 	return 0;
 }

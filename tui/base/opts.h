@@ -81,7 +81,8 @@ int opts_next(struct opts *p, const char **ret_value);
 int opts_match(const struct opt *t, int argc, char **argv, int i, const struct opt **ret_opt,
 	       const char **ret_value);
 
-/* Whether subcommand sub (-1: none named) of cmd takes o. */
+/* Whether subcommand sub of cmd takes o; sub -1 (none named): every option
+ * does, as far as the parser goes (the command says what it lacks). */
 bool opts_sub_takes(const struct cmd *cmd, const struct opt *o, int sub);
 /* Whether o is an option shown in help, man page and completion. */
 bool opts_shown(const struct opt *o);
