@@ -1,8 +1,9 @@
 
-# What follows reads the table above (_ibvf_commands, _ibvf_opts_CMD ...),
-# as completion/ibvf.bash does for bash. Device names come from the node the
-# line names (--sim=DIR, --sim, --root DIR, else /), by globbing sysfs: SR-IOV
-# PFs (sriov_totalvfs), VFs (physfn), their netdevs and RDMA devices.
+# What follows reads the table above (_ibvf_commands, _ibvf_opts_CMD,
+# _ibvf_opts_CMD_SUB ...), as completion/ibvf.bash does for bash. Device
+# names come from the node the line names (--sim=DIR, --sim, --root DIR,
+# else /), by globbing sysfs: SR-IOV PFs (sriov_totalvfs), VFs (physfn),
+# their netdevs and RDMA devices.
 
 # _ibvf_devices ROOT: the names into reply.
 _ibvf_devices() {
@@ -52,6 +53,11 @@ _ibvf_main() {
 		var=_ibvf_subs_$cmd; subs=${(P)var}
 		var=_ibvf_pos_$cmd; pos=${(P)var}
 	fi
+	# A subcommand typed: the options it takes, when it has a list of its own.
+	if [[ -n $sub && " $subs " == *" $sub "* ]]; then
+		var=_ibvf_opts_${cmd}_$sub
+		(( ${(P)+var} )) && opts=${(P)var}
+	fi
 	local kind= pre=
 	if [[ $cur == --*=* ]]; then
 		pre=${cur%%=*}=
@@ -67,6 +73,7 @@ _ibvf_main() {
 	FILE | F | PATH) _files ; return ;;
 	NAME\|PATH) compadd -- default light mono high-contrast; _files ; return ;;
 	DEV*) _ibvf_devices ${root:-}; compadd -- $reply ; return ;;
+	[a-z]*) compadd -- $kind ; return ;; # the value itself
 	*) return 1 ;;
 	esac
 	if [[ $cur == -* ]]; then

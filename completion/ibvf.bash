@@ -1,5 +1,6 @@
 
-# What follows reads the table above (_ibvf_commands, _ibvf_opts_CMD ...).
+# What follows reads the table above (_ibvf_commands, _ibvf_opts_CMD,
+# _ibvf_opts_CMD_SUB ...).
 # Device names come from the node the line names (--sim=DIR, --sim, --root
 # DIR, else /), by globbing sysfs: SR-IOV PFs (sriov_totalvfs), VFs (physfn),
 # their netdevs and RDMA devices. No program runs: a node with 8x127 VFs
@@ -74,6 +75,11 @@ _ibvf() {
 		var=_ibvf_subs_$cmd subs=${!var}
 		var=_ibvf_pos_$cmd pos=${!var}
 	fi
+	# A subcommand typed: the options it takes, when it has a list of its own.
+	if [ -n "$sub" ] && [[ " $subs " == *" $sub "* ]]; then
+		var=_ibvf_opts_${cmd}_$sub
+		[ -n "${!var+set}" ] && opts=${!var}
+	fi
 
 	local kind= pre= value=$cur
 	if [[ $cur == --*=* ]]; then
@@ -89,6 +95,7 @@ _ibvf() {
 	FILE | F | PATH) mapfile -t cands < <(compgen -f -- "$value") ;;
 	NAME\|PATH) mapfile -t cands < <(compgen -W "default light mono high-contrast" -- "$value"; compgen -f -- "$value") ;;
 	DEV*) mapfile -t cands < <(_ibvf_devices "$root" "$value") ;;
+	[a-z]*) mapfile -t cands < <(compgen -W "$kind" -- "$value") ;; # the value itself
 	*) kind=none ;;
 	esac
 	if [ -z "$kind" ]; then

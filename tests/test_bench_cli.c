@@ -237,7 +237,7 @@ START_TEST(the_console_bench_form_carries_the_shared_key)
 	free(err);
 	const char *missing[] = {sim, "console", "--key", NULL};
 	ck_assert_int_eq(tu_run(missing, &out, &err), 2);
-	ck_assert_msg(strstr(err, "--key wants a key file"), "%s", err);
+	ck_assert_msg(strstr(err, "option '--key' needs a value (FILE)"), "%s", err);
 	free(out);
 	free(err);
 	/* A good key is taken; the console then wants its terminal. */

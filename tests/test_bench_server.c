@@ -294,7 +294,7 @@ START_TEST(bind_chooses_the_address_and_says_it)
 	const char *c[] = {sim, "bench", "loopback", "mlx5_0", "--bind", "127.0.0.1", NULL};
 	ck_assert_int_eq(tu_run(c, &out, &err), 2);
 	ck_assert_msg(
-		strstr(err, "--bind is for bench server (the address it listens on) and client"),
+		strstr(err, "'bench loopback' takes no --bind: it goes with 'bench server|client'"),
 		"%s", err);
 	free(out);
 	free(err);

@@ -280,7 +280,7 @@ START_TEST(parallel_and_all_pfs_are_refused_where_they_do_not_apply)
 		{{"bench", "server", "--all-pfs", "-d", "mlx5_0", NULL},
 		 "--all-pfs serves every PF"},
 		{{"bench", "loopback", "mlx5_0", "--all-pfs", NULL},
-		 "--all-pfs is for bench server"},
+		 "'bench loopback' takes no --all-pfs: it goes with 'bench server'"},
 		{{"bench", "client", "h", "--all-vfs", "--parallel", "--port", "65535", NULL},
 		 "past 65535"},
 		{{"bench", "server", "--all-pfs", "--port", "65535", NULL}, "pass 65535"},

@@ -207,7 +207,7 @@ START_TEST(usage_errors_and_no_terminal_exit_3_and_change_nothing)
 	static const char *const bad[][3] = {
 		{"--fix", "no-such-check", "no such check"},
 		{"--yes", NULL, "'--yes' goes with --fix"},
-		{"--fix", NULL, "needs a check id"},
+		{"--fix", NULL, "option '--fix' needs a value (ID|all)"},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		ck_assert_int_eq(tu_sim_run(node, &out, &err, "check", bad[i][0], bad[i][1], NULL),

@@ -36,9 +36,9 @@ START_TEST(bad_arguments_give_one_line_and_status_2)
 		{{"bench", "client", "h", "--no-history", NULL},
 		 "--no-history goes with the validation profile"},
 		{{"bench", "server", "--profile", "validate", NULL},
-		 "--profile validate is for client, pair and validate"},
+		 "'bench server' takes no --profile: it goes with 'bench client|pair|validate'"},
 		{{"bench", "loopback", "x", "--profile", "validate", NULL},
-		 "--profile validate is for client, pair and validate: it needs a peer"},
+		 "'bench loopback' takes no --profile"},
 	};
 	char *dir = tu_mkfixture(NULL), *sim = tu_sim_arg(dir);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

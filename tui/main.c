@@ -10,54 +10,43 @@
 
 #include "tui/base/cli.h"
 
-/* The value of --opt VALUE or --opt=VALUE at argv[i]: NULL when argv[i] is
- * not that option; *used the entries it takes (0: the value is missing). */
-static const char *opt_value(const char *opt, int argc, char **argv, int i, int *used)
-{
-	size_t len = strlen(opt);
-	if (strncmp(argv[i], opt, len) || (argv[i][len] && argv[i][len] != '='))
-		return NULL;
-	if (argv[i][len] == '=') {
-		*used = 1;
-		return argv[i] + len + 1;
-	}
-	*used = i + 1 < argc ? 2 : 0;
-	return *used ? argv[i + 1] : "";
-}
-
 struct globals {
 	struct cli c;
 	bool help, version;
 };
 
-/* One global option at argv[i] into g: the entries it takes, 0 when argv[i]
- * is none, -1 when its value is missing (said). */
+/* One global option (cli_globals) at argv[i] into g: the entries it takes,
+ * 0 when argv[i] is none, -1 when its value is missing (said). */
 static int global_opt(int argc, char **argv, int i, struct globals *g)
 {
-	static const char *const valued[] = {"--root", "--kernel", "--theme"};
-	const char *a = argv[i], *v;
-	int used = 1;
-	if (!strcmp(a, "--sim") || !strncmp(a, "--sim=", 6)) {
+	const struct opt *o;
+	const char *v;
+	int used = opts_match(cli_globals, argc, argv, i, &o, &v);
+	if (used <= 0)
+		return used;
+	switch (o->id) {
+	case CLI_G_SIM:
 		g->c.sim = true;
-		g->c.sim_dir = a[5] ? a + 6 : NULL;
-	} else if (!strcmp(a, "--json")) {
+		g->c.sim_dir = v;
+		break;
+	case CLI_G_ROOT:
+		g->c.root = v;
+		break;
+	case CLI_G_KERNEL:
+		g->c.kernel = v;
+		break;
+	case CLI_G_THEME:
+		g->c.theme = v;
+		break;
+	case CLI_G_JSON:
 		g->c.json = true;
-	} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+		break;
+	case CLI_G_HELP:
 		g->help = true;
-	} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+		break;
+	case CLI_G_VERSION:
 		g->version = true;
-	} else {
-		for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++) {
-			if (!(v = opt_value(valued[k], argc, argv, i, &used)))
-				continue;
-			if (!used) {
-				cli_error("option '%s' needs a value", a);
-				return -1;
-			}
-			*(k == 0 ? &g->c.root : k == 1 ? &g->c.kernel : &g->c.theme) = v;
-			return used;
-		}
-		return 0;
+		break;
 	}
 	return used;
 }
@@ -147,7 +136,11 @@ static int run(int argc, char **argv, char **rest)
 		return EXIT_USAGE;
 	}
 	if (g.help) {
-		cmd_print_help(stdout, cmd);
+		/* `ibvf vf rename --help`: the subcommand's */
+		int k = 1;
+		while (k < n && rest[k][0] == '-')
+			k++;
+		cmd_print_help(stdout, cmd, k < n ? cmd_find_sub(cmd, rest[k]) : -1);
 		return 0;
 	}
 	if (check_globals(cmd, &g.c) < 0)

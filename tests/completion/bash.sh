@@ -69,6 +69,12 @@ refuse "ibvf v" list
 expect "ibvf vf " create destroy rename guid state
 expect "ibvf vf create --dr" --dry-run
 expect "ibvf vf rename --all --sch" --scheme
+# A subcommand typed: only the options it takes (its option table).
+expect "ibvf vf rename --a" --all
+refuse "ibvf vf create --a" --all
+expect "ibvf bench server --o" --once
+refuse "ibvf bench client h --o" --once
+expect "ibvf bench client h --profile " validate
 expect "ibvf bench " server client pair loopback validate
 expect "ibvf bench client host --all-s" --all-sizes
 expect "ibvf journal " undo

@@ -58,6 +58,15 @@ expect "ibvf journal " undo
 expect "ibvf --sim=$tmp/n vf create " 0000:18:00.0 18:00.1 ibp24s0 mlx5_0
 expect "ibvf --sim=$tmp/n bench -d " mlx5_0
 expect "ibvf persist --output " "<files -/>"
+# A subcommand typed: only the options it takes (its option table).
+expect "ibvf vf rename --a" --all
+expect "ibvf bench client h --profile " validate
+if grep -qxF -- --once <<<"$(offered "ibvf bench client h --o")"; then
+	echo "FAIL: zsh 'ibvf bench client h --o<TAB>' offers --once (server's)"
+	fail=1
+else
+	echo "ok: zsh 'ibvf bench client h --o<TAB>' does not offer --once"
+fi
 # tab LINE: the line zsh's editor holds after LINE and a TAB, in a pty.
 mkdir "$tmp/fpath" && cp "$comp" "$tmp/fpath/_ibvf"
 tab() {

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "opts.h"
+
 struct sys;
 
 /* The global options, parsed once (main.c), before or after the command. */
@@ -28,15 +30,26 @@ enum cmd_flags {
 	CMD_SEVERITY_EXIT = 1u << 5, /* exits 0/1/2 by severity; any error EXIT_UNKNOWN (3) */
 };
 
+/* What a command's positional arguments are, for the completions. */
+enum cmd_pos {
+	CMD_POS_NONE,
+	CMD_POS_DEV, /* devices of the node */
+	CMD_POS_DIR, /* a directory */
+	CMD_POS_CMD, /* a command of this table */
+};
+
 /* One row of the command table (commands.c). argv[0] of the handler is the
  * command's name; it returns the exit status. */
 struct cmd {
 	const char *name;
 	int (*run)(const struct cli *c, int argc, char **argv);
 	unsigned int flags;
-	const char *summary; /* one line in `ibvf help` */
-	const char *usage;   /* after "usage: ibvf " */
-	const char *help;
+	const char *summary;	    /* one line in `ibvf help` */
+	const char *usage;	    /* after "usage: ibvf " */
+	const char *help;	    /* before the options */
+	const struct opt *options;  /* what it takes (opts.h); NULL: none */
+	const struct opt_sub *subs; /* its subcommands, up to a NULL name; NULL: none */
+	enum cmd_pos pos;
 };
 
 #define EXIT_USAGE 2
@@ -45,12 +58,33 @@ struct cmd {
  * an unknown device, a node it could not read) it exits 3, Nagios' UNKNOWN. */
 #define EXIT_UNKNOWN 3
 
+/* commands.c: the global options, before or after the command (main.c
+ * parses them), and whether a command takes one. */
+enum cli_global_id {
+	CLI_G_SIM = 1,
+	CLI_G_ROOT,
+	CLI_G_KERNEL,
+	CLI_G_THEME,
+	CLI_G_JSON,
+	CLI_G_HELP,
+	CLI_G_VERSION,
+};
+extern const struct opt cli_globals[];
+bool cmd_takes_global(const struct cmd *cmd, const struct opt *g);
+
 /* commands.c: the table, and help rendered from it. */
 const struct cmd *cmd_find(const char *name);
 const struct cmd *cmd_table(size_t *ret_n);
 void cmd_print_overview(FILE *f);
-void cmd_print_help(FILE *f, const struct cmd *cmd);
+/* The help of cmd, or of its subcommand sub (>= 0: its usage and options). */
+void cmd_print_help(FILE *f, const struct cmd *cmd, int sub);
+/* The index of cmd's visible-or-hidden subcommand name in cmd->subs; -1. */
+int cmd_find_sub(const struct cmd *cmd, const char *name);
 void cmd_print_usage(FILE *f, const struct cmd *cmd);
+/* "global options it takes: --sim[=DIR], ..., -h/--help" and a newline. */
+void cmd_print_globals(FILE *f, const struct cmd *cmd);
+/* The overview's usage, after "usage: ". */
+#define CMD_SYNOPSIS "ibvf [--sim[=DIR] | --root DIR] [--kernel REL] <command> [<args>]"
 
 /* cli.c: prints "ibvf: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -69,18 +103,33 @@ struct json_object;
 void cli_print_json(struct json_object *o);
 void cli_print_json_ext(struct json_object *o, int flags);
 
-/* The handlers, one file each. */
+/* The handlers, one file each, and the options each takes (opts.h). */
 int cmd_console(const struct cli *c, int argc, char **argv);
+extern const struct opt console_options[]; /* console.c */
+extern const struct opt_sub console_subs[];
 int cmd_list(const struct cli *c, int argc, char **argv);
+extern const struct opt list_options[];
 int cmd_check(const struct cli *c, int argc, char **argv);
+extern const struct opt check_options[];
 int cmd_watch(const struct cli *c, int argc, char **argv);
 int cmd_vf(const struct cli *c, int argc, char **argv);
+extern const struct opt vf_options[];
+extern const struct opt_sub vf_subs[];
 int cmd_persist(const struct cli *c, int argc, char **argv);
+extern const struct opt persist_options[];
 int cmd_journal(const struct cli *c, int argc, char **argv);
+extern const struct opt journal_options[];
+extern const struct opt_sub journal_subs[];
 int cmd_bench(const struct cli *c, int argc, char **argv);
+extern const struct opt bench_options[];
+extern const struct opt_sub bench_subs[];
 int cmd_mkfixture(const struct cli *c, int argc, char **argv);
+extern const struct opt mkfixture_options[];
 int cmd_debug(const struct cli *c, int argc, char **argv);
+extern const struct opt debug_options[];
+extern const struct opt_sub debug_subs[];
 int cmd_metrics(const struct cli *c, int argc, char **argv);
+extern const struct opt metrics_options[];
 int cmd_help(const struct cli *c, int argc, char **argv);
 
 /* cmd_reboot.c: a reboot of the simulated node c names (power cycle, the

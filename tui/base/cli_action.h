@@ -16,16 +16,35 @@ struct act_args {
 	struct act_opts o;
 	struct action_req req;
 	bool all, rename_all; /* --assign-all, --all */
+	bool verify;	      /* persist --verify */
 	const char *node, *port, *output, *ibvf;
 	char **args;
 	int n_args;
 };
 
-/* Parses argv (argv[0] the command's name) with the options named in
- * allowed ("dry-run yes force node port assign-all prefix timeout output
- * ibvf all scheme no-wait"); options may come before, between or after the arguments. 0, or
- * -EINVAL said in one line. */
-int cli_action_parse(int argc, char **argv, const char *allowed, struct act_args *ret);
+/* The ids of the options the acting commands' tables share (vf, persist,
+ * journal: opts.h); each table has those its command takes. */
+enum act_opt_id {
+	ACT_O_DRY_RUN = 1,
+	ACT_O_YES,
+	ACT_O_FORCE,
+	ACT_O_NO_WAIT,
+	ACT_O_TIMEOUT,
+	ACT_O_NODE,
+	ACT_O_PORT,
+	ACT_O_ASSIGN_ALL,
+	ACT_O_PREFIX,
+	ACT_O_ALL,
+	ACT_O_SCHEME,
+	ACT_O_OUTPUT,
+	ACT_O_IBVF,
+	ACT_O_VERIFY,
+};
+
+/* Parses argv (argv[0] the command's name) with that command's options
+ * (its table: cmd_find(argv[0])->options); options may come before,
+ * between or after the arguments. 0, or -EINVAL said in one line. */
+int cli_action_parse(int argc, char **argv, struct act_args *ret);
 /* Exactly n positional arguments, else one line naming usage: -EINVAL. */
 int cli_want_args(const struct act_args *p, int n, const char *usage);
 /* Parses `vf ACTION ARGS... [OPTIONS]` (argv[0] "vf") into a request, as

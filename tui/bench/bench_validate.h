@@ -12,7 +12,7 @@
 #include "bench_cli.h"
 #include "tui/base/text.h"
 
-/* The profile's options' getopt codes (bench_cli.c's table holds them). */
+/* The profile's options' ids in bench's option table (cmd_bench.c). */
 enum {
 	BENCH_O_PROFILE = 0x1000,
 	BENCH_O_NO_HISTORY,

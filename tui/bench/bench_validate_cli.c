@@ -49,13 +49,8 @@ int bench_validate_parse_opt(struct bench_opts *o, int code, const char *arg, in
 int bench_validate_check_opts(struct bench_opts *o, const char *mode)
 {
 	const struct bench_config *c = &o->cfg;
+	/* --profile is for client, pair and validate (their table). */
 	o->validate |= !strcmp(mode, "validate");
-	if (o->validate && (!strcmp(mode, "server") || !strcmp(mode, "loopback"))) {
-		cli_error("--profile validate is for client, pair and validate: %s",
-			  !strcmp(mode, "server") ? "a server takes the client's tests"
-						  : "it needs a peer (bench validate DEV PEER)");
-		return -EINVAL;
-	}
 	const char *bad = c->iters					? "--iters"
 			  : c->all_sizes				? "--all-sizes"
 			  : c->bidir					? "--bidir"

@@ -3,7 +3,6 @@
  * node and a server, between two devices of this node (two threads), or on
  * one device against itself; judges each result against its port's rate. */
 #include <errno.h>
-#include <getopt.h>
 #include <json-c/json.h>
 #include <pthread.h>
 #include <signal.h>
@@ -61,40 +60,128 @@ enum {
 	O_KEY,
 };
 
-static const struct option bench_options[] = {
-	{"test", required_argument, NULL, O_TEST},
-	{"size", required_argument, NULL, O_SIZE},
-	{"all-sizes", no_argument, NULL, O_ALL_SIZES},
-	{"iters", required_argument, NULL, O_ITERS},
-	{"duration", required_argument, NULL, O_DURATION},
-	{"qps", required_argument, NULL, O_QPS},
-	{"tx-depth", required_argument, NULL, O_TX_DEPTH},
-	{"bidir", no_argument, NULL, O_BIDIR},
-	{"gid-index", required_argument, NULL, O_GID},
-	{"cm", no_argument, NULL, O_CM},
-	{"unit", required_argument, NULL, O_UNIT},
-	{"min-ratio", required_argument, NULL, O_MIN_RATIO},
-	{"force", no_argument, NULL, O_FORCE},
-	{"port", required_argument, NULL, O_PORT},
-	{"all-vfs", no_argument, NULL, O_ALL_VFS},
-	{"once", no_argument, NULL, O_ONCE},
-	{"outstanding", required_argument, NULL, O_OUTSTANDING},
-	{"timeout", required_argument, NULL, O_TIMEOUT},
-	{"cpu", required_argument, NULL, O_CPU},
-	{"no-pin", no_argument, NULL, O_NO_PIN},
-	{"parallel", no_argument, NULL, O_PARALLEL},
-	{"all-pfs", no_argument, NULL, O_ALL_PFS},
-	{"sl", required_argument, NULL, O_SL},
-	{"pkey-index", required_argument, NULL, O_PKEY_INDEX},
-	{"allow-same-port", no_argument, NULL, O_ALLOW_SAME_PORT},
-	{"cm-addr", required_argument, NULL, O_CM_ADDR},
-	{"bind", required_argument, NULL, O_BIND},
-	{"key", required_argument, NULL, O_KEY},
-	{"profile", required_argument, NULL, BENCH_O_PROFILE},
-	{"no-history", no_argument, NULL, BENCH_O_NO_HISTORY},
-	{"max-lat", required_argument, NULL, BENCH_O_MAX_LAT},
-	{"dev", required_argument, NULL, 'd'},
-	{0},
+enum {
+	BENCH_SERVER,
+	BENCH_CLIENT,
+	BENCH_PAIR,
+	BENCH_LOOPBACK,
+	BENCH_VALIDATE
+};
+
+const struct opt_sub bench_subs[] = {
+	[BENCH_SERVER] = {"server",
+			  "bench server [--port P] [--bind ADDR] [--key FILE] [-d DEV | --all-pfs] "
+			  "[--once]\n       [TEST OPTIONS]",
+			  false},
+	[BENCH_CLIENT] = {"client",
+			  "bench client HOST [-d DEV | --all-vfs [--parallel]] [TEST OPTIONS]",
+			  false},
+	[BENCH_PAIR] = {"pair",
+			"bench pair DEV_A DEV_B [TEST OPTIONS]\n"
+			"       ibvf bench pair --all-vfs [--parallel] PEER_DEV [TEST OPTIONS]",
+			false},
+	[BENCH_LOOPBACK] = {"loopback", "bench loopback DEV [TEST OPTIONS]", false},
+	[BENCH_VALIDATE] = {"validate",
+			    "bench validate DEV PEER | --all-vfs [--parallel] PEER [OPTIONS]",
+			    false},
+	{NULL, NULL, false},
+};
+
+#define SERVER	 OPT_SUB(BENCH_SERVER)
+#define CLIENT	 OPT_SUB(BENCH_CLIENT)
+#define PAIR	 OPT_SUB(BENCH_PAIR)
+#define VALIDATE OPT_SUB(BENCH_VALIDATE)
+
+const struct opt bench_options[] = {
+	{OPT_ARG("dev", 'd', "DEV", 'd',
+		 "the device (default: the node's "
+		 "first RDMA device)"),
+	 .subs = SERVER | CLIENT | VALIDATE},
+	{OPT_BOOL("all-vfs", 0, O_ALL_VFS,
+		  "every VF of the node in turn, one "
+		  "result each"),
+	 .subs = CLIENT | PAIR | VALIDATE},
+	{OPT_ARG("test", 0, "T", O_TEST, "write_bw (default), read_bw, write_lat, read_lat")},
+	{OPT_ARG("size", 0, "BYTES", O_SIZE, "message size (64 KiB for bandwidth, 2 for latency)")},
+	{OPT_BOOL("all-sizes", 0, O_ALL_SIZES,
+		  "every power of two from 2 B to 8 MiB, on the same QPs")},
+	{OPT_ARG("iters", 0, "N", O_ITERS, "iterations (5000 write_bw, else 1000)")},
+	{OPT_ARG("duration", 0, "S", O_DURATION,
+		 "run S seconds instead; warm-up and cool-down excluded")},
+	{OPT_ARG("qps", 0, "N", O_QPS, "QPs (bandwidth)")},
+	{OPT_ARG("tx-depth", 0, "N", O_TX_DEPTH, "WRs in flight per QP (128)")},
+	{OPT_BOOL("bidir", 0, O_BIDIR, "both directions at once (bandwidth)")},
+	{OPT_ARG("outstanding", 0, "N", O_OUTSTANDING,
+		 "cap on outstanding READs (default: device max, peer-clamped)")},
+	{OPT_ARG("gid-index", 0, "N", O_GID,
+		 "override the GID (default: RoCE v2 IPv4 on Ethernet, LID on "
+		 "IB; given on IB, packets carry a GRH)")},
+	{OPT_BOOL("cm", 0, O_CM, "connect the QPs with rdma_cm (needs an IP on the netdev)")},
+	{OPT_ARG("cm-addr", 0, "ADDR", O_CM_ADDR,
+		 "--cm: this side's IPv4, one of its netdev's (IPoIB on IB); "
+		 "pair: up to two, each to the device that holds it")},
+	{OPT_ARG("port", 0, "P", O_PORT, "control TCP port (18515)")},
+	{OPT_ARG("timeout", 0, "MS", O_TIMEOUT,
+		 "control replies and stalled completions (10000); a server "
+		 "drops a client silent that long (during a run the active "
+		 "side says ALIVE every 250 ms: keep it over 1000)")},
+	{OPT_ARG("bind", 0, "ADDR", O_BIND,
+		 "the address a server listens on "
+		 "(default: all addresses), a client's control connection "
+		 "leaves from (--cm-addr: rdma_cm's)"),
+	 .subs = SERVER | CLIENT},
+	{OPT_ARG("key", 0, "FILE", O_KEY,
+		 "shared secret (or $IBVF_BENCH_KEY_FILE): a server serves only "
+		 "clients with the same key (HMAC-SHA256 over the hello and the "
+		 "accept, with a nonce each); FILE is regular, mode 0600, 16+ B")},
+	{OPT_ARG("unit", 0, "U", O_UNIT, "Gb/s (default) or MB/s in the table")},
+	{OPT_ARG("min-ratio", 0, "R", O_MIN_RATIO,
+		 "PASS at R x the payload ceiling of the slower end: both ports' "
+		 "rates, the sending VF's max_tx_rate, the headers sent (0.9)")},
+	{OPT_BOOL("allow-same-port", 0, O_ALLOW_SAME_PORT,
+		  "let a run whose ends share one physical port pass (it goes "
+		  "through the HCA, not the link: no link validation otherwise)")},
+	{OPT_ARG("sl", 0, "N", O_SL, "service level of the QPs' path, 0..15 (0)")},
+	{OPT_ARG("pkey-index", 0, "N", O_PKEY_INDEX,
+		 "P_Key table index of the QPs (0); not with --cm")},
+	{OPT_BOOL("force", 0, O_FORCE, "run on a VF bound to a pod")},
+	{OPT_BOOL("once", 0, O_ONCE, "serve one client and exit with its status"), .subs = SERVER},
+	{OPT_ARG("cpu", 0, "LIST", O_CPU,
+		 "pin each benchmark thread to LIST (e.g. 0-15,32-47) instead "
+		 "of its HCA's local_cpulist; every CPU must be online")},
+	{OPT_BOOL("no-pin", 0, O_NO_PIN,
+		  "neither pin the threads nor bind the buffers to the HCA's node")},
+	{OPT_PARA(
+		"By default each thread runs on its HCA's local CPUs and its buffer lies on the\n"
+		"HCA's NUMA node; the report says where each side ran and warns when a thread or\n"
+		"buffer is on another node (docs/bench.md). A server uses its own "
+		"--cpu/--no-pin.")},
+	{OPT_BOOL("parallel", 0, O_PARALLEL,
+		  "with --all-vfs, every PF at once (a "
+		  "worker each), a PF's VFs one after another; a client's PF i "
+		  "meets PORT+i (docs/bench.md)"),
+	 .subs = CLIENT | PAIR | VALIDATE},
+	{OPT_BOOL("all-pfs", 0, O_ALL_PFS, "PF i of this node (BDF order) served on PORT+i"),
+	 .subs = SERVER},
+	{OPT_PARA("validate runs write_bw, read_bw, write_lat and read_lat by --duration (5 s,\n"
+		  "warm-up excluded) with QPs chosen from the port's rate, one PASS/FAIL per VF;\n"
+		  "PEER is a device of this node, else a server's host (docs/bench-validate.md)"),
+	 .subs = VALIDATE},
+	{OPT_ARG("profile", 0, "validate", BENCH_O_PROFILE, "the same from client or pair mode"),
+	 .subs = CLIENT | PAIR | VALIDATE},
+	{OPT_ARG("max-lat", 0, "US", BENCH_O_MAX_LAT,
+		 "judge latency too: typical "
+		 "latency at most US"),
+	 .subs = CLIENT | PAIR | VALIDATE},
+	{OPT_BOOL("no-history", 0, BENCH_O_NO_HISTORY,
+		  "compare, do not record "
+		  "(/var/lib/ibvf/bench-history.jsonl)"),
+	 .subs = CLIENT | PAIR | VALIDATE},
+	{OPT_PARA("--json prints JSON on stdout: every size, every VF.\n"
+		  "A server takes the client's parameters, except those given to it, which must\n"
+		  "match (else both sides name the parameter that differs). Devices whose link\n"
+		  "layers differ are refused, both named.")},
+	{OPT_TABLE_END},
 };
 
 /* The numeric options: their bound and the parameter they pin on a server. */
@@ -253,29 +340,18 @@ static int parse_other(struct bench_opts *o, int code, const char *arg)
 	return 0;
 }
 
-/* Options anywhere in argv (argv[0] "bench"); *ret_pos the first positional. */
-static int parse_opts(int argc, char **argv, struct bench_opts *o, int *ret_pos)
+/* The options, anywhere in argv (argv[0] "bench"), into o; p the command
+ * line parsed. */
+static int parse_opts(int argc, char **argv, struct bench_opts *o, struct opts *p)
 {
-	int opt, idx = -1, r = 0;
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":d:", bench_options, &idx)) != -1) {
-		/* The option as typed, for messages: argv[optind - 1] may be its value. */
-		char name[32];
-		if (opt >= O_TEST && idx >= 0)
-			snprintf(name, sizeof(name), "--%s", bench_options[idx].name);
-		else
-			snprintf(name, sizeof(name), "%s", argv[optind - 1]);
-		idx = -1;
-		if (opt == ':' || opt == '?') {
-			cli_error(opt == ':' ? "option '%s' needs a value"
-					     : "unknown option '%s' (see 'ibvf bench --help')",
-				  name);
-			return EXIT_USAGE;
-		}
-		if (!parse_number(&o->cfg, opt, name, optarg, &r) &&
-		    !bench_validate_parse_opt(o, opt, optarg, &r))
-			r = parse_other(o, opt, optarg);
+	int opt, r = 0;
+	const char *v;
+	if (opts_parse(cmd_find("bench"), argc, argv, p) < 0)
+		return EXIT_USAGE;
+	while ((opt = opts_next(p, &v))) {
+		if (!parse_number(&o->cfg, opt, p->name, v, &r) &&
+		    !bench_validate_parse_opt(o, opt, v, &r))
+			r = parse_other(o, opt, v);
 		if (r < 0)
 			return EXIT_USAGE;
 	}
@@ -291,7 +367,6 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, int *ret_pos)
 	}
 	if (bench_cli_sweep_check_opts(o) < 0)
 		return EXIT_USAGE;
-	*ret_pos = optind;
 	return 0;
 }
 
@@ -400,12 +475,13 @@ static int mode_loopback(const struct bench_opts *o, const struct node *n, char 
 	return r < 0 ? bench_cli_resolve_status(r) : bench_cli_run_one(o, &t, NULL, t.ibdev);
 }
 
-static const struct {
-	const char *name;
-	bench_mode_fn *run;
-} bench_modes[] = {
-	{"server", mode_server},     {"client", mode_client},	       {"pair", mode_pair},
-	{"loopback", mode_loopback}, {"validate", bench_cli_validate},
+/* In bench_subs' order. */
+static bench_mode_fn *const bench_modes[] = {
+	[BENCH_SERVER] = mode_server,
+	[BENCH_CLIENT] = mode_client,
+	[BENCH_PAIR] = mode_pair,
+	[BENCH_LOOPBACK] = mode_loopback,
+	[BENCH_VALIDATE] = bench_cli_validate,
 };
 
 int cmd_bench(const struct cli *c, int argc, char **argv)
@@ -414,33 +490,23 @@ int cmd_bench(const struct cli *c, int argc, char **argv)
 			       .json = c->json,
 			       .cli = c,
 			       .cfg = bench_config_default()};
-	int first;
+	struct opts p;
 	bench_mode_fn *mode = NULL;
 	o.cfg.cancel = &bench_interrupted;
-	if (parse_opts(argc, argv, &o, &first))
+	if (parse_opts(argc, argv, &o, &p))
 		return EXIT_USAGE;
-	if (first >= argc) {
+	if (!p.n_pos) {
 		cmd_print_usage(stderr, cmd_find("bench"));
 		return EXIT_USAGE;
 	}
-	for (size_t i = 0; i < sizeof(bench_modes) / sizeof(bench_modes[0]) && !mode; i++)
-		if (!strcmp(argv[first], bench_modes[i].name))
-			mode = bench_modes[i].run;
+	if (p.sub >= 0)
+		mode = bench_modes[p.sub];
 	if (!mode) {
-		cli_error("unknown bench mode '%s' (see 'ibvf bench --help')", argv[first]);
+		cli_error("unknown bench mode '%s' (see 'ibvf bench --help')", p.pos[0]);
 		return EXIT_USAGE;
 	}
-	if (o.all_pfs && mode != mode_server) {
-		cli_error("--all-pfs is for bench server (a server per PF)");
+	if (bench_cm_check(&o, p.pos[0]) < 0 || bench_validate_check_opts(&o, p.pos[0]) < 0)
 		return EXIT_USAGE;
-	}
-	if (bench_cm_check(&o, argv[first]) < 0 || bench_validate_check_opts(&o, argv[first]) < 0)
-		return EXIT_USAGE;
-	if (o.bind && mode != mode_server && mode != mode_client) {
-		cli_error("--bind is for bench server (the address it listens on) and client (the "
-			  "address it connects from)");
-		return EXIT_USAGE;
-	}
 	if (mode == mode_client)
 		o.cfg.src_addr = o.bind;
 	if (bench_cli_load_key(&o) < 0)
@@ -454,7 +520,7 @@ int cmd_bench(const struct cli *c, int argc, char **argv)
 	struct node *n = NULL;
 	if (discover(c, &n) < 0)
 		return 1;
-	int rc = mode(&o, n, argv + first + 1, argc - first - 1);
+	int rc = mode(&o, n, p.pos + 1, p.n_pos - 1);
 	node_free(n);
 	exchange_key_clear(&o.key);
 	return rc;

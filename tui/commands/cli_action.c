@@ -6,7 +6,6 @@
 #include "tui/base/cli_action.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -189,61 +188,30 @@ out:
 	return rc;
 }
 
-enum {
-	OPT_DRY = 256,
-	OPT_NODE,
-	OPT_PORT,
-	OPT_ALL,
-	OPT_PREFIX,
-	OPT_TIMEOUT,
-	OPT_OUTPUT,
-	OPT_IBVF,
-	OPT_RENAME_ALL,
-	OPT_SCHEME,
-	OPT_NO_WAIT,
-};
-
-static const struct option act_options[] = {
-	{"dry-run", no_argument, NULL, OPT_DRY},
-	{"yes", no_argument, NULL, 'y'},
-	{"force", no_argument, NULL, 'f'},
-	{"node", required_argument, NULL, OPT_NODE},
-	{"port", required_argument, NULL, OPT_PORT},
-	{"assign-all", no_argument, NULL, OPT_ALL},
-	{"prefix", required_argument, NULL, OPT_PREFIX},
-	{"timeout", required_argument, NULL, OPT_TIMEOUT},
-	{"output", required_argument, NULL, OPT_OUTPUT},
-	{"ibvf", required_argument, NULL, OPT_IBVF},
-	{"all", no_argument, NULL, OPT_RENAME_ALL},
-	{"scheme", required_argument, NULL, OPT_SCHEME},
-	{"no-wait", no_argument, NULL, OPT_NO_WAIT},
-	{0},
-};
-
 /* One option's value into p: 0 or -EINVAL, said. */
-static int act_set(struct act_args *p, int opt, const char *arg)
+static int act_set(struct act_args *p, int id, const char *arg)
 {
 	char *end;
-	switch (opt) {
-	case OPT_DRY:
+	switch (id) {
+	case ACT_O_DRY_RUN:
 		p->o.dry_run = true;
 		break;
-	case 'y':
+	case ACT_O_YES:
 		p->o.yes = true;
 		break;
-	case 'f':
+	case ACT_O_FORCE:
 		p->req.force = true;
 		break;
-	case OPT_NODE:
+	case ACT_O_NODE:
 		p->node = arg;
 		break;
-	case OPT_PORT:
+	case ACT_O_PORT:
 		p->port = arg;
 		break;
-	case OPT_ALL:
+	case ACT_O_ASSIGN_ALL:
 		p->all = true;
 		break;
-	case OPT_PREFIX:
+	case ACT_O_PREFIX:
 		if (naming_parse_prefix(arg, &p->req.prefix) < 0) {
 			cli_error("invalid --prefix '%s': give 5 bytes, as 00:11:22:33:44 or "
 				  "0x0011223344",
@@ -252,26 +220,29 @@ static int act_set(struct act_args *p, int opt, const char *arg)
 		}
 		p->req.has_prefix = true;
 		break;
-	case OPT_TIMEOUT:
+	case ACT_O_TIMEOUT:
 		p->req.timeout_s = (unsigned int)strtoul(arg, &end, 10);
 		if (*end || !*arg || p->req.timeout_s == 0 || p->req.timeout_s > 3600) {
 			cli_error("invalid --timeout '%s': seconds, 1 to 3600", arg);
 			return -EINVAL;
 		}
 		break;
-	case OPT_OUTPUT:
+	case ACT_O_OUTPUT:
 		p->output = arg;
 		break;
-	case OPT_IBVF:
+	case ACT_O_IBVF:
 		p->ibvf = arg;
 		break;
-	case OPT_RENAME_ALL:
+	case ACT_O_VERIFY:
+		p->verify = true;
+		break;
+	case ACT_O_ALL:
 		p->rename_all = true;
 		break;
-	case OPT_NO_WAIT:
+	case ACT_O_NO_WAIT:
 		p->o.no_wait = true;
 		break;
-	case OPT_SCHEME: {
+	case ACT_O_SCHEME: {
 		struct err e;
 		if (naming_scheme_check(arg, &e) < 0) {
 			cli_error("%s", e.msg);
@@ -284,42 +255,19 @@ static int act_set(struct act_args *p, int opt, const char *arg)
 	return 0;
 }
 
-/* Whether name is one of the space-separated words of allowed. */
-static bool allowed_word(const char *allowed, const char *name)
-{
-	size_t len = strlen(name);
-	for (const char *w = allowed; (w = strstr(w, name)); w += len)
-		if ((w == allowed || w[-1] == ' ') && (w[len] == ' ' || !w[len]))
-			return true;
-	return false;
-}
-
-int cli_action_parse(int argc, char **argv, const char *allowed, struct act_args *ret)
+int cli_action_parse(int argc, char **argv, struct act_args *ret)
 {
 	struct act_args p = {0};
-	int opt;
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":yf", act_options, NULL)) != -1) {
-		const char *name = NULL;
-		for (const struct option *o = act_options; o->name && !name; o++)
-			if (o->val == opt)
-				name = o->name;
-		if (opt == '?' || opt == ':') {
-			cli_error(opt == ':' ? "option '%s' needs a value"
-					     : "unknown option '%s' (see 'ibvf %s --help')",
-				  argv[optind - 1], argv[0]);
+	struct opts o;
+	const char *v;
+	int id;
+	if (opts_parse(cmd_find(argv[0]), argc, argv, &o) < 0)
+		return -EINVAL;
+	while ((id = opts_next(&o, &v)))
+		if (act_set(&p, id, v) < 0)
 			return -EINVAL;
-		}
-		if (name && !allowed_word(allowed, name)) {
-			cli_error("'%s' takes no --%s", argv[0], name);
-			return -EINVAL;
-		}
-		if (act_set(&p, opt, optarg) < 0)
-			return -EINVAL;
-	}
-	p.args = argv + optind;
-	p.n_args = argc - optind;
+	p.args = o.pos;
+	p.n_args = o.n_pos;
 	*ret = p;
 	return 0;
 }

@@ -47,53 +47,100 @@ struct check_filter {
 	const struct node *reach;
 };
 
+enum {
+	CHECK_O_SEVERITY = 1,
+	CHECK_O_DP_CONFIG,
+	CHECK_O_LIST,
+	CHECK_O_FIX,
+	CHECK_O_YES,
+	CHECK_O_DRY_RUN,
+	CHECK_O_FORCE,
+	CHECK_O_NO_WAIT,
+};
+
+const struct opt check_options[] = {
+	{OPT_ARG("severity", 0, "S", CHECK_O_SEVERITY,
+		 "only findings of severity S or above: info, warning, critical")},
+	{OPT_ARG("dp-config", 0, "FILE", CHECK_O_DP_CONFIG,
+		 "also judge this device plugin config.json (repeatable); the "
+		 "ones in the kubelet's pod volumes are always read")},
+	{OPT_BOOL("list", 0, CHECK_O_LIST, "the checks: id, severity, title")},
+	{OPT_PARA("--json prints the findings as JSON (version, host, kernel, findings, counts).\n"
+		  "Exit status, from the findings shown: 0 none (or info only), 1 warnings,\n"
+		  "2 critical; 3 when it could not check (bad argument, unknown device, node\n"
+		  "unreadable). As a Nagios/monitoring check: ibvf check >/dev/null; echo $?\n")},
+	{OPT_ARG("fix", 0, "ID|all", CHECK_O_FIX,
+		 "run the remedies that are ibvf commands, each through the "
+		 "'ibvf vf' path (plan, preview, confirm, apply, verify, "
+		 "journal), the node re-checked after each plan; manual "
+		 "remedies (driver, firmware, mlxconfig, kubectl) are printed, "
+		 "never run. Repeatable; ids, devices and --severity narrow it. "
+		 "Order: VF layout, link state, GUIDs (with both guid-zero and "
+		 "guid-duplicate selected on the whole node, one 'vf guid "
+		 "--assign-all' plan), names, persist last")},
+	{OPT_BOOL("yes", 'y', CHECK_O_YES,
+		  "apply without asking (needed when stdin is not a terminal)")},
+	{OPT_BOOL("dry-run", 0, CHECK_O_DRY_RUN, "print each plan, change nothing")},
+	{OPT_BOOL("force", 'f', CHECK_O_FORCE, "act on VFs bound to pods too")},
+	{OPT_BOOL("no-wait", 0, CHECK_O_NO_WAIT,
+		  "fail at once when another ibvf holds the node's lock")},
+	{OPT_PARA("With --fix (text only, no --json) the exit status is: 0 every selected\n"
+		  "finding with an ibvf remedy was fixed (--dry-run: every plan could be made),\n"
+		  "1 some were refused (a pod holds the VF: --force), failed, declined or\n"
+		  "skipped, 3 bad usage or node unreadable. Manual findings do not change it:\n"
+		  "run 'ibvf check' afterwards for what is left.")},
+	{OPT_TABLE_END},
+};
+
 static int parse_args(int argc, char **argv, struct check_args *a)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *s = argv[i], *v = NULL;
-		if (!strcmp(s, "--list")) {
+	struct opts p;
+	const char *v;
+	int id;
+	if (opts_parse(cmd_find("check"), argc, argv, &p) < 0)
+		return -1;
+	while ((id = opts_next(&p, &v))) {
+		switch (id) {
+		case CHECK_O_LIST:
 			a->list = true;
-		} else if (!strcmp(s, "--severity") || !strncmp(s, "--severity=", 11)) {
-			v = s[10] ? s + 11 : i + 1 < argc ? argv[++i] : NULL;
-			if (!v) {
-				cli_error("option '--severity' needs a value (info, warning, "
-					  "critical)");
-				return -1;
-			}
+			break;
+		case CHECK_O_SEVERITY:
 			if (check_severity_parse(v, &a->min) < 0) {
 				cli_error("unknown severity '%s' (info, warning, critical)", v);
 				return -1;
 			}
-		} else if (!strcmp(s, "--dp-config") || !strncmp(s, "--dp-config=", 12)) {
-			v = s[11] ? s + 12 : i + 1 < argc ? argv[++i] : NULL;
-			if (!v || !*v) {
+			break;
+		case CHECK_O_DP_CONFIG:
+			if (!*v) {
 				cli_error("option '--dp-config' needs a file (a device plugin's "
 					  "config.json)");
 				return -1;
 			}
 			a->dp_files[a->n_dp_files++] = v;
-		} else if (!strcmp(s, "--fix") || !strncmp(s, "--fix=", 6)) {
-			v = s[5] ? s + 6 : i + 1 < argc ? argv[++i] : NULL;
-			if (!v || !*v) {
+			break;
+		case CHECK_O_FIX:
+			if (!*v) {
 				cli_error("option '--fix' needs a check id or 'all'");
 				return -1;
 			}
 			a->fix[a->n_fix++] = v;
-		} else if (!strcmp(s, "--yes") || !strcmp(s, "-y")) {
+			break;
+		case CHECK_O_YES:
 			a->fo.yes = true;
-		} else if (!strcmp(s, "--dry-run")) {
+			break;
+		case CHECK_O_DRY_RUN:
 			a->fo.dry_run = true;
-		} else if (!strcmp(s, "--force") || !strcmp(s, "-f")) {
+			break;
+		case CHECK_O_FORCE:
 			a->fo.force = true;
-		} else if (!strcmp(s, "--no-wait")) {
+			break;
+		case CHECK_O_NO_WAIT:
 			a->fo.no_wait = true;
-		} else if (s[0] == '-' && s[1]) {
-			cli_error("unknown option '%s' (see 'ibvf check --help')", s);
-			return -1;
-		} else {
-			a->words[a->n_words++] = argv[i];
+			break;
 		}
 	}
+	for (int i = 0; i < p.n_pos; i++)
+		a->words[a->n_words++] = p.pos[i];
 	return 0;
 }
 

@@ -67,22 +67,39 @@ static int debug_vfinfo(struct sys *s, const char *pf)
 	return 0;
 }
 
+enum {
+	DEBUG_RENAME,
+	DEBUG_VFINFO,
+	DEBUG_REBOOT
+};
+
+const struct opt_sub debug_subs[] = {
+	[DEBUG_RENAME] = {"rename", "debug rename IFNAME NEWNAME", false},
+	[DEBUG_VFINFO] = {"vfinfo", "debug vfinfo PF_IFNAME", false},
+	[DEBUG_REBOOT] = {"reboot", "debug reboot [--seed N]", false},
+	{NULL, NULL, false},
+};
+
+enum {
+	DEBUG_O_SEED = 1
+};
+
+const struct opt debug_options[] = {
+	{OPT_ARG("seed", 0, "N", DEBUG_O_SEED,
+		 "the VF probe order (else $IBVF_SIM_SEED, else random)"),
+	 .subs = OPT_SUB(DEBUG_REBOOT)},
+	{OPT_TABLE_END},
+};
+
 /* `debug reboot [--seed N]`: the simulated node only. */
-static int debug_reboot(const struct cli *c, int argc, char **argv)
+static int debug_reboot(const struct cli *c, struct opts *p)
 {
-	const char *seed_arg = NULL;
+	const char *seed_arg = NULL, *v;
 	uint64_t seed;
-	for (int i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--seed") && i + 1 < argc)
-			seed_arg = argv[++i];
-		else if (!strncmp(argv[i], "--seed=", 7))
-			seed_arg = argv[i] + 7;
-		else if (!strcmp(argv[i], "--seed")) {
-			cli_error("option '--seed' needs a value");
-			return EXIT_USAGE;
-		} else
-			return cli_bad_arg("debug reboot", argv[i]);
-	}
+	while (opts_next(p, &v) == DEBUG_O_SEED)
+		seed_arg = v;
+	if (p->n_pos > 1)
+		return cli_bad_arg("debug reboot", p->pos[1]);
 	if (!c->sim) {
 		cli_error("debug reboot: only the simulated node reboots (--sim[=DIR]); %s",
 			  c->root ? "a --root tree is a capture, with no kernel to boot"
@@ -96,13 +113,13 @@ static int debug_reboot(const struct cli *c, int argc, char **argv)
 
 int cmd_debug(const struct cli *c, int argc, char **argv)
 {
-	if (argc >= 2 && !strcmp(argv[1], "reboot"))
-		return debug_reboot(c, argc, argv);
-	bool rename = argc == 4 && !strcmp(argv[1], "rename");
-	bool vfinfo = argc == 3 && !strcmp(argv[1], "vfinfo");
-	for (int i = 1; i < argc && (rename || vfinfo); i++)
-		if (argv[i][0] == '-')
-			return cli_bad_arg("debug", argv[i]);
+	struct opts p;
+	if (opts_parse(cmd_find("debug"), argc, argv, &p) < 0)
+		return EXIT_USAGE;
+	if (p.sub == DEBUG_REBOOT)
+		return debug_reboot(c, &p);
+	bool rename = p.sub == DEBUG_RENAME && p.n_pos == 3;
+	bool vfinfo = p.sub == DEBUG_VFINFO && p.n_pos == 2;
 	if (!rename && !vfinfo) {
 		cli_error("usage: ibvf debug rename IFNAME NEWNAME | ibvf debug vfinfo PF_IFNAME | "
 			  "ibvf --sim debug reboot [--seed N]");
@@ -114,11 +131,11 @@ int cmd_debug(const struct cli *c, int argc, char **argv)
 	int rc;
 	if (rename) {
 		struct err e = {{0}};
-		rc = sys_link_rename(s, argv[2], argv[3], &e) < 0 ? 1 : 0;
+		rc = sys_link_rename(s, p.pos[1], p.pos[2], &e) < 0 ? 1 : 0;
 		if (rc)
 			cli_error("%s", e.msg);
 	} else {
-		rc = debug_vfinfo(s, argv[2]);
+		rc = debug_vfinfo(s, p.pos[1]);
 	}
 	sys_close(s);
 	return rc;

@@ -11,6 +11,35 @@
 #include "core/sys/sys.h"
 #include "tui/render/journal_text.h"
 
+enum {
+	JOURNAL_LIST,
+	JOURNAL_UNDO
+};
+
+const struct opt_sub journal_subs[] = {
+	[JOURNAL_LIST] = {"", "journal [--json]", false},
+	[JOURNAL_UNDO] = {"undo", "journal undo ID [--dry-run] [--yes] [--force] [--no-wait]",
+			  false},
+	{NULL, NULL, false},
+};
+
+const struct opt journal_options[] = {
+	{OPT_BOOL("dry-run", 0, ACT_O_DRY_RUN, "print the plan, change nothing"),
+	 .subs = OPT_SUB(JOURNAL_UNDO)},
+	{OPT_BOOL("yes", 'y', ACT_O_YES,
+		  "apply without asking (needed when stdin is not a terminal)"),
+	 .subs = OPT_SUB(JOURNAL_UNDO)},
+	{OPT_BOOL("force", 'f', ACT_O_FORCE, "act on VFs bound to pods"),
+	 .subs = OPT_SUB(JOURNAL_UNDO)},
+	{OPT_ARG("timeout", 0, "S", ACT_O_TIMEOUT,
+		 "how long a step waits for the devices (1..3600, default 30)"),
+	 .subs = OPT_SUB(JOURNAL_UNDO)},
+	{OPT_BOOL("no-wait", 0, ACT_O_NO_WAIT,
+		  "fail at once when another ibvf holds the node's lock"),
+	 .subs = OPT_SUB(JOURNAL_UNDO)},
+	{OPT_TABLE_END},
+};
+
 int cmd_journal(const struct cli *c, int argc, char **argv)
 {
 	struct act_args p;
@@ -20,15 +49,12 @@ int cmd_journal(const struct cli *c, int argc, char **argv)
 	struct journal_damage d;
 	int rc = 0;
 
-	if (cli_action_parse(argc, argv, "dry-run yes force timeout no-wait", &p) < 0)
+	/* The options of undo (its table) are refused without it. */
+	if (cli_action_parse(argc, argv, &p) < 0)
 		return EXIT_USAGE;
 	bool undo = p.n_args && !strcmp(p.args[0], "undo");
 	if (undo ? p.n_args != 2 : p.n_args != 0) {
 		cli_error("usage: ibvf journal | ibvf journal undo ID");
-		return EXIT_USAGE;
-	}
-	if (!undo && (p.o.dry_run || p.o.yes || p.req.force || p.o.no_wait)) {
-		cli_error("--dry-run, --yes, --force and --no-wait go with 'journal undo ID'");
 		return EXIT_USAGE;
 	}
 	char *end;

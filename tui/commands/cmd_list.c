@@ -340,14 +340,27 @@ static int list_add_findings(struct json_object *o, const struct node *n)
 	return r;
 }
 
+enum {
+	LIST_O_PODS = 1
+};
+
+const struct opt list_options[] = {
+	{OPT_BOOL("pods", 0, LIST_O_PODS,
+		  "the pods instead: each pod with the VFs it holds, the interface "
+		  "and its state inside the pod, and where the binding was found")},
+	{OPT_TABLE_END},
+};
+
 int cmd_list(const struct cli *c, int argc, char **argv)
 {
+	struct opts p;
 	bool pods = false;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--pods"))
-			return cli_bad_arg("list", argv[i]);
+	if (opts_parse(cmd_find("list"), argc, argv, &p) < 0)
+		return EXIT_USAGE;
+	while (opts_next(&p, NULL) == LIST_O_PODS)
 		pods = true;
-	}
+	if (p.n_pos)
+		return cli_bad_arg("list", p.pos[0]);
 	struct sys *s;
 	if (cli_open(c, &s) < 0)
 		return 1;

@@ -84,27 +84,38 @@ static int parse_interval(const char *arg, unsigned int *ret)
 	return 0;
 }
 
+enum {
+	METRICS_O_TEXTFILE = 1,
+	METRICS_O_INTERVAL
+};
+
+const struct opt metrics_options[] = {
+	{OPT_ARG("textfile", 0, "DIR", METRICS_O_TEXTFILE,
+		 "write DIR/ibvf.prom (mode 0644) through a temporary file "
+		 "and a rename, for node_exporter's textfile collector; "
+		 "DIR must exist, root's or the user's, writable by no "
+		 "one else")},
+	{OPT_ARG("interval", 0, "SECONDS", METRICS_O_INTERVAL,
+		 "again every SECONDS (1..86400), each round a fresh "
+		 "discovery, until SIGTERM or SIGINT (exit 0); a round "
+		 "that fails says why in one line and leaves the file")},
+	{OPT_PARA("Exit 2: bad option; 1: the node or DIR could not be read or written.")},
+	{OPT_TABLE_END},
+};
+
 static int parse(int argc, char **argv, struct metrics_opts *o)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = NULL;
-		bool tf = !strncmp(a, "--textfile", 10), iv = !strncmp(a, "--interval", 10);
-		if ((tf || iv) && a[10] == '=') /* --textfile=DIR */
-			v = a + 11;
-		else if (!(tf || iv) || a[10]) {
-			cli_bad_arg("metrics", a);
-			return -EINVAL;
-		} else if (i + 1 >= argc) {
-			cli_error("option '%s' needs a value (see 'ibvf metrics --help')", a);
-			return -EINVAL;
-		} else
-			v = argv[++i];
-		int r = tf ? textfile_dir(v, o->dir, sizeof(o->dir))
-			   : parse_interval(v, &o->interval);
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	struct opts p;
+	const char *v;
+	int id, r = 0;
+	if (opts_parse(cmd_find("metrics"), argc, argv, &p) < 0)
+		return -EINVAL;
+	while (r == 0 && (id = opts_next(&p, &v)))
+		r = id == METRICS_O_TEXTFILE ? textfile_dir(v, o->dir, sizeof(o->dir))
+					     : parse_interval(v, &o->interval);
+	if (r == 0 && p.n_pos)
+		r = cli_bad_arg("metrics", p.pos[0]) ? -EINVAL : 0;
+	return r;
 }
 
 /* One round: the node discovered afresh, its checks and the history, as

@@ -31,6 +31,27 @@ static int parse_count(const char *opt, const char *s, unsigned int lo, unsigned
 	return 0;
 }
 
+enum {
+	MKFIXTURE_O_HEALTHY = 1,
+	MKFIXTURE_O_PFS,
+	MKFIXTURE_O_VFS,
+	MKFIXTURE_O_REBOOT,
+	MKFIXTURE_O_SEED,
+};
+
+const struct opt mkfixture_options[] = {
+	{OPT_BOOL("healthy", 0, MKFIXTURE_O_HEALTHY, "no seeded faults")},
+	{OPT_ARG("pfs", 0, "N", MKFIXTURE_O_PFS,
+		 "compute PFs in InfiniBand mode (1..64, default 8)")},
+	{OPT_ARG("vfs", 0, "N", MKFIXTURE_O_VFS, "VFs per compute PF (0..255, default 8)")},
+	{OPT_BOOL("reboot", 0, MKFIXTURE_O_REBOOT,
+		  "then reboot it, as 'ibvf --sim=DIR debug reboot [--seed N]'")},
+	{OPT_ARG("seed", 0, "N", MKFIXTURE_O_SEED,
+		 "with --reboot: the VF probe order's seed (else $IBVF_SIM_SEED, "
+		 "else random)")},
+	{OPT_TABLE_END},
+};
+
 int cmd_mkfixture(const struct cli *c, int argc, char **argv)
 {
 	struct sim_fixture_opts o = {0};
@@ -38,48 +59,37 @@ int cmd_mkfixture(const struct cli *c, int argc, char **argv)
 	if (kernel && (!*kernel || strlen(kernel) > 64 || strchr(kernel, '/')))
 		return bad("--kernel takes a release like 6.8.0-55-generic, not '%s'", kernel);
 	o.kernel = kernel;
-	const char *dir = NULL, *seed_arg = NULL;
+	const char *dir = NULL, *seed_arg = NULL, *v;
 	bool reboot = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = NULL;
-		char name[32];
-		if (strncmp(a, "--", 2) || !a[2]) {
-			if (a[0] == '-' && a[1])
-				return bad("unknown option '%s' (see ibvf mkfixture --help)", a);
-			if (dir)
-				return bad("unexpected argument '%s'", a);
-			dir = a;
-			continue;
-		}
-		const char *eq = strchr(a, '=');
-		snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
-		bool takes =
-			!strcmp(name, "--pfs") || !strcmp(name, "--vfs") || !strcmp(name, "--seed");
-		bool flag = !strcmp(name, "--healthy") || !strcmp(name, "--reboot");
-		if (!takes && !flag)
-			return bad("unknown option '%s' (see ibvf mkfixture --help)", a);
-		if (takes)
-			val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-		else if (eq)
-			return bad("option '%s' takes no value", a);
-		int r = 0;
-		if (!strcmp(name, "--healthy"))
+	struct opts p;
+	int id, r = 0;
+	if (opts_parse(cmd_find("mkfixture"), argc, argv, &p) < 0)
+		return EXIT_USAGE;
+	while (r == 0 && (id = opts_next(&p, &v))) {
+		switch (id) {
+		case MKFIXTURE_O_HEALTHY:
 			o.healthy = true;
-		else if (!strcmp(name, "--reboot"))
+			break;
+		case MKFIXTURE_O_REBOOT:
 			reboot = true;
-		else if (!strcmp(name, "--seed") && !val)
-			return bad("%s", "option '--seed' needs a value");
-		else if (!strcmp(name, "--seed"))
-			seed_arg = val;
-		else if (!strcmp(name, "--pfs"))
-			r = parse_count("--pfs", val, 1, SIM_PFS_MAX, &o.pfs);
-		else {
-			r = parse_count("--vfs", val, 0, SIM_VFS_MAX, &o.vfs);
+			break;
+		case MKFIXTURE_O_SEED:
+			seed_arg = v;
+			break;
+		case MKFIXTURE_O_PFS:
+			r = parse_count("--pfs", v, 1, SIM_PFS_MAX, &o.pfs);
+			break;
+		case MKFIXTURE_O_VFS:
+			r = parse_count("--vfs", v, 0, SIM_VFS_MAX, &o.vfs);
 			o.vfs_set = true;
+			break;
 		}
-		if (r)
-			return r;
 	}
+	if (r)
+		return r;
+	if (p.n_pos > 1)
+		return bad("unexpected argument '%s'", p.pos[1]);
+	dir = p.n_pos ? p.pos[0] : NULL;
 	if (!dir)
 		return bad("%s", "mkfixture needs a directory (see ibvf mkfixture --help)");
 	if (seed_arg && !reboot)
@@ -88,7 +98,7 @@ int cmd_mkfixture(const struct cli *c, int argc, char **argv)
 	if (reboot && reboot_seed(seed_arg, &seed) < 0)
 		return 2;
 	struct err e = {""};
-	int r = sim_fixture_create(dir, &o, &e);
+	r = sim_fixture_create(dir, &o, &e);
 	if (r < 0) {
 		fprintf(stderr, "ibvf: %s\n", e.msg);
 		return r == -ENOTEMPTY ? 2 : 1;

@@ -13,7 +13,33 @@
 #include "tui/base/cli_action.h"
 #include "tui/base/text.h"
 
-#define USAGE "persist [--ibvf PATH] [--output DIR] [--force] [--dry-run] [--yes]"
+#define USAGE "persist [--ibvf PATH] [--output DIR] [--force] [--dry-run] [--yes] | persist --verify"
+
+const struct opt persist_options[] = {
+	{OPT_ARG("ibvf", 0, "PATH", ACT_O_IBVF,
+		 "the ibvf the unit runs: absolute, on the node a root-owned executable "
+		 "not writable by group or others; without it, this binary (refused in "
+		 "a build tree, under /tmp or in a directory users can write), or on a "
+		 "--root/--sim node its own /usr/sbin/ibvf")},
+	{OPT_BOOL("force", 'f', ACT_O_FORCE,
+		  "write the files although an earlier .link file keeps a VF from "
+		  "the name they pin at the next boot")},
+	{OPT_BOOL("verify", 0, ACT_O_VERIFY,
+		  "write nothing: the next boot as predicted from the files on the "
+		  "node (the unit runs or why not, VF counts, each VF's name and the "
+		  "file that decides it, GUIDs); exit 1 when something changes")},
+	{OPT_ARG("output", 0, "DIR", ACT_O_OUTPUT,
+		 "write the files flat into DIR (an absolute path) instead")},
+	{OPT_BOOL("dry-run", 0, ACT_O_DRY_RUN,
+		  "print the plan (each file's content) and write nothing")},
+	{OPT_BOOL("yes", 'y', ACT_O_YES,
+		  "write without asking (needed when stdin is not a terminal)")},
+	{OPT_BOOL("no-wait", 0, ACT_O_NO_WAIT,
+		  "fail at once when another ibvf holds the node's lock")},
+	{OPT_PARA("Each file is journaled with what it replaced: 'ibvf journal undo ID' removes\n"
+		  "the files persist wrote and restores the ones it replaced or removed.")},
+	{OPT_TABLE_END},
+};
 
 static const char *js(struct json_object *o, const char *k)
 {
@@ -109,22 +135,20 @@ static int verify(const struct cli *c)
 
 int cmd_persist(const struct cli *c, int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--verify")) {
-			if (argc != 2) {
-				cli_error("--verify takes no other option of persist (it writes "
-					  "nothing): '%s'",
-					  argv[i == 1 ? 2 : 1]);
-				return EXIT_USAGE;
-			}
-			return verify(c);
-		}
 	struct act_args p;
 	struct action_req req = {.kind = ACTION_PERSIST};
 
-	if (cli_action_parse(argc, argv, "output dry-run ibvf force yes no-wait", &p) < 0 ||
-	    cli_want_args(&p, 0, USAGE) < 0)
+	if (cli_action_parse(argc, argv, &p) < 0 || cli_want_args(&p, 0, USAGE) < 0)
 		return EXIT_USAGE;
+	if (p.verify) {
+		if (p.ibvf || p.output || p.o.dry_run || p.o.yes || p.o.no_wait || p.req.force) {
+			cli_error("--verify writes nothing: it takes none of persist's other "
+				  "options");
+			return EXIT_USAGE;
+		}
+		return verify(c);
+	}
+	req.force = p.req.force;
 	if (p.ibvf && (p.ibvf[0] != '/' || strlen(p.ibvf) >= sizeof(req.path))) {
 		cli_error("invalid --ibvf '%s': the unit needs an absolute path under %zu bytes",
 			  p.ibvf, sizeof(req.path));
@@ -135,7 +159,6 @@ int cmd_persist(const struct cli *c, int argc, char **argv)
 			  sizeof(req.outdir));
 		return EXIT_USAGE;
 	}
-	req.force = p.req.force;
 	if (p.ibvf)
 		strcpy(req.path, p.ibvf);
 	if (p.output)

@@ -13,9 +13,7 @@
 /* One vf action: its arguments (-1: it counts them itself) and how they
  * become the request. */
 struct vf_action {
-	const char *name;
 	int n_args;
-	const char *usage;
 	int (*build)(struct act_args *p, struct action_req *req);
 };
 
@@ -106,64 +104,90 @@ static int build_state(struct act_args *p, struct action_req *req)
 	return 0;
 }
 
-static const struct vf_action vf_actions[] = {
-	{"create", 2, "vf create PF N", build_count},
-	{"destroy", 1, "vf destroy PF", build_count},
-	{"rename", -1, "vf rename VF NAME | vf rename --all [--scheme P]", build_rename},
-	{"guid", -1, "vf guid VF [--node G] [--port G]", build_guid},
-	{"state", 2, "vf state VF auto|enable|disable", build_state},
+enum {
+	VF_CREATE,
+	VF_DESTROY,
+	VF_RENAME,
+	VF_GUID,
+	VF_STATE
 };
 
-/* Only `guid` takes --node, --port, --assign-all and --prefix; only
- * `rename` --all and --scheme. */
-static const char *other_opt(const struct vf_action *a, const struct act_args *p)
-{
-	if (!strcmp(a->name, "rename"))
-		return p->node		   ? "node"
-		       : p->port	   ? "port"
-		       : p->all		   ? "assign-all"
-		       : p->req.has_prefix ? "prefix"
-					   : NULL;
-	if (!strcmp(a->name, "guid"))
-		return p->rename_all ? "all" : p->req.scheme[0] ? "scheme" : NULL;
-	return p->node		   ? "node"
-	       : p->port	   ? "port"
-	       : p->all		   ? "assign-all"
-	       : p->req.has_prefix ? "prefix"
-	       : p->rename_all	   ? "all"
-	       : p->req.scheme[0]  ? "scheme"
-				   : NULL;
-}
+const struct opt_sub vf_subs[] = {
+	[VF_CREATE] = {"create", "vf create PF N", false},
+	[VF_DESTROY] = {"destroy", "vf destroy PF", false},
+	[VF_RENAME] = {"rename", "vf rename VF NAME | vf rename --all [--scheme PATTERN]", false},
+	[VF_GUID] = {"guid", "vf guid VF [--node G] [--port G] | vf guid --assign-all [--prefix P]",
+		     false},
+	[VF_STATE] = {"state", "vf state VF auto|enable|disable", false},
+	{NULL, NULL, false},
+};
+
+/* In vf_subs' order. */
+static const struct vf_action vf_actions[] = {
+	[VF_CREATE] = {2, build_count},	  [VF_DESTROY] = {1, build_count},
+	[VF_RENAME] = {-1, build_rename}, [VF_GUID] = {-1, build_guid},
+	[VF_STATE] = {2, build_state},
+};
+
+const struct opt vf_options[] = {
+	{OPT_BOOL("all", 0, ACT_O_ALL,
+		  "every VF not in a pod to its predictable name, one "
+		  "plan: systemd's PF name + v<index> (ibp24s0 VF 3: ibp24s0v3)"),
+	 .subs = OPT_SUB(VF_RENAME)},
+	{OPT_ARG("scheme", 0, "PATTERN", ACT_O_SCHEME,
+		 "with --all, the names' pattern: tokens %p PF name "
+		 "without port suffix, %n PF name, %D %b %s %f PF PCI "
+		 "domain/bus/slot/function, %i VF index (default %pv%i)"),
+	 .subs = OPT_SUB(VF_RENAME)},
+	{OPT_ARG("node", 0, "G", ACT_O_NODE,
+		 "the node GUID (00:11:22:33:44:55:66:77, "
+		 "0011:2233:4455:6677 or 0x0011223344556677)"),
+	 .subs = OPT_SUB(VF_GUID)},
+	{OPT_ARG("port", 0, "G", ACT_O_PORT, "the port GUID, as --node"), .subs = OPT_SUB(VF_GUID)},
+	{OPT_BOOL("assign-all", 0, ACT_O_ASSIGN_ALL,
+		  "unique GUIDs for every VF with zero or duplicate "
+		  "GUIDs; a duplicate's first holder keeps it (scheme: README)"),
+	 .subs = OPT_SUB(VF_GUID)},
+	{OPT_ARG("prefix", 0, "P", ACT_O_PREFIX,
+		 "with --assign-all, the GUIDs' first 5 bytes "
+		 "(00:11:22:33:44 or 0x0011223344)"),
+	 .subs = OPT_SUB(VF_GUID)},
+	{OPT_BOOL("dry-run", 0, ACT_O_DRY_RUN, "print the plan, change nothing")},
+	{OPT_BOOL("yes", 'y', ACT_O_YES,
+		  "apply without asking (without it ibvf asks, and refuses "
+		  "when stdin is not a terminal)")},
+	{OPT_BOOL("force", 'f', ACT_O_FORCE,
+		  "act on VFs bound to pods; rename: a kernel name too")},
+	{OPT_ARG("timeout", 0, "S", ACT_O_TIMEOUT,
+		 "how long a step waits for the devices (1..3600, default 30)")},
+	{OPT_BOOL("no-wait", 0, ACT_O_NO_WAIT,
+		  "fail at once when another ibvf holds the node's lock")},
+	{OPT_TABLE_END},
+};
 
 int vf_request_parse(int argc, char **argv, struct act_args *ret)
 {
 	struct act_args p;
-	const struct vf_action *a = NULL;
-	if (cli_action_parse(
-		    argc, argv,
-		    "dry-run yes force timeout node port assign-all prefix all scheme no-wait",
-		    &p) < 0)
+	int sub = -1;
+	if (cli_action_parse(argc, argv, &p) < 0)
 		return -EINVAL;
 	if (!p.n_args) {
 		cli_error("missing action: create, destroy, rename, guid or state (see 'ibvf vf "
 			  "--help')");
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < sizeof(vf_actions) / sizeof(vf_actions[0]) && !a; i++)
-		if (!strcmp(vf_actions[i].name, p.args[0]))
-			a = &vf_actions[i];
-	if (!a) {
+	for (int i = 0; vf_subs[i].name && sub < 0; i++)
+		if (!strcmp(vf_subs[i].name, p.args[0]))
+			sub = i;
+	if (sub < 0) {
 		cli_error("'%s' is not a vf action: create, destroy, rename, guid or state",
 			  p.args[0]);
 		return -EINVAL;
 	}
 	p.args++;
 	p.n_args--;
-	if (other_opt(a, &p)) {
-		cli_error("'%s' takes no --%s", a->name, other_opt(a, &p));
-		return -EINVAL;
-	}
-	if ((a->n_args >= 0 && cli_want_args(&p, a->n_args, a->usage) < 0) ||
+	const struct vf_action *a = &vf_actions[sub];
+	if ((a->n_args >= 0 && cli_want_args(&p, a->n_args, vf_subs[sub].usage) < 0) ||
 	    a->build(&p, &p.req) < 0)
 		return -EINVAL;
 	if (p.n_args && p.req.kind != ACTION_RENAME_ALL)

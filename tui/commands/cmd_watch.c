@@ -53,8 +53,11 @@ static void print_event(const struct cli *c, const struct sys_event *ev)
 
 int cmd_watch(const struct cli *c, int argc, char **argv)
 {
-	if (argc > 1)
-		return cli_bad_arg("watch", argv[1]);
+	struct opts o;
+	if (opts_parse(cmd_find("watch"), argc, argv, &o) < 0)
+		return EXIT_USAGE;
+	if (o.n_pos)
+		return cli_bad_arg("watch", o.pos[0]);
 	struct sys *s;
 	if (cli_open(c, &s) < 0)
 		return 1;

@@ -15,73 +15,10 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	return console_main(c, c->theme, argc, argv);
 }
 
-#define BENCH_USAGE                                                                                \
-	"bench server [--port P] [--bind ADDR] [--key FILE] [-d DEV | --all-pfs] [--once]\n"       \
-	"       [TEST OPTIONS]\n"                                                                  \
-	"       ibvf bench client HOST [-d DEV | --all-vfs [--parallel]] [TEST OPTIONS]\n"         \
-	"       ibvf bench pair DEV_A DEV_B [TEST OPTIONS]\n"                                      \
-	"       ibvf bench pair --all-vfs [--parallel] PEER_DEV [TEST OPTIONS]\n"                  \
-	"       ibvf bench loopback DEV [TEST OPTIONS]\n"                                          \
-	"       ibvf bench validate DEV PEER | --all-vfs [--parallel] PEER [OPTIONS]"
 #define BENCH_HELP                                                                                 \
 	"RDMA WRITE/READ bandwidth and latency per VF, judged against the port's rate.\n"          \
 	"Devices are named by PCI address (full or short), netdev, altname, RDMA device\n"         \
-	"or the pod holding the VF (namespace/name).\n"                                            \
-	"  --test T          write_bw (default), read_bw, write_lat, read_lat\n"                   \
-	"  --size BYTES      message size (64 KiB for bandwidth, 2 for latency)\n"                 \
-	"  --all-sizes       every power of two from 2 B to 8 MiB, on the same QPs\n"              \
-	"  --iters N         iterations (" BENCH_STR(BENCH_DEFAULT_WRITE_BW_ITERS) " write_bw, "   \
-	"else " BENCH_STR(BENCH_DEFAULT_ITERS) ")\n"                                               \
-	"  --duration S      run S seconds instead; warm-up and cool-down excluded\n"              \
-	"  --qps N           QPs (bandwidth), --tx-depth N  WRs in flight per QP "                 \
-	"(" BENCH_STR(BENCH_DEFAULT_TX_DEPTH) ")\n"                                                \
-	"  --bidir           both directions at once (bandwidth)\n"                                \
-	"  --outstanding N   cap on outstanding READs (default: device max, peer-clamped)\n"       \
-	"  --gid-index N     override the GID (default: RoCE v2 IPv4 on Ethernet, LID on IB;\n"    \
-	"                    given on IB, packets carry a GRH)\n"                                  \
-	"  --cm              connect the QPs with rdma_cm (needs an IP on the netdev)\n"           \
-	"  --cm-addr ADDR    --cm: this side's IPv4, one of its netdev's (IPoIB on IB);\n"         \
-	"                    pair: up to two, each to the device that holds it\n"                  \
-	"  --port P          control TCP port (" BENCH_STR(BENCH_DEFAULT_PORT) ")\n"               \
-	"  --timeout MS      control replies and stalled completions "                             \
-	"(" BENCH_STR(BENCH_DEFAULT_TIMEOUT_MS) "); a server\n"                                    \
-	"                    drops a client silent that long (during a run the active\n"           \
-	"                    side says ALIVE every 250 ms: keep it over 1000)\n"                   \
-	"  --bind ADDR       server: listen on ADDR only (default: all addresses); client:\n"      \
-	"                    the control connection leaves from ADDR (--cm-addr: rdma_cm's)\n"     \
-	"  --key FILE        shared secret (or $IBVF_BENCH_KEY_FILE): a server serves only\n"      \
-	"                    clients with the same key (HMAC-SHA256 over the hello and the\n"      \
-	"                    accept, with a nonce each); FILE is regular, mode 0600, 16+ B\n"      \
-	"  --unit U          Gb/s (default) or MB/s in the table\n"                                \
-	"  --min-ratio R     PASS at R x the payload ceiling of the slower end: both ports'\n"     \
-	"                    rates, the sending VF's max_tx_rate, the headers sent "               \
-	"(" BENCH_STR(BENCH_DEFAULT_MIN_RATIO) ")\n"                                               \
-	"  --allow-same-port let a run whose ends share one physical port pass (it goes\n"         \
-	"                    through the HCA, not the link: no link validation otherwise)\n"       \
-	"  --sl N            service level of the QPs' path, 0..15 (0)\n"                          \
-	"  --pkey-index N    P_Key table index of the QPs (0); not with --cm\n"                    \
-	"  --json            JSON on stdout: every size, every VF\n"                               \
-	"  --force           run on a VF bound to a pod\n"                                         \
-	"  --once            server: serve one client and exit with its status\n"                  \
-	"  --cpu LIST        pin each benchmark thread to LIST (e.g. 0-15,32-47) instead\n"        \
-	"                    of its HCA's local_cpulist; every CPU must be online\n"               \
-	"  --no-pin          neither pin the threads nor bind the buffers to the HCA's node\n"     \
-	"By default each thread runs on its HCA's local CPUs and its buffer lies on the\n"         \
-	"HCA's NUMA node; the report says where each side ran and warns when a thread or\n"        \
-	"buffer is on another node (docs/bench.md). A server uses its own --cpu/--no-pin.\n"       \
-	"  --parallel        --all-vfs: every PF at once (a worker each), a PF's VFs one\n"        \
-	"                    after another; a client's PF i meets PORT+i (docs/bench.md)\n"        \
-	"  --all-pfs         server: PF i of this node (BDF order) served on PORT+i\n"             \
-	"validate runs write_bw, read_bw, write_lat and read_lat by --duration "                   \
-	"(" BENCH_STR(BENCH_PROFILE_DURATION_S) " s,\n"                                            \
-	"warm-up excluded) with QPs chosen from the port's rate, one PASS/FAIL per VF;\n"          \
-	"PEER is a device of this node, else a server's host (docs/bench-validate.md)\n"           \
-	"  --profile validate  the same from client or pair mode\n"                                \
-	"  --max-lat US      judge latency too: typical latency at most US\n"                      \
-	"  --no-history      compare, do not record (/var/lib/ibvf/bench-history.jsonl)\n"         \
-	"A server takes the client's parameters, except those given to it, which must\n"           \
-	"match (else both sides name the parameter that differs). Devices whose link\n"            \
-	"layers differ are refused, both named."
+	"or the pod holding the VF (namespace/name)."
 
 #define VF_USAGE                                                                                   \
 	"vf create PF N | vf destroy PF | vf rename VF NAME |\n"                                   \
@@ -99,22 +36,14 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"  rename VF NAME  rename the VF's netdev (down/up around it before Linux 6.2);\n"         \
 	"                  1-15 bytes, no '%', '/', ':' or spaces; a kernel name (ibN,\n"          \
 	"                  ethN) only with --force: the kernel hands it out again\n"               \
-	"  rename --all [--scheme PATTERN]\n"                                                      \
-	"                  every VF not in a pod to its predictable name, one plan:\n"             \
-	"                  systemd's PF name + v<index> (ibp24s0 VF 3: ibp24s0v3); tokens\n"       \
-	"                  %p PF name without port suffix, %n PF name, %D %b %s %f PF PCI\n"       \
-	"                  domain/bus/slot/function, %i VF index (default %pv%i)\n"                \
-	"  guid VF         set the node and/or port GUID (00:11:22:33:44:55:66:77,\n"              \
-	"                  0011:2233:4455:6677 or 0x0011223344556677); the VF is rebound\n"        \
-	"                  for it to take effect and keeps its name\n"                             \
-	"  guid --assign-all [--prefix 00:11:22:33:44]\n"                                          \
-	"                  unique GUIDs for every VF with zero or duplicate GUIDs; of a\n"         \
-	"                  duplicate's holders the first keeps it (scheme: README)\n"              \
+	"  rename --all    every VF not in a pod to its predictable name (--scheme)\n"             \
+	"  guid VF         set the node and/or port GUID (--node, --port); the VF is\n"            \
+	"                  rebound for it to take effect and keeps its name\n"                     \
+	"  guid --assign-all\n"                                                                    \
+	"                  unique GUIDs for every VF with zero or duplicate GUIDs\n"               \
 	"  state VF auto|enable|disable   the VF's link-state policy\n"                            \
-	"--dry-run prints the plan; without --yes ibvf asks (and refuses when stdin is\n"          \
-	"not a terminal); --force acts on VFs bound to pods; --json prints the plan and\n"         \
-	"its result as JSON. One ibvf applies at a time (a lock on /run/ibvf/lock): a\n"           \
-	"second one waits, then re-checks the node; --no-wait fails at once instead.\n"            \
+	"--json prints the plan and its result as JSON. One ibvf applies at a time (a\n"           \
+	"lock on /run/ibvf/lock): a second one waits, then re-checks the node.\n"                  \
 	"SIGINT/SIGTERM end the step in progress, then the plan stops and is journaled.\n"         \
 	"Exit 2: refused, nothing changed; 1: a step or the verification failed, the\n"            \
 	"plan was interrupted, or the lock was held with --no-wait (see 'ibvf journal')."
@@ -123,36 +52,24 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 	"What is wrong on the node: each finding with its subject, the evidence (the\n"            \
 	"file and value read, or the kernel-log line), why it matters, and its remedy\n"           \
 	"(an ibvf command line, or manual steps ibvf never runs itself).\n"                        \
-	"  ID              only findings of this check (ids: --list)\n"                            \
-	"  DEVICE          only findings on this PF (and its VFs) or VF: PCI address,\n"           \
-	"                  netdev, RDMA device or the pod holding the VF\n"                        \
-	"                  (ids and devices combine: guid-zero 18:00.0)\n"                         \
-	"  --severity S    only findings of severity S or above: info, warning, critical\n"        \
-	"  --dp-config F   also judge this device plugin config.json (repeatable); the\n"          \
-	"                  ones in the kubelet's pod volumes are always read\n"                    \
-	"  --list          the checks: id, severity, title\n"                                      \
-	"  --json          the findings as JSON (version, host, kernel, findings, counts)\n"       \
-	"Exit status, from the findings shown: 0 none (or info only), 1 warnings,\n"               \
-	"2 critical; 3 when it could not check (bad argument, unknown device, node\n"              \
-	"unreadable). As a Nagios/monitoring check: ibvf check >/dev/null; echo $?\n"              \
-	"\n"                                                                                       \
-	"  --fix ID|all    run the remedies that are ibvf commands, each through the\n"            \
-	"                  'ibvf vf' path (plan, preview, confirm, apply, verify,\n"               \
-	"                  journal), the node re-checked after each plan; manual\n"                \
-	"                  remedies (driver, firmware, mlxconfig, kubectl) are printed,\n"         \
-	"                  never run. Repeatable; ids, devices and --severity narrow it.\n"        \
-	"                  Order: VF layout, link state, GUIDs (with both guid-zero and\n"         \
-	"                  guid-duplicate selected on the whole node, one 'vf guid\n"              \
-	"                  --assign-all' plan), names, persist last\n"                             \
-	"  --yes           apply without asking (needed when stdin is not a terminal)\n"           \
-	"  --dry-run       print each plan, change nothing\n"                                      \
-	"  --force         act on VFs bound to pods too\n"                                         \
-	"  --no-wait       fail at once when another ibvf holds the node's lock\n"                 \
-	"With --fix (text only, no --json) the exit status is: 0 every selected\n"                 \
-	"finding with an ibvf remedy was fixed (--dry-run: every plan could be made),\n"           \
-	"1 some were refused (a pod holds the VF: --force), failed, declined or\n"                 \
-	"skipped, 3 bad usage or node unreadable. Manual findings do not change it:\n"             \
-	"run 'ibvf check' afterwards for what is left."
+	"  ID                only findings of this check (ids: --list)\n"                          \
+	"  DEVICE            only findings on this PF (and its VFs) or VF: PCI address,\n"         \
+	"                    netdev, RDMA device or the pod holding the VF\n"                      \
+	"                    (ids and devices combine: guid-zero 18:00.0)"
+
+enum {
+	HELP_O_MAN = 1,
+	HELP_O_COMPLETION
+};
+
+static const struct opt help_options[] = {
+	{OPT_BOOL("man", 0, HELP_O_MAN, "ibvf(1) in man(7), as the build installs it"),
+	 .hidden = true},
+	{OPT_ARG("completion", 0, "SHELL", HELP_O_COMPLETION,
+		 "the table the bash or zsh completion reads"),
+	 .hidden = true},
+	{OPT_TABLE_END},
+};
 
 static const struct cmd commands[] = {
 	{"console", cmd_console, CMD_NODE | CMD_THEME,
@@ -160,32 +77,31 @@ static const struct cmd commands[] = {
 	 "The live PF -> VF tree, its details, and the node's changes as they happen\n"
 	 "(the default when standard output is a terminal). Keys: ? for help.\n"
 	 "--theme NAME|PATH picks a colour theme (default, light, mono, high-contrast,\n"
-	 "or $XDG_CONFIG_HOME/ibvf/themes/NAME.theme); NO_COLOR turns colours off.\n"
-	 "--key FILE (or $IBVF_BENCH_KEY_FILE): the shared secret the bench view's remote\n"
-	 "runs give a keyed `ibvf bench server`, as `ibvf bench client --key` does."},
+	 "or $XDG_CONFIG_HOME/ibvf/themes/NAME.theme); NO_COLOR turns colours off.",
+	 console_options, console_subs, CMD_POS_NONE},
 	{"list", cmd_list, CMD_NODE | CMD_JSON,
 	 "show the PF -> VF tree (the default otherwise), or --pods", "list [--json] [--pods]",
 	 "Show every PF -> VF tree: PCI address, driver, netdev and RDMA device names,\n"
 	 "port state, physical state, rate, link layer, firmware, VF counts, GUIDs and\n"
 	 "the pod holding each VF.\n"
-	 "--json prints the whole model (every field, unknown values as null).\n"
-	 "--pods shows the pods instead: each pod with the VFs it holds, the interface\n"
-	 "and its state inside the pod, and where the binding was found."},
+	 "--json prints the whole model (every field, unknown values as null).",
+	 list_options, NULL, CMD_POS_NONE},
 	{"check", cmd_check, CMD_NODE | CMD_JSON | CMD_SEVERITY_EXIT,
 	 "what is wrong and how to fix it; exit 0/1/2 by severity, 3 error",
 	 "check [--json] [--severity S] [--dp-config FILE] [--list] [ID|DEVICE...] |\n"
 	 "       check --fix ID|all [--yes] [--dry-run] [--force] [--no-wait] [ID|DEVICE...]",
-	 CHECK_HELP},
+	 CHECK_HELP, check_options, NULL, CMD_POS_DEV},
 	{"watch", cmd_watch, CMD_NODE | CMD_JSON, "print node changes as they happen",
 	 "watch [--json]",
 	 "Print each change of the node (PCI functions, netdevs, RDMA devices added,\n"
 	 "removed, renamed, bound) as it happens, one line each; --json for JSON lines.\n"
-	 "Runs until interrupted."},
+	 "Runs until interrupted.",
+	 NULL, NULL, CMD_POS_NONE},
 	{"vf", cmd_vf, CMD_NODE | CMD_JSON, "create, destroy, rename VFs, set GUIDs and link state",
-	 VF_USAGE, VF_HELP},
+	 VF_USAGE, VF_HELP, vf_options, vf_subs, CMD_POS_DEV},
 	{"persist", cmd_persist, CMD_NODE | CMD_JSON,
 	 "write .link files and a boot unit for the VF layout",
-	 "persist [--ibvf PATH] [--output DIR] [--force] [--dry-run] [--yes] [--json] [--no-wait]",
+	 "persist [--ibvf PATH] [--output DIR] [--force] [--dry-run] [--yes] [--json] [--no-wait] | persist --verify",
 	 "Write what makes the current VF layout survive a reboot: a systemd .link file\n"
 	 "per VF (matched by PCI path) and ibvf-sriov.service, a oneshot unit that loads\n"
 	 "the driver, creates the VFs, sets their GUIDs and settles udev before the\n"
@@ -195,52 +111,33 @@ static const struct cmd commands[] = {
 	 "(naming it; --force writes anyway), and while checks find zero, duplicate or\n"
 	 "invalid GUIDs, VFs without a driver or kernel names (ibN/ethN), naming each\n"
 	 "check and 'ibvf check --fix ID'; plans every ibvf command of the unit on the\n"
-	 "node first and refuses a line the node would refuse at boot.\n"
-	 "  --ibvf PATH  the ibvf the unit runs: absolute, on the node a root-owned\n"
-	 "               executable not writable by group or others; without it, this\n"
-	 "               binary, refused in a build tree, under /tmp or in a directory\n"
-	 "               users can write\n"
-	 "  --force      write the files although an earlier .link file defeats them\n"
-	 "  --dry-run    print the plan (each file's content) and write nothing\n"
-	 "  --yes        write without asking (needed when stdin is not a terminal)\n"
-	 "  --no-wait    fail at once when another ibvf holds the node's lock\n"
-	 "Each file is journaled with what it replaced: 'ibvf journal undo ID' removes\n"
-	 "the files persist wrote and restores the ones it replaced or removed."},
+	 "node first and refuses a line the node would refuse at boot.",
+	 persist_options, NULL, CMD_POS_NONE},
 	{"journal", cmd_journal, CMD_NODE | CMD_JSON,
 	 "list the applied actions, undo a rename, GUID change or persist",
-	 "journal [--json] | journal undo ID [--dry-run] [--yes] [--no-wait]",
+	 "journal [--json] | journal undo ID [--dry-run] [--yes] [--force] [--no-wait]",
 	 "List the applied plans (/var/lib/ibvf/journal.jsonl): time, user, action,\n"
 	 "result and what changed; a plan that stopped part way says how far it went\n"
 	 "('interrupted after 3 of 96 steps'). 'undo ID' reverts a rename, a GUID\n"
 	 "change or a persist (its files back as they were), also one that stopped\n"
 	 "part way, as far as it went. A damaged line is skipped and named ('journal:\n"
-	 "line 7 damaged, skipped'). --no-wait: fail at once when another ibvf holds\n"
-	 "the node's lock."},
+	 "line 7 damaged, skipped').",
+	 journal_options, journal_subs, CMD_POS_NONE},
 	{"bench", cmd_bench, CMD_NODE | CMD_JSON, "RDMA WRITE/READ bandwidth and latency per VF",
-	 BENCH_USAGE, BENCH_HELP},
+	 NULL, BENCH_HELP, bench_options, bench_subs, CMD_POS_DEV},
 	{"metrics", cmd_metrics, CMD_NODE, "the node as Prometheus metrics (textfile collector)",
 	 "metrics [--textfile DIR] [--interval SECONDS]",
 	 "The node in Prometheus text format (0.0.4): the PF -> VF tree with names and\n"
 	 "link layer, zero and duplicate GUIDs, pinned names, pod bindings, the checks'\n"
 	 "findings by id and severity, each VF's last 'bench validate' result (from\n"
 	 "/var/lib/ibvf/bench-history.jsonl) and when it was written. Port state, rate\n"
-	 "and counters are node_exporter's infiniband collector's (docs/metrics.md).\n"
-	 "  --textfile DIR      write DIR/ibvf.prom (mode 0644) through a temporary file\n"
-	 "                      and a rename, for node_exporter's textfile collector;\n"
-	 "                      DIR must exist, root's or the user's, writable by no\n"
-	 "                      one else\n"
-	 "  --interval SECONDS  again every SECONDS (1..86400), each round a fresh\n"
-	 "                      discovery, until SIGTERM or SIGINT (exit 0); a round\n"
-	 "                      that fails says why in one line and leaves the file\n"
-	 "Exit 2: bad option; 1: the node or DIR could not be read or written."},
+	 "and counters are node_exporter's infiniband collector's (docs/metrics.md).",
+	 metrics_options, NULL, CMD_POS_NONE},
 	{"mkfixture", cmd_mkfixture, CMD_KERNEL, "build a simulated DGX H200 node tree",
 	 "mkfixture DIR [--healthy] [--pfs N] [--vfs N] [--kernel REL] [--reboot [--seed N]]",
-	 "Write a simulated DGX H200 node into DIR (docs/fixture.md), for --sim=DIR.\n"
-	 "  --healthy     no seeded faults\n"
-	 "  --pfs N       compute PFs in InfiniBand mode (1..64, default 8)\n"
-	 "  --vfs N       VFs per compute PF (0..255, default 8)\n"
-	 "  --kernel REL  kernel release the node reports (default 6.8.0-55-generic)\n"
-	 "  --reboot      then reboot it, as 'ibvf --sim=DIR debug reboot [--seed N]'"},
+	 "Write a simulated DGX H200 node into DIR (docs/fixture.md), for --sim=DIR;\n"
+	 "--kernel REL is the kernel release it reports (default 6.8.0-55-generic).",
+	 mkfixture_options, NULL, CMD_POS_DIR},
 	{"debug", cmd_debug, CMD_NODE, "low-level probes of the kernel boundary",
 	 "debug rename IFNAME NEWNAME | debug vfinfo PF_IFNAME | debug reboot [--seed N]",
 	 "Low-level probes of the kernel boundary: rename a netdev through ibvf's\n"
@@ -253,23 +150,50 @@ static const struct cmd commands[] = {
 	 "  this binary, modprobe and udevadm settle are no-ops); new VFs probe in a\n"
 	 "  shuffled order with kernel names and zero GUIDs and udev applies the .link\n"
 	 "  files (first match in file order); last, the kubelet moves each pod's VF\n"
-	 "  back in. --seed N (or $IBVF_SIM_SEED) fixes the probe order; else random.\n"
-	 "  Exit 1 when the unit failed, 2 when a line cannot run here (nothing done)."},
-	{"help", cmd_help, CMD_ANY, "show help for a command", "help [COMMAND]",
-	 "Show every command, or one command's usage and options."},
+	 "  back in. Exit 1 when the unit failed, 2 when a line cannot run here\n"
+	 "  (nothing done).",
+	 debug_options, debug_subs, CMD_POS_NONE},
+	{"help", cmd_help, CMD_ANY, "show help for a command", "help [COMMAND [SUBCOMMAND]]",
+	 "Show every command, or one command's (or subcommand's) usage and options.", help_options,
+	 NULL, CMD_POS_CMD},
 };
 
-static const char options_text[] =
-	"options (before or after the command):\n"
-	"  --sim[=DIR]          run on the simulated DGX H200 node (made in DIR, or in\n"
-	"                       $XDG_CACHE_HOME/ibvf/sim, 0700, on first use)\n"
-	"  --root DIR           read a captured node tree under DIR instead of / (its\n"
-	"                       links resolve inside DIR; regular files only)\n"
-	"  --kernel REL         kernel release the simulated node behaves as\n"
-	"  --theme NAME|PATH    the console's colour theme\n"
-	"  --json               JSON output\n"
-	"  -h, --help           show this help, or a command's\n"
-	"  -V, --version        show the version\n";
+const struct opt cli_globals[] = {
+	{.kind = OPT_OPTIONAL,
+	 .long_name = "sim",
+	 .arg = "DIR",
+	 .id = CLI_G_SIM,
+	 .help = "run on the simulated DGX H200 node (made in DIR, or in "
+		 "$XDG_CACHE_HOME/ibvf/sim, 0700, on first use)"},
+	{OPT_ARG("root", 0, "DIR", CLI_G_ROOT,
+		 "read a captured node tree under DIR instead of / (its links resolve inside "
+		 "DIR; regular files only)")},
+	{OPT_ARG("kernel", 0, "REL", CLI_G_KERNEL, "kernel release the simulated node behaves as")},
+	{OPT_ARG("theme", 0, "NAME|PATH", CLI_G_THEME, "the console's colour theme")},
+	{OPT_BOOL("json", 0, CLI_G_JSON, "JSON output")},
+	{OPT_BOOL("help", 'h', CLI_G_HELP, "show this help, or a command's")},
+	{OPT_BOOL("version", 'V', CLI_G_VERSION, "show the version")},
+	{OPT_TABLE_END},
+};
+
+bool cmd_takes_global(const struct cmd *cmd, const struct opt *g)
+{
+	unsigned int f = cmd->flags;
+	switch (g->id) {
+	case CLI_G_SIM:
+	case CLI_G_ROOT:
+		return f & CMD_NODE;
+	case CLI_G_KERNEL:
+		return f & (CMD_NODE | CMD_KERNEL);
+	case CLI_G_THEME:
+		return f & CMD_THEME;
+	case CLI_G_JSON:
+		return f & CMD_JSON;
+	case CLI_G_HELP:
+		return !(f & CMD_ANY);
+	}
+	return false;
+}
 
 const struct cmd *cmd_table(size_t *ret_n)
 {
@@ -287,62 +211,99 @@ const struct cmd *cmd_find(const char *name)
 
 void cmd_print_overview(FILE *f)
 {
-	fputs("usage: ibvf [--sim[=DIR] | --root DIR] [--kernel REL] <command> [<args>]\n\n"
-	      "commands:\n",
-	      f);
+	fputs("usage: " CMD_SYNOPSIS "\n\ncommands:\n", f);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n%s", options_text);
+	fputs("\noptions (before or after the command):\n", f);
+	opts_print(f, NULL, cli_globals, -1);
 }
 
 void cmd_print_usage(FILE *f, const struct cmd *cmd)
 {
-	fprintf(f, "usage: ibvf %s\n", cmd->usage);
-}
-
-/* The global options a command takes, from its flags. */
-static void print_globals(FILE *f, unsigned int flags)
-{
-	if (flags & CMD_ANY)
+	if (cmd->usage) {
+		fprintf(f, "usage: ibvf %s\n", cmd->usage);
 		return;
-	fputs("\nglobal options it takes:", f);
-	if (flags & CMD_NODE)
-		fputs(" --sim[=DIR], --root DIR, --kernel REL (with --sim),", f);
-	if (flags & CMD_KERNEL)
-		fputs(" --kernel REL,", f);
-	if (flags & CMD_JSON)
-		fputs(" --json,", f);
-	if (flags & CMD_THEME)
-		fputs(" --theme NAME|PATH,", f);
-	fputs(" -h/--help\n", f);
+	}
+	/* None of its own: its subcommands', one under the other. */
+	const char *lead = "usage: ibvf ";
+	for (int i = 0; cmd->subs && cmd->subs[i].name; i++) {
+		if (cmd->subs[i].hidden)
+			continue;
+		fprintf(f, "%s%s\n", lead, cmd->subs[i].usage);
+		lead = "       ibvf ";
+	}
 }
 
-void cmd_print_help(FILE *f, const struct cmd *cmd)
+void cmd_print_globals(FILE *f, const struct cmd *cmd)
 {
-	cmd_print_usage(f, cmd);
-	fprintf(f, "\n%s\n", cmd->help);
-	print_globals(f, cmd->flags);
+	const char *sep = "";
+	char term[64];
+	fputs("global options it takes:", f);
+	for (const struct opt *g = cli_globals; g->kind != OPT_END; g++) {
+		if (!cmd_takes_global(cmd, g))
+			continue;
+		if (g->short_name)
+			snprintf(term, sizeof(term), "-%c/--%s", g->short_name, g->long_name);
+		else
+			opts_term(g, term, sizeof(term));
+		fprintf(f, "%s %s%s", sep, term,
+			g->id == CLI_G_KERNEL && !(cmd->flags & CMD_KERNEL) ? " (with --sim)" : "");
+		sep = ",";
+	}
+	fputs("\n", f);
+}
+
+int cmd_find_sub(const struct cmd *cmd, const char *name)
+{
+	for (int i = 0; name && cmd->subs && cmd->subs[i].name; i++)
+		if (cmd->subs[i].name[0] && !strcmp(cmd->subs[i].name, name))
+			return i;
+	return -1;
+}
+
+void cmd_print_help(FILE *f, const struct cmd *cmd, int sub)
+{
+	if (sub >= 0) {
+		fprintf(f, "usage: ibvf %s\n\n", cmd->subs[sub].usage);
+	} else {
+		cmd_print_usage(f, cmd);
+		fprintf(f, "\n%s\n", cmd->help);
+	}
+	opts_print(f, cmd, cmd->options, sub);
+	if (!(cmd->flags & CMD_ANY)) {
+		fputs("\n", f);
+		cmd_print_globals(f, cmd);
+	}
 }
 
 int cmd_help(const struct cli *c, int argc, char **argv)
 {
+	struct opts p;
+	const char *v;
+	int id;
 	(void)c;
-	if (argc > 2)
-		return cli_bad_arg("help", argv[2]);
-	if (argc < 2) {
+	if (opts_parse(cmd_find("help"), argc, argv, &p) < 0)
+		return EXIT_USAGE;
+	/* Hidden: the build renders the man page and the completion's table. */
+	while ((id = opts_next(&p, &v)))
+		return id == HELP_O_MAN ? help_man(stdout) : help_completion(stdout, v);
+	if (p.n_pos > 2)
+		return cli_bad_arg("help", p.pos[2]);
+	if (!p.n_pos) {
 		cmd_print_overview(stdout);
 		return 0;
 	}
-	/* Hidden: the build renders the man page and the completion's table. */
-	if (!strcmp(argv[1], "--man"))
-		return help_man(stdout);
-	if (!strncmp(argv[1], "--completion=", 13))
-		return help_completion(stdout, argv[1] + 13);
-	const struct cmd *cmd = cmd_find(argv[1]);
+	const struct cmd *cmd = cmd_find(p.pos[0]);
 	if (!cmd) {
-		cli_error("no help for '%s': not an ibvf command (see 'ibvf help')", argv[1]);
+		cli_error("no help for '%s': not an ibvf command (see 'ibvf help')", p.pos[0]);
 		return EXIT_USAGE;
 	}
-	cmd_print_help(stdout, cmd);
+	int sub = p.n_pos > 1 ? cmd_find_sub(cmd, p.pos[1]) : -1;
+	if (p.n_pos > 1 && sub < 0) {
+		cli_error("no help for '%s %s': not a subcommand of '%s'", p.pos[0], p.pos[1],
+			  p.pos[0]);
+		return EXIT_USAGE;
+	}
+	cmd_print_help(stdout, cmd, sub);
 	return 0;
 }

@@ -1,162 +1,36 @@
 // SPDX-License-Identifier: MIT
 /* `ibvf help --completion=bash|zsh`: the table the shell completions read
- * (completion/ibvf.bash, completion/_ibvf.zsh), as shell variables, from what
- * `ibvf help` and `ibvf help CMD` print: each command's summary, its
- * subcommands (the word after its name in each usage alternative), its
- * options (every --word its help names, with the placeholder that follows
- * one: "--key FILE") and what its positional arguments are (devices, a
+ * (completion/ibvf.bash, completion/_ibvf.zsh), as shell variables, from the
+ * command table and its option tables (opts.h): each command's summary, its
+ * subcommands, its options and the global ones it takes, those of each
+ * subcommand, the placeholder of each option that takes a value
+ * ("--key:FILE") and what its positional arguments are (devices, a
  * directory, a command). The build writes it once; completing then runs no
  * ibvf (cheap, and `sudo ibvf <TAB>` works with /usr/sbin off the PATH). */
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tui/base/cli.h"
 #include "help_gen.h"
 
-#define MAX_WORDS 128
-#define WORD_LEN  64
-
-struct words {
-	char w[MAX_WORDS][WORD_LEN];
-	size_t n;
-};
-
-/* Adds s[0..n) unless a word already has its first key bytes. */
-static void words_add(struct words *ws, const char *s, size_t n, size_t key)
+/* Part of a shell variable's name: [a-z0-9_]. */
+static void print_name(FILE *f, const char *w)
 {
-	if (n == 0 || n >= WORD_LEN || ws->n == MAX_WORDS)
-		return;
-	for (size_t i = 0; i < ws->n; i++)
-		if (!strncmp(ws->w[i], s, key) && (ws->w[i][key] == '\0' || ws->w[i][key] == ':'))
-			return;
-	memcpy(ws->w[ws->n], s, n);
-	ws->w[ws->n++][n] = '\0';
+	fputc('_', f);
+	for (const char *c = w; *c; c++)
+		fputc((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ? *c : '_', f);
 }
 
-static bool is_lower(char c)
+/* _ibvf_VAR[_NAME[_SUB]]='VALUE' */
+static void print_var(FILE *f, const char *var, const char *name, const char *sub,
+		      const char *value)
 {
-	return c >= 'a' && c <= 'z';
-}
-
-static bool is_opt_char(char c)
-{
-	return is_lower(c) || (c >= '0' && c <= '9') || c == '-';
-}
-
-/* Options where a word starts ("--name", "-d"), each with the placeholder
- * after it into vals as "--name:PLACEHOLDER" (" FILE", "=DIR", "[=DIR]"). */
-static void scan_options(const char *t, struct words *opts, struct words *vals)
-{
-	for (const char *p = t; (p = strchr(p, '-')); p++) {
-		if ((p > t && !strchr(" [(|/,'`\n", p[-1])) || p[1] == ' ')
-			continue;
-		const char *q = p[1] == '-' ? p + 2 : p + 1;
-		if (!is_lower(*q) && !(p[1] != '-' && *q >= 'A' && *q <= 'Z'))
-			continue;
-		if (p[1] == '-')
-			while (is_opt_char(*q))
-				q++;
-		else if (!strchr(" ,/]\n", *++q))
-			continue; /* a short option is one letter */
-		size_t n = (size_t)(q - p);
-		words_add(opts, p, n, n);
-		const char *v = q;
-		if (v[0] == '[' && v[1] == '=')
-			v += 2;
-		else if (*v == ' ' || *v == '=')
-			v++;
-		else
-			continue;
-		if (!(*v >= 'A' && *v <= 'Z'))
-			continue;
-		size_t vn = strcspn(v, " ]),.;'\n");
-		char buf[WORD_LEN];
-		int len = snprintf(buf, sizeof(buf), "%.*s:%.*s", (int)n, p, (int)vn, v);
-		if (len > 0 && (size_t)len < sizeof(buf))
-			words_add(vals, buf, (size_t)len, n);
-		p = q - 1;
-	}
-}
-
-/* A command's own options: those of its usage, of its help's lines that
- * start with one (its items), and of the "global options it takes" line;
- * not the ones its prose mentions ("run 'ibvf check --fix ID'"). */
-static void scan_help(const char *help, struct words *opts, struct words *vals)
-{
-	bool usage = true;
-	for (const char *p = help; *p;) {
-		size_t n = strcspn(p, "\n"), in = strspn(p, " ");
-		if (n == 0)
-			usage = false;
-		if (usage || (in <= 2 && in < n && p[in] == '-') ||
-		    !strncmp(p, "global options it takes:", 24)) {
-			char *line = strndup(p, n), *quote;
-			if (line && (quote = strstr(line, " '")))
-				*quote = '\0'; /* a quoted command line, another's options */
-			if (line)
-				scan_options(line, opts, vals);
-			free(line);
-		}
-		p += n + (p[n] == '\n');
-	}
-}
-
-/* The word after the command's name in each alternative of its usage. */
-static void scan_subs(const char *name, const char *usage, struct words *subs)
-{
-	size_t nl = strlen(name);
-	for (const char *p = usage; *p;) {
-		p += strspn(p, " \n|");
-		if (!strncmp(p, "ibvf ", 5))
-			p += 5;
-		if (!strncmp(p, name, nl) && p[nl] == ' ') {
-			const char *w = p + nl + 1, *e = w;
-			while (is_lower(*e))
-				e++;
-			if (e > w && strchr(" \n|", *e))
-				words_add(subs, w, (size_t)(e - w), (size_t)(e - w));
-		}
-		p += strcspn(p, "|\n");
-	}
-}
-
-/* What a command's positional arguments are, from its usage's placeholders
- * that no option takes: "dev", "dir", "cmd" or "". */
-static const char *pos_kind(const char *usage)
-{
-	static const char *const devs[] = {"PF",    "VF",	"DEV",	 "DEV_A",
-					   "DEV_B", "PEER_DEV", "DEVICE"};
-	const char *kind = "";
-	bool after_opt = false;
-	for (const char *p = usage; *p;) {
-		p += strspn(p, " \n");
-		size_t n = strcspn(p, " \n");
-		const char *w = p;
-		p += n;
-		bool opt = n && (w[0] == '-' || (w[0] == '[' && n > 1 && w[1] == '-'));
-		for (const char *q = w; q < w + n && !after_opt && !opt;) {
-			q += strspn(q, "[|");
-			size_t k = strcspn(q, "|]. \n");
-			if (k > (size_t)(w + n - q))
-				k = (size_t)(w + n - q);
-			for (size_t d = 0; d < sizeof(devs) / sizeof(devs[0]); d++)
-				if (strlen(devs[d]) == k && !strncmp(q, devs[d], k))
-					return "dev";
-			if (k == 3 && !strncmp(q, "DIR", 3))
-				kind = "dir";
-			else if (k == 7 && !strncmp(q, "COMMAND", 7) && !*kind)
-				kind = "cmd";
-			q += k ? k : 1;
-		}
-		after_opt = opt;
-	}
-	return kind;
-}
-
-static void print_var(FILE *f, const char *var, const char *name, const char *value)
-{
-	fprintf(f, "_ibvf_%s%s%s='", var, name ? "_" : "", name ? name : "");
+	fprintf(f, "_ibvf_%s", var);
+	if (name)
+		print_name(f, name);
+	if (sub)
+		print_name(f, sub);
+	fputs("='", f);
 	for (const char *c = value; *c; c++)
 		if (*c == '\'')
 			fputs("'\\''", f);
@@ -165,30 +39,112 @@ static void print_var(FILE *f, const char *var, const char *name, const char *va
 	fputs("'\n", f);
 }
 
-static void print_words(FILE *f, const char *var, const char *name, const struct words *ws)
+/* A word list being made: "--key -d", "--key:FILE -d:DEV". */
+struct words {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static int words_open(struct words *w)
 {
-	char buf[MAX_WORDS * WORD_LEN] = "";
-	size_t len = 0;
-	for (size_t i = 0; i < ws->n; i++)
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? " " : "",
-					ws->w[i]);
-	print_var(f, var, name, buf);
+	w->buf = NULL;
+	w->f = open_memstream(&w->buf, &w->len);
+	return w->f ? 0 : -1;
 }
 
-/* The overview's options: the ones every command is checked against. */
-static int print_globals(FILE *f)
+/* "word", or "word:arg" when arg is not NULL. */
+static void words_add(struct words *w, const char *word, const char *arg)
 {
-	char *overview = help_text(NULL);
-	const char *opts = overview ? strstr(overview, "\noptions") : NULL;
-	struct words ws = {0}, vals = {0};
-	if (!opts) {
-		free(overview);
+	fprintf(w->f, "%s%s%s%s", ftell(w->f) ? " " : "", word, arg ? ":" : "", arg ? arg : "");
+}
+
+/* Closes w; its text, freed by the caller (NULL when out of memory). */
+static char *words_close(struct words *w)
+{
+	if (fclose(w->f) != 0) {
+		free(w->buf);
+		return NULL;
+	}
+	return w->buf;
+}
+
+/* One option's words: its names, and each with its placeholder when it
+ * takes a value. */
+static void add_option(const struct opt *o, struct words *opts, struct words *vals)
+{
+	char name[64];
+	for (int k = 0; k < 2; k++) {
+		if (k == 0 && o->long_name)
+			snprintf(name, sizeof(name), "--%s", o->long_name);
+		else if (k == 1 && o->short_name)
+			snprintf(name, sizeof(name), "-%c", o->short_name);
+		else
+			continue;
+		words_add(opts, name, NULL);
+		if (o->arg)
+			words_add(vals, name, o->arg);
+	}
+}
+
+/* The options of cmd sub takes (-1: all of them) and the global ones cmd
+ * takes; cmd NULL: the global options. Prints them as var's two lists. */
+static int print_options(FILE *f, const struct cmd *cmd, int sub)
+{
+	struct words opts, vals;
+	if (words_open(&opts) < 0)
+		return -1;
+	if (words_open(&vals) < 0) {
+		free(words_close(&opts));
 		return -1;
 	}
-	scan_options(opts, &ws, &vals);
-	print_words(f, "globals", NULL, &ws);
-	print_words(f, "global_vals", NULL, &vals);
-	free(overview);
+	for (const struct opt *o = cmd ? cmd->options : NULL; o && o->kind != OPT_END; o++)
+		if (o->kind != OPT_TEXT && opts_shown(o) &&
+		    (sub < 0 || opts_sub_takes(cmd, o, sub)))
+			add_option(o, &opts, &vals);
+	for (const struct opt *g = cli_globals; g->kind != OPT_END; g++)
+		if (!cmd || cmd_takes_global(cmd, g))
+			add_option(g, &opts, &vals);
+	char *o = words_close(&opts), *v = words_close(&vals);
+	const char *name = cmd ? cmd->name : NULL, *sname = sub >= 0 ? cmd->subs[sub].name : NULL;
+	if (o && v) {
+		print_var(f, cmd ? "opts" : "globals", name, sname, o);
+		if (sub < 0)
+			print_var(f, cmd ? "vals" : "global_vals", name, NULL, v);
+	}
+	free(o);
+	free(v);
+	return o && v ? 0 : -1;
+}
+
+static const char *const pos_kinds[] = {
+	[CMD_POS_NONE] = "",
+	[CMD_POS_DEV] = "dev",
+	[CMD_POS_DIR] = "dir",
+	[CMD_POS_CMD] = "cmd",
+};
+
+static int print_command(FILE *f, const struct cmd *cmd)
+{
+	struct words subs;
+	if (words_open(&subs) < 0)
+		return -1;
+	for (int i = 0; cmd->subs && cmd->subs[i].name; i++)
+		if (!cmd->subs[i].hidden && cmd->subs[i].name[0])
+			words_add(&subs, cmd->subs[i].name, NULL);
+	char *s = words_close(&subs);
+	if (!s)
+		return -1;
+	print_var(f, "summary", cmd->name, NULL, cmd->summary);
+	print_var(f, "subs", cmd->name, NULL, s);
+	free(s);
+	if (print_options(f, cmd, -1) < 0)
+		return -1;
+	print_var(f, "pos", cmd->name, NULL, pos_kinds[cmd->pos]);
+	/* Each subcommand's own: the shell offers them once it is typed. */
+	for (int i = 0; cmd->subs && cmd->subs[i].name; i++)
+		if (!cmd->subs[i].hidden && cmd->subs[i].name[0] && print_options(f, cmd, i) < 0)
+			return -1;
 	return 0;
 }
 
@@ -206,29 +162,23 @@ int help_completion(FILE *f, const char *shell)
 		shell, shell);
 	size_t n;
 	const struct cmd *cmds = cmd_table(&n);
-	struct words names = {0};
+	struct words names;
+	if (words_open(&names) < 0)
+		goto oom;
 	for (size_t i = 0; i < n; i++)
-		words_add(&names, cmds[i].name, strlen(cmds[i].name), strlen(cmds[i].name) + 1);
-	print_words(f, "commands", NULL, &names);
-	if (print_globals(f) < 0) {
-		cli_error("cannot write the completion table: the help has no options");
-		return 1;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct words subs = {0}, opts = {0}, vals = {0};
-		char *help = help_text(&cmds[i]);
-		if (!help) {
-			cli_error("cannot write the completion table: out of memory");
-			return 1;
-		}
-		scan_subs(cmds[i].name, cmds[i].usage, &subs);
-		scan_help(help, &opts, &vals);
-		free(help);
-		print_var(f, "summary", cmds[i].name, cmds[i].summary);
-		print_words(f, "subs", cmds[i].name, &subs);
-		print_words(f, "opts", cmds[i].name, &opts);
-		print_words(f, "vals", cmds[i].name, &vals);
-		print_var(f, "pos", cmds[i].name, pos_kind(cmds[i].usage));
-	}
+		words_add(&names, cmds[i].name, NULL);
+	char *all = words_close(&names);
+	if (!all)
+		goto oom;
+	print_var(f, "commands", NULL, NULL, all);
+	free(all);
+	if (print_options(f, NULL, -1) < 0)
+		goto oom;
+	for (size_t i = 0; i < n; i++)
+		if (print_command(f, &cmds[i]) < 0)
+			goto oom;
 	return fflush(f) == 0 ? 0 : 1;
+oom:
+	cli_error("cannot write the completion table: out of memory");
+	return 1;
 }

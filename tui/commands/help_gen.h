@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* What the build renders from the command table (hidden `ibvf help`
  * options): the man page ibvf(1) and the table the bash and zsh completions
- * read. Both take the text `ibvf help` and `ibvf help CMD` print, so neither
- * can drift from the program. */
+ * read. Both are made from the tables the program parses with (the commands'
+ * rows and their option tables, opts.h), so neither can drift from it. */
 #pragma once
 
 #include <stdio.h>
 
-/* help_text.c: what cmd_print_help() or cmd_print_overview() print, as a
- * string the caller frees (cmd NULL: the overview); NULL when out of memory. */
+/* help_text.c: what print(f, cmd) prints, as a string the caller frees;
+ * NULL when out of memory. */
 struct cmd;
-char *help_text(const struct cmd *cmd);
+char *help_string(void (*print)(FILE *f, const struct cmd *cmd), const struct cmd *cmd);
 
 /* help_man.c: `ibvf help --man` writes ibvf(1) in man(7) to f. */
 int help_man(FILE *f);

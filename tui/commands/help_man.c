@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* `ibvf help --man`: ibvf(1) in man(7), rendered at build time from what
- * `ibvf help` and `ibvf help CMD` print (the command table), so the page
- * cannot say other than the program. The help is plain text in columns: an
- * item ("  --opt ARG    what it does", its continuation indented deeper)
- * becomes a .TP paragraph, the rest filled text. The sections the table has
- * no words for (files, exit status, environment, examples) are written here. */
+/* `ibvf help --man`: ibvf(1) in man(7), rendered at build time from the
+ * command table, so the page cannot say other than the program: each
+ * command's usage and prose, its options from its option table (opts.h:
+ * the term in bold, the placeholder in italics, the subcommands that take
+ * it, its help) and the global options it takes; the global options' own
+ * table. Prose is plain text in columns: an item ("  create PF N   what it
+ * does", its continuation indented deeper) becomes a .TP paragraph, the rest
+ * filled text. The sections the table has no words for (files, exit status,
+ * environment, examples) are written here. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,32 +146,65 @@ static void roff_help(struct roff *r, const char *text)
 	}
 }
 
-/* A usage block as printed ("usage: ibvf ..." and its continuation lines),
- * unfilled; returns what follows it. */
-static const char *roff_usage(struct roff *r, const char *text)
+/* Lines of text unfilled (a usage block), without a leading "usage: ". */
+static void roff_nofill(struct roff *r, const char *text)
 {
-	const char *end = strstr(text, "\n\n");
-	size_t n = end ? (size_t)(end - text) : strlen(text);
-	if (!strncmp(text, "usage: ", 7)) {
+	if (!strncmp(text, "usage: ", 7))
 		text += 7;
-		n -= 7;
-	}
 	fputs(".nf\n", r->f);
-	while (n) {
-		size_t k = strcspn(text, "\n");
-		if (k > n)
-			k = n;
-		roff_line(r->f, text, k);
-		text += k;
-		n -= k;
-		if (n) {
-			text++;
-			n--;
-		}
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+		roff_line(r->f, p, n);
+		p += n + (p[n] == '\n');
 	}
 	fputs(".fi\n", r->f);
 	r->fresh = false;
-	return end ? end + 2 : text;
+}
+
+/* An option of a table as a .TP paragraph: "-d, --dev DEV" with the names
+ * in bold and the placeholder in italics; the subcommands that take it
+ * (when not all do) and its help, filled. */
+static void roff_option(struct roff *r, const struct cmd *cmd, const struct opt *o)
+{
+	FILE *f = r->f;
+	char tag[128];
+	fputs(".TP\n", f);
+	if (o->short_name)
+		fprintf(f, "\\fB\\-%c\\fR%s", o->short_name, o->long_name ? ", " : "");
+	if (o->long_name) {
+		fputs("\\fB\\-\\-", f);
+		roff_escape(f, o->long_name, strlen(o->long_name));
+		fputs("\\fR", f);
+	}
+	if (o->arg) {
+		fputs(o->kind == OPT_OPTIONAL ? "[=\\fI" : " \\fI", f);
+		roff_escape(f, o->arg, strlen(o->arg));
+		fputs(o->kind == OPT_OPTIONAL ? "\\fR]" : "\\fR", f);
+	}
+	fputc('\n', f);
+	opts_subs_tag(cmd, o, tag, sizeof(tag));
+	if (*tag)
+		fprintf(f, "%s:\n", tag);
+	for (const char *p = o->help ? o->help : ""; *p;) {
+		size_t n = strcspn(p, "\n");
+		roff_line(f, p, n);
+		p += n + (p[n] == '\n');
+	}
+	r->in_item = true;
+	r->para = r->fresh = false;
+}
+
+/* A table's options and paragraphs, in its order. */
+static void roff_options(struct roff *r, const struct cmd *cmd, const struct opt *t)
+{
+	for (const struct opt *o = t; o && o->kind != OPT_END; o++) {
+		if (!opts_shown(o))
+			continue;
+		if (o->kind == OPT_TEXT)
+			roff_help(r, o->help);
+		else
+			roff_option(r, cmd, o);
+	}
 }
 
 static const char man_head[] =
@@ -247,28 +283,43 @@ static void man_date(char buf[static 16])
 		snprintf(buf, 16, "1970-01-01");
 }
 
-static int man_commands(struct roff *r, const char *overview)
+/* What print(f, cmd) prints, unfilled or as a paragraph; -1 out of memory. */
+static int roff_printed(struct roff *r, void (*print)(FILE *, const struct cmd *),
+			const struct cmd *cmd, bool nofill)
+{
+	char *text = help_string(print, cmd);
+	if (!text)
+		return -1;
+	if (nofill) {
+		roff_nofill(r, text);
+	} else {
+		r->para = true; /* a paragraph of its own */
+		roff_para(r, true);
+		roff_line(r->f, text, strcspn(text, "\n"));
+	}
+	free(text);
+	return 0;
+}
+
+static int man_commands(struct roff *r)
 {
 	size_t n;
 	const struct cmd *cmds = cmd_table(&n);
-	const char *list = strstr(overview, "commands:\n"), *opts;
-	if (!list || !(opts = strstr(list, "\n\n")))
-		return -1;
-	char *block = strndup(list + 10, (size_t)(opts - list - 10));
-	if (!block)
-		return -1;
 	fputs(".PP\nThe commands:\n", r->f);
-	roff_help(r, block);
-	free(block);
-
+	for (size_t i = 0; i < n; i++) {
+		fprintf(r->f, ".TP\n%s\n", cmds[i].name);
+		roff_line(r->f, cmds[i].summary, strlen(cmds[i].summary));
+	}
 	roff_heading(r, "SH", "COMMANDS");
 	for (size_t i = 0; i < n; i++) {
-		char *help = help_text(&cmds[i]);
-		if (!help)
-			return -1;
 		roff_heading(r, "SS", cmds[i].name);
-		roff_help(r, roff_usage(r, help));
-		free(help);
+		if (roff_printed(r, cmd_print_usage, &cmds[i], true) < 0)
+			return -1;
+		roff_help(r, cmds[i].help);
+		roff_options(r, &cmds[i], cmds[i].options);
+		if (!(cmds[i].flags & CMD_ANY) &&
+		    roff_printed(r, cmd_print_globals, &cmds[i], false) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -277,12 +328,6 @@ int help_man(FILE *f)
 {
 	struct roff r = {.f = f};
 	char date[16];
-	char *overview = help_text(NULL);
-	if (!overview) {
-		cli_error("cannot render the man page: out of memory");
-		return 1;
-	}
-	const char *opts = strstr(overview, "options (before or after the command):\n");
 	man_date(date);
 	fprintf(f,
 		".\\\" ibvf(1): generated by 'ibvf help \\-\\-man' from the command table\n"
@@ -292,18 +337,17 @@ int help_man(FILE *f)
 		"ibvf \\- SR\\-IOV VF and RDMA port console for InfiniBand GPU nodes\n",
 		date, IBVF_VERSION);
 	roff_heading(&r, "SH", "SYNOPSIS");
-	roff_usage(&r, overview);
-	fputs(".nf\nibvf help [COMMAND]\nibvf COMMAND \\-\\-help\n.fi\n", f);
+	roff_nofill(&r, CMD_SYNOPSIS);
+	fputs(".nf\nibvf help [COMMAND [SUBCOMMAND]]\nibvf COMMAND [SUBCOMMAND] \\-\\-help\n.fi\n",
+	      f);
 	fputs(man_head, f);
 	r.fresh = false;
-	if (!opts || man_commands(&r, overview) < 0) {
-		free(overview);
-		cli_error("cannot render the man page: the help text has no commands or options");
+	if (man_commands(&r) < 0) {
+		cli_error("cannot render the man page: out of memory");
 		return 1;
 	}
 	roff_heading(&r, "SH", "OPTIONS");
-	roff_help(&r, opts + strlen("options (before or after the command):\n"));
+	roff_options(&r, NULL, cli_globals);
 	fputs(man_tail, f);
-	free(overview);
 	return fflush(f) == 0 ? 0 : 1;
 }

@@ -386,29 +386,55 @@ void console_curses_setup(struct console *c)
 	layout_compute(COLS, LINES, &c->lay);
 }
 
+/* `console bench N` and `bench-refresh N` (or --bench N): the redraw
+ * benchmarks (redraw_bench.c), hidden. */
+enum {
+	CONSOLE_BENCH,
+	CONSOLE_BENCH_REFRESH
+};
+
+const struct opt_sub console_subs[] = {
+	[CONSOLE_BENCH] = {"bench", "console bench N", true},
+	[CONSOLE_BENCH_REFRESH] = {"bench-refresh", "console bench-refresh N", true},
+	{NULL, NULL, false},
+};
+
+enum {
+	CONSOLE_O_KEY = 1,
+	CONSOLE_O_BENCH
+};
+
+const struct opt console_options[] = {
+	{OPT_ARG("key", 0, "FILE", CONSOLE_O_KEY,
+		 "the shared secret (or $IBVF_BENCH_KEY_FILE) the bench view's "
+		 "remote runs give a keyed `ibvf bench server`, as "
+		 "`ibvf bench client --key` does")},
+	{OPT_ARG("bench", 0, "N", CONSOLE_O_BENCH, "the redraw benchmark, N rounds"),
+	 .hidden = true},
+	{OPT_TABLE_END},
+};
+
 int console_main(const struct cli *cli, const char *theme, int argc, char **argv)
 {
-	int bench = 0;
+	int bench = 0, id;
 	bool bench_refresh = false;
 	struct bench_opts ko = {0}; /* --key, as `ibvf bench` takes it */
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--key")) {
-			if (i + 1 >= argc) {
-				cli_error("--key wants a key file (the bench servers' shared "
-					  "secret)");
-				return EXIT_USAGE;
-			}
-			ko.key_file = argv[++i];
-		} else if ((!strcmp(argv[i], "--bench") || !strcmp(argv[i], "bench")) &&
-			   i + 1 < argc) {
-			bench = atoi(argv[++i]);
-		} else if (!strcmp(argv[i], "bench-refresh") && i + 1 < argc) {
-			bench = atoi(argv[++i]);
-			bench_refresh = true;
-		} else {
-			cli_error("console takes no argument '%s'", argv[i]);
-			return EXIT_USAGE;
-		}
+	struct opts p;
+	const char *v;
+	if (opts_parse(cmd_find("console"), argc, argv, &p) < 0)
+		return EXIT_USAGE;
+	while ((id = opts_next(&p, &v))) {
+		if (id == CONSOLE_O_KEY)
+			ko.key_file = v;
+		else
+			bench = atoi(v);
+	}
+	if (p.sub >= 0 && p.n_pos == 2) {
+		bench = atoi(p.pos[1]);
+		bench_refresh = p.sub == CONSOLE_BENCH_REFRESH;
+	} else if (p.n_pos) {
+		cli_error("console takes no argument '%s'", p.pos[0]);
+		return EXIT_USAGE;
 	}
 	if (bench_cli_load_key(&ko) < 0)
 		return EXIT_USAGE;
