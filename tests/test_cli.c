@@ -439,6 +439,43 @@ START_TEST(the_question_comes_after_the_whole_plan)
 }
 END_TEST
 
+/* `list` on a terminal drops the columns that do not fit its width (issue
+ * 26: 222 columns wide), --wide keeps them all, a pipe gets them all. */
+START_TEST(list_fits_its_terminal_or_wide)
+{
+	char *dir = tu_mkfixture(NULL), cmd[8600], out[4300];
+	snprintf(out, sizeof(out), "%s/list.txt", dir);
+	for (int wide = 0; wide < 2; wide++) {
+		snprintf(cmd, sizeof(cmd),
+			 "COLUMNS=100 script -qec \"'%s' --sim='%s' list%s\" /dev/null > '%s'",
+			 getenv("IBVF_BIN"), dir, wide ? " --wide" : "", out);
+		ck_assert_int_eq(system(cmd), 0);
+		FILE *f = fopen(out, "re");
+		ck_assert_ptr_nonnull(f);
+		char line[4096];
+		bool header = false;
+		while (fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\r\n")] = '\0';
+			if (strstr(line, "DEVICE") && strstr(line, "NETDEV")) {
+				header = true;
+				ck_assert_msg(!wide == !strstr(line, "NODE GUID"), "%s", line);
+				if (!wide)
+					ck_assert_msg(strlen(line) <= 100, "%zu: %s", strlen(line), line);
+			}
+		}
+		fclose(f);
+		ck_assert(header);
+	}
+	char *o, *e;
+	ck_assert_int_eq(tu_sim_run(dir, &o, &e, "list", NULL), 0); /* a pipe */
+	ck_assert_ptr_nonnull(strstr(o, "NODE GUID"));
+	ck_assert_ptr_nonnull(strstr(o, "FIRMWARE"));
+	free(o);
+	free(e);
+	tu_rmtree(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -463,6 +500,7 @@ int main(void)
 	tcase_add_loop_test(shared, every_name_form_resolves_the_same_in_bench, 0, 4);
 	tcase_add_test(shared, a_pod_with_two_vfs_is_ambiguous_in_vf_and_bench);
 	tcase_add_test(shared, the_question_comes_after_the_whole_plan);
+	tcase_add_test(tc, list_fits_its_terminal_or_wide);
 	suite_add_tcase(s, shared);
 	return tu_run_suite(s);
 }

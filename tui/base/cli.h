@@ -142,6 +142,8 @@ int reboot_seed(const char *arg, uint64_t *ret);
 
 /* Renders `ibvf list` text from the node's JSON (core/snapshot/json.c). */
 struct node;
-void list_print_text(FILE *f, const struct node *n, struct json_object *node);
+/* The tree as text; fit: the columns to fit in (a terminal's width), 0 for
+ * every column. */
+void list_print_text(FILE *f, const struct node *n, struct json_object *node, int fit);
 /* Renders `ibvf list --pods` text from node_pods_to_json(). */
 void list_print_pods_text(FILE *f, struct json_object *pods);

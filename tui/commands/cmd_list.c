@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "tui/render/check_text.h"
 #include "tui/base/cli.h"
@@ -43,6 +45,8 @@ struct table {
 	int first, n_cols; /* the columns printed: first .. n_cols - 1 */
 	char *(*cells)[MAX_COLS];
 	size_t n, cap;
+	bool hidden[MAX_COLS]; /* dropped to fit the terminal */
+	int fit;	       /* columns to fit in; 0: print them all */
 };
 
 static char **table_row(struct table *t)
@@ -156,21 +160,42 @@ static void table_escape(struct table *t)
 		}
 }
 
+/* The tree's columns a terminal drops first when the table is wider than
+ * it (`list --wide` keeps them all; so does output that is no terminal). */
+static const enum row_col drop_order[] = {
+	RC_NODE_GUID, RC_DRIVER, RC_FW, RC_VFS, RC_PHYS, RC_RATE, RC_LINK, RC_IBDEV,
+};
+
 static void table_print(FILE *f, struct table *t)
 {
-	size_t w[MAX_COLS];
+	size_t w[MAX_COLS], total = 0;
+	int last = t->n_cols - 1;
 	table_escape(t);
 	for (int c = t->first; c < t->n_cols; c++) {
 		w[c] = width(t->headers[c]);
 		for (size_t r = 0; r < t->n; r++)
 			if (t->cells[r][c] && width(t->cells[r][c]) > w[c])
 				w[c] = width(t->cells[r][c]);
+		total += w[c] + 2;
 	}
+	for (size_t k = 0; t->fit && k < sizeof(drop_order) / sizeof(*drop_order) &&
+			   total > (size_t)t->fit;
+	     k++) {
+		int c = 1 + (int)drop_order[k];
+		if (c < t->first || c >= t->n_cols)
+			continue;
+		t->hidden[c] = true;
+		total -= w[c] + 2;
+	}
+	while (last > t->first && t->hidden[last])
+		last--;
 	for (size_t r = 0; r <= t->n; r++) {
-		for (int c = t->first; c < t->n_cols; c++) {
+		for (int c = t->first; c <= last; c++) {
 			const char *s = r == 0 ? t->headers[c] : t->cells[r - 1][c];
 			s = s ? s : "";
-			if (c + 1 == t->n_cols)
+			if (t->hidden[c])
+				continue;
+			if (c == last)
 				fprintf(f, "%s\n", s);
 			else
 				fprintf(f, "%s%*s  ", s, (int)(w[c] - width(s)), "");
@@ -221,7 +246,7 @@ static void print_findings_footer(FILE *f, struct json_object *node)
 			(long long)warn, warn == 1 ? "" : "s");
 }
 
-void list_print_text(FILE *f, const struct node *n, struct json_object *node)
+void list_print_text(FILE *f, const struct node *n, struct json_object *node, int fit)
 {
 	print_host(f, node);
 	print_strings(f, node, "kmsg_errors", "kernel log");
@@ -229,7 +254,7 @@ void list_print_text(FILE *f, const struct node *n, struct json_object *node)
 	tree_headers[COL_MARK] = "";
 	for (int k = 0; k < RC_N; k++)
 		tree_headers[1 + k] = row_headers[k];
-	struct table t = {.headers = tree_headers, .first = COL_MARK, .n_cols = N_COLS};
+	struct table t = {.headers = tree_headers, .first = COL_MARK, .n_cols = N_COLS, .fit = fit};
 	struct json_object *pfs = get(node, "pfs");
 	for (size_t i = 0; i < n->n_pfs; i++)
 		add_pf_rows(&t, &n->pfs[i],
@@ -341,24 +366,44 @@ static int list_add_findings(struct json_object *o, const struct node *n)
 }
 
 enum {
-	LIST_O_PODS = 1
+	LIST_O_PODS = 1,
+	LIST_O_WIDE,
 };
 
 const struct opt list_options[] = {
 	{OPT_BOOL("pods", 0, LIST_O_PODS,
 		  "the pods instead: each pod with the VFs it holds, the interface "
 		  "and its state inside the pod, and where the binding was found")},
+	{OPT_BOOL("wide", 0, LIST_O_WIDE,
+		  "every column, however wide; without it a terminal gets the "
+		  "columns that fit its width (node GUID, driver, firmware, VF "
+		  "count, physical state, rate, link layer, RDMA device dropped in "
+		  "that order); a pipe or file always gets every column")},
 	{OPT_TABLE_END},
 };
+
+/* The terminal's width when stdout is one ($COLUMNS, else the tty's), else 0. */
+static int terminal_width(void)
+{
+	struct winsize ws;
+	if (!isatty(STDOUT_FILENO))
+		return 0;
+	const char *cols = getenv("COLUMNS");
+	int n = cols ? atoi(cols) : 0;
+	if (n > 0 && n < 10000)
+		return n;
+	return ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col ? ws.ws_col : 0;
+}
 
 int cmd_list(const struct cli *c, int argc, char **argv)
 {
 	struct opts p;
-	bool pods = false;
+	bool pods = false, wide = false;
+	int id;
 	if (opts_parse(cmd_find("list"), argc, argv, &p) < 0)
 		return EXIT_USAGE;
-	while (opts_next(&p, NULL) == LIST_O_PODS)
-		pods = true;
+	while ((id = opts_next(&p, NULL)))
+		*(id == LIST_O_PODS ? &pods : &wide) = true;
 	if (p.n_pos)
 		return cli_bad_arg("list", p.pos[0]);
 	struct sys *s;
@@ -388,7 +433,7 @@ int cmd_list(const struct cli *c, int argc, char **argv)
 	else if (pods)
 		list_print_pods_text(stdout, o);
 	else
-		list_print_text(stdout, n, o);
+		list_print_text(stdout, n, o, wide ? 0 : terminal_width());
 	json_object_put(o);
 	node_free(n);
 	sys_close(s);

@@ -80,7 +80,7 @@ static const struct cmd commands[] = {
 	 "or $XDG_CONFIG_HOME/ibvf/themes/NAME.theme); NO_COLOR turns colours off.",
 	 console_options, console_subs, CMD_POS_NONE},
 	{"list", cmd_list, CMD_NODE | CMD_JSON,
-	 "show the PF -> VF tree (the default otherwise), or --pods", "list [--json] [--pods]",
+	 "show the PF -> VF tree (the default otherwise), or --pods", "list [--json] [--pods] [--wide]",
 	 "Show every PF -> VF tree: PCI address, driver, netdev and RDMA device names,\n"
 	 "port state, physical state, rate, link layer, firmware, VF counts, GUIDs and\n"
 	 "the pod holding each VF.\n"
