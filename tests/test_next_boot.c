@@ -288,6 +288,32 @@ START_TEST(after_fix_all_the_prediction_is_the_reboot)
 }
 END_TEST
 
+/* journal filters: by device (a PCI address, full or short, or a name a
+ * rename had) and by action. Failed before: 'journal' took no argument. */
+START_TEST(journal_filters_by_device_and_action)
+{
+	char *out;
+	RUN(0, &out, NULL, "vf", "rename", "18:00.1", "ibfast0", "--yes");
+	free(out);
+	RUN(0, &out, NULL, "vf", "state", "18:00.4", "disable", "--yes");
+	free(out);
+	RUN(0, &out, NULL, "journal", "0000:18:00.1");
+	ck_assert_msg(strstr(out, "'ib0' -> 'ibfast0'") && !strstr(out, "vf state"), "%s", out);
+	free(out);
+	RUN(0, &out, NULL, "journal", "--action", "state");
+	ck_assert_msg(strstr(out, "vf state") && !strstr(out, "'ib0' -> 'ibfast0'"), "%s", out);
+	free(out);
+	RUN(0, &out, NULL, "journal", "ibfast0", "--action", "vf rename");
+	ck_assert_msg(strstr(out, "'ib0' -> 'ibfast0'"), "%s", out);
+	free(out);
+	RUN(0, &out, NULL, "journal", "18:00.7");
+	ck_assert_msg(!strstr(out, "vf rename") && !strstr(out, "vf state"), "%s", out);
+	free(out);
+	RUN(2, &out, "invalid --action 'nope'", "journal", "--action", "nope");
+	free(out);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("next_boot");
@@ -304,6 +330,7 @@ int main(void)
 	tcase_set_timeout(sd, 240);
 	tcase_add_test(sd, a_unit_whose_program_is_gone_fails_at_boot);
 	tcase_add_test(sd, undo_has_the_guards_of_the_action);
+	tcase_add_test(sd, journal_filters_by_device_and_action);
 	tcase_add_test(sd, after_fix_all_the_prediction_is_the_reboot);
 	suite_add_tcase(s, sd);
 	return tu_run_suite(s);

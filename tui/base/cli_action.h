@@ -17,6 +17,7 @@ struct act_args {
 	struct action_req req;
 	bool all, rename_all; /* --assign-all, --all */
 	bool verify;	      /* persist --verify */
+	const char *action;   /* journal --action */
 	const char *node, *port, *output, *ibvf;
 	char **args;
 	int n_args;
@@ -39,6 +40,7 @@ enum act_opt_id {
 	ACT_O_OUTPUT,
 	ACT_O_IBVF,
 	ACT_O_VERIFY,
+	ACT_O_ACTION,
 };
 
 /* Parses argv (argv[0] the command's name) with that command's options

@@ -236,6 +236,9 @@ static int act_set(struct act_args *p, int id, const char *arg)
 	case ACT_O_VERIFY:
 		p->verify = true;
 		break;
+	case ACT_O_ACTION:
+		p->action = arg;
+		break;
 	case ACT_O_ALL:
 		p->rename_all = true;
 		break;
