@@ -188,6 +188,7 @@ START_TEST(every_action_takes_the_lock)
 	/* persist, on a node it would persist */
 	dir = tu_mkfixture((const char *const[]){"--healthy", NULL});
 	const char *bin = "/usr/sbin/ibvf"; /* the node's (a stand-in): persist checks it */
+	tu_put(dir, "etc/systemd/system/ibvf-sriov.service", "# an older unit\n");
 	fd = hold_lock(dir);
 	assert_locked_out(dir, (const char *const[]){"persist", "--ibvf", bin, "--yes", "--no-wait",
 						     NULL, NULL});
