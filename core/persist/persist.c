@@ -69,6 +69,14 @@ bool persist_kernel_name(const char *name)
 	return naming_kernel_form(name);
 }
 
+void persist_link_name(const char *bdf, char buf[static 64])
+{
+	snprintf(buf, 64, PERSIST_LINK_PREFIX "%s.link", bdf);
+	for (char *c = buf; *c; c++)
+		if (*c == ':')
+			*c = '-';
+}
+
 static int link_file(struct persist *p, const struct pf *pf, const struct vf *vf)
 {
 	const char *name = vf_host_name(vf);
@@ -90,19 +98,10 @@ static int link_file(struct persist *p, const struct pf *pf, const struct vf *vf
 		return 0;
 	}
 	char fname[64];
-	snprintf(fname, sizeof(fname), PERSIST_LINK_PREFIX "%s.link", vf->fn.bdf);
-	for (char *c = fname; *c; c++)
-		if (*c == ':')
-			*c = '-';
+	persist_link_name(vf->fn.bdf, fname);
 	struct persist_file *f = add_file(p, "systemd/network", fname);
-	if (!f || asprintf(&f->content,
-			   "# Written by 'ibvf persist': VF %u of %s keeps the name %s.\n"
-			   "[Match]\n"
-			   "Path=pci-%s\n"
-			   "\n"
-			   "[Link]\n"
-			   "Name=%s\n",
-			   vf->index, pf->fn.bdf, name, vf->fn.bdf, name) < 0) {
+	if (!f || asprintf(&f->content, PERSIST_LINK_CONTENT, vf->index, pf->fn.bdf, name,
+			   vf->fn.bdf, name) < 0) {
 		if (f)
 			f->content = NULL;
 		return -ENOMEM;

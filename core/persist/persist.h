@@ -48,6 +48,19 @@
 
 struct sys;
 
+/* A VF's .link file: its name (PERSIST_LINK_PREFIX, the BDF with '-' for
+ * ':', ".link") and content (a printf format: VF index, PF BDF, name, VF
+ * BDF, name), as persist writes it and the simulated node carries it. */
+#define PERSIST_LINK_CONTENT                                                                       \
+	"# Written by 'ibvf persist': VF %u of %s keeps the name %s.\n"                            \
+	"[Match]\n"                                                                                 \
+	"Path=pci-%s\n"                                                                             \
+	"\n"                                                                                        \
+	"[Link]\n"                                                                                  \
+	"Name=%s\n"
+/* The file name of VF bdf's .link file into buf (at least 64 bytes). */
+void persist_link_name(const char *bdf, char buf[static 64]);
+
 #define PERSIST_UNIT	    "ibvf-sriov.service"
 #define PERSIST_LINK_PREFIX "70-ibvf-"
 #define PERSIST_NOTES_MAX   32

@@ -60,19 +60,10 @@ int sim_systemd_programs(const char *root, struct err *e)
 static int write_link(const char *root, const struct sim_vf_name *v, struct err *e)
 {
 	char rel[PATH_MAX], fname[64];
-	sim_fmt(fname, sizeof(fname), "70-ibvf-%s.link", v->bdf);
-	for (char *c = fname; *c; c++)
-		if (*c == ':')
-			*c = '-';
+	persist_link_name(v->bdf, fname);
 	sim_fmt(rel, sizeof(rel), "etc/systemd/network/%s", fname);
-	return sim_putf(root, e, rel,
-			"# Written by 'ibvf persist': VF %u of %s keeps the name %s.\n"
-			"[Match]\n"
-			"Path=pci-%s\n"
-			"\n"
-			"[Link]\n"
-			"Name=%s\n",
-			v->vf, v->pf_bdf, v->name, v->bdf, v->name);
+	return sim_putf(root, e, rel, PERSIST_LINK_CONTENT, v->vf, v->pf_bdf, v->name, v->bdf,
+			v->name);
 }
 
 static int write_unit(const char *root, const struct sim_pf_count *counts, size_t n, bool old,
