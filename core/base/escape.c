@@ -170,11 +170,20 @@ void escape_shell_join(char *buf, size_t size, const char *const *argv, size_t n
 
 /* Writes the JSON text of json into out (when not NULL); returns its length.
  * json-c writes bytes >= 0x80 and DEL only inside strings, so each can be
- * replaced there on its own. */
+ * replaced there on its own. Runs of the other bytes (nearly all of a
+ * document) are copied as they are, a run at a time. */
 static size_t json_fix(const char *json, char *out)
 {
 	size_t len = 0;
 	for (const char *s = json; *s;) {
+		const char *run = s;
+		while ((unsigned char)(*s - 1) < 0x7e) /* 0x01..0x7e */
+			s++;
+		if (out)
+			memcpy(out + len, run, (size_t)(s - run));
+		len += (size_t)(s - run);
+		if (!*s)
+			break;
 		const unsigned char *u = (const unsigned char *)s;
 		size_t n = escape_utf8_len(s);
 		char tmp[8];
