@@ -105,8 +105,10 @@ int sys_open_rel(struct sys *s, const char *path, int flags)
 }
 
 /* A file to read: O_NONBLOCK, so a FIFO or a device planted in a captured
- * tree cannot block the open, and only a regular file is read. */
-static int open_regular(struct sys *s, const char *path)
+ * tree cannot block the open, and only a regular file is read. *ret_size
+ * is its size as fstat() gives it (sysfs and procfs do not know it: 4096
+ * or 0). */
+static int open_regular(struct sys *s, const char *path, off_t *ret_size)
 {
 	int fd = sys_open_rel(s, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
 	struct stat st = {0};
@@ -114,7 +116,16 @@ static int open_regular(struct sys *s, const char *path)
 		close(fd);
 		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
 	}
+	*ret_size = st.st_size;
 	return fd;
+}
+
+/* Whether len bytes read are the whole file: a file that knows its size
+ * (not sysfs or procfs, whose size is 4096 or 0 whatever they hold) has
+ * no more, and the read that would say so is spared. */
+static bool read_all(size_t len, off_t size)
+{
+	return len > 0 && size > 0 && (unsigned long long)size == len;
 }
 
 int sys_read(struct sys *s, const char *path, char *buf, size_t size)
@@ -122,12 +133,13 @@ int sys_read(struct sys *s, const char *path, char *buf, size_t size)
 	if (size == 0)
 		return -EINVAL;
 	buf[0] = '\0';
-	int fd = open_regular(s, path);
+	off_t fsize;
+	int fd = open_regular(s, path, &fsize);
 	if (fd < 0)
 		return fd;
 	size_t len = 0;
 	int r = 0;
-	for (;;) {
+	while (!read_all(len, fsize)) {
 		if (len == size - 1) {
 			/* Full: one more byte tells whether the file was bigger. */
 			char extra;
@@ -167,13 +179,14 @@ int sys_read_attr(struct sys *s, const char *path, char *buf, size_t size)
 
 int sys_read_file(struct sys *s, const char *path, size_t max, char **ret, size_t *ret_len)
 {
-	int fd = open_regular(s, path);
+	off_t fsize;
+	int fd = open_regular(s, path, &fsize);
 	if (fd < 0)
 		return fd;
 	size_t cap = 4096, len = 0;
 	char *buf = malloc(cap);
 	int r = 0;
-	while (buf) {
+	while (buf && !read_all(len, fsize)) {
 		if (len + 1 >= cap) {
 			if (cap > max) {
 				r = -EFBIG;
