@@ -155,6 +155,32 @@ START_TEST(json_text_is_valid_utf8_and_reads_back)
 }
 END_TEST
 
+/* The bytes to fix are found wherever they are: the text is scanned eight
+ * bytes at a time, so at every offset from a word's start and its end. */
+START_TEST(json_text_fixes_a_byte_anywhere)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{"\x7f", "\\u007f"}, {"\x80", "\xef\xbf\xbd"},	  {"\xc2\x9b", "\\u009b"},
+		{"\xc3\xa9", "\xc3\xa9"}, {"\xff", "\xef\xbf\xbd"}, {"\xe2\x82\xac", "\xe2\x82\xac"},
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+		for (int pre = 0; pre < 20; pre++)
+			for (int post = 0; post < 20; post += 3) {
+				char in[64], want[64];
+				snprintf(in, sizeof(in), "%.*s%s%.*s", pre, "{\"aaaaaaaaaaaaaaaaaaaaa",
+					 cases[c].in, post, "bbbbbbbbbbbbbbbbbbbbbbb");
+				snprintf(want, sizeof(want), "%.*s%s%.*s", pre,
+					 "{\"aaaaaaaaaaaaaaaaaaaaa", cases[c].out, post,
+					 "bbbbbbbbbbbbbbbbbbbbbbb");
+				char *s = escape_json_text(in);
+				ck_assert_str_eq(s, want);
+				free(s);
+			}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("escape");
@@ -163,6 +189,7 @@ int main(void)
 	tcase_add_test(t, terminal_text_has_no_control_and_is_utf8);
 	tcase_add_test(t, shell_words_read_back_as_they_were);
 	tcase_add_test(t, shell_join_cuts_with_dots);
+	tcase_add_test(t, json_text_fixes_a_byte_anywhere);
 	tcase_add_test(t, json_text_is_valid_utf8_and_reads_back);
 	suite_add_tcase(s, t);
 	return tu_run_suite(s);

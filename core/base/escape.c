@@ -2,6 +2,7 @@
 /* Text made safe for a shell line, a terminal or JSON (escape.h). */
 #include "escape.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,11 +183,29 @@ void escape_shell_join(char *buf, size_t size, const char *const *argv, size_t n
 
 /* Writes the JSON text of json into out (when not NULL); returns its length.
  * json-c writes bytes >= 0x80 and DEL only inside strings, so each can be
- * replaced there on its own. */
-static size_t json_fix(const char *json, char *out)
+ * replaced there on its own. Runs of the other bytes (nearly all of a
+ * document) are copied as they are, a run at a time. */
+static size_t json_fix(const char *json, size_t json_len, char *out)
 {
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	const char *end = json + json_len;
 	size_t len = 0;
 	for (const char *s = json; *s;) {
+		const char *run = s;
+		/* Eight bytes at a time while none is >= 0x7f (b + 1 carries into
+		 * no neighbour for b < 0x7f) or NUL (json_len is the text's). */
+		for (uint64_t w; end - s >= 8; s += 8) {
+			memcpy(&w, s, 8);
+			if ((w | (w + ones)) & highs)
+				break;
+		}
+		while ((unsigned char)(*s - 1) < 0x7e) /* 0x01..0x7e */
+			s++;
+		if (out)
+			memcpy(out + len, run, (size_t)(s - run));
+		len += (size_t)(s - run);
+		if (!*s)
+			break;
 		const unsigned char *u = (const unsigned char *)s;
 		size_t n = escape_utf8_len(s);
 		char tmp[8];
@@ -215,8 +234,9 @@ char *escape_json_text(const char *json)
 {
 	if (!json) /* json-c out of memory */
 		return NULL;
-	char *out = malloc(json_fix(json, NULL) + 1);
+	size_t len = strlen(json);
+	char *out = malloc(json_fix(json, len, NULL) + 1);
 	if (out)
-		json_fix(json, out);
+		json_fix(json, len, out);
 	return out;
 }

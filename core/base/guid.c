@@ -76,10 +76,26 @@ int guid_parse(const char *s, uint64_t *ret)
 	return -EINVAL;
 }
 
+/* Writes the hex digits of bytes (most significant first) with sep after
+ * every `group` bytes but the last; NUL-terminated. Formats without
+ * printf: JSON output formats a few GUIDs per VF. */
+static void hex_groups(uint64_t v, int bytes, int group, char *buf)
+{
+	static const char digits[] = "0123456789abcdef";
+	char *p = buf;
+	for (int i = bytes - 1; i >= 0; i--) {
+		unsigned int b = (unsigned int)(v >> (i * 8)) & 0xff;
+		*p++ = digits[b >> 4];
+		*p++ = digits[b & 0xf];
+		if (i && i % group == 0)
+			*p++ = ':';
+	}
+	*p = '\0';
+}
+
 void guid_format_sysfs(uint64_t g, char buf[static GUID_STRLEN])
 {
-	snprintf(buf, GUID_STRLEN, "%04x:%04x:%04x:%04x", (unsigned)(g >> 48) & 0xffff,
-		 (unsigned)(g >> 32) & 0xffff, (unsigned)(g >> 16) & 0xffff, (unsigned)g & 0xffff);
+	hex_groups(g, 8, 2, buf); /* "%04x:%04x:%04x:%04x" */
 }
 
 bool guid_normalise(const char *s, char buf[static GUID_STRLEN])
@@ -93,15 +109,15 @@ bool guid_normalise(const char *s, char buf[static GUID_STRLEN])
 
 void guid_format_colon(uint64_t g, char buf[static GUID_STRLEN])
 {
-	char *p = buf;
-	for (int i = 7; i >= 0; i--)
-		p += sprintf(p, i ? "%02x:" : "%02x", (unsigned)(g >> (i * 8)) & 0xff);
+	hex_groups(g, 8, 1, buf); /* "%02x:" eight times */
 }
 
 void hwaddr_format(const uint8_t mac[static 6], char buf[static HWADDR_STRLEN])
 {
-	snprintf(buf, HWADDR_STRLEN, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2],
-		 mac[3], mac[4], mac[5]);
+	uint64_t v = 0;
+	for (int i = 0; i < 6; i++)
+		v = v << 8 | mac[i];
+	hex_groups(v, 6, 1, buf); /* "%02x:" six times */
 }
 
 int guid_from_gid(const char *gid, uint64_t *ret_prefix, uint64_t *ret_guid)
@@ -130,8 +146,31 @@ int guid_from_gid(const char *gid, uint64_t *ret_prefix, uint64_t *ret_guid)
 	return 0;
 }
 
+/* The 20 bytes of an address in the kernel's own form, two hex digits each
+ * and colons between ("%*phC"); false for any other text. */
+static bool ipoib_addr_plain(const char *addr, uint8_t b[20])
+{
+	for (int i = 0; i < 20; i++) {
+		const char *p = addr + i * 3;
+		int hi = hexval((unsigned char)p[0]), lo = hi < 0 ? -1 : hexval((unsigned char)p[1]);
+		if (lo < 0 || p[2] != (i < 19 ? ':' : '\0'))
+			return false;
+		b[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return true;
+}
+
 int guid_from_ipoib_addr(const char *addr, uint64_t *ret)
 {
+	uint8_t plain[20];
+	if (ipoib_addr_plain(addr, plain)) {
+		uint64_t g = 0;
+		for (int i = 12; i < 20; i++)
+			g = (g << 8) | plain[i];
+		*ret = g;
+		return 0;
+	}
+	/* Anything else as sscanf's %2x takes it. */
 	unsigned int b[20];
 	int n = 0, used = 0;
 	const char *p = addr;

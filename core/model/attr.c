@@ -15,8 +15,13 @@
 /* Builds dir/file; a path that does not fit reads as missing. */
 const char *attr_join(char buf[static PATH_MAX], const char *dir, const char *file)
 {
-	int n = snprintf(buf, PATH_MAX, "%s/%s", dir, file);
-	return n > 0 && n < PATH_MAX ? buf : "/nonexistent";
+	size_t dl = strlen(dir), fl = strlen(file);
+	if (dl + 1 + fl >= PATH_MAX)
+		return "/nonexistent";
+	memcpy(buf, dir, dl);
+	buf[dl] = '/';
+	memcpy(buf + dl + 1, file, fl + 1);
+	return buf;
 }
 
 int attr_read(struct sys *s, const char *dir, const char *file, char *buf, size_t size)

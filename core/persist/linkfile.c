@@ -245,6 +245,9 @@ static bool list_test(char *const *v, size_t n, const char *value,
 
 static bool glob_eq(const char *pattern, const char *value)
 {
+	/* A pattern without *, ?, [ or \\ matches only itself. */
+	if (!strpbrk(pattern, "*?[\\"))
+		return !strcmp(pattern, value);
 	return fnmatch(pattern, value, 0) == 0;
 }
 
@@ -276,9 +279,11 @@ bool linkfile_matches(const struct link_file *lf, const struct fn *fn, const cha
 	if (!lf->n_match_path && !lf->n_match_original_name && !lf->n_match_mac &&
 	    !lf->n_match_permanent_mac && !lf->n_match_driver && !lf->match_other)
 		return false; /* "No valid settings found in the [Match] section, ignoring file" */
-	char id_path[32] = "";
-	if (fn && fn->bdf[0])
-		snprintf(id_path, sizeof(id_path), "pci-%s", fn->bdf);
+	char id_path[4 + sizeof(fn->bdf)] = "";
+	if (fn && fn->bdf[0]) { /* "pci-<bdf>" */
+		memcpy(id_path, "pci-", 4);
+		memcpy(id_path + 4, fn->bdf, strnlen(fn->bdf, sizeof(fn->bdf) - 1));
+	}
 	const struct netdev *nd = fn_netdev(fn, ifname);
 	const char *mac = nd ? nd->address : NULL;
 	/* udev's ID_NET_DRIVER: the driver of the netdev's device. */

@@ -37,6 +37,15 @@ static int read_u64(const char *root, const char *dir, const char *file, uint64_
 	return sim_get_u64(root, rel, ret);
 }
 
+/* The value of a hex digit, -1 for another character. */
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9'	? c - '0'
+	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+				      : -1;
+}
+
 static int oper_parse(const char *s)
 {
 	static const char *names[] = {"unknown", "notpresent", "down", "lowerlayerdown",
@@ -92,14 +101,13 @@ int sim_link_read(const char *root, const char *name, struct sys_link *l)
 	l->operstate = sim_get(root, rel, buf, sizeof(buf)) >= 0 ? oper_parse(buf) : -1;
 	sim_fmt(rel, sizeof(rel), "%s/address", dir);
 	if (sim_get(root, rel, buf, sizeof(buf)) >= 0)
-		for (char *c = buf; *c && l->addr_len < sizeof(l->addr); c += 2) {
-			unsigned int byte;
-			if (sscanf(c, "%2x", &byte) != 1)
+		for (const char *c = buf; l->addr_len < sizeof(l->addr); c += 3) {
+			int hi = hex_digit(c[0]), lo = hi < 0 ? -1 : hex_digit(c[1]);
+			if (hi < 0)
 				break;
-			l->addr[l->addr_len++] = (uint8_t)byte;
-			if (c[2] != ':')
+			l->addr[l->addr_len++] = (uint8_t)(lo < 0 ? hi : hi << 4 | lo);
+			if (lo < 0 || c[2] != ':')
 				break;
-			c++;
 		}
 	l->num_vf = -1;
 	sim_fmt(rel, sizeof(rel), "%s/device/physfn", dir);

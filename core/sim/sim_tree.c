@@ -242,13 +242,38 @@ bool sim_exists(const char *root, const char *rel)
 	return join(p, sizeof(p), root, rel) == 0 && lstat(p, &st) == 0;
 }
 
+/* The canonical path of p as realpath() gives it: here from the kernel, the
+ * path of an O_PATH descriptor of p (one lookup), rather than one readlink()
+ * per component of p; realpath() where /proc is not mounted. */
+static int canonical(const char *p, char buf[static PATH_MAX])
+{
+	int fd = open(p, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	char proc[32];
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(proc, buf, PATH_MAX);
+	close(fd);
+	static const char deleted[] = " (deleted)";
+	if (n > 0 && n < PATH_MAX && buf[0] == '/') {
+		buf[n] = '\0';
+		size_t dl = sizeof(deleted) - 1;
+		if ((size_t)n < dl || strcmp(buf + n - dl, deleted))
+			return 0;
+	}
+	return realpath(p, buf) ? 0 : -errno;
+}
+
 int sim_resolve(const char *root, const char *rel, char *buf, size_t size)
 {
 	char p[PATH_MAX], real_root[PATH_MAX], real[PATH_MAX];
 	if (join(p, sizeof(p), root, rel) < 0)
 		return -ENAMETOOLONG;
-	if (!realpath(root, real_root) || !realpath(p, real))
+	if (!realpath(root, real_root))
 		return -errno;
+	int err = canonical(p, real);
+	if (err < 0)
+		return err;
 	size_t n = strlen(real_root);
 	if (strncmp(real, real_root, n) || (real[n] != '/' && real[n] != '\0'))
 		return -EXDEV; /* points out of the tree */

@@ -301,6 +301,37 @@ out:
 	return r;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+const char **discover_rdma_names(const struct node *n, size_t *ret_n)
+{
+	size_t cap = 0, k = 0;
+	for (size_t i = 0; i < n->n_pfs; i++)
+		for (size_t j = 0; j <= n->pfs[i].n_vfs; j++)
+			cap += (j ? &n->pfs[i].vfs[j - 1].fn : &n->pfs[i].fn)->n_rdmas;
+	const char **v = calloc(cap ? cap : 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < n->n_pfs; i++)
+		for (size_t j = 0; j <= n->pfs[i].n_vfs; j++) {
+			const struct fn *f = j ? &n->pfs[i].vfs[j - 1].fn : &n->pfs[i].fn;
+			for (size_t r = 0; r < f->n_rdmas; r++)
+				if (f->rdmas[r].name)
+					v[k++] = f->rdmas[r].name;
+		}
+	qsort(v, k, sizeof(*v), cmp_str);
+	*ret_n = k;
+	return v;
+}
+
+bool discover_rdma_held(const char **names, size_t n, const char *name)
+{
+	return bsearch(&name, names, n, sizeof(*names), cmp_str) != NULL;
+}
+
 /* RDMA devices not under a PCI function (Soft-RoCE): place them through the
  * netdev named in `parent`, else keep them as orphans. */
 static void place_rdma_orphans(struct discover *d)
@@ -309,9 +340,15 @@ static void place_rdma_orphans(struct discover *d)
 	size_t n;
 	if (sys_list(d->s, "/sys/class/infiniband", &names, &n) < 0)
 		return;
+	/* The devices the functions hold, looked up by name: one scan of the
+	 * node rather than one per device. A device placed below has a name
+	 * no later entry of the directory has. */
+	size_t n_held = 0;
+	const char **held = discover_rdma_names(d->n, &n_held);
 	for (size_t i = 0; i < n; i++) {
 		struct node_ref known;
-		if (!node_lookup(d->n, names[i], NODE_NAME_RDMA, &known) && known.fn)
+		if (held ? discover_rdma_held(held, n_held, names[i])
+			 : !node_lookup(d->n, names[i], NODE_NAME_RDMA, &known) && known.fn)
 			continue;
 		struct rdma r = {0};
 		if (read_rdma(d, names[i], &r) < 0)
@@ -328,6 +365,7 @@ static void place_rdma_orphans(struct discover *d)
 		if (slot)
 			*slot = r;
 	}
+	free(held);
 	sys_list_free(names, n);
 	/* A VF whose GUIDs come from a device placed just now. */
 	for (size_t i = 0; i < d->n->n_pfs; i++)

@@ -292,40 +292,23 @@ static int pf_build(struct refresh *rf, size_t i)
 	return r;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Places RDMA devices no function holds, as discovery does, but skips the
- * placement (a scan per device) when every device is on a function. */
 static int orphans_place(struct refresh *rf)
 {
 	struct node *n = rf->d.n;
 	char **names = NULL;
-	size_t n_names = 0, n_have = 0, cap = 0;
+	size_t n_names = 0, n_have = 0;
 	if (sys_list(rf->d.s, "/sys/class/infiniband", &names, &n_names) < 0) {
 		names = NULL;
 		n_names = 0;
 	}
-	for (size_t i = 0; i < n->n_pfs; i++)
-		for (size_t j = 0; j <= n->pfs[i].n_vfs; j++)
-			cap += (j ? &n->pfs[i].vfs[j - 1].fn : &n->pfs[i].fn)->n_rdmas;
-	const char **have = calloc(cap ? cap : 1, sizeof(*have));
+	const char **have = discover_rdma_names(n, &n_have);
 	if (!have) {
 		sys_list_free(names, n_names);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < n->n_pfs; i++)
-		for (size_t j = 0; j <= n->pfs[i].n_vfs; j++) {
-			const struct fn *f = j ? &n->pfs[i].vfs[j - 1].fn : &n->pfs[i].fn;
-			for (size_t k = 0; k < f->n_rdmas; k++)
-				have[n_have++] = f->rdmas[k].name;
-		}
-	qsort(have, n_have, sizeof(*have), cmp_str);
 	bool all_placed = true;
 	for (size_t i = 0; i < n_names && all_placed; i++)
-		all_placed = bsearch(&names[i], have, n_have, sizeof(*have), cmp_str) != NULL;
+		all_placed = discover_rdma_held(have, n_have, names[i]);
 	free(have);
 	sys_list_free(names, n_names);
 	if (!all_placed) {

@@ -41,6 +41,10 @@ void discover_vf_admin(struct discover *d, const struct pf *pf, struct vf *vf);
 /* Only the netlink part of it, from the PF's link among d->links. */
 void discover_vf_admin_netlink(struct discover *d, const struct pf *pf, struct vf *vf);
 void discover_vf_guids(struct vf *vf);
+/* The names of the RDMA devices the node's functions hold, sorted, for
+ * discover_rdma_held() (the strings are the node's); NULL on ENOMEM. */
+const char **discover_rdma_names(const struct node *n, size_t *ret_n);
+bool discover_rdma_held(const char **names, size_t n, const char *name);
 /* Places RDMA devices that no PCI function holds and recomputes every VF's
  * GUIDs in effect. */
 void discover_orphans(struct discover *d);

@@ -4,14 +4,15 @@
 #include "sys_impl.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/if_link.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/base/safefile.h"
@@ -105,8 +106,10 @@ int sys_open_rel(struct sys *s, const char *path, int flags)
 }
 
 /* A file to read: O_NONBLOCK, so a FIFO or a device planted in a captured
- * tree cannot block the open, and only a regular file is read. */
-static int open_regular(struct sys *s, const char *path)
+ * tree cannot block the open, and only a regular file is read. *ret_size
+ * is its size as fstat() gives it (sysfs and procfs do not know it: 4096
+ * or 0). */
+static int open_regular(struct sys *s, const char *path, off_t *ret_size)
 {
 	int fd = sys_open_rel(s, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
 	struct stat st = {0};
@@ -114,7 +117,16 @@ static int open_regular(struct sys *s, const char *path)
 		close(fd);
 		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
 	}
+	*ret_size = st.st_size;
 	return fd;
+}
+
+/* Whether len bytes read are the whole file: a file that knows its size
+ * (not sysfs or procfs, whose size is 4096 or 0 whatever they hold) has
+ * no more, and the read that would say so is spared. */
+static bool read_all(size_t len, off_t size)
+{
+	return len > 0 && size > 0 && (unsigned long long)size == len;
 }
 
 int sys_read(struct sys *s, const char *path, char *buf, size_t size)
@@ -122,12 +134,13 @@ int sys_read(struct sys *s, const char *path, char *buf, size_t size)
 	if (size == 0)
 		return -EINVAL;
 	buf[0] = '\0';
-	int fd = open_regular(s, path);
+	off_t fsize;
+	int fd = open_regular(s, path, &fsize);
 	if (fd < 0)
 		return fd;
 	size_t len = 0;
 	int r = 0;
-	for (;;) {
+	while (!read_all(len, fsize)) {
 		if (len == size - 1) {
 			/* Full: one more byte tells whether the file was bigger. */
 			char extra;
@@ -167,13 +180,14 @@ int sys_read_attr(struct sys *s, const char *path, char *buf, size_t size)
 
 int sys_read_file(struct sys *s, const char *path, size_t max, char **ret, size_t *ret_len)
 {
-	int fd = open_regular(s, path);
+	off_t fsize;
+	int fd = open_regular(s, path, &fsize);
 	if (fd < 0)
 		return fd;
 	size_t cap = 4096, len = 0;
 	char *buf = malloc(cap);
 	int r = 0;
-	while (buf) {
+	while (buf && !read_all(len, fsize)) {
 		if (len + 1 >= cap) {
 			if (cap > max) {
 				r = -EFBIG;
@@ -318,40 +332,59 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A directory entry as getdents64() gives it (struct linux_dirent64). */
+struct kdirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+/* The names are read with getdents64() on the descriptor sys_open_rel()
+ * gives, not through fdopendir() (a stat and two fcntl calls more per
+ * directory: discovery lists several per PCI function). */
 int sys_list(struct sys *s, const char *path, char ***ret, size_t *ret_n)
 {
 	int fd = sys_open_rel(s, path, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
 		return fd;
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		int r = -errno;
-		close(fd);
-		return r;
-	}
+	char buf[16384] __attribute__((aligned(8)));
 	char **names = NULL;
 	size_t n = 0, cap = 0;
 	int r = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+	for (;;) {
+		long got = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+		if (got < 0 && errno == EINTR)
 			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			char **nn = realloc(names, cap * sizeof(*names));
-			if (!nn) {
+		if (got <= 0) {
+			r = got < 0 ? -errno : 0;
+			break;
+		}
+		for (long off = 0; off < got && r == 0;) {
+			const struct kdirent64 *de = (const struct kdirent64 *)(buf + off);
+			off += de->d_reclen;
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			if (n == cap) {
+				cap = cap ? cap * 2 : 16;
+				char **nn = realloc(names, cap * sizeof(*names));
+				if (!nn) {
+					r = -ENOMEM;
+					break;
+				}
+				names = nn;
+			}
+			if (!(names[n] = strdup(de->d_name))) {
 				r = -ENOMEM;
 				break;
 			}
-			names = nn;
+			n++;
 		}
-		if (!(names[n] = strdup(de->d_name))) {
-			r = -ENOMEM;
+		if (r < 0)
 			break;
-		}
-		n++;
 	}
-	closedir(d);
+	close(fd);
 	if (r < 0) {
 		sys_list_free(names, n);
 		return r;
