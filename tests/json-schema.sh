@@ -65,7 +65,7 @@ run "$tmp/a" "$S" vf rename 18:00.4 ibfast3 --yes
 run "$tmp/a" "$S" vf guid 18:00.1 --node 02:03:00:18:00:00:00:00 --port 02:03:00:18:00:00:00:00 --yes
 run "$tmp/a" "$S" vf guid --assign-all --force --yes
 run "$tmp/a" "$S" vf state 18:00.4 disable --yes
-run "$tmp/a" "$S" journal undo 1 --yes
+run "$tmp/a" "$S" journal undo 1 --yes --force # back to the kernel name ib2
 run "$tmp/journal.json" "$S" journal --json
 ok journal "$tmp/journal.json"
 n=$(jq '.entries | length' "$tmp/journal.json" 2>&1) || true
