@@ -70,7 +70,14 @@ run_ibvf "$j" journal --json
 expect_json "journal entries (4 creates, 1 rename)" "$j" '.entries | length' 5 "ibvf journal --json"
 expect_json "last entry is the rename, ok" "$j" '.entries[-1] | "\(.action) \(.result)"' "vf rename ok"
 id=$(jqr "$j" '.entries[-1].id')
-expect_ok "ibvf journal undo $id" vm_ibvf journal undo "$id" --yes
+# Back to a kernel name (ethN): the undo, as the rename would, takes --force.
+case $old in
+eth[0-9]* | ib[0-9]*)
+	expect_fail "ibvf journal undo $id to the kernel name $old without --force" \
+		vm_ibvf journal undo "$id" --yes
+	;;
+esac
+expect_ok "ibvf journal undo $id --force" vm_ibvf journal undo "$id" --yes --force
 expect_eq "ifindex $ifindex is $old again" "$(ip_name "$ifindex")" "$old" "ip -j link"
 
 # Link state: igb does not support it; the refusal is clear and nothing changes.
