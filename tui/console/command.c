@@ -17,11 +17,6 @@
 #include "screen.h"
 #include "core/snapshot/json.h"
 
-struct command {
-	const char *name;
-	int (*run)(struct console *c, const char *arg);
-	const char *usage;
-};
 
 static int cmd_quit(struct console *c, const char *arg)
 {
@@ -57,23 +52,16 @@ static int cmd_help(struct console *c, const char *arg)
 	return 0;
 }
 
-/* Later issues add their commands here. */
-static const struct command commands[] = {
-	{"bench", console_cmd_bench, "bench [all|BDF|IBDEV]"},
-	{"create", console_cmd_create, "create N"},
-	{"destroy", console_cmd_destroy, "destroy [--force]"},
-	{"filter", cmd_filter, "filter TEXT"},
-	{"guid", console_cmd_guid, "guid [--node G] [--port G] | guid --assign-all [PREFIX]"},
-	{"help", cmd_help, "help"},
-	{"journal", console_cmd_journal, "journal"},
-	{"persist", console_cmd_persist, "persist [IBVF-PATH]"},
-	{"quit", cmd_quit, "quit"},
-	{"rename", console_cmd_rename, "rename NAME | rename --all [SCHEME] [--force]"},
-	{"snapshot", cmd_snapshot, "snapshot [FILE]"},
-	{"state", console_cmd_state, "state auto|enable|disable"},
-	{"theme", cmd_theme, "theme NAME|PATH"},
+/* What runs each command of keys.c's table (its names and usages). */
+static int (*const commands[CC_N])(struct console *c, const char *arg) = {
+	[CC_BENCH] = console_cmd_bench,	   [CC_CREATE] = console_cmd_create,
+	[CC_DESTROY] = console_cmd_destroy, [CC_FILTER] = cmd_filter,
+	[CC_GUID] = console_cmd_guid,	   [CC_HELP] = cmd_help,
+	[CC_JOURNAL] = console_cmd_journal, [CC_PERSIST] = console_cmd_persist,
+	[CC_QUIT] = cmd_quit,		   [CC_RENAME] = console_cmd_rename,
+	[CC_SNAPSHOT] = cmd_snapshot,	   [CC_STATE] = console_cmd_state,
+	[CC_THEME] = cmd_theme,
 };
-#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 int console_command(struct console *c, const char *line)
 {
@@ -87,14 +75,14 @@ int console_command(struct console *c, const char *line)
 		return 0;
 	if (len == 1 && *line == 'q')
 		return cmd_quit(c, arg);
-	for (size_t i = 0; i < N_COMMANDS; i++)
-		if (strlen(commands[i].name) == len && !strncmp(commands[i].name, line, len))
-			return commands[i].run(c, arg);
-	screen_message(
-		c, TR_ERROR,
-		"unknown command '%.*s' (commands: bench, create, destroy, filter, guid, help, "
-		"journal, persist, quit, rename, snapshot, state, theme)",
-		(int)len, line);
+	int k = console_cmd_find(line, len);
+	if (k >= 0)
+		return commands[k](c, arg);
+	char names[256] = "";
+	for (int i = 0; i < CC_N; i++)
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "",
+			 console_cmds[i].name);
+	screen_message(c, TR_ERROR, "unknown command '%.*s' (commands: %s)", (int)len, line, names);
 	return -EINVAL;
 }
 
@@ -107,8 +95,8 @@ static void complete(struct console *c)
 	char *word = strrchr(c->cmd, ' ');
 	if (!word) {
 		word = c->cmd;
-		for (size_t i = 0; i < N_COMMANDS; i++)
-			snprintf(cand[n++], sizeof(cand[0]), "%s", commands[i].name);
+		for (int i = 0; i < CC_N; i++)
+			snprintf(cand[n++], sizeof(cand[0]), "%s", console_cmds[i].name);
 	} else {
 		word++;
 		if (!strncmp(c->cmd, "theme ", 6)) {

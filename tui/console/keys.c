@@ -3,6 +3,8 @@
  * above; a row without a label shares the line of the row above. */
 #include "keys.h"
 
+#include <string.h>
+
 #include <curses.h>
 #include <stdio.h>
 
@@ -126,14 +128,30 @@ const struct key_binding keys_table[] = {
 };
 const size_t keys_n = sizeof(keys_table) / sizeof(keys_table[0]);
 
-static const char *const commands_help[] = {
-	"commands: quit, theme NAME, snapshot [FILE], filter TEXT, help, bench,",
-	"  create N, rename NAME, guid [--node G] [--port G], journal,",
-	"  persist [IBVF-PATH], destroy, state auto|enable|disable,",
-	"  rename --all [SCHEME] (every VF to its predictable name),",
-	"  guid --assign-all [PREFIX] (unique GUIDs for zero/duplicate ones)",
-	"  (--force: act on a VF bound to a pod)",
+const struct console_cmd_def console_cmds[CC_N] = {
+	[CC_BENCH] = {"bench", "bench [all|BDF|IBDEV]"},
+	[CC_CREATE] = {"create", "create N"},
+	[CC_DESTROY] = {"destroy", "destroy"},
+	[CC_FILTER] = {"filter", "filter TEXT"},
+	[CC_GUID] = {"guid", "guid [--node G] [--port G] | guid --assign-all [PREFIX]"},
+	[CC_HELP] = {"help", "help"},
+	[CC_JOURNAL] = {"journal", "journal"},
+	[CC_PERSIST] = {"persist", "persist [IBVF-PATH]"},
+	[CC_QUIT] = {"quit", "quit"},
+	[CC_RENAME] = {"rename", "rename NAME | rename --all [SCHEME]"},
+	[CC_SNAPSHOT] = {"snapshot", "snapshot [FILE]"},
+	[CC_STATE] = {"state", "state auto|enable|disable"},
+	[CC_THEME] = {"theme", "theme NAME|PATH"},
 };
+
+int console_cmd_find(const char *s, size_t len)
+{
+	for (int i = 0; i < CC_N; i++)
+		if (strlen(console_cmds[i].name) == len && !strncmp(console_cmds[i].name, s, len))
+			return i;
+	return -1;
+}
+
 
 static const struct key_binding *find(unsigned int views, int key)
 {
@@ -163,7 +181,22 @@ size_t keys_help(char (*ret)[96], size_t max)
 				 keys_table[i].help);
 	if (n < max)
 		snprintf(ret[n++], sizeof(ret[0]), "%s", "");
-	for (size_t i = 0; i < sizeof(commands_help) / sizeof(*commands_help) && n < max; i++)
-		snprintf(ret[n++], sizeof(ret[0]), "%s", commands_help[i]);
+	/* "commands: USAGE, USAGE, ..." filled to 78 columns */
+	char line[80] = "commands:";
+	for (int i = 0; i < CC_N && n < max; i++) {
+		const char *u = console_cmds[i].usage;
+		size_t len = strlen(line);
+		if (len + 2 + strlen(u) + 1 > 78) {
+			snprintf(ret[n++], sizeof(ret[0]), "%s,", line);
+			snprintf(line, sizeof(line), "  %s", u);
+		} else {
+			snprintf(line + len, sizeof(line) - len, "%s%s", i ? ", " : " ", u);
+		}
+	}
+	if (n < max)
+		snprintf(ret[n++], sizeof(ret[0]), "%s", line);
+	if (n < max)
+		snprintf(ret[n++], sizeof(ret[0]), "%s",
+			 "  (--force after one: act on a VF bound to a pod)");
 	return n;
 }

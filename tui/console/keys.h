@@ -81,6 +81,36 @@ extern const size_t keys_n;
 /* The binding of key in view, or NULL: view-specific bindings first. */
 const struct key_binding *keys_find(enum console_view view, int key);
 
+/* The console's `:` commands, each named and described once: the command
+ * line (command.c) runs them by this index, completes and lists their
+ * names from here, and the help shows their usages. */
+enum console_cmd {
+	CC_BENCH,
+	CC_CREATE,
+	CC_DESTROY,
+	CC_FILTER,
+	CC_GUID,
+	CC_HELP,
+	CC_JOURNAL,
+	CC_PERSIST,
+	CC_QUIT,
+	CC_RENAME,
+	CC_SNAPSHOT,
+	CC_STATE,
+	CC_THEME,
+	CC_N,
+};
+
+struct console_cmd_def {
+	const char *name;
+	const char *usage;
+};
+
+extern const struct console_cmd_def console_cmds[CC_N];
+
+/* The command whose name is the len bytes of s, or -1. */
+int console_cmd_find(const char *s, size_t len);
+
 /* The help text, one line a row: "LABEL  HELP" for each labelled binding,
  * then the `:` commands. Returns the number of lines (at most max). */
 size_t keys_help(char (*ret)[96], size_t max);
