@@ -314,6 +314,26 @@ START_TEST(journal_filters_by_device_and_action)
 }
 END_TEST
 
+/* A container that sees the host's files but not its /usr (the DaemonSet)
+ * says so with IBVF_NODE_PROGRAMS=unseen: the unit's programs are not
+ * judged from there, its being enabled still is. */
+START_TEST(programs_unseen_are_not_judged)
+{
+	char *out, *err;
+	const char *const argv[] = {"--root", dir, "check", "boot-unit", NULL};
+	ck_assert_int_eq(tu_run(argv, &out, &err), 2);
+	ck_assert_msg(strstr(out, "'/usr/local/sbin/ibvf' cannot run"), "%s", out);
+	free(out);
+	free(err);
+	setenv("IBVF_NODE_PROGRAMS", "unseen", 1);
+	int rc = tu_run(argv, &out, &err);
+	unsetenv("IBVF_NODE_PROGRAMS");
+	ck_assert_msg(rc == 0 && !strstr(out, "cannot run"), "exit %d: %s%s", rc, out, err);
+	free(out);
+	free(err);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("next_boot");
@@ -331,6 +351,7 @@ int main(void)
 	tcase_add_test(sd, a_unit_whose_program_is_gone_fails_at_boot);
 	tcase_add_test(sd, undo_has_the_guards_of_the_action);
 	tcase_add_test(sd, journal_filters_by_device_and_action);
+	tcase_add_test(sd, programs_unseen_are_not_judged);
 	tcase_add_test(sd, after_fix_all_the_prediction_is_the_reboot);
 	suite_add_tcase(s, sd);
 	return tu_run_suite(s);

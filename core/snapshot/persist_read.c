@@ -254,7 +254,9 @@ int persist_read(struct sys *s, struct node *n)
 	for (size_t i = 0; r == 0 && i < u.n_execs; i++) {
 		const struct unit_exec *x = &u.execs[i];
 		r = exec_words(n, x->argv, x->argc);
-		int x_r = r == 0 && !b->bad_exec ? sys_exec_check(s, x->argv[0]) : 0;
+		int x_r = r == 0 && !b->bad_exec && sys_programs_visible(s)
+				  ? sys_exec_check(s, x->argv[0])
+				  : 0;
 		if (x_r < 0 && x_r != -ENOMEM) {
 			b->bad_exec_errno = -x_r;
 			b->bad_exec_line = x->line;

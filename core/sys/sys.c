@@ -20,6 +20,8 @@
 int sys_base_init(struct sys *s, const struct sys_ops *ops, const char *root, bool sim,
 		  struct err *e)
 {
+	const char *programs = getenv("IBVF_NODE_PROGRAMS");
+	s->programs_unseen = !sim && programs && !strcmp(programs, "unseen");
 	if (!root || !*root)
 		root = "/";
 	if (strlen(root) >= sizeof(s->root))
@@ -302,6 +304,11 @@ int sys_exists(struct sys *s, const char *path)
 		return fd;
 	close(fd);
 	return 0;
+}
+
+bool sys_programs_visible(struct sys *s)
+{
+	return !s->programs_unseen;
 }
 
 int sys_stat(struct sys *s, const char *path, struct stat *ret)

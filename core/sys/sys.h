@@ -114,6 +114,11 @@ int sys_readlink(struct sys *s, const char *path, char *buf, size_t size);
 /* The last component of a symlink's target (a BDF, a driver name, ...). */
 int sys_readlink_name(struct sys *s, const char *path, char *buf, size_t size);
 int sys_exists(struct sys *s, const char *path);
+/* Whether the node's programs (/usr/sbin/modprobe, ...) are what this process
+ * sees under the root: false when IBVF_NODE_PROGRAMS=unseen says they are
+ * not (the DaemonSet's container, which mounts the host's files it reads at
+ * their own paths, but not the host's /usr). */
+bool sys_programs_visible(struct sys *s);
 struct stat;
 /* stat(2) of path on the node, links followed inside its root: 0 or -errno. */
 int sys_stat(struct sys *s, const char *path, struct stat *ret);

@@ -32,6 +32,10 @@ struct sys {
 	sys_trace_fn trace;
 	void *trace_arg;
 	char root[PATH_MAX];
+	/* The node's programs are not what this process sees under root (a
+	 * container reading the host's files at their own paths): a program a
+	 * unit runs cannot be judged here. */
+	bool programs_unseen;
 };
 
 /* Initialises the common head; opens the root directory. */

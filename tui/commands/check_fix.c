@@ -285,10 +285,12 @@ static int fix_next(struct fix_run *run, const struct node *n, const struct find
 	 * port's GUID remedy its VF's): counted to that fix, not run again. */
 	const struct fix_outcome *same = fix_same_plan(run, best);
 	if (same) {
+		/* fix_add() may move run->v: what is needed of same, first */
 		enum fix_state st = same->st == FIX_DONE ? FIX_REMAINS : same->st;
+		unsigned int plan = same->plan;
 		if (fix_add(run, n, best, st) < 0)
 			return -ENOMEM;
-		run->v[run->n - 1].plan = same->plan;
+		run->v[run->n - 1].plan = plan;
 		return 1;
 	}
 	run->plans++;
