@@ -98,7 +98,8 @@ START_TEST(dry_run_prints_the_plans_in_order_and_changes_nothing)
 	 * persist last; sriov-layout keeps the layout (persist), it never
 	 * re-creates the VFs a pod uses. */
 	const char *guids = strstr(out, "$ ibvf vf guid --assign-all"),
-		   *names = strstr(out, "(names): name-unstable on 14 kernel-named VFs, in one plan"),
+		   *names = strstr(out,
+				   "(names): name-unstable on 14 kernel-named VFs, in one plan"),
 		   *rename = strstr(out, "$ ibvf vf rename --all"),
 		   *persist = strstr(out, "(persist): "),
 		   *last = strstr(out, "  planned last: persist writes");
@@ -110,7 +111,8 @@ START_TEST(dry_run_prints_the_plans_in_order_and_changes_nothing)
 	ck_assert_ptr_nonnull(strstr(out, "manual remedies: ibvf does not run these"));
 	char *after = snapshot();
 	ck_assert_str_eq(before, after);
-	ck_assert_uint_eq(journal_entries("vf guid --assign-all") + journal_entries("vf rename"), 0);
+	ck_assert_uint_eq(journal_entries("vf guid --assign-all") + journal_entries("vf rename"),
+			  0);
 	free(out);
 	free(err);
 	/* a selection whose plans can all be made exits 0 */

@@ -460,7 +460,8 @@ START_TEST(list_fits_its_terminal_or_wide)
 				header = true;
 				ck_assert_msg(!wide == !strstr(line, "NODE GUID"), "%s", line);
 				if (!wide)
-					ck_assert_msg(strlen(line) <= 100, "%zu: %s", strlen(line), line);
+					ck_assert_msg(strlen(line) <= 100, "%zu: %s", strlen(line),
+						      line);
 			}
 		}
 		fclose(f);

@@ -162,15 +162,17 @@ START_TEST(json_text_fixes_a_byte_anywhere)
 	static const struct {
 		const char *in, *out;
 	} cases[] = {
-		{"\x7f", "\\u007f"}, {"\x80", "\xef\xbf\xbd"},	  {"\xc2\x9b", "\\u009b"},
-		{"\xc3\xa9", "\xc3\xa9"}, {"\xff", "\xef\xbf\xbd"}, {"\xe2\x82\xac", "\xe2\x82\xac"},
+		{"\x7f", "\\u007f"},	  {"\x80", "\xef\xbf\xbd"},
+		{"\xc2\x9b", "\\u009b"},  {"\xc3\xa9", "\xc3\xa9"},
+		{"\xff", "\xef\xbf\xbd"}, {"\xe2\x82\xac", "\xe2\x82\xac"},
 	};
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
 		for (int pre = 0; pre < 20; pre++)
 			for (int post = 0; post < 20; post += 3) {
 				char in[64], want[64];
-				snprintf(in, sizeof(in), "%.*s%s%.*s", pre, "{\"aaaaaaaaaaaaaaaaaaaaa",
-					 cases[c].in, post, "bbbbbbbbbbbbbbbbbbbbbbb");
+				snprintf(in, sizeof(in), "%.*s%s%.*s", pre,
+					 "{\"aaaaaaaaaaaaaaaaaaaaa", cases[c].in, post,
+					 "bbbbbbbbbbbbbbbbbbbbbbb");
 				snprintf(want, sizeof(want), "%.*s%s%.*s", pre,
 					 "{\"aaaaaaaaaaaaaaaaaaaaa", cases[c].out, post,
 					 "bbbbbbbbbbbbbbbbbbbbbbb");

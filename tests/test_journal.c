@@ -163,7 +163,8 @@ START_TEST(undo_of_a_malformed_entry_is_one_clear_line)
 		ck_assert_int_eq(mkdir(d, 0755), 0);
 		append(dir, bad[i], strlen(bad[i]));
 		char *before = tree_digest(dir);
-		int rc = tu_sim_run(dir, &out, &err, "journal", "undo", "1", "--yes", "--force", NULL);
+		int rc = tu_sim_run(dir, &out, &err, "journal", "undo", "1", "--yes", "--force",
+				    NULL);
 		ck_assert_msg(rc == 2, "entry %zu: rc %d, stderr: %s", i, rc, err);
 		ck_assert_msg(strstr(err, "journal entry 1"), "entry %zu: %s", i, err);
 		ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "not one line: %s", err);

@@ -70,10 +70,11 @@ START_TEST(readme_key_list_is_the_table)
 		fprintf(f, "%.*s%s%s", (int)(b - readme), readme, want, e);
 		fclose(f);
 	} else {
-		ck_assert_msg(strlen(want) == (size_t)(e - b) && !strncmp(b, want, strlen(want)),
-			      "README.md's key list differs from tui/console/keys.c; it should read:\n%s"
-			      "(IBVF_UPDATE_README=1 test_keys rewrites it)",
-			      want);
+		ck_assert_msg(
+			strlen(want) == (size_t)(e - b) && !strncmp(b, want, strlen(want)),
+			"README.md's key list differs from tui/console/keys.c; it should read:\n%s"
+			"(IBVF_UPDATE_README=1 test_keys rewrites it)",
+			want);
 	}
 	free(readme);
 }

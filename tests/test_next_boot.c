@@ -70,7 +70,8 @@ static char *vfs_of(const char *prefix)
 				continue;
 			if (json_object_object_get_ex(vf, "netdevs", &nd) &&
 			    json_object_array_length(nd) &&
-			    json_object_object_get_ex(json_object_array_get_idx(nd, 0), "ifname", &v))
+			    json_object_object_get_ex(json_object_array_get_idx(nd, 0), "ifname",
+						      &v))
 				name = json_object_get_string(v);
 			json_object_object_get_ex(vf, "node_guid", &ng);
 			json_object_object_get_ex(vf, "port_guid", &pg);
@@ -165,8 +166,8 @@ END_TEST
 START_TEST(the_boot_unit_must_be_enabled)
 {
 	char *out, link[4200];
-	snprintf(link, sizeof(link), "%s/etc/systemd/system/multi-user.target.wants/ibvf-sriov.service",
-		 dir);
+	snprintf(link, sizeof(link),
+		 "%s/etc/systemd/system/multi-user.target.wants/ibvf-sriov.service", dir);
 	ck_assert_int_eq(unlink(link), 0);
 	RUN(2, &out, NULL, "check", "boot-unit");
 	ck_assert_ptr_nonnull(strstr(out, "ibvf-sriov.service will not run at the next boot: "
@@ -275,8 +276,8 @@ START_TEST(after_fix_all_the_prediction_is_the_reboot)
 			if (js(v, "name_at_boot"))
 				ck_assert_msg(!strcmp(name, js(v, "name_at_boot")), "%s", line);
 			else
-				ck_assert_msg(!strncmp(name, "ib", 2) || !strncmp(name, "eth", 3), "%s",
-					      line);
+				ck_assert_msg(!strncmp(name, "ib", 2) || !strncmp(name, "eth", 3),
+					      "%s", line);
 		}
 		if (strcmp(ng, "-") && strcmp(ng, "null"))
 			ck_assert_msg(!strcmp(ng, js(v, "node_guid_at_boot")), "%s", line);

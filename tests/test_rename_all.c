@@ -74,12 +74,13 @@ START_TEST(names_the_kernel_named_vfs_skips_pods_and_undoes)
 
 	run_ok(dir, &out, "vf", "rename", "--all", "--yes");
 	/* The summary comes first, before the steps. */
-	ck_assert_msg(!strncmp(out,
-			       "vf rename --all: 14 VFs renamed to scheme '%pv%i', 45 already so "
-			       "named, 5 skipped\n",
-			       strlen("vf rename --all: 14 VFs renamed to scheme '%pv%i', 45 already "
-				      "so named, 5 skipped\n")),
-		      "%s", out);
+	ck_assert_msg(
+		!strncmp(out,
+			 "vf rename --all: 14 VFs renamed to scheme '%pv%i', 45 already so "
+			 "named, 5 skipped\n",
+			 strlen("vf rename --all: 14 VFs renamed to scheme '%pv%i', 45 already "
+				"so named, 5 skipped\n")),
+		"%s", out);
 	ck_assert_ptr_nonnull(strstr(out, "skipped VF 3 (0000:40:00.4): bound to pod "
 					  "'ml-training/trainer-0'"));
 	ck_assert_ptr_nonnull(strstr(out, "skipped VF 5 (0000:5e:00.6): bound to pod "

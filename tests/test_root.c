@@ -214,7 +214,8 @@ START_TEST(every_read_stays_inside_the_root)
 	ck_assert_int_eq(sys_list(s, "/var/host", &names, &nn), 0);
 	bool tree_only = true;
 	for (size_t i = 0; i < nn; i++)
-		tree_only &= strcmp(names[i], "boot") && strcmp(names[i], "bin"); /* the tree has usr/ */
+		tree_only &=
+			strcmp(names[i], "boot") && strcmp(names[i], "bin"); /* the tree has usr/ */
 	ck_assert_msg(tree_only, "listing '/var/host' showed the host's '/'");
 	sys_list_free(names, nn);
 	sys_close(s);

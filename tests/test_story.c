@@ -121,10 +121,12 @@ START_TEST(fix_all_persist_reboot_gives_the_same_node)
 		struct json_object *f = json_object_array_get_idx(fs, i);
 		const char *id = jstr(f, "id"), *kind = jstr(jget(f, "remedy"), "kind");
 		/* Left: what ibvf must not do itself. */
-		ck_assert_msg(strcmp(kind, "ibvf") != 0, "%s on %s is still there though ibvf fixes it",
-			      id, jstr(f, "subject") ? jstr(f, "subject") : "node");
-		static const char *const fixed[] = {"guid-zero",      "guid-duplicate", "name-unstable",
-						    "name-collision", "boot-unit",	"sriov-layout"};
+		ck_assert_msg(strcmp(kind, "ibvf") != 0,
+			      "%s on %s is still there though ibvf fixes it", id,
+			      jstr(f, "subject") ? jstr(f, "subject") : "node");
+		static const char *const fixed[] = {"guid-zero",     "guid-duplicate",
+						    "name-unstable", "name-collision",
+						    "boot-unit",     "sriov-layout"};
 		for (size_t k = 0; k < 6; k++)
 			ck_assert_msg(strcmp(id, fixed[k]) != 0, "%s left after --fix all", id);
 	}

@@ -39,7 +39,6 @@
 #include "core/model/request.h"
 #include "plan.h"
 
-
 /* Makes the plan for a request over a snapshot of the node. Refusals (bad
  * or taken name, invalid or duplicate GUID, VF bound to a pod, unknown
  * target) return -EINVAL, -EEXIST, -EBUSY or -ENODEV with one line in e. A

@@ -57,7 +57,7 @@ static void verify_symlink(struct change *c)
 	c->verified = c->new_content ? r == 0 && !strcmp(now, c->new_content) : r == -ENOENT;
 	if (!c->verified)
 		plan_fmt(c->verify, sizeof(c->verify), "'%s' is %s", c->file,
-			 r == 0	       ? "a link elsewhere"
+			 r == 0		? "a link elsewhere"
 			 : r == -EINVAL ? "not a link"
 					: "absent");
 }

@@ -10,7 +10,7 @@
 #include "core/pods/pods.h"
 
 int actions_plan_create(struct sys *s, const struct node *n, const struct action_req *req,
-		       struct plan *p, struct err *e)
+			struct plan *p, struct err *e)
 {
 	const struct pf *pf;
 	const struct vf *vf;
@@ -74,8 +74,8 @@ int actions_plan_create(struct sys *s, const struct node *n, const struct action
 		bool ibdev = netdev && pf->fn.n_rdmas && pf->fn.rdmas[0].node_guid.known &&
 			     !strcmp(pf->fn.driver, "mlx5_core");
 		if ((r = plan_write(p, path, v, desc)) < 0 ||
-		    (r = plan_wait_vfs(p, pf->fn.bdf, req->count, netdev, ibdev, action_timeout(req))) <
-			    0)
+		    (r = plan_wait_vfs(p, pf->fn.bdf, req->count, netdev, ibdev,
+				       action_timeout(req))) < 0)
 			return r;
 		if (pf->fn.n_rdmas)
 			plan_note(p, "new VFs start with zero GUIDs: 'ibvf vf guid --assign-all' "

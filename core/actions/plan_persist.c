@@ -143,7 +143,8 @@ int persist_ibvf_path(struct sys *s, const char *path, char ret[static 256], str
 		/* A node under --root or --sim runs its own ibvf, not this host's:
 		 * this binary's path when the node has it there, else the
 		 * package's. */
-		if (tree && sys_stat(s, path, &st) < 0 && sys_stat(s, IBVF_PACKAGE_PATH, &st) == 0) {
+		if (tree && sys_stat(s, path, &st) < 0 &&
+		    sys_stat(s, IBVF_PACKAGE_PATH, &st) == 0) {
 			path = IBVF_PACKAGE_PATH;
 			own = false;
 			package = true;
@@ -329,8 +330,8 @@ static bool writes_link_for(const struct link_file *v, size_t n, const struct vf
  * boot (core/persist/boot.h, with them in place): an earlier file that
  * matches a VF first defeats its file. Refused naming that file, or, with
  * force, a note. */
-static int defeat_check(struct plan *p, const struct node *n, const struct persist *ps,
-			bool force, struct err *e)
+static int defeat_check(struct plan *p, const struct node *n, const struct persist *ps, bool force,
+			struct err *e)
 {
 	struct link_file *mine = calloc(ps->n_files + 1, sizeof(*mine));
 	size_t k = 0;
@@ -373,17 +374,19 @@ static int defeat_check(struct plan *p, const struct node *n, const struct persi
 	if (!defeated)
 		return 0;
 	if (!force)
-		return err_setx(e, EEXIST,
-				"cannot persist: at the next boot %zu VF%s (%s first) would not get "
-				"the name persist pins: '%s' matches %s first, and udev applies only "
-				"the first matching .link file; narrow or remove it (or --force to "
-				"write the files anyway); nothing was written",
-				defeated, defeated == 1 ? "" : "s", first, by,
-				defeated == 1 ? "it" : "them");
-	plan_note(p,
-		  "forced: at the next boot %zu VF%s (%s first) will not get the name persist pins: "
-		  "'%s' matches first",
-		  defeated, defeated == 1 ? "" : "s", first, by);
+		return err_setx(
+			e, EEXIST,
+			"cannot persist: at the next boot %zu VF%s (%s first) would not get "
+			"the name persist pins: '%s' matches %s first, and udev applies only "
+			"the first matching .link file; narrow or remove it (or --force to "
+			"write the files anyway); nothing was written",
+			defeated, defeated == 1 ? "" : "s", first, by,
+			defeated == 1 ? "it" : "them");
+	plan_note(
+		p,
+		"forced: at the next boot %zu VF%s (%s first) will not get the name persist pins: "
+		"'%s' matches first",
+		defeated, defeated == 1 ? "" : "s", first, by);
 	return 0;
 }
 
@@ -527,10 +530,11 @@ static int undo_changes(struct plan *p, const char *root, struct json_object *ch
 		char *now = NULL;
 		if (!strcmp(jstr(c, "kind") ?: "", "symlink") && path) {
 			if (!inside(root, path))
-				return err_setx(e, EPERM,
-						"cannot undo journal entry %lld: '%s' is outside the "
-						"tree '%s' the journal is in; nothing was changed",
-						id, path, root);
+				return err_setx(
+					e, EPERM,
+					"cannot undo journal entry %lld: '%s' is outside the "
+					"tree '%s' the journal is in; nothing was changed",
+					id, path, root);
 			int r = link_undo(p, path, was, wrote, id, e);
 			if (r < 0)
 				return r;

@@ -118,10 +118,11 @@ int actions_plan_rename(struct sys *s, const struct node *n, const struct action
 	char who[256];
 	pods_reserving(n, req->name, who, sizeof(who));
 	if (who[0] && !req->force)
-		return err_setx(e, EEXIST,
-				"cannot rename VF %u of %s (%s) to '%s': it is %s; --force to do it "
-				"anyway",
-				vf->index, pf->fn.bdf, vf->fn.bdf, req->name, who);
+		return err_setx(
+			e, EEXIST,
+			"cannot rename VF %u of %s (%s) to '%s': it is %s; --force to do it "
+			"anyway",
+			vf->index, pf->fn.bdf, vf->fn.bdf, req->name, who);
 	if (who[0])
 		plan_note(p, "forced: '%s' is %s", req->name, who);
 	struct change *c = plan_add_change(p, CHANGE_NAME);

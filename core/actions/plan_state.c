@@ -13,7 +13,7 @@
 #include "core/pods/pods.h"
 
 int actions_plan_state(struct sys *s, const struct node *n, const struct action_req *req,
-		      struct plan *p, struct err *e)
+		       struct plan *p, struct err *e)
 {
 	const struct pf *pf;
 	const struct vf *vf;

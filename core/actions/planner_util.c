@@ -46,4 +46,3 @@ unsigned int action_timeout(const struct action_req *req)
 {
 	return req->timeout_s ? req->timeout_s : ACTION_TIMEOUT_S;
 }
-

@@ -18,8 +18,6 @@ int actions_plan_state(struct sys *s, const struct node *n, const struct action_
 int action_resolve(const struct node *n, const char *name, const struct pf **ret_pf,
 		   const struct vf **ret_vf, struct err *e);
 
-
-
 /* Kernel release "6.1.0-18-amd64" older than major.minor? Unknown is old. */
 bool action_kernel_older(const char *release, int major, int minor);
 

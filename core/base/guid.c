@@ -152,7 +152,8 @@ static bool ipoib_addr_plain(const char *addr, uint8_t b[20])
 {
 	for (int i = 0; i < 20; i++) {
 		const char *p = addr + i * 3;
-		int hi = hexval((unsigned char)p[0]), lo = hi < 0 ? -1 : hexval((unsigned char)p[1]);
+		int hi = hexval((unsigned char)p[0]),
+		    lo = hi < 0 ? -1 : hexval((unsigned char)p[1]);
 		if (lo < 0 || p[2] != (i < 19 ? ':' : '\0'))
 			return false;
 		b[i] = (uint8_t)(hi << 4 | lo);

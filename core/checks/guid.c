@@ -324,11 +324,11 @@ CHECK_FN(check_guid_invalid)
 			continue;
 		char g[GUID_STRLEN];
 		guid_format_sysfs(r->g, g);
-		struct finding *f = check_add(out, check_find("guid-invalid"),
-					      r->vf ? SUBJECT_VF : SUBJECT_PF, ref_bdf(r),
-					      "%s %s has the %s GUID %s (%s)", r->vf ? "VF" : "PF",
-					      ref_bdf(r), r->port ? "port" : "node", g,
-					      ones ? "all ones" : "the group/multicast bit is set");
+		struct finding *f =
+			check_add(out, check_find("guid-invalid"), r->vf ? SUBJECT_VF : SUBJECT_PF,
+				  ref_bdf(r), "%s %s has the %s GUID %s (%s)", r->vf ? "VF" : "PF",
+				  ref_bdf(r), r->port ? "port" : "node", g,
+				  ones ? "all ones" : "the group/multicast bit is set");
 		if (!f)
 			break;
 		if (ones)

@@ -233,7 +233,8 @@ static unsigned int rate_width(const char *rate)
 
 static bool port_up_ib(const struct port *p)
 {
-	return port_is_ib(p) && p->state.known && p->state.v == PORT_STATE_ACTIVE && p->rate_mbps.known;
+	return port_is_ib(p) && p->state.known && p->state.v == PORT_STATE_ACTIVE &&
+	       p->rate_mbps.known;
 }
 
 /* The best ACTIVE InfiniBand port among PFs of pf's model: its rate and

@@ -157,16 +157,18 @@ CHECK_FN(check_name_unstable)
 					      b.name[0] ? "the next boot replaces"
 							: "no .link file pins");
 			else if (b.name[0])
-				f = check_add(out, def, SUBJECT_VF, vf->fn.bdf,
-					      "VF %s (%s VF %u) is %s now and comes back as %s at the "
-					      "next boot",
-					      vf->fn.bdf, check_pf_label(pf), vf->index, nd->name,
-					      b.name);
+				f = check_add(
+					out, def, SUBJECT_VF, vf->fn.bdf,
+					"VF %s (%s VF %u) is %s now and comes back as %s at the "
+					"next boot",
+					vf->fn.bdf, check_pf_label(pf), vf->index, nd->name,
+					b.name);
 			else
-				f = check_add(out, def, SUBJECT_VF, vf->fn.bdf,
-					      "VF %s (%s VF %u) is %s now and comes back with a kernel "
-					      "name (ib<N>) at the next boot",
-					      vf->fn.bdf, check_pf_label(pf), vf->index, nd->name);
+				f = check_add(
+					out, def, SUBJECT_VF, vf->fn.bdf,
+					"VF %s (%s VF %u) is %s now and comes back with a kernel "
+					"name (ib<N>) at the next boot",
+					vf->fn.bdf, check_pf_label(pf), vf->index, nd->name);
 			if (!f)
 				break;
 			char where[128];
@@ -175,21 +177,25 @@ CHECK_FN(check_name_unstable)
 			boot_evidence(f, n, &b);
 			if (defeated_by_other(&b) && (b.shadowed || !kernel)) {
 				char step[320];
-				snprintf(step, sizeof(step),
-					 "narrow or remove the [Match] of %s: udev applies only the "
-					 "first matching .link file, and this one comes before ibvf's",
-					 b.file->path);
-				finding_remedy_manual(f,
-						      "let the VF's own .link file apply (an earlier "
-						      "file wins), then check again",
-						      (const char *const[]){step, "ibvf persist", NULL});
+				snprintf(
+					step, sizeof(step),
+					"narrow or remove the [Match] of %s: udev applies only the "
+					"first matching .link file, and this one comes before "
+					"ibvf's",
+					b.file->path);
+				finding_remedy_manual(
+					f,
+					"let the VF's own .link file apply (an earlier "
+					"file wins), then check again",
+					(const char *const[]){step, "ibvf persist", NULL});
 			} else if (kernel) {
 				rename_remedy(f, n, pf, vf);
 			} else {
-				finding_remedy_ibvf(f,
-						    "pin the name it has with a .link file (persist "
-						    "writes one per named VF)",
-						    (const char *const[]){"persist", NULL});
+				finding_remedy_ibvf(
+					f,
+					"pin the name it has with a .link file (persist "
+					"writes one per named VF)",
+					(const char *const[]){"persist", NULL});
 			}
 		}
 	}

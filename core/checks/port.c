@@ -7,7 +7,6 @@
 
 #include "checks_int.h"
 
-
 static bool port_down(const struct port *p)
 {
 	return (p->state.known && p->state.v != PORT_STATE_ACTIVE) ||
@@ -125,8 +124,9 @@ static void pf_down(struct findings *out, const struct pf *pf, const struct rdma
 	/* Without VFs, a port disabled on purpose (an unused second port) is
 	 * worth knowing only; one polling for a peer is a warning. */
 	if (!(pf->numvfs.known && pf->numvfs.v > 0))
-		f->severity =
-			p->phys_state.known && p->phys_state.v == PORT_PHYS_DISABLED ? CHECK_INFO : CHECK_WARNING;
+		f->severity = p->phys_state.known && p->phys_state.v == PORT_PHYS_DISABLED
+				      ? CHECK_INFO
+				      : CHECK_WARNING;
 	state_evidence(f, r, p);
 	sm_lid_evidence(f, r, p);
 	if (first) {
@@ -185,10 +185,10 @@ static bool vf_down_explained(struct findings *out, const struct pf *pf, const s
 				 vf->index);
 	}
 	if (pol)
-		finding_remedy_ibvf(f, "let the VF's link follow the PF's",
-				    (const char *const[]){"vf", "state", vf->fn.bdf,
-							  vf_link_state_to_string(VF_LINK_STATE_AUTO),
-							  NULL});
+		finding_remedy_ibvf(
+			f, "let the VF's link follow the PF's",
+			(const char *const[]){"vf", "state", vf->fn.bdf,
+					      vf_link_state_to_string(VF_LINK_STATE_AUTO), NULL});
 	else
 		check_remedy_vf_guid(f, pf, vf);
 	return true;

@@ -10,22 +10,22 @@
 
 /* name_to_string(v) and name_from_string(s) over one table of words
  * indexed by value (NULL: no word for that value). */
-#define NAME_TABLE_LOOKUP(scope, name, table)                                                   \
-	scope const char *name##_to_string(long long v)                                         \
-	{                                                                                       \
-		return v >= 0 && (unsigned long long)v < ELEMENTSOF(table) ? table[v] : NULL;   \
-	}                                                                                       \
-	scope int name##_from_string(const char *s)                                             \
-	{                                                                                       \
-		for (size_t i = 0; s && i < ELEMENTSOF(table); i++)                             \
-			if (table[i] && !strcmp(table[i], s))                                   \
-				return (int)i;                                                  \
-		return -EINVAL;                                                                 \
+#define NAME_TABLE_LOOKUP(scope, name, table)                                                      \
+	scope const char *name##_to_string(long long v)                                            \
+	{                                                                                          \
+		return v >= 0 && (unsigned long long)v < ELEMENTSOF(table) ? table[v] : NULL;      \
+	}                                                                                          \
+	scope int name##_from_string(const char *s)                                                \
+	{                                                                                          \
+		for (size_t i = 0; s && i < ELEMENTSOF(table); i++)                                \
+			if (table[i] && !strcmp(table[i], s))                                      \
+				return (int)i;                                                     \
+		return -EINVAL;                                                                    \
 	}
 
 static const char *const port_state_table[PORT_STATE_MAX] = {
-	[PORT_STATE_NOP] = "NOP",	  [PORT_STATE_DOWN] = "DOWN",
-	[PORT_STATE_INIT] = "INIT",	  [PORT_STATE_ARMED] = "ARMED",
+	[PORT_STATE_NOP] = "NOP",	[PORT_STATE_DOWN] = "DOWN",
+	[PORT_STATE_INIT] = "INIT",	[PORT_STATE_ARMED] = "ARMED",
 	[PORT_STATE_ACTIVE] = "ACTIVE", [PORT_STATE_ACTIVE_DEFER] = "ACTIVE_DEFER",
 };
 NAME_TABLE_LOOKUP(, port_state, port_state_table)
@@ -46,12 +46,9 @@ NAME_TABLE_LOOKUP(, port_phys_state, port_phys_state_table)
 
 /* The kernel's own words (drivers/infiniband/core/sysfs.c phys_state_to_str). */
 static const char *const port_phys_sysfs_table[PORT_PHYS_MAX] = {
-	[PORT_PHYS_SLEEP] = "Sleep",
-	[PORT_PHYS_POLLING] = "Polling",
-	[PORT_PHYS_DISABLED] = "Disabled",
-	[PORT_PHYS_TRAINING] = "PortConfigurationTraining",
-	[PORT_PHYS_LINK_UP] = "LinkUp",
-	[PORT_PHYS_LINK_ERROR_RECOVERY] = "LinkErrorRecovery",
+	[PORT_PHYS_SLEEP] = "Sleep",	   [PORT_PHYS_POLLING] = "Polling",
+	[PORT_PHYS_DISABLED] = "Disabled", [PORT_PHYS_TRAINING] = "PortConfigurationTraining",
+	[PORT_PHYS_LINK_UP] = "LinkUp",	   [PORT_PHYS_LINK_ERROR_RECOVERY] = "LinkErrorRecovery",
 	[PORT_PHYS_PHY_TEST] = "Phy Test",
 };
 NAME_TABLE_LOOKUP(static, port_phys_sysfs, port_phys_sysfs_table)

@@ -244,7 +244,8 @@ static struct json_object *vf_json(const struct node *n, const struct boot_links
 	bool named = now && boot_vf_name(n, links, pf, vf, &b) == 0;
 	const struct persisted_guid *g = boot_vf_guids(n, vf);
 	char how[96];
-	snprintf(how, sizeof(how), "%s%s", how_of(&b), b.source == BOOT_NAME_POLICY ? b.policy : "");
+	snprintf(how, sizeof(how), "%s%s", how_of(&b),
+		 b.source == BOOT_NAME_POLICY ? b.policy : "");
 	json_object_object_add(o, "bdf", json_object_new_string(vf->fn.bdf));
 	json_object_object_add(o, "pf", json_object_new_string(pf->fn.bdf));
 	json_object_object_add(o, "vf", json_object_new_int((int)vf->index));

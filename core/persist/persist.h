@@ -29,21 +29,21 @@
 /* The boot unit's head, up to its first ExecStart (a printf format whose one
  * %s is the host name): persist writes it, the simulated node's fixture
  * carries an older persist's unit with it. */
-#define PERSIST_UNIT_HEAD                                                                         \
-	"# Written by 'ibvf persist' on %s: the SR-IOV layout to restore at boot.\n"             \
-	"# Order: driver -> VFs -> GUIDs -> udev settle, all before the kubelet.\n"              \
-	"[Unit]\n"                                                                                \
-	"Description=ibvf: SR-IOV VFs and their GUIDs\n"                                          \
-	"Documentation=man:systemd.link(5)\n"                                                     \
-	"DefaultDependencies=no\n"                                                                \
-	"After=local-fs.target systemd-modules-load.service systemd-udevd.service\n"              \
-	"Wants=network-pre.target\n"                                                              \
-	"Before=network-pre.target kubelet.service shutdown.target\n"                             \
-	"Conflicts=shutdown.target\n"                                                             \
-	"\n"                                                                                      \
-	"[Service]\n"                                                                             \
-	"Type=oneshot\n"                                                                          \
-	"RemainAfterExit=yes\n"                                                                   \
+#define PERSIST_UNIT_HEAD                                                                          \
+	"# Written by 'ibvf persist' on %s: the SR-IOV layout to restore at boot.\n"               \
+	"# Order: driver -> VFs -> GUIDs -> udev settle, all before the kubelet.\n"                \
+	"[Unit]\n"                                                                                 \
+	"Description=ibvf: SR-IOV VFs and their GUIDs\n"                                           \
+	"Documentation=man:systemd.link(5)\n"                                                      \
+	"DefaultDependencies=no\n"                                                                 \
+	"After=local-fs.target systemd-modules-load.service systemd-udevd.service\n"               \
+	"Wants=network-pre.target\n"                                                               \
+	"Before=network-pre.target kubelet.service shutdown.target\n"                              \
+	"Conflicts=shutdown.target\n"                                                              \
+	"\n"                                                                                       \
+	"[Service]\n"                                                                              \
+	"Type=oneshot\n"                                                                           \
+	"RemainAfterExit=yes\n"                                                                    \
 	"TimeoutStartSec=900\n"
 
 struct sys;
@@ -53,10 +53,10 @@ struct sys;
  * BDF, name), as persist writes it and the simulated node carries it. */
 #define PERSIST_LINK_CONTENT                                                                       \
 	"# Written by 'ibvf persist': VF %u of %s keeps the name %s.\n"                            \
-	"[Match]\n"                                                                                 \
-	"Path=pci-%s\n"                                                                             \
-	"\n"                                                                                        \
-	"[Link]\n"                                                                                  \
+	"[Match]\n"                                                                                \
+	"Path=pci-%s\n"                                                                            \
+	"\n"                                                                                       \
+	"[Link]\n"                                                                                 \
 	"Name=%s\n"
 /* The file name of VF bdf's .link file into buf (at least 64 bytes). */
 void persist_link_name(const char *bdf, char buf[static 64]);

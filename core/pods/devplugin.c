@@ -321,4 +321,3 @@ int devplugin_copy(struct node *dst, const struct node *src)
 	dst->n_dp_configs = src->n_dp_configs;
 	return 0;
 }
-

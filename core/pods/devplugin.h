@@ -35,7 +35,6 @@ struct sys;
 #define DP_VALUE_LEN	 255	       /* longest selector value */
 #define DP_LINK_HOPS	 8	       /* symlinks followed to reach a config */
 
-
 /* Reads every device-plugin config in the kubelet's pod volumes into
  * n->dp_configs (after those already there). Missing directories are not
  * errors; a file that is no plugin's config is ignored. Returns 0 or -ENOMEM. */

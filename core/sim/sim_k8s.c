@@ -123,7 +123,9 @@ static int write_ib_sriov(const char *root, const struct pod *p, const struct si
 	json_object_object_add(j, "HostIFGUID", json_object_new_string(g));
 	json_object_object_add(j, "ContIFNames", json_object_new_string(ifname));
 	json_object_object_add(j, "pkey", json_object_new_string(""));
-	json_object_object_add(j, "link_state", json_object_new_string(vf_link_state_to_string(VF_LINK_STATE_ENABLE)));
+	json_object_object_add(
+		j, "link_state",
+		json_object_new_string(vf_link_state_to_string(VF_LINK_STATE_ENABLE)));
 	json_object_object_add(j, "rdmaIsolation", json_object_new_boolean(0));
 	json_object_object_add(j, "ibKubernetesEnabled", json_object_new_boolean(0));
 	sim_fmt(rel, sizeof(rel), "var/lib/cni/ib-sriov/%s-%s", p->container_id, ifname);

@@ -348,7 +348,8 @@ static int enable_vfs(const char *root, const char *pf_rel, unsigned int n, cons
 		if (r == 0)
 			r = sim_vf_admin_write(root, pf, i, &a, e);
 		if (r == 0 && mofed)
-			r = sim_mofed_write(root, pf_rel, i, 0, 0, vf_link_policy_to_string(VF_LINK_STATE_AUTO), e);
+			r = sim_mofed_write(root, pf_rel, i, 0, 0,
+					    vf_link_policy_to_string(VF_LINK_STATE_AUTO), e);
 		if (r == 0)
 			r = sim_event_add(root, "add", "pci", bdf, NULL, fn, e);
 		if (r == 0 && autoprobe && !shuffled)

@@ -40,7 +40,7 @@ static int read_u64(const char *root, const char *dir, const char *file, uint64_
 /* The value of a hex digit, -1 for another character. */
 static int hex_digit(char c)
 {
-	return c >= '0' && c <= '9'	? c - '0'
+	return c >= '0' && c <= '9'   ? c - '0'
 	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
 	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
 				      : -1;

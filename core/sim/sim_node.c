@@ -329,7 +329,8 @@ static int write_vf(struct build *b, const struct pfdef *p, unsigned int vf)
 		return r;
 	if (pf_mofed(b, p)) {
 		uint64_t g = v.probe_failed ? 0 : v.guid;
-		if ((r = sim_mofed_write(b->root, p->rel, vf, g, g, vf_link_policy_to_string(VF_LINK_STATE_AUTO), b->e)) < 0)
+		if ((r = sim_mofed_write(b->root, p->rel, vf, g, g,
+					 vf_link_policy_to_string(VF_LINK_STATE_AUTO), b->e)) < 0)
 			return r;
 	}
 	if (v.probe_failed)

@@ -19,9 +19,9 @@
 #include "core/persist/unit.h"
 #include "core/sys/sys.h"
 
-#define UNIT_DIR      "/etc/systemd/system"
-#define UNIT_PFS_MAX  256
-#define UNIT_VFS_MAX  65535 /* a PCI function's VF count is 16 bits */
+#define UNIT_DIR     "/etc/systemd/system"
+#define UNIT_PFS_MAX 256
+#define UNIT_VFS_MAX 65535 /* a PCI function's VF count is 16 bits */
 
 /* The PF a unit names: its PCI address ("0000:18:00.0", "18:00.0"), or a
  * hand edit's netdev or ibdev name of a PF of the node. */

@@ -33,4 +33,3 @@ int node_resolve(const struct node *n, const char *name, struct node_ref *ret, s
 /* The same, limited to the forms in kinds (enum node_name_kind bits) and
  * without a message: 0, -ENODEV or -ENOTUNIQ. */
 int node_lookup(const struct node *n, const char *name, unsigned int kinds, struct node_ref *ret);
-

@@ -201,10 +201,14 @@ struct fix_group {
 };
 
 static const struct fix_group groups[] = {
-	{is_group_guid, offsetof(struct fix_opts, group_guids), REMEDY_PHASE_GUID,
+	{is_group_guid,
+	 offsetof(struct fix_opts, group_guids),
+	 REMEDY_PHASE_GUID,
 	 {"vf", "guid", "--assign-all", NULL},
 	 "guid-zero and guid-duplicate on %zu VFs, in one plan: a GUID of its own for each"},
-	{is_group_name, offsetof(struct fix_opts, group_names), REMEDY_PHASE_NAME,
+	{is_group_name,
+	 offsetof(struct fix_opts, group_names),
+	 REMEDY_PHASE_NAME,
 	 {"vf", "rename", "--all", NULL},
 	 "name-unstable on %zu kernel-named VFs, in one plan: each to its predictable name"},
 };
@@ -238,7 +242,8 @@ static int fix_group_run(struct fix_run *run, const struct node *n, const struct
 		const struct finding *f = &fs->v[i];
 		bool covered = false;
 		for (size_t j = 0; j < fs->n && !covered; j++)
-			covered = in_group(run, n, g, fs, j) && !strcmp(fs->v[j].subject, f->subject);
+			covered =
+				in_group(run, n, g, fs, j) && !strcmp(fs->v[j].subject, f->subject);
 		if (covered && remedy_phase(&f->remedy) == g->ph && !fix_find(run, f) &&
 		    fix_add(run, n, f, st) < 0)
 			return -ENOMEM;

@@ -81,8 +81,9 @@ static int filter(struct json_object *entries, const struct act_args *p, int kin
 {
 	for (size_t i = json_object_array_length(entries); i-- > 0;) {
 		struct json_object *ent = json_object_array_get_idx(entries, i), *a;
-		bool keep = kind < 0 || (json_object_object_get_ex(ent, "action", &a) &&
-					 action_kind_from_string(json_object_get_string(a)) == kind);
+		bool keep =
+			kind < 0 || (json_object_object_get_ex(ent, "action", &a) &&
+				     action_kind_from_string(json_object_get_string(a)) == kind);
 		bool named = !p->n_args;
 		for (int k = 0; keep && !named && k < p->n_args; k++)
 			named = entry_names(ent, p->args[k]);
@@ -106,7 +107,8 @@ int cmd_journal(const struct cli *c, int argc, char **argv)
 		return EXIT_USAGE;
 	bool undo = p.n_args && !strcmp(p.args[0], "undo");
 	if (undo && p.n_args != 2) {
-		cli_error("usage: ibvf journal [DEV|NAME...] [--action ACTION] | ibvf journal undo ID");
+		cli_error("usage: ibvf journal [DEV|NAME...] [--action ACTION] | ibvf journal undo "
+			  "ID");
 		return EXIT_USAGE;
 	}
 	if (undo && p.action) {

@@ -178,8 +178,8 @@ static void table_print(FILE *f, struct table *t)
 				w[c] = width(t->cells[r][c]);
 		total += w[c] + 2;
 	}
-	for (size_t k = 0; t->fit && k < sizeof(drop_order) / sizeof(*drop_order) &&
-			   total > (size_t)t->fit;
+	for (size_t k = 0;
+	     t->fit && k < sizeof(drop_order) / sizeof(*drop_order) && total > (size_t)t->fit;
 	     k++) {
 		int c = 1 + (int)drop_order[k];
 		if (c < t->first || c >= t->n_cols)
@@ -258,8 +258,9 @@ void list_print_text(FILE *f, const struct node *n, struct json_object *node, in
 	struct json_object *pfs = get(node, "pfs");
 	for (size_t i = 0; i < n->n_pfs; i++)
 		add_pf_rows(&t, &n->pfs[i],
-			    pfs && i < json_object_array_length(pfs) ? json_object_array_get_idx(pfs, i)
-								      : NULL);
+			    pfs && i < json_object_array_length(pfs)
+				    ? json_object_array_get_idx(pfs, i)
+				    : NULL);
 	for (size_t i = 0; i < n->n_orphans; i++)
 		if (row_add(&t, NULL, NULL, &n->orphans[i], NULL, NULL) < 0)
 			break;

@@ -13,7 +13,8 @@
 #include "tui/base/cli_action.h"
 #include "tui/base/text.h"
 
-#define USAGE "persist [--ibvf PATH] [--output DIR] [--force] [--dry-run] [--yes] | persist --verify"
+#define USAGE                                                                                      \
+	"persist [--ibvf PATH] [--output DIR] [--force] [--dry-run] [--yes] | persist --verify"
 
 const struct opt persist_options[] = {
 	{OPT_ARG("ibvf", 0, "PATH", ACT_O_IBVF,
@@ -111,7 +112,8 @@ static int verify(const struct cli *c)
 			if (json_object_get_boolean(same) == !pass)
 				continue;
 			char now[64], next[64];
-			escape_term_into(now, sizeof(now), js(v, "name_now") ? js(v, "name_now") : "-");
+			escape_term_into(now, sizeof(now),
+					 js(v, "name_now") ? js(v, "name_now") : "-");
 			escape_term_into(next, sizeof(next),
 					 !json_object_get_boolean(at) ? "(gone)"
 					 : js(v, "name_at_boot")      ? js(v, "name_at_boot")

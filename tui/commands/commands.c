@@ -80,7 +80,8 @@ static const struct cmd commands[] = {
 	 "or $XDG_CONFIG_HOME/ibvf/themes/NAME.theme); NO_COLOR turns colours off.",
 	 console_options, console_subs, CMD_POS_NONE},
 	{"list", cmd_list, CMD_NODE | CMD_JSON,
-	 "show the PF -> VF tree (the default otherwise), or --pods", "list [--json] [--pods] [--wide]",
+	 "show the PF -> VF tree (the default otherwise), or --pods",
+	 "list [--json] [--pods] [--wide]",
 	 "Show every PF -> VF tree: PCI address, driver, netdev and RDMA device names,\n"
 	 "port state, physical state, rate, link layer, firmware, VF counts, GUIDs and\n"
 	 "the pod holding each VF.\n"
@@ -101,7 +102,8 @@ static const struct cmd commands[] = {
 	 VF_USAGE, VF_HELP, vf_options, vf_subs, CMD_POS_DEV},
 	{"persist", cmd_persist, CMD_NODE | CMD_JSON,
 	 "write .link files and a boot unit for the VF layout",
-	 "persist [--ibvf PATH] [--output DIR] [--force] [--dry-run] [--yes] [--json] [--no-wait] | persist --verify",
+	 "persist [--ibvf PATH] [--output DIR] [--force] [--dry-run] [--yes] [--json] [--no-wait] "
+	 "| persist --verify",
 	 "Write what makes the current VF layout survive a reboot: a systemd .link file\n"
 	 "per VF (matched by PCI path) and ibvf-sriov.service, a oneshot unit that loads\n"
 	 "the driver, creates the VFs, sets their GUIDs and settles udev before the\n"

@@ -17,7 +17,6 @@
 #include "screen.h"
 #include "core/snapshot/json.h"
 
-
 static int cmd_quit(struct console *c, const char *arg)
 {
 	c->quit = true;
@@ -54,12 +53,18 @@ static int cmd_help(struct console *c, const char *arg)
 
 /* What runs each command of keys.c's table (its names and usages). */
 static int (*const commands[CC_N])(struct console *c, const char *arg) = {
-	[CC_BENCH] = console_cmd_bench,	   [CC_CREATE] = console_cmd_create,
-	[CC_DESTROY] = console_cmd_destroy, [CC_FILTER] = cmd_filter,
-	[CC_GUID] = console_cmd_guid,	   [CC_HELP] = cmd_help,
-	[CC_JOURNAL] = console_cmd_journal, [CC_PERSIST] = console_cmd_persist,
-	[CC_QUIT] = cmd_quit,		   [CC_RENAME] = console_cmd_rename,
-	[CC_SNAPSHOT] = cmd_snapshot,	   [CC_STATE] = console_cmd_state,
+	[CC_BENCH] = console_cmd_bench,
+	[CC_CREATE] = console_cmd_create,
+	[CC_DESTROY] = console_cmd_destroy,
+	[CC_FILTER] = cmd_filter,
+	[CC_GUID] = console_cmd_guid,
+	[CC_HELP] = cmd_help,
+	[CC_JOURNAL] = console_cmd_journal,
+	[CC_PERSIST] = console_cmd_persist,
+	[CC_QUIT] = cmd_quit,
+	[CC_RENAME] = console_cmd_rename,
+	[CC_SNAPSHOT] = cmd_snapshot,
+	[CC_STATE] = console_cmd_state,
 	[CC_THEME] = cmd_theme,
 };
 
@@ -80,8 +85,8 @@ int console_command(struct console *c, const char *line)
 		return commands[k](c, arg);
 	char names[256] = "";
 	for (int i = 0; i < CC_N; i++)
-		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "",
-			 console_cmds[i].name);
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+			 i ? ", " : "", console_cmds[i].name);
 	screen_message(c, TR_ERROR, "unknown command '%.*s' (commands: %s)", (int)len, line, names);
 	return -EINVAL;
 }

@@ -187,15 +187,16 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 		compact_rate(p->rate, cell[TC_RATE], sizeof(cell[0]));
 	if (tc->compact[TC_LINK])
 		snprintf(cell[TC_LINK], sizeof(cell[0]), "%s",
-			 port_is_ib(p) ? "IB" : port_is_eth(p) ? "Eth" : cell[TC_LINK]);
+			 port_is_ib(p)	  ? "IB"
+			 : port_is_eth(p) ? "Eth"
+					  : cell[TC_LINK]);
 	(void)f;
 	if (!r->ghost) {
 		role[TC_STATE] = p ? screen_port_role(p) : base;
 		role[TC_PHYS] = p && p->phys_state.known && p->phys_state.v == PORT_PHYS_LINK_UP
 					? base
 					: TR_WARNING;
-		if (port_is_eth(p) &&
-		    is_fallback(c->node, r->pf))
+		if (port_is_eth(p) && is_fallback(c->node, r->pf))
 			role[TC_LINK] = TR_ETHERNET;
 		if (row_has(m, c, "guid-zero"))
 			role[TC_GUID] = TR_GUID_ZERO;

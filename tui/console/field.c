@@ -143,8 +143,9 @@ void field_init(struct field *f, enum field_kind kind, const char *label, const 
 	}
 	if (kind == FIELD_LINK_STATE) {
 		snprintf(f->text, sizeof(f->text), "%s",
-			 vf_link_state_from_string(text) >= 0 ? text
-							       : vf_link_state_to_string(VF_LINK_STATE_AUTO));
+			 vf_link_state_from_string(text) >= 0
+				 ? text
+				 : vf_link_state_to_string(VF_LINK_STATE_AUTO));
 		return;
 	}
 	for (const char *p = text ? text : ""; *p; p++) {

@@ -152,7 +152,6 @@ int console_cmd_find(const char *s, size_t len)
 	return -1;
 }
 
-
 static const struct key_binding *find(unsigned int views, int key)
 {
 	for (size_t i = 0; i < keys_n; i++) {

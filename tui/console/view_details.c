@@ -106,9 +106,8 @@ static void port_lines(struct dlist *d, const struct rdma *r, bool state_shown)
 			       s_or(p->phys_state_name));
 		}
 		dl_add(d, "rate", TR_NORMAL, SNAP_RATE, "%s", s_or(p->rate));
-		dl_add(d, "link layer",
-		       port_is_eth(p) ? TR_ETHERNET : TR_NORMAL,
-		       SNAP_LINK_LAYER, "%s", s_or(p->link_layer));
+		dl_add(d, "link layer", port_is_eth(p) ? TR_ETHERNET : TR_NORMAL, SNAP_LINK_LAYER,
+		       "%s", s_or(p->link_layer));
 		kv(p->lid, b1, sizeof(b1), true);
 		kv(p->sm_lid, b2, sizeof(b2), true);
 		dl_add(d, "lid / sm_lid", TR_NORMAL, SNAP_LID, "%s / %s", b1, b2);

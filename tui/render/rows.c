@@ -9,10 +9,10 @@
 #include "core/pods/pods.h"
 
 const char *const row_headers[RC_N] = {
-	[RC_DEVICE] = "DEVICE",	      [RC_DRIVER] = "DRIVER",	  [RC_NETDEV] = "NETDEV",
-	[RC_IBDEV] = "IBDEV",	      [RC_STATE] = "STATE",	  [RC_PHYS] = "PHYS",
-	[RC_RATE] = "RATE",	      [RC_LINK] = "LINK",	  [RC_FW] = "FIRMWARE",
-	[RC_VFS] = "VFS",	      [RC_NODE_GUID] = "NODE GUID", [RC_PORT_GUID] = "PORT GUID",
+	[RC_DEVICE] = "DEVICE", [RC_DRIVER] = "DRIVER",	      [RC_NETDEV] = "NETDEV",
+	[RC_IBDEV] = "IBDEV",	[RC_STATE] = "STATE",	      [RC_PHYS] = "PHYS",
+	[RC_RATE] = "RATE",	[RC_LINK] = "LINK",	      [RC_FW] = "FIRMWARE",
+	[RC_VFS] = "VFS",	[RC_NODE_GUID] = "NODE GUID", [RC_PORT_GUID] = "PORT GUID",
 	[RC_POD] = "POD",
 };
 
