@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -382,10 +380,7 @@ static const char pin_text[] = "[Match]\nDriver=veth\n\n[Link]\nName=vethpinned\
 static int real_udev(bool site, const char *report)
 {
 	char cmd[4600];
-	if (unshare(CLONE_NEWNET | CLONE_NEWNS) < 0 ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-	    mount("sysfs", "/sys", "sysfs", 0, NULL) < 0 ||
-	    mount("tmpfs", "/run", "tmpfs", 0, NULL) < 0)
+	if (tu_private_net_and_run() < 0)
 		return 10;
 	snprintf(cmd, sizeof(cmd),
 		 "set -e; mkdir -p /run/systemd/network /run/udev; "

@@ -10,11 +10,9 @@
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -192,10 +190,7 @@ static const char seed_link[] =
 static int udev_child(const char *out, const char *report)
 {
 	char cmd[9000];
-	if (unshare(CLONE_NEWNET | CLONE_NEWNS) < 0 ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-	    mount("sysfs", "/sys", "sysfs", 0, NULL) < 0 ||
-	    mount("tmpfs", "/run", "tmpfs", 0, NULL) < 0)
+	if (tu_private_net_and_run() < 0)
 		return 10;
 	snprintf(cmd, sizeof(cmd),
 		 "set -e; mkdir -p /run/systemd/network /run/udev; "

@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdarg.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,4 +210,14 @@ char *tu_shell_words(const char *shell, const char *line)
 	waitpid(pid, NULL, 0);
 	free(script);
 	return out;
+}
+
+int tu_private_net_and_run(void)
+{
+	if (unshare(CLONE_NEWNET | CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("sysfs", "/sys", "sysfs", 0, NULL) < 0 ||
+	    mount("tmpfs", "/run", "tmpfs", 0, NULL) < 0)
+		return -1;
+	return 0;
 }

@@ -18,6 +18,9 @@ int tu_run(const char *const *argv, char **ret_out, char **ret_err);
 char *tu_sim_arg(const char *dir);
 /* Runs `ibvf --sim=DIR ARGS...` (NULL-terminated) as tu_run() does. */
 int tu_sim_run(const char *dir, char **ret_out, char **ret_err, ...);
+/* In a forked child: private network and mount namespaces, its own /sys
+ * (sysfs) and an empty /run (tmpfs), for udev and ip run there. 0 or -1. */
+int tu_private_net_and_run(void);
 /* Runs a Check suite (it is freed) and returns the process exit status. */
 struct Suite;
 int tu_run_suite(struct Suite *s);

@@ -175,7 +175,9 @@ unsigned int boot_pf_vfs(const struct node *n, const struct pf *pf)
 
 const struct persisted_guid *boot_vf_guids(const struct node *n, const struct vf *vf)
 {
-	for (size_t i = 0; boot_unit_runs(n, NULL, 0) && i < n->n_persisted_guids; i++)
+	if (!boot_unit_runs(n, NULL, 0))
+		return NULL;
+	for (size_t i = 0; i < n->n_persisted_guids; i++)
 		if (!strcmp(n->persisted_guids[i].bdf, vf->fn.bdf))
 			return &n->persisted_guids[i];
 	return NULL;
