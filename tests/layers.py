@@ -22,12 +22,13 @@ RANKS = {
     'core/checks': 6,
     'core/actions': 7,
     'bench': 8,
-    'tui/base': 9,
-    'tui/render': 10,
-    'tui/bench': 11,
-    'tui/console': 12,
-    'tui/commands': 13,
-    'tui': 14,
+    'core/history': 9,
+    'tui/base': 10,
+    'tui/render': 11,
+    'tui/bench': 12,
+    'tui/console': 13,
+    'tui/commands': 14,
+    'tui': 15,
 }
 INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

@@ -113,6 +113,29 @@ int node_lock_take(struct sys *s, bool no_wait, const atomic_bool *cancel,
 	return 0;
 }
 
+int lock_file_try(const char *path, int *ret_fd, pid_t *ret_holder, struct err *e)
+{
+	int fd = -1, r;
+	if ((r = lock_open(path, &fd, e)) < 0)
+		return r;
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EINTR)
+			continue;
+		r = errno == EWOULDBLOCK ? -EWOULDBLOCK
+					 : err_set(e, errno, "cannot lock '%s'", path);
+		if (r == -EWOULDBLOCK && ret_holder)
+			*ret_holder = holder_pid(fd);
+		close(fd);
+		return r;
+	}
+	char pid[32];
+	int len = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, pid, (size_t)len, 0) != len)
+		len = 0;
+	*ret_fd = fd;
+	return 0;
+}
+
 void node_lock_release(int fd)
 {
 	if (fd < 0)

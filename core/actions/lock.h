@@ -26,3 +26,7 @@ void node_lock_path(struct sys *s, char buf[static PATH_MAX]);
 int node_lock_take(struct sys *s, bool no_wait, const atomic_bool *cancel,
 		   void (*waiting)(void *arg, pid_t holder), void *arg, int *ret_fd, struct err *e);
 void node_lock_release(int fd);
+/* Another lock file (path as on this host, under the root already), taken
+ * without waiting: 0 and *ret_fd (release with node_lock_release()), or
+ * -EWOULDBLOCK (unsaid) and *ret_holder the pid written there (0 unknown). */
+int lock_file_try(const char *path, int *ret_fd, pid_t *ret_holder, struct err *e);
