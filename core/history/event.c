@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "event.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -121,4 +122,47 @@ struct json_object *hist_event_to_json(const struct hist_event *ev)
 	add_str(o, "ref", ev->ref);
 	add_str(o, "text", ev->text);
 	return o;
+}
+
+static const struct {
+	const char *name;
+	uint32_t kinds;
+} kind_groups[] = {
+	{"guid", 1u << HK_NODE_GUID | 1u << HK_PORT_GUID},
+	{"port", 1u << HK_PORT_STATE | 1u << HK_PHYS_STATE | 1u << HK_RATE | 1u << HK_LINK_LAYER},
+	{"pod", 1u << HK_POD_BOUND | 1u << HK_POD_GONE | 1u << HK_NETNS},
+	{"finding", 1u << HK_FINDING_OPEN | 1u << HK_FINDING_CLOSE},
+	{"function", 1u << HK_FN_ADDED | 1u << HK_FN_REMOVED | 1u << HK_VF_COUNT | 1u << HK_DRIVER |
+			     1u << HK_PROBE_FAILED},
+};
+
+int hist_kinds_parse(const char *s, uint32_t *ret)
+{
+	uint32_t m = 0;
+	const char *p = s;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		char w[32];
+		if (len == 0 || len >= sizeof(w))
+			return -EINVAL;
+		memcpy(w, p, len);
+		w[len] = '\0';
+		int k = hist_kind_from_string(w);
+		size_t g = 0;
+		if (k >= 0) {
+			m |= 1u << k;
+		} else {
+			for (g = 0; g < sizeof(kind_groups) / sizeof(*kind_groups); g++)
+				if (!strcmp(kind_groups[g].name, w))
+					break;
+			if (g == sizeof(kind_groups) / sizeof(*kind_groups))
+				return -EINVAL;
+			m |= kind_groups[g].kinds;
+		}
+		p += len + (p[len] == ',');
+	}
+	if (!m)
+		return -EINVAL;
+	*ret = m;
+	return 0;
 }

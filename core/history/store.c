@@ -588,17 +588,38 @@ int hist_store_query(struct hist_store *st, const struct hist_query *q,
 	return r;
 }
 
+/* How strongly a candidate is tied to the effect: its own function first,
+ * then a netdev name they share, then its PF, then the boot. */
+static int cause_rank(const struct hist_event *ev, const struct hist_event *c)
+{
+	const char *name = ev->kind == HK_RENAME ? ev->new : ev->name;
+	if (c->bdf[0] && !strcmp(c->bdf, ev->bdf))
+		return 0;
+	if (name[0] && (!strcmp(c->name, name) || !strcmp(c->old, name) || !strcmp(c->new, name)))
+		return 1;
+	if (ev->kind == HK_RENAME && ev->old[0] &&
+	    (!strcmp(c->old, ev->old) || !strcmp(c->new, ev->old)))
+		return 1;
+	if (c->pf[0] && !strcmp(c->pf, ev->pf[0] ? ev->pf : ev->bdf))
+		return 2;
+	return 3;
+}
+
+#define CAUSE_CANDIDATES 32
+
 int hist_store_causes(struct hist_store *st, const struct hist_event *ev,
 		      struct hist_event ret[static HIST_CAUSES_MAX], size_t *ret_n, struct err *e)
 {
-	/* Two indexed walks back from the event (its function and its PF)
-	 * plus the window's name and boot matches; the union, newest first. */
+	/* The window's events on the same function or PF, naming the same
+	 * netdev, or the boot; kernel-log lines only when they tell of a
+	 * failure. Ranked by how close their tie is, then by time. */
 	static const char sql[] =
 		"SELECT " EVENT_COLS " FROM events WHERE t_us >= ?2 - ?6 AND "
 		"(t_us < ?2 OR (t_us = ?2 AND id < ?1)) AND kind NOT IN "
-		"('start', 'finding-open', 'finding-close', 'bench') AND ("
+		"('start', 'finding-open', 'finding-close', 'bench') AND "
+		"(kind != 'kmsg' OR ref = 'error') AND ("
 		" (?3 != '' AND (bdf = ?3 OR pf = ?4 OR bdf = ?4))"
-		" OR (?5 != '' AND name != '' AND (name = ?5 OR old = ?5 OR new = ?5))"
+		" OR (?5 != '' AND (name = ?5 OR old = ?5 OR new = ?5))"
 		" OR (?7 != '' AND (old = ?7 OR new = ?7))"
 		" OR (kind = 'boot' AND boot = ?8))"
 		" ORDER BY t_us DESC, id DESC LIMIT ?9";
@@ -617,14 +638,27 @@ int hist_store_causes(struct hist_store *st, const struct hist_event *ev,
 	sqlite3_bind_int64(q, 6, HIST_CAUSE_WINDOW);
 	sqlite3_bind_text(q, 7, other, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 8, ev->boot, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 9, HIST_CAUSES_MAX);
+	sqlite3_bind_int(q, 9, CAUSE_CANDIDATES);
+	struct hist_event *cand = malloc(CAUSE_CANDIDATES * sizeof(*cand));
+	if (!cand) {
+		sqlite3_finalize(q);
+		return err_setx(e, ENOMEM, "out of memory");
+	}
 	size_t n = 0;
-	while (n < HIST_CAUSES_MAX && (rc = sqlite3_step(q)) == SQLITE_ROW)
-		row_event(q, &ret[n++]);
+	while (n < CAUSE_CANDIDATES && (rc = sqlite3_step(q)) == SQLITE_ROW)
+		row_event(q, &cand[n++]);
 	int r = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(st, e, rc, "read");
 	sqlite3_finalize(q);
-	if (r == 0)
-		*ret_n = n;
+	if (r == 0) {
+		/* The closest ties first, each tie newest first (the walk's order). */
+		size_t k = 0;
+		for (int rank = 0; rank <= 3 && k < HIST_CAUSES_MAX; rank++)
+			for (size_t i = 0; i < n && k < HIST_CAUSES_MAX; i++)
+				if (cause_rank(ev, &cand[i]) == rank)
+					ret[k++] = cand[i];
+		*ret_n = k;
+	}
+	free(cand);
 	return r;
 }
 
@@ -774,4 +808,28 @@ int hist_store_copy(struct hist_store *st, struct hist_store *from, struct err *
 		return r;
 	}
 	return hist_store_commit(st, e);
+}
+
+struct json_object *hist_store_event_json(struct hist_store *st, const struct hist_event *ev,
+					  bool causes, struct err *e)
+{
+	struct json_object *o = hist_event_to_json(ev);
+	if (!causes || !hist_kind_wants_cause(ev->kind))
+		return o;
+	struct hist_event c[HIST_CAUSES_MAX];
+	size_t n = 0;
+	if (hist_store_causes(st, ev, c, &n, e) < 0) {
+		json_object_put(o);
+		return NULL;
+	}
+	struct json_object *a = json_object_new_array();
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *one = json_object_new_object();
+		json_object_object_add(one, "gap_s",
+				       json_object_new_double((double)(ev->t_us - c[i].t_us) / 1e6));
+		json_object_object_add(one, "event", hist_event_to_json(&c[i]));
+		json_object_array_add(a, one);
+	}
+	json_object_object_add(o, "causes", a);
+	return o;
 }

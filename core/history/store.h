@@ -123,3 +123,9 @@ int hist_store_fn_del(struct hist_store *st, const char *bdf, struct err *e);
 int hist_store_fn_each(struct hist_store *st,
 		       void (*fn)(void *arg, const char *bdf, const char *json), void *arg,
 		       struct err *e);
+
+/* ev as JSON (hist_event_to_json()) with, for an effect
+ * (hist_kind_wants_cause()), "causes": [{"gap_s", "event"}] from
+ * hist_store_causes(). NULL on a read error (said). */
+struct json_object *hist_store_event_json(struct hist_store *st, const struct hist_event *ev,
+					  bool causes, struct err *e);

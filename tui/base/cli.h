@@ -130,6 +130,10 @@ extern const struct opt debug_options[];
 extern const struct opt_sub debug_subs[];
 int cmd_metrics(const struct cli *c, int argc, char **argv);
 extern const struct opt metrics_options[];
+int cmd_record(const struct cli *c, int argc, char **argv);
+extern const struct opt record_options[];
+int cmd_timeline(const struct cli *c, int argc, char **argv);
+extern const struct opt timeline_options[];
 int cmd_help(const struct cli *c, int argc, char **argv);
 
 /* cmd_reboot.c: a reboot of the simulated node c names (power cycle, the

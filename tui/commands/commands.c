@@ -98,6 +98,24 @@ static const struct cmd commands[] = {
 	 "removed, renamed, bound) as it happens, one line each; --json for JSON lines.\n"
 	 "Runs until interrupted.",
 	 NULL, NULL, CMD_POS_NONE},
+	{"record", cmd_record, CMD_NODE, "record the node's changes into its history",
+	 "record [--once] [--max-size SIZE] [--max-age DAYS] [--verbose]",
+	 "Follow the node as the console does (uevents, netlink, the kubelet's and CNI's\n"
+	 "files, the kernel log) and record every change into the history store: VF\n"
+	 "counts, functions and drivers, netdev renames and moves into pods, GUIDs,\n"
+	 "port states, pod bindings, kernel-log driver records, ibvf's actions, findings\n"
+	 "opening and closing, bench results, and each boot with what it changed.\n"
+	 "Runs until SIGTERM or SIGINT (ibvf-record.service; the DaemonSet). Read it\n"
+	 "with 'ibvf timeline' or the console's Timeline view (docs/history.md).",
+	 record_options, NULL, CMD_POS_NONE},
+	{"timeline", cmd_timeline, CMD_NODE | CMD_JSON, "what changed on the node, when, after what",
+	 "timeline [--since WHEN] [--until WHEN] [--kind KINDS] [-n N] [--follow] [--utc]\n"
+	 "       [--no-causes] [--json] [DEV|POD...]",
+	 "The node's recorded history (written by 'ibvf record'), oldest first, a boot\n"
+	 "set apart as journalctl does. Under a rename, a GUID change or a port going\n"
+	 "down: the events just before it on the same function or PF (or naming the\n"
+	 "same netdev), with the gap in seconds: the candidates for its cause.",
+	 timeline_options, NULL, CMD_POS_DEV},
 	{"vf", cmd_vf, CMD_NODE | CMD_JSON, "create, destroy, rename VFs, set GUIDs and link state",
 	 VF_USAGE, VF_HELP, vf_options, vf_subs, CMD_POS_DEV},
 	{"persist", cmd_persist, CMD_NODE | CMD_JSON,
