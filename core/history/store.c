@@ -613,16 +613,15 @@ int hist_store_causes(struct hist_store *st, const struct hist_event *ev,
 	/* The window's events on the same function or PF, naming the same
 	 * netdev, or the boot; kernel-log lines only when they tell of a
 	 * failure. Ranked by how close their tie is, then by time. */
-	static const char sql[] =
-		"SELECT " EVENT_COLS " FROM events WHERE t_us >= ?2 - ?6 AND "
-		"(t_us < ?2 OR (t_us = ?2 AND id < ?1)) AND kind NOT IN "
-		"('start', 'finding-open', 'finding-close', 'bench') AND "
-		"(kind != 'kmsg' OR ref = 'error') AND ("
-		" (?3 != '' AND (bdf = ?3 OR pf = ?4 OR bdf = ?4))"
-		" OR (?5 != '' AND (name = ?5 OR old = ?5 OR new = ?5))"
-		" OR (?7 != '' AND (old = ?7 OR new = ?7))"
-		" OR (kind = 'boot' AND boot = ?8))"
-		" ORDER BY t_us DESC, id DESC LIMIT ?9";
+	static const char sql[] = "SELECT " EVENT_COLS " FROM events WHERE t_us >= ?2 - ?6 AND "
+				  "(t_us < ?2 OR (t_us = ?2 AND id < ?1)) AND kind NOT IN "
+				  "('start', 'finding-open', 'finding-close', 'bench') AND "
+				  "(kind != 'kmsg' OR ref = 'error') AND ("
+				  " (?3 != '' AND (bdf = ?3 OR pf = ?4 OR bdf = ?4))"
+				  " OR (?5 != '' AND (name = ?5 OR old = ?5 OR new = ?5))"
+				  " OR (?7 != '' AND (old = ?7 OR new = ?7))"
+				  " OR (kind = 'boot' AND boot = ?8))"
+				  " ORDER BY t_us DESC, id DESC LIMIT ?9";
 	sqlite3_stmt *q;
 	int rc = sqlite3_prepare_v2(st->db, sql, -1, &q, NULL);
 	if (rc != SQLITE_OK)
@@ -825,8 +824,8 @@ struct json_object *hist_store_event_json(struct hist_store *st, const struct hi
 	struct json_object *a = json_object_new_array();
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *one = json_object_new_object();
-		json_object_object_add(one, "gap_s",
-				       json_object_new_double((double)(ev->t_us - c[i].t_us) / 1e6));
+		json_object_object_add(
+			one, "gap_s", json_object_new_double((double)(ev->t_us - c[i].t_us) / 1e6));
 		json_object_object_add(one, "event", hist_event_to_json(&c[i]));
 		json_object_array_add(a, one);
 	}

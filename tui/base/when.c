@@ -20,8 +20,8 @@ static int duration(const char *s, int64_t *ret_us)
 	static const struct {
 		const char *unit;
 		int64_t us;
-	} units[] = {{"s", 1000000},	  {"sec", 1000000},	 {"m", 60000000},
-		     {"min", 60000000},	  {"h", 3600000000ll},	 {"d", 86400000000ll},
+	} units[] = {{"s", 1000000},	   {"sec", 1000000},	{"m", 60000000},
+		     {"min", 60000000},	   {"h", 3600000000ll}, {"d", 86400000000ll},
 		     {"w", 604800000000ll}};
 	for (size_t i = 0; i < sizeof(units) / sizeof(*units); i++)
 		if (!strcmp(end, units[i].unit) && n >= 0 && n <= INT64_MAX / units[i].us) {

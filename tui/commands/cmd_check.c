@@ -14,6 +14,7 @@
 #include "check_fix.h"
 #include "tui/render/check_text.h"
 #include "tui/base/cli.h"
+#include "tui/base/recording.h"
 #include "core/checks/checks.h"
 #include "core/checks/report.h"
 #include "core/pods/devplugin.h"
@@ -269,13 +270,20 @@ static int print_table(const struct cli *c)
 
 /* Runs the checks, keeps what the filter selects (with what reaches a
  * device named), prints it; the exit status from what was printed. */
-static int report(const struct cli *c, const struct node *n, struct check_filter *fl)
+static int report(const struct cli *c, struct sys *s, bool record, const struct node *n,
+		  struct check_filter *fl)
 {
 	struct findings fs;
 	if (checks_run(n, NULL, &fs) < 0) {
 		cli_error("cannot run the checks: out of memory");
 		return EXIT_UNKNOWN;
 	}
+	/* Into the history while no recorder runs: a check after the fact
+	 * leaves its findings there too. A failure changes nothing here. */
+	struct err re = {{0}};
+	struct hist_recorder *rec = record ? recording_open(s, &re) : NULL;
+	recording_observe(rec, n, &fs, &re);
+	hist_recorder_close(rec);
 	fl->reach = n;
 	findings_select(&fs, keep, fl);
 	struct json_object *o = checks_report_json(&fs, n);
@@ -420,7 +428,7 @@ int cmd_check(const struct cli *c, int argc, char **argv)
 		struct fix_source src = {.read = fix_read_node, .keep = fix_keep, .ctx = &x};
 		rc = check_fix_run(c, &a.fo, &src);
 	} else {
-		rc = report(c, n, &fl);
+		rc = report(c, s, !a.n_dp_files, n, &fl);
 	}
 out:
 	node_free(n);

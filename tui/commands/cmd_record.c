@@ -83,8 +83,9 @@ static int parse_size(const char *v, int64_t *ret)
 	else if (*end)
 		n = -1;
 	if (end == v || n < 0 || n > (1ll << 40) / mult || n * mult < HIST_MIN_BYTES) {
-		cli_error("record: --max-size '%s': a size from 256K to 1T (bytes, or with K, M, G)",
-			  v);
+		cli_error(
+			"record: --max-size '%s': a size from 256K to 1T (bytes, or with K, M, G)",
+			v);
 		return -EINVAL;
 	}
 	*ret = n * mult;
@@ -93,11 +94,16 @@ static int parse_size(const char *v, int64_t *ret)
 
 /* The files whose change is a pod's or ibvf's: watched as directories. */
 static const char *const watched[] = {
-	"/var/lib/kubelet/device-plugins", "/var/lib/kubelet/pod-resources",
-	"/var/lib/cni/multus",		   "/var/lib/cni/ib-sriov",
-	"/var/lib/cni/sriov",		   "/var/lib/cni/networks",
-	"/var/run/netns",		   "/run/netns",
-	"/var/log/pods",		   "/var/lib/ibvf",
+	"/var/lib/kubelet/device-plugins",
+	"/var/lib/kubelet/pod-resources",
+	"/var/lib/cni/multus",
+	"/var/lib/cni/ib-sriov",
+	"/var/lib/cni/sriov",
+	"/var/lib/cni/networks",
+	"/var/run/netns",
+	"/run/netns",
+	"/var/log/pods",
+	"/var/lib/ibvf",
 };
 
 static int watch_files(struct sys *s)

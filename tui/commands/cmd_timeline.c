@@ -177,7 +177,8 @@ int cmd_timeline(const struct cli *c, int argc, char **argv)
 			break;
 		case TL_O_KIND:
 			if (hist_kinds_parse(v, &q.kinds) < 0) {
-				cli_error("timeline: --kind '%s': no such kind (see 'ibvf help timeline')",
+				cli_error("timeline: --kind '%s': no such kind (see 'ibvf help "
+					  "timeline')",
 					  v);
 				return EXIT_USAGE;
 			}

@@ -6,12 +6,15 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "tui/base/cli.h"
 #include "core/base/guid.h"
+#include "core/checks/checks.h"
 #include "core/sys/sys.h"
+#include "tui/base/recording.h"
 #include "tui/base/text.h"
 
 static volatile sig_atomic_t stop;
@@ -51,6 +54,38 @@ static void print_event(const struct cli *c, const struct sys_event *ev)
 	fflush(stdout);
 }
 
+/* The history `watch` records while no recorder runs (recording.h): the
+ * node read again where the events point, its findings, recorded. */
+struct watch_rec {
+	struct hist_recorder *rec;
+	struct node *node;
+	struct sys_event *ev;
+	size_t n_ev;
+	bool lost;
+};
+
+static void watch_record(struct sys *s, struct watch_rec *w)
+{
+	struct node *n;
+	struct err e = {{0}};
+	int r = w->node && !w->lost ? node_refresh(s, w->node, w->ev, w->n_ev, &n, &e)
+				    : node_discover(s, &n, &e);
+	w->n_ev = 0;
+	w->lost = false;
+	if (r < 0)
+		return;
+	struct findings fs = {0};
+	checks_run(n, NULL, &fs);
+	if (recording_observe(w->rec, n, &fs, &e) < 0) {
+		cli_error("watch: history not recorded: %s", e.msg);
+		hist_recorder_close(w->rec);
+		w->rec = NULL;
+	}
+	findings_fini(&fs);
+	node_free(w->node);
+	w->node = n;
+}
+
 int cmd_watch(const struct cli *c, int argc, char **argv)
 {
 	struct opts o;
@@ -70,6 +105,15 @@ int cmd_watch(const struct cli *c, int argc, char **argv)
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	struct watch_rec w = {0};
+	struct err re = {{0}};
+	if ((w.rec = recording_open(s, &re)) &&
+	    !(w.ev = calloc(NODE_REFRESH_EVENTS_MAX, sizeof(*w.ev)))) {
+		hist_recorder_close(w.rec);
+		w.rec = NULL;
+	}
+	if (w.rec)
+		watch_record(s, &w);
 	int rc = 0;
 	while (!stop) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -82,14 +126,26 @@ int cmd_watch(const struct cli *c, int argc, char **argv)
 			break;
 		}
 		struct sys_event ev;
-		while ((r = sys_event_read(s, &ev)) > 0)
+		bool any = false;
+		while ((r = sys_event_read(s, &ev)) > 0) {
 			print_event(c, &ev);
+			if (w.n_ev < NODE_REFRESH_EVENTS_MAX && w.ev)
+				w.ev[w.n_ev++] = ev;
+			else
+				w.lost = true;
+			any = true;
+		}
+		if (any && w.rec)
+			watch_record(s, &w);
 		if (r < 0) {
 			cli_error("cannot read a node change: %s", strerror(-r));
 			rc = 1;
 			break;
 		}
 	}
+	node_free(w.node);
+	free(w.ev);
+	hist_recorder_close(w.rec);
 	sys_close(s);
 	return rc;
 }

@@ -217,6 +217,11 @@ int console_update(struct console *c, struct console_pending *p)
 		console_apply_diff(c, old, &d);
 	node_free(old);
 	console_checks_run(c);
+	if (c->rec && recording_observe(c->rec, c->node, &c->checks.fs, &e) < 0) {
+		screen_message(c, TR_WARNING, "history not recorded: %s", e.msg);
+		hist_recorder_close(c->rec); /* said once; `ibvf record` keeps it */
+		c->rec = NULL;
+	}
 	console_tree_update(c); /* the rows pointed into the old node */
 	console_views_node_changed(c);
 	snapshot_diff_free(&d);
@@ -369,6 +374,7 @@ static void console_free(struct console *c)
 	free(c->names);
 	free(c->hl);
 	console_checks_free(&c->checks);
+	hist_recorder_close(c->rec);
 }
 
 void console_curses_setup(struct console *c)
@@ -463,6 +469,12 @@ int console_main(const struct cli *cli, const char *theme, int argc, char **argv
 		cli_error("cannot set up the console: %s", strerror(ENOMEM));
 		sys_close(c.sys);
 		return 1;
+	}
+	if (!bench) {
+		struct err re = {{0}};
+		c.rec = recording_open(c.sys, &re);
+		if (!c.rec && re.msg[0])
+			screen_message(&c, TR_WARNING, "history not recorded: %s", re.msg);
 	}
 	int rc = 0;
 	if (console_rebuild(&c) < 0) {

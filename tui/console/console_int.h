@@ -3,6 +3,8 @@
  * mutable state; it lives here, in one struct passed around. */
 #pragma once
 
+#include "tui/base/recording.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
@@ -131,6 +133,9 @@ struct console {
 	double rebuild_due, refresh_due, rebuild_cost, discover_cost;
 	/* The bench view's shared key (--key, $IBVF_BENCH_KEY_FILE); NULL: none. */
 	struct exchange_key *bench_key;
+	/* The history this console records while no recorder runs
+	 * (tui/base/recording.h); NULL: not recording. */
+	struct hist_recorder *rec;
 };
 
 double console_now(void);

@@ -66,7 +66,8 @@ void timeline_describe(struct json_object *ev, char *buf, size_t size)
 	else if (!strcmp(kind, "start"))
 		snprintf(buf, size, "%s", text);
 	else if (!strcmp(kind, "vf-count"))
-		snprintf(buf, size, "sriov_numvfs %s -> %s", old[0] ? old : "?", new[0] ? new : "?");
+		snprintf(buf, size, "sriov_numvfs %s -> %s", old[0] ? old : "?",
+			 new[0] ? new : "?");
 	else if (!strcmp(kind, "fn-added"))
 		snprintf(buf, size, "function appeared%s%s", name[0] ? " as " : "", name);
 	else if (!strcmp(kind, "fn-removed"))
