@@ -10,9 +10,11 @@ HISTORY = "/var/lib/ibvf"
 HOST_PATHS = {
     "/var/lib/kubelet/pods", "/var/lib/kubelet/device-plugins", "/var/lib/cni", "/run/netns",
     "/var/log/pods", "/var/lib/ibvf", "/etc/systemd/network", "/run/systemd/network",
-    "/usr/lib/systemd/network", "/etc/systemd/system", TEXTFILE,
+    "/usr/lib/systemd/network", "/etc/systemd/system", TEXTFILE, "/run/ibvf",
 }
-WRITABLE = {"DaemonSet/ibvf-metrics": {TEXTFILE}, "client": {HISTORY}}
+# By workload, or workload/container where one container of it writes more.
+WRITABLE = {"DaemonSet/ibvf-metrics": {TEXTFILE},
+            "DaemonSet/ibvf-metrics/record": {HISTORY, "/run/ibvf"}, "client": {HISTORY}}
 # Words of ibvf's command line that change the node.
 ACTION_WORDS = {"vf", "persist", "undo", "--fix", "check", "bench", "debug", "mkfixture",
                 "journal", "reboot", "--yes"}
@@ -33,8 +35,12 @@ def containers(spec):
     return spec.get("containers", []) + spec.get("initContainers", [])
 
 
-def role(label):
-    return "client" if "validate-client" in label else label
+def role(label, container=None):
+    if "validate-client" in label:
+        return "client"
+    if container and f"{label}/{container}" in WRITABLE:
+        return f"{label}/{container}"
+    return label
 
 
 def p_hostpath_readonly(docs):
@@ -45,7 +51,7 @@ def p_hostpath_readonly(docs):
         for c in containers(spec):
             for m in c.get("volumeMounts", []):
                 path = vols.get(m["name"])
-                if path and not m.get("readOnly") and path not in WRITABLE.get(role(label), ()):
+                if path and not m.get("readOnly") and path not in WRITABLE.get(role(label, c["name"]), ()):
                     bad.append(f"{label}: hostPath '{path}' mounted read-write at "
                                f"'{m['mountPath']}'")
     return bad
@@ -136,11 +142,14 @@ def p_metrics_only(docs):
         for c in containers(ds["spec"]["template"]["spec"]):
             argv = c.get("command", []) + c.get("args", [])
             label = f"DaemonSet/{ds['metadata']['name']}: container '{c['name']}'"
-            if argv[:2] != ["/usr/sbin/ibvf", "metrics"]:
-                bad.append(f"{label} runs {argv[:2]}, not '/usr/sbin/ibvf metrics'")
+            if argv[:2] not in (["/usr/sbin/ibvf", "metrics"], ["/usr/sbin/ibvf", "record"]):
+                bad.append(f"{label} runs {argv[:2]}, not '/usr/sbin/ibvf metrics' or "
+                           f"'/usr/sbin/ibvf record'")
             words = set(argv[2:]) & ACTION_WORDS
             if words:
                 bad.append(f"{label} passes {sorted(words)} to ibvf")
+            if argv[1:2] == ["record"]:
+                continue
             opts = dict(zip(argv, argv[1:]))
             if opts.get("--textfile") != TEXTFILE:
                 bad.append(f"{label}: --textfile is not '{TEXTFILE}'")
