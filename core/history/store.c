@@ -18,7 +18,7 @@ struct hist_store {
 	sqlite3 *db;
 	char name[PATH_MAX]; /* the path, or ":memory:" */
 	bool memory;
-	sqlite3_stmt *ins, *co_find, *co_upd;
+	sqlite3_stmt *ins, *co_find, *co_upd, *causes;
 };
 
 /* Each schema version's statements; migrate() runs those past the file's
@@ -43,6 +43,8 @@ static const char *const migrations[HIST_SCHEMA_VERSION] = {
 	" ref TEXT NOT NULL DEFAULT '',"
 	" text TEXT NOT NULL DEFAULT '');"
 	"CREATE INDEX events_time ON events(t_us);"
+	"CREATE INDEX events_last ON events(t_last_us);"
+	"CREATE INDEX events_name ON events(name, t_us) WHERE name != '';"
 	"CREATE INDEX events_fn ON events(bdf, t_us);"
 	"CREATE INDEX events_pf ON events(pf, t_us);"
 	"CREATE INDEX events_pod ON events(pod, t_us) WHERE pod != '';"
@@ -294,6 +296,7 @@ void hist_store_close(struct hist_store *st)
 	sqlite3_finalize(st->ins);
 	sqlite3_finalize(st->co_find);
 	sqlite3_finalize(st->co_upd);
+	sqlite3_finalize(st->causes);
 	sqlite3_close(st->db);
 	free(st);
 }
@@ -529,17 +532,23 @@ int hist_store_query(struct hist_store *st, const struct hist_query *q,
 		r |= sql_add(sql, sizeof(sql), &len, ")");
 	}
 	if (q->n_devs || q->n_pods) {
-		r |= sql_add(sql, sizeof(sql), &len, " AND (0");
+		/* The rows by their indexes (function, PF, pod), not a walk of
+		 * the time index over the whole store. */
+		r |= sql_add(sql, sizeof(sql), &len, " AND id IN (SELECT -1");
 		for (size_t i = 0; i < q->n_devs; i++) {
-			char one[96];
-			snprintf(one, sizeof(one), " OR bdf = ?%zu OR pf = ?%zu", 100 + i, 100 + i);
+			char one[192];
+			snprintf(one, sizeof(one),
+				 " UNION ALL SELECT id FROM events WHERE bdf = ?%zu"
+				 " UNION ALL SELECT id FROM events WHERE pf = ?%zu",
+				 100 + i, 100 + i);
 			r |= sql_add(sql, sizeof(sql), &len, one);
 		}
 		for (size_t i = 0; i < q->n_pods; i++) {
-			char one[160];
+			char one[256];
 			snprintf(one, sizeof(one),
-				 " OR pod = ?%zu OR (bdf != '' AND bdf IN (SELECT bdf FROM events "
-				 "WHERE pod = ?%zu))",
+				 " UNION ALL SELECT id FROM events WHERE pod = ?%zu"
+				 " UNION ALL SELECT id FROM events WHERE bdf IN (SELECT bdf FROM "
+				 "events WHERE pod = ?%zu AND bdf != '')",
 				 200 + i, 200 + i);
 			r |= sql_add(sql, sizeof(sql), &len, one);
 		}
@@ -613,19 +622,46 @@ int hist_store_causes(struct hist_store *st, const struct hist_event *ev,
 	/* The window's events on the same function or PF, naming the same
 	 * netdev, or the boot; kernel-log lines only when they tell of a
 	 * failure. Ranked by how close their tie is, then by time. */
-	static const char sql[] = "SELECT " EVENT_COLS " FROM events WHERE t_us >= ?2 - ?6 AND "
-				  "(t_us < ?2 OR (t_us = ?2 AND id < ?1)) AND kind NOT IN "
-				  "('start', 'finding-open', 'finding-close', 'bench') AND "
-				  "(kind != 'kmsg' OR ref = 'error') AND ("
-				  " (?3 != '' AND (bdf = ?3 OR pf = ?4 OR bdf = ?4))"
-				  " OR (?5 != '' AND (name = ?5 OR old = ?5 OR new = ?5))"
-				  " OR (?7 != '' AND (old = ?7 OR new = ?7))"
-				  " OR (kind = 'boot' AND boot = ?8))"
-				  " ORDER BY t_us DESC, id DESC LIMIT ?9";
-	sqlite3_stmt *q;
-	int rc = sqlite3_prepare_v2(st->db, sql, -1, &q, NULL);
+	/* Each tie walks its own index back from the event, at most
+	 * CAUSE_CANDIDATES rows each: cheap however full the store is. */
+#define CAUSE_BEFORE                                                                               \
+	" t_us >= ?2 - ?6 AND (t_us < ?2 OR (t_us = ?2 AND id < ?1)) AND kind NOT IN "             \
+	"('start', 'finding-open', 'finding-close', 'bench') AND (kind != 'kmsg' OR ref = "        \
+	"'error')"
+#define CAUSE_WALK(cond)                                                                           \
+	"SELECT id FROM (SELECT id FROM events WHERE " cond " AND" CAUSE_BEFORE                    \
+	" ORDER BY t_us DESC LIMIT ?9)"
+	static const char sql[] = "SELECT " EVENT_COLS " FROM events WHERE id IN (" CAUSE_WALK("?3 "
+											       "!= "
+											       "'' "
+											       "AND"
+											       " bd"
+											       "f "
+											       "= "
+											       "?3") " UNION ALL " CAUSE_WALK(
+		"pf = ?4") " UNION ALL " CAUSE_WALK("?5 != '' AND name = ?5") " UNION "
+									      "ALL " CAUSE_WALK("?7"
+												" !"
+												"= "
+												"''"
+												" A"
+												"ND"
+												" n"
+												"am"
+												"e "
+												"= "
+												"?"
+												"7") " UNION ALL "
+												     "SELECT id FROM (SELECT id FROM events WHERE bdf = '' AND kind = 'boot' AND "
+												     "boot = ?8 AND t_last_us >= ?2 - ?6 AND t_us <= ?2 LIMIT 1))"
+												     " ORDER BY t_us DESC, id DESC";
+	int rc = SQLITE_OK;
+	if (!st->causes)
+		rc = sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st->causes,
+					NULL);
 	if (rc != SQLITE_OK)
 		return db_err(st, e, rc, "query");
+	sqlite3_stmt *q = st->causes;
 	/* The names involved: a rename's new name was someone's before. */
 	const char *name = ev->kind == HK_RENAME ? ev->new : ev->name;
 	const char *other = ev->kind == HK_RENAME ? ev->old : "";
@@ -638,16 +674,16 @@ int hist_store_causes(struct hist_store *st, const struct hist_event *ev,
 	sqlite3_bind_text(q, 7, other, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 8, ev->boot, -1, SQLITE_STATIC);
 	sqlite3_bind_int(q, 9, CAUSE_CANDIDATES);
-	struct hist_event *cand = malloc(CAUSE_CANDIDATES * sizeof(*cand));
+	struct hist_event *cand = malloc(CAUSE_CANDIDATES * 5 * sizeof(*cand));
 	if (!cand) {
 		sqlite3_finalize(q);
 		return err_setx(e, ENOMEM, "out of memory");
 	}
 	size_t n = 0;
-	while (n < CAUSE_CANDIDATES && (rc = sqlite3_step(q)) == SQLITE_ROW)
+	while (n < CAUSE_CANDIDATES * 5 && (rc = sqlite3_step(q)) == SQLITE_ROW)
 		row_event(q, &cand[n++]);
 	int r = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(st, e, rc, "read");
-	sqlite3_finalize(q);
+	sqlite3_reset(q);
 	if (r == 0) {
 		/* The closest ties first, each tie newest first (the walk's order). */
 		size_t k = 0;

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: MIT
+/* `ibvf record` and `ibvf timeline` on the simulated node, through the real
+ * binary: what is recorded, read back with its causes, who may write, and
+ * every bad input a one-line error. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+static char *node;
+
+static void setup(void)
+{
+	setenv("TZ", "UTC", 1);
+	node = tu_mkfixture(NULL);
+}
+
+static void teardown(void)
+{
+	tu_rmtree(node);
+}
+
+static struct json_object *timeline_json(const char *dir, const char *const *extra)
+{
+	char *sim = tu_sim_arg(dir), *out = NULL, *err = NULL;
+	const char *argv[16] = {sim, "timeline", "--json"};
+	size_t n = 3;
+	for (size_t i = 0; extra && extra[i] && n < 15; i++)
+		argv[n++] = extra[i];
+	argv[n] = NULL;
+	int rc = tu_run(argv, &out, &err);
+	ck_assert_msg(rc == 0, "timeline: exit %d: %s", rc, err);
+	struct json_object *o = json_tokener_parse(out);
+	ck_assert_msg(o, "timeline --json is not JSON: %s", out);
+	free(sim);
+	free(out);
+	free(err);
+	return o;
+}
+
+static const char *jstr(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_string)
+		       ? json_object_get_string(v)
+		       : "";
+}
+
+/* The first event of kind on pci (pci NULL: any) whose new value is new (NULL: any). */
+static struct json_object *find_event(struct json_object *doc, const char *kind, const char *pci,
+				      const char *new)
+{
+	struct json_object *evs;
+	ck_assert(json_object_object_get_ex(doc, "events", &evs));
+	for (size_t i = 0; i < json_object_array_length(evs); i++) {
+		struct json_object *e = json_object_array_get_idx(evs, i);
+		if (!strcmp(jstr(e, "kind"), kind) && (!pci || !strcmp(jstr(e, "pci"), pci)) &&
+		    (!new || !strcmp(jstr(e, "new"), new)))
+			return e;
+	}
+	return NULL;
+}
+
+static size_t count_kind(struct json_object *doc, const char *kind)
+{
+	struct json_object *evs;
+	size_t n = 0;
+	ck_assert(json_object_object_get_ex(doc, "events", &evs));
+	for (size_t i = 0; i < json_object_array_length(evs); i++)
+		n += !strcmp(jstr(json_object_array_get_idx(evs, i), "kind"), kind);
+	return n;
+}
+
+static void record_once(const char *dir)
+{
+	char *err = NULL;
+	int rc = tu_sim_run(dir, NULL, &err, "record", "--once", NULL);
+	ck_assert_msg(rc == 0, "record --once: exit %d: %s", rc, err);
+	free(err);
+}
+
+START_TEST(test_rename_recorded_with_its_action_as_cause)
+{
+	setenv("IBVF_RECORD", "0", 1); /* only `record` writes here */
+	record_once(node);
+	ck_assert_int_eq(
+		tu_sim_run(node, NULL, NULL, "vf", "rename", "18:00.3", "ibtl0", "--yes", NULL), 0);
+	record_once(node);
+	struct json_object *doc = timeline_json(node, NULL);
+	ck_assert_int_eq(count_kind(doc, "start"), 2);
+	struct json_object *r = find_event(doc, "rename", "0000:18:00.3", "ibtl0");
+	ck_assert_msg(r, "no rename of 0000:18:00.3 to ibtl0 in %s", json_object_get_string(doc));
+	ck_assert_str_eq(jstr(r, "old"), "ib1");
+	ck_assert_str_eq(jstr(r, "pf"), "0000:18:00.0");
+	/* The journal's action on the same function comes first among its causes. */
+	struct json_object *causes, *c0, *ev, *gap;
+	ck_assert(json_object_object_get_ex(r, "causes", &causes));
+	ck_assert_int_ge(json_object_array_length(causes), 1);
+	c0 = json_object_array_get_idx(causes, 0);
+	ck_assert(json_object_object_get_ex(c0, "event", &ev));
+	ck_assert(json_object_object_get_ex(c0, "gap_s", &gap));
+	ck_assert_str_eq(jstr(ev, "kind"), "action");
+	ck_assert_str_eq(jstr(ev, "pci"), "0000:18:00.3");
+	ck_assert(json_object_get_double(gap) >= 0 && json_object_get_double(gap) < 60);
+	json_object_put(doc);
+
+	/* Text: the rename and its cause line; by device, by kind. */
+	char *out = NULL;
+	ck_assert_int_eq(
+		tu_sim_run(node, &out, NULL, "timeline", "ibtl0", "--kind", "rename", NULL), 0);
+	ck_assert_msg(strstr(out, "0000:18:00.3  rename         ib1 -> ibtl0"), "%s", out);
+	ck_assert_msg(strstr(out, "s after 0000:18:00.3 action: ibvf vf rename"), "%s", out);
+	ck_assert_msg(!strstr(out, "finding-open"), "--kind rename shows other kinds: %s", out);
+	free(out);
+	/* Nothing changed: a third record adds only its start. */
+	record_once(node);
+	doc = timeline_json(node, (const char *[]){"--kind", "rename", NULL});
+	ck_assert_int_eq(count_kind(doc, "rename"), 1);
+	json_object_put(doc);
+}
+END_TEST
+
+START_TEST(test_timeline_filters)
+{
+	setenv("IBVF_RECORD", "0", 1);
+	record_once(node);
+	/* A PF brings its VFs' events; another PF's are not there. */
+	struct json_object *doc = timeline_json(node, (const char *[]){"18:00.0", NULL});
+	struct json_object *evs;
+	ck_assert(json_object_object_get_ex(doc, "events", &evs));
+	ck_assert_int_gt(json_object_array_length(evs), 0);
+	for (size_t i = 0; i < json_object_array_length(evs); i++) {
+		struct json_object *e = json_object_array_get_idx(evs, i);
+		ck_assert_msg(!strcmp(jstr(e, "pf"), "0000:18:00.0") ||
+				      !strcmp(jstr(e, "pci"), "0000:18:00.0"),
+			      "event of another PF: %s", json_object_get_string(e));
+	}
+	json_object_put(doc);
+	/* --lines N: the newest N; --until in the past: none. */
+	doc = timeline_json(node, (const char *[]){"-n", "3", NULL});
+	ck_assert(json_object_object_get_ex(doc, "events", &evs));
+	ck_assert_int_eq(json_object_array_length(evs), 3);
+	json_object_put(doc);
+	doc = timeline_json(node, (const char *[]){"--until", "2000-01-01T00:00:00Z", NULL});
+	ck_assert(json_object_object_get_ex(doc, "events", &evs));
+	ck_assert_int_eq(json_object_array_length(evs), 0);
+	json_object_put(doc);
+	doc = timeline_json(node, (const char *[]){"--since", "1h", "--kind", "finding", NULL});
+	ck_assert_int_gt(count_kind(doc, "finding-open"), 0);
+	ck_assert_int_eq(count_kind(doc, "start"), 0);
+	json_object_put(doc);
+}
+END_TEST
+
+/* Each bad input: exit 2 (an option) or 1, one line on stderr naming it. */
+static void refused(int want, const char *needle, ...)
+{
+	va_list ap;
+	const char *argv[16];
+	size_t n = 0;
+	char *sim = tu_sim_arg(node);
+	argv[n++] = sim;
+	va_start(ap, needle);
+	const char *a;
+	while ((a = va_arg(ap, const char *)) && n < 15)
+		argv[n++] = a;
+	va_end(ap);
+	argv[n] = NULL;
+	char *out = NULL, *err = NULL;
+	int rc = tu_run(argv, &out, &err);
+	ck_assert_msg(rc == want, "%s %s: exit %d, not %d: %s", argv[1], argv[2] ? argv[2] : "", rc,
+		      want, err);
+	ck_assert_msg(strstr(err, needle), "stderr lacks '%s': %s", needle, err);
+	ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "not one line: %s", err);
+	free(sim);
+	free(out);
+	free(err);
+}
+
+START_TEST(test_bad_input)
+{
+	setenv("IBVF_RECORD", "0", 1);
+	refused(1, "no history recorded on this node yet", "timeline", NULL);
+	refused(2, "--since 'yesterday-ish'", "timeline", "--since", "yesterday-ish", NULL);
+	refused(2, "--kind 'renames'", "timeline", "--kind", "renames", NULL);
+	refused(2, "--lines '0'", "timeline", "-n", "0", NULL);
+	refused(2, "--max-size '1K'", "record", "--max-size", "1K", NULL);
+	refused(2, "--max-age '0'", "record", "--max-age", "0", NULL);
+	/* A damaged store, another program's database: named, nothing changed. */
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/var/lib/ibvf", node);
+	mkdir(path, 0755);
+	strcat(path, "/history.db");
+	const char *junk = "this is not a database, it is a text file, long enough to be read\n";
+	tu_write(path, junk);
+	refused(1, "history.db", "timeline", NULL);
+	refused(1, "history.db", "record", "--once", NULL);
+	struct stat st;
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_size, (off_t)strlen(junk));
+	/* A symbolic link in its place is refused, its target untouched. */
+	unlink(path);
+	char target[4096];
+	snprintf(target, sizeof(target), "%s/elsewhere", node);
+	tu_write(target, "");
+	ck_assert_int_eq(symlink(target, path), 0);
+	refused(1, "symbolic link", "record", "--once", NULL);
+	ck_assert_int_eq(stat(target, &st), 0);
+	ck_assert_int_eq(st.st_size, 0);
+}
+END_TEST
+
+/* Spawns `ibvf --sim=DIR record`; its stderr into errfile. */
+static pid_t spawn_recorder(const char *dir, const char *errfile)
+{
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char sim[4200];
+		snprintf(sim, sizeof(sim), "--sim=%s", dir);
+		int fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, 2);
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		execl(getenv("IBVF_BIN"), "ibvf", sim, "record", (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	static char buf[8192];
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	buf[n] = '\0';
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+START_TEST(test_one_writer)
+{
+	setenv("IBVF_RECORD", "0", 1);
+	char errfile[4200];
+	snprintf(errfile, sizeof(errfile), "%s/record.err", node);
+	pid_t pid = spawn_recorder(node, errfile);
+	/* Wait for its first record (the store's "start"), bounded. */
+	bool up = false;
+	for (int i = 0; i < 600 && !up; i++) {
+		char *out = NULL;
+		if (tu_sim_run(node, &out, NULL, "timeline", "--kind", "start", NULL) == 0)
+			up = strstr(out, "recorder started") != NULL;
+		free(out);
+		if (!up)
+			usleep(50000);
+	}
+	ck_assert_msg(up, "the recorder did not record its start: %s", slurp(errfile));
+	refused(1, "is recording this node's history", "record", "--once", NULL);
+	/* While it runs, check records nothing itself: the recorder does. */
+	unsetenv("IBVF_RECORD");
+	ck_assert_int_eq(
+		tu_sim_run(node, NULL, NULL, "vf", "rename", "18:00.4", "ibtl1", "--yes", NULL), 0);
+	bool seen = false;
+	for (int i = 0; i < 600 && !seen; i++) {
+		char *out = NULL;
+		if (tu_sim_run(node, &out, NULL, "timeline", "--kind", "rename", NULL) == 0)
+			seen = strstr(out, "ib2 -> ibtl1") != NULL;
+		free(out);
+		if (!seen)
+			usleep(50000);
+	}
+	ck_assert_msg(seen, "the running recorder did not record the rename");
+	ck_assert_int_eq(kill(pid, SIGTERM), 0);
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "record: status %d: %s",
+		      status, slurp(errfile));
+	struct json_object *doc = timeline_json(node, (const char *[]){"--kind", "rename", NULL});
+	ck_assert_int_eq(count_kind(doc, "rename"), 1);
+	json_object_put(doc);
+}
+END_TEST
+
+START_TEST(test_damaged_store_recorded_in_memory)
+{
+	setenv("IBVF_RECORD", "0", 1);
+	char path[4096], errfile[4200];
+	snprintf(path, sizeof(path), "%s/var/lib/ibvf", node);
+	mkdir(path, 0755);
+	strcat(path, "/history.db");
+	tu_write(path, "garbage garbage garbage garbage garbage garbage garbage garbage\n");
+	snprintf(errfile, sizeof(errfile), "%s/record.err", node);
+	pid_t pid = spawn_recorder(node, errfile);
+	bool said = false;
+	for (int i = 0; i < 600 && !said; i++) {
+		said = strstr(slurp(errfile), "recording in memory") != NULL;
+		if (!said)
+			usleep(50000);
+	}
+	ck_assert_msg(said, "no note of the memory fallback: %s", slurp(errfile));
+	ck_assert_msg(strstr(slurp(errfile), "history.db"), "%s", slurp(errfile));
+	/* Still following: alive after a change, and exits 0 on SIGTERM. */
+	ck_assert_int_eq(
+		tu_sim_run(node, NULL, NULL, "vf", "rename", "18:00.4", "ibtl2", "--yes", NULL), 0);
+	usleep(300000);
+	ck_assert_int_eq(kill(pid, 0), 0);
+	ck_assert_int_eq(kill(pid, SIGTERM), 0);
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d: %s", status,
+		      slurp(errfile));
+}
+END_TEST
+
+START_TEST(test_who_records)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/var/lib/ibvf/history.db", node);
+	/* IBVF_RECORD=0: check writes no store. */
+	setenv("IBVF_RECORD", "0", 1);
+	tu_sim_run(node, NULL, NULL, "check", NULL);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	/* Otherwise `check` on a simulated node records its findings. */
+	unsetenv("IBVF_RECORD");
+	tu_sim_run(node, NULL, NULL, "check", NULL);
+	ck_assert_int_eq(access(path, F_OK), 0);
+	struct json_object *doc = timeline_json(node, (const char *[]){"--kind", "finding", NULL});
+	ck_assert(find_event(doc, "finding-open", "0000:18:00.1", NULL));
+	json_object_put(doc);
+	/* A --root tree is data: nothing is written into it. */
+	char *root = tu_mkfixture(NULL), rootdb[4096];
+	snprintf(rootdb, sizeof(rootdb), "%s/var/lib/ibvf/history.db", root);
+	const char *argv[] = {"--root", root, "check", NULL};
+	tu_run(argv, NULL, NULL);
+	ck_assert_int_ne(access(rootdb, F_OK), 0);
+	tu_rmtree(root);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("timeline");
+	TCase *tc = tcase_create("record");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_rename_recorded_with_its_action_as_cause);
+	tcase_add_test(tc, test_timeline_filters);
+	tcase_add_test(tc, test_bad_input);
+	tcase_add_test(tc, test_one_writer);
+	tcase_add_test(tc, test_damaged_store_recorded_in_memory);
+	tcase_add_test(tc, test_who_records);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run_suite(suite());
+}
