@@ -521,7 +521,7 @@ START_TEST(a_million_flaps_keep_the_store_small)
 }
 END_TEST
 
-#define DISTINCT     300000
+#define DISTINCT     150000
 #define DISTINCT_CAP (2 * MiB)
 
 START_TEST(past_max_bytes_the_oldest_go_first)
