@@ -97,6 +97,11 @@ bool hist_recorder_in_memory(const struct hist_recorder *r)
 	return hist_store_in_memory(r->st);
 }
 
+void hist_recorder_retry_now(struct hist_recorder *r)
+{
+	r->retry_at = 0;
+}
+
 struct hist_store *hist_recorder_store(struct hist_recorder *r)
 {
 	return r->st;

@@ -59,6 +59,10 @@ int hist_recorder_observe(struct hist_recorder *r, const struct node *n, const s
  * back), once: NULL when nothing new. */
 const char *hist_recorder_note(struct hist_recorder *r);
 bool hist_recorder_in_memory(const struct hist_recorder *r);
+/* Makes the next observation of a recorder in memory try the file at once
+ * rather than HIST_RETRY_SECS after the last try (the tests' way to a due
+ * retry; a no-op for a recorder on its file). */
+void hist_recorder_retry_now(struct hist_recorder *r);
 struct hist_store *hist_recorder_store(struct hist_recorder *r);
 /* Whether another process holds the writer lock: 1, 0, or -errno. */
 int hist_writer_running(struct sys *s);

@@ -117,6 +117,17 @@ static int migrate(struct hist_store *st, bool write, struct err *e)
 				"the history store '%s' was written by a newer ibvf (schema %lld; "
 				"this one reads up to %d)",
 				st->name, (long long)ver, HIST_SCHEMA_VERSION);
+	/* A writer makes the file WAL (which stays in the file), only now: a
+	 * file refused above is left as it was. auto_vacuum takes effect only
+	 * before the first table. */
+	if (write && !st->memory) {
+		int r = exec(st,
+			     "PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL; "
+			     "PRAGMA synchronous=NORMAL; PRAGMA journal_size_limit=4194304",
+			     "configure", e);
+		if (r < 0)
+			return r;
+	}
 	if (ver == HIST_SCHEMA_VERSION)
 		return 0;
 	if (!write)
@@ -159,9 +170,9 @@ static int prepare(struct hist_store *st, struct err *e)
 	return rc == SQLITE_OK ? 0 : db_err(st, e, rc, "prepare");
 }
 
-/* Pragmas every connection sets; a writer also makes the file WAL (which
- * stays in the file). */
-static int configure(struct hist_store *st, bool write, struct err *e)
+/* Pragmas every connection sets (a writer's, once the file is known to be
+ * a store: migrate()). */
+static int configure(struct hist_store *st, struct err *e)
 {
 	sqlite3_busy_timeout(st->db, HIST_BUSY_MS);
 	sqlite3_extended_result_codes(st->db, 1);
@@ -170,15 +181,7 @@ static int configure(struct hist_store *st, bool write, struct err *e)
 	sqlite3_db_config(st->db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
 	sqlite3_db_config(st->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
 	sqlite3_db_config(st->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
-	int r = exec(st, "PRAGMA cell_size_check=ON", "configure", e);
-	if (r == 0 && write && !st->memory) {
-		/* auto_vacuum takes effect only before the first table. */
-		r = exec(st,
-			 "PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL; "
-			 "PRAGMA synchronous=NORMAL; PRAGMA journal_size_limit=4194304",
-			 "configure", e);
-	}
-	return r;
+	return exec(st, "PRAGMA cell_size_check=ON", "configure", e);
 }
 
 /* Makes the file 0640 without following a link, when it is missing. */
@@ -256,7 +259,7 @@ int hist_store_open(const char *path, bool write, struct hist_store **ret, struc
 		goto fail;
 	if ((r = open_db(st, write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY, e)) < 0)
 		goto fail;
-	if ((r = configure(st, write, e)) < 0 || (r = migrate(st, write, e)) < 0)
+	if ((r = configure(st, e)) < 0 || (r = migrate(st, write, e)) < 0)
 		goto fail;
 	if (write && (r = prepare(st, e)) < 0)
 		goto fail;
@@ -276,7 +279,7 @@ int hist_store_open_memory(struct hist_store **ret, struct err *e)
 	st->memory = true;
 	int r = open_db(st, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_MEMORY, e);
 	if (r == 0)
-		r = configure(st, true, e);
+		r = configure(st, e);
 	if (r == 0)
 		r = migrate(st, true, e);
 	if (r == 0)
