@@ -14,11 +14,14 @@
 #include "core/base/safefile.h"
 #include "core/sys/sys.h"
 
+#define CAUSE_WALKS 5
+
 struct hist_store {
 	sqlite3 *db;
 	char name[PATH_MAX]; /* the path, or ":memory:" */
 	bool memory;
-	sqlite3_stmt *ins, *co_find, *co_upd, *causes;
+	sqlite3_stmt *ins, *co_find, *co_upd;
+	sqlite3_stmt *walks[CAUSE_WALKS]; /* hist_store_causes(), prepared once */
 };
 
 /* Each schema version's statements; migrate() runs those past the file's
@@ -181,7 +184,9 @@ static int configure(struct hist_store *st, struct err *e)
 	sqlite3_db_config(st->db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
 	sqlite3_db_config(st->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
 	sqlite3_db_config(st->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
-	return exec(st, "PRAGMA cell_size_check=ON", "configure", e);
+	/* Pages stay in memory across the queries of one read: a timeline asks
+	 * again for each effect's causes. */
+	return exec(st, "PRAGMA cell_size_check=ON; PRAGMA cache_size=-16384", "configure", e);
 }
 
 /* Makes the file 0640 without following a link, when it is missing. */
@@ -299,7 +304,8 @@ void hist_store_close(struct hist_store *st)
 	sqlite3_finalize(st->ins);
 	sqlite3_finalize(st->co_find);
 	sqlite3_finalize(st->co_upd);
-	sqlite3_finalize(st->causes);
+	for (int w = 0; w < CAUSE_WALKS; w++)
+		sqlite3_finalize(st->walks[w]);
 	sqlite3_close(st->db);
 	free(st);
 }
@@ -617,87 +623,78 @@ static int cause_rank(const struct hist_event *ev, const struct hist_event *c)
 	return 3;
 }
 
-#define CAUSE_CANDIDATES 32
-
-int hist_store_causes(struct hist_store *st, const struct hist_event *ev,
-		      struct hist_event ret[static HIST_CAUSES_MAX], size_t *ret_n, struct err *e)
-{
-	/* The window's events on the same function or PF, naming the same
-	 * netdev, or the boot; kernel-log lines only when they tell of a
-	 * failure. Ranked by how close their tie is, then by time. */
-	/* Each tie walks its own index back from the event, at most
-	 * CAUSE_CANDIDATES rows each: cheap however full the store is. */
+#define CAUSE_CANDIDATES 8 /* per tie: three are shown */
 #define CAUSE_BEFORE                                                                               \
 	" t_us >= ?2 - ?6 AND (t_us < ?2 OR (t_us = ?2 AND id < ?1)) AND kind NOT IN "             \
 	"('start', 'finding-open', 'finding-close', 'bench') AND (kind != 'kmsg' OR ref = "        \
 	"'error')"
 #define CAUSE_WALK(cond)                                                                           \
-	"SELECT id FROM (SELECT id FROM events WHERE " cond " AND" CAUSE_BEFORE                    \
-	" ORDER BY t_us DESC LIMIT ?9)"
-	static const char sql[] = "SELECT " EVENT_COLS " FROM events WHERE id IN (" CAUSE_WALK("?3 "
-											       "!= "
-											       "'' "
-											       "AND"
-											       " bd"
-											       "f "
-											       "= "
-											       "?3") " UNION ALL " CAUSE_WALK(
-		"pf = ?4") " UNION ALL " CAUSE_WALK("?5 != '' AND name = ?5") " UNION "
-									      "ALL " CAUSE_WALK("?7"
-												" !"
-												"= "
-												"''"
-												" A"
-												"ND"
-												" n"
-												"am"
-												"e "
-												"= "
-												"?"
-												"7") " UNION ALL "
-												     "SELECT id FROM (SELECT id FROM events WHERE bdf = '' AND kind = 'boot' AND "
-												     "boot = ?8 AND t_last_us >= ?2 - ?6 AND t_us <= ?2 LIMIT 1))"
-												     " ORDER BY t_us DESC, id DESC";
-	int rc = SQLITE_OK;
-	if (!st->causes)
-		rc = sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st->causes,
-					NULL);
-	if (rc != SQLITE_OK)
-		return db_err(st, e, rc, "query");
-	sqlite3_stmt *q = st->causes;
+	"SELECT " EVENT_COLS " FROM events WHERE " cond " AND" CAUSE_BEFORE                        \
+	" ORDER BY t_us DESC, id DESC LIMIT ?9"
+
+/* The ties, closest first, each a walk of its own index back from the
+ * event: its function, a netdev name it shares (the new name, then the
+ * old), its PF, its boot. */
+static const char *const cause_walks[CAUSE_WALKS] = {
+	CAUSE_WALK("bdf = ?3 AND bdf != ''"),
+	CAUSE_WALK("name = ?5 AND name != ''"),
+	CAUSE_WALK("name = ?7 AND name != ''"),
+	CAUSE_WALK("pf = ?4 AND pf != ''"),
+	"SELECT " EVENT_COLS " FROM events WHERE bdf = '' AND kind = 'boot' AND boot = ?8 AND "
+	"t_last_us >= ?2 - ?6 AND t_us <= ?2 ORDER BY t_us DESC LIMIT 1", /* binds past ?8: unused
+									   */
+};
+
+int hist_store_causes(struct hist_store *st, const struct hist_event *ev,
+		      struct hist_event ret[static HIST_CAUSES_MAX], size_t *ret_n, struct err *e)
+{
 	/* The names involved: a rename's new name was someone's before. */
 	const char *name = ev->kind == HK_RENAME ? ev->new : ev->name;
 	const char *other = ev->kind == HK_RENAME ? ev->old : "";
-	sqlite3_bind_int64(q, 1, ev->id);
-	sqlite3_bind_int64(q, 2, ev->t_us);
-	sqlite3_bind_text(q, 3, ev->bdf, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 4, ev->pf[0] ? ev->pf : ev->bdf, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 5, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 6, HIST_CAUSE_WINDOW);
-	sqlite3_bind_text(q, 7, other, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 8, ev->boot, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 9, CAUSE_CANDIDATES);
-	struct hist_event *cand = malloc(CAUSE_CANDIDATES * 5 * sizeof(*cand));
-	if (!cand) {
-		sqlite3_finalize(q);
-		return err_setx(e, ENOMEM, "out of memory");
-	}
+	struct hist_event cand[CAUSE_CANDIDATES * CAUSE_WALKS];
 	size_t n = 0;
-	while (n < CAUSE_CANDIDATES * 5 && (rc = sqlite3_step(q)) == SQLITE_ROW)
-		row_event(q, &cand[n++]);
-	int r = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(st, e, rc, "read");
-	sqlite3_reset(q);
-	if (r == 0) {
-		/* The closest ties first, each tie newest first (the walk's order). */
-		size_t k = 0;
-		for (int rank = 0; rank <= 3 && k < HIST_CAUSES_MAX; rank++)
-			for (size_t i = 0; i < n && k < HIST_CAUSES_MAX; i++)
-				if (cause_rank(ev, &cand[i]) == rank)
-					ret[k++] = cand[i];
-		*ret_n = k;
+	/* A walk stops the search once the closer ties gave enough: in a busy
+	 * store the function's own walk usually does. */
+	for (int w = 0; w < CAUSE_WALKS && n < HIST_CAUSES_MAX; w++) {
+		int rc = SQLITE_OK;
+		if (!st->walks[w])
+			rc = sqlite3_prepare_v3(st->db, cause_walks[w], -1,
+						SQLITE_PREPARE_PERSISTENT, &st->walks[w], NULL);
+		if (rc != SQLITE_OK)
+			return db_err(st, e, rc, "query");
+		sqlite3_stmt *q = st->walks[w];
+		sqlite3_bind_int64(q, 1, ev->id);
+		sqlite3_bind_int64(q, 2, ev->t_us);
+		sqlite3_bind_text(q, 3, ev->bdf, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 4, ev->pf[0] ? ev->pf : ev->bdf, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 5, name, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(q, 6, HIST_CAUSE_WINDOW);
+		sqlite3_bind_text(q, 7, other, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 8, ev->boot, -1, SQLITE_STATIC);
+		sqlite3_bind_int(q, 9, CAUSE_CANDIDATES);
+		size_t got = 0;
+		while (got < CAUSE_CANDIDATES && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+			struct hist_event c;
+			row_event(q, &c);
+			bool dup = false;
+			for (size_t i = 0; i < n && !dup; i++)
+				dup = cand[i].id == c.id;
+			if (!dup)
+				cand[n++] = c;
+			got++;
+		}
+		sqlite3_reset(q);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			return db_err(st, e, rc, "read");
 	}
-	free(cand);
-	return r;
+	/* The closest ties first, each tie newest first (the walks' order). */
+	size_t k = 0;
+	for (int rank = 0; rank <= 3 && k < HIST_CAUSES_MAX; rank++)
+		for (size_t i = 0; i < n && k < HIST_CAUSES_MAX; i++)
+			if (cause_rank(ev, &cand[i]) == rank)
+				ret[k++] = cand[i];
+	*ret_n = k;
+	return 0;
 }
 
 int hist_store_sums(struct hist_store *st, enum hist_kind kind, int64_t since_us,
