@@ -274,8 +274,10 @@ START_TEST(causes_are_the_nearest_earlier_events_on_the_function_pf_or_name)
 	/* At the same time: what was stored before it only. */
 	add(st, mk(HK_PHYS_STATE, t, VA2, PFA, "same-time-after"));
 	ck_assert_str_eq(causes_of(st, &down), "sibling numvfs driver");
+	/* Four candidates: the function's own two are chosen before the PF's
+	 * older one (closer tie), and the three are shown nearest first. */
 	add(st, mk(HK_DRIVER, t - 5 * SEC, VA2, PFA, "nearest"));
-	ck_assert_str_eq(causes_of(st, &down), "nearest sibling numvfs");
+	ck_assert_str_eq(causes_of(st, &down), "nearest sibling driver");
 
 	/* A rename: who had its new name before, on any function. */
 	struct hist_event gone = mk(HK_NETDEV, t + 50 * SEC, VB2, PFB, "ib1-went");

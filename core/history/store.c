@@ -624,6 +624,14 @@ static int cause_rank(const struct hist_event *ev, const struct hist_event *c)
 }
 
 #define CAUSE_CANDIDATES 8 /* per tie: three are shown */
+
+static int newest_first(const void *a, const void *b)
+{
+	const struct hist_event *x = a, *y = b;
+	if (x->t_us != y->t_us)
+		return x->t_us > y->t_us ? -1 : 1;
+	return x->id > y->id ? -1 : x->id < y->id;
+}
 #define CAUSE_BEFORE                                                                               \
 	" t_us >= ?2 - ?6 AND (t_us < ?2 OR (t_us = ?2 AND id < ?1)) AND kind NOT IN "             \
 	"('start', 'finding-open', 'finding-close', 'bench') AND (kind != 'kmsg' OR ref = "        \
@@ -687,12 +695,13 @@ int hist_store_causes(struct hist_store *st, const struct hist_event *ev,
 		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 			return db_err(st, e, rc, "read");
 	}
-	/* The closest ties first, each tie newest first (the walks' order). */
+	/* Chosen by the closest ties (each newest first), shown nearest first. */
 	size_t k = 0;
 	for (int rank = 0; rank <= 3 && k < HIST_CAUSES_MAX; rank++)
 		for (size_t i = 0; i < n && k < HIST_CAUSES_MAX; i++)
 			if (cause_rank(ev, &cand[i]) == rank)
 				ret[k++] = cand[i];
+	qsort(ret, k, sizeof(*ret), newest_first);
 	*ret_n = k;
 	return 0;
 }
