@@ -66,6 +66,15 @@ run "$tmp/a" "$S" vf guid 18:00.1 --node 02:03:00:18:00:00:00:00 --port 02:03:00
 run "$tmp/a" "$S" vf guid --assign-all --force --yes
 run "$tmp/a" "$S" vf state 18:00.4 disable --yes
 run "$tmp/a" "$S" journal undo 1 --yes --force # back to the kernel name ib2
+# The history (docs/history.md): what the actions above did, recorded and
+# read back with its causes; a kind the schema does not know is rejected.
+run "$tmp/rec" "$S" record --once
+run "$tmp/timeline.json" "$S" timeline --json
+ok timeline "$tmp/timeline.json"
+jq -e '[.events[] | select(.causes)] | length > 0' "$tmp/timeline.json" >/dev/null ||
+	{ echo "timeline --json: no event with causes"; fail=1; }
+jq '.events[0].kind = "renamed"' "$tmp/timeline.json" >"$tmp/timeline-bad.json"
+bad timeline "$tmp/timeline-bad.json"
 run "$tmp/journal.json" "$S" journal --json
 ok journal "$tmp/journal.json"
 n=$(jq '.entries | length' "$tmp/journal.json" 2>&1) || true

@@ -447,11 +447,13 @@ static int record_journal(struct obs *ob)
 		ev.group = 0;
 		const char *subject = jstr(o, "subject"), *action = jstr(o, "action");
 		const char *result = rec ? "interrupted" : jstr(o, "result");
-		if (subject && strlen(subject) < sizeof(ev.bdf)) {
+		char bdf[16];
+		/* A plan's subject is a function, or the node (persist: its host). */
+		if (subject && node_bdf_normalize(subject, false, bdf)) {
 			const struct pf *pf;
 			const struct vf *vf;
-			HIST_SET(ev.bdf, subject);
-			if (node_find_fn(ob->n, subject, &pf, &vf))
+			HIST_SET(ev.bdf, bdf);
+			if (node_find_fn(ob->n, bdf, &pf, &vf))
 				HIST_SET(ev.pf, pf->fn.bdf);
 		}
 		snprintf(ev.ref, sizeof(ev.ref), "journal %lld", (long long)id);
@@ -482,14 +484,15 @@ static int bench_line(struct obs *ob, const char *line)
 	ev_init(ob, &ev, HK_BENCH, t > 0 ? t : ob->t_us);
 	ev.group = 0;
 	const char *bdf = jstr(o, "bdf");
-	if (bdf && strlen(bdf) < sizeof(ev.bdf))
-		HIST_SET(ev.bdf, bdf);
+	char norm[16];
+	if (bdf && node_bdf_normalize(bdf, false, norm))
+		HIST_SET(ev.bdf, norm);
 	const char *test = NULL, *peer = NULL;
 	if (json_object_object_get_ex(o, "key", &key)) {
 		test = jstr(key, "test");
 		peer = jstr(key, "peer");
-		if (jstr(key, "pf") && strlen(jstr(key, "pf")) < sizeof(ev.pf))
-			HIST_SET(ev.pf, jstr(key, "pf"));
+		if (jstr(key, "pf") && node_bdf_normalize(jstr(key, "pf"), false, norm))
+			HIST_SET(ev.pf, norm);
 	}
 	HIST_SET(ev.ref, test ? test : "");
 	HIST_SET(ev.new, jstr(o, "status") ? jstr(o, "status") : "");
