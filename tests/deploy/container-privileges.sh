@@ -59,4 +59,25 @@ for dev in tmpfs host; do
 	check "/dev $dev: the host's name (UTS namespace shared)" \
 		"$([ "$host" = "$(cat /proc/sys/kernel/hostname)" ] && echo 0 || echo 1)" "host '$host'"
 done
+
+# The DaemonSet's record container: the same sandbox, with /var/lib/ibvf and
+# /run/ibvf its own (hostPaths; here tmpfs, so this host's are untouched):
+# `ibvf record --once` writes the store without any capability, and
+# `ibvf timeline` reads it back.
+made=()
+for d in /var/lib/ibvf /run/ibvf; do [ -d "$d" ] || made+=("$d"); done
+rc=0
+# shellcheck disable=SC2016 # the inner shell expands its own arguments
+out=$(unshare --mount --pid --fork --mount-proc --propagation private sh -euc '
+	mount -t tmpfs -o mode=755 tmpfs /dev; mknod -m 666 /dev/null c 1 3
+	mount -o remount,bind,ro /sys 2>/dev/null || mount -o bind,ro /sys /sys
+	mkdir -p /var/lib/ibvf /run/ibvf
+	mount -t tmpfs -o mode=755 tmpfs /var/lib/ibvf
+	mount -t tmpfs -o mode=755 tmpfs /run/ibvf
+	exec setpriv --bounding-set -all --inh-caps -all --ambient-caps -all --no-new-privs -- \
+		sh -c "\"$1\" record --once && \"$1\" timeline --kind start"' sandbox "$ibvf" 2>&1) || rc=$?
+for d in "${made[@]}"; do rmdir "$d" 2>/dev/null || true; done # the mount points it made
+check "record --once and timeline without a capability" "$rc" "$out"
+first=$(printf '%s\n' "$out" | grep -c 'first record of this node' || true)
+check "the store has its first record" "$([ "$first" = 1 ] && echo 0 || echo 1)" "$out"
 exit $((fails > 0))
