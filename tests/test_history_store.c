@@ -474,6 +474,23 @@ START_TEST(a_repeating_change_is_folded_after_a_few_rows)
 		ck_assert_int_eq(hist_store_add(st, &ev, &co, &e), 0);
 		ck_assert(!co);
 	}
+	/* Findings of many checks opening on one VF at once: each its own row
+	 * (a run is one check's, by ref); the same check again folds. */
+	static const char *const ids[] = {"guid-zero",	  "port-down",	    "name-unstable",
+					  "pod-stale",	  "guid-duplicate", "probe-failed",
+					  "name-changed", "link-ethernet"};
+	for (size_t i = 0; i < sizeof(ids) / sizeof(*ids); i++) {
+		ev = mk(HK_FINDING_OPEN, T0 + 20 * SEC, VA2, PFA, ids[i]);
+		HIST_SET(ev.ref, ids[i]);
+		ck_assert_int_eq(hist_store_add(st, &ev, &co, &e), 0);
+		ck_assert_msg(!co, "finding %s folded into another check's", ids[i]);
+	}
+	for (int i = 0; i <= HIST_COALESCE_AFTER; i++) {
+		ev = mk(HK_FINDING_OPEN, T0 + 21 * SEC + i, VA2, PFA, "port-down");
+		HIST_SET(ev.ref, "port-down");
+		ck_assert_int_eq(hist_store_add(st, &ev, &co, &e), 0);
+	}
+	ck_assert_msg(co, "a finding opening again and again is not folded");
 	hist_store_close(st);
 }
 END_TEST

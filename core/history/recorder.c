@@ -577,7 +577,9 @@ static int record_findings(struct obs *ob, const struct findings *fs)
 		const struct finding *f = &fs->v[i];
 		char key[96];
 		snprintf(key, sizeof(key), "%s %s", f->id, f->subject);
-		json_object_object_add(now, key, json_object_new_string(f->title ? f->title : ""));
+		char title[128]; /* bounded: the stored set stays well under its read size */
+		HIST_SET(title, f->title ? f->title : "");
+		json_object_object_add(now, key, json_object_new_string(title));
 	}
 	/* Opened: in now, not in was; closed: the other way. */
 	json_object_object_foreach(now, k, v) {

@@ -159,8 +159,9 @@ static int prepare(struct hist_store *st, struct err *e)
 	static const char ins[] =
 		"INSERT INTO events (t_us, t_last_us, count, grp, kind, boot, bdf, pf, name, "
 		"old, new, pod, pod_uid, ref, text) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-	static const char co_find[] = "SELECT count(*), max(id) FROM events "
-				      "WHERE bdf = ?1 AND kind = ?2 AND t_last_us >= ?3";
+	static const char co_find[] =
+		"SELECT count(*), max(id) FROM events "
+		"WHERE bdf = ?1 AND kind = ?2 AND t_last_us >= ?3 AND ref = ?4";
 	static const char co_upd[] = "UPDATE events SET count = count + 1, t_last_us = ?2, "
 				     "new = ?3 WHERE id = ?1";
 	int rc = sqlite3_prepare_v3(st->db, ins, -1, SQLITE_PREPARE_PERSISTENT, &st->ins, NULL);
@@ -376,6 +377,8 @@ int hist_store_add(struct hist_store *st, struct hist_event *ev, bool *ret_coale
 		sqlite3_bind_text(q, 1, ev->bdf, -1, SQLITE_STATIC);
 		sqlite3_bind_text(q, 2, kind, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(q, 3, ev->t_us - HIST_COALESCE_WINDOW);
+		/* One check's finding, one RDMA device's name: their own runs. */
+		sqlite3_bind_text(q, 4, ev->ref, -1, SQLITE_STATIC);
 		int rc = sqlite3_step(q);
 		int64_t n = rc == SQLITE_ROW ? sqlite3_column_int64(q, 0) : 0;
 		int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(q, 1) : 0;
@@ -414,9 +417,16 @@ int hist_store_add(struct hist_store *st, struct hist_event *ev, bool *ret_coale
 
 int64_t hist_store_new_group(struct hist_store *st)
 {
-	int64_t g = 0;
-	if (pragma_int(st, "SELECT coalesce(max(grp), 0) + 1 FROM events", &g) != SQLITE_OK)
-		g = (int64_t)time(NULL);
+	/* The counter lives beside the events (no scan of them), in the
+	 * caller's transaction. */
+	char buf[32];
+	int64_t g = 1;
+	if (hist_store_kv_get(st, "group_next", buf, sizeof(buf)) == 0)
+		g = strtoll(buf, NULL, 10);
+	if (g < 1)
+		g = 1;
+	snprintf(buf, sizeof(buf), "%lld", (long long)g + 1);
+	hist_store_kv_put(st, "group_next", buf, NULL);
 	return g;
 }
 
