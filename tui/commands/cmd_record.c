@@ -148,6 +148,38 @@ static void drain(int fd, bool kmsg)
 	}
 }
 
+/* Whether name is one of the store's files: the database, its WAL, its
+ * shared memory or journal. */
+static bool is_store_file(const char *name, const char *store)
+{
+	size_t len = strlen(store);
+	return !strncmp(name, store, len) &&
+	       (!name[len] || !strcmp(name + len, "-wal") || !strcmp(name + len, "-shm") ||
+		!strcmp(name + len, "-journal"));
+}
+
+/* Reads the file watches' events: whether one is a change of the node's
+ * files. The store's own files are not: every reader of the store (`ibvf
+ * timeline`) closes its -wal and -shm written, and taking that for a change
+ * would reread the node each time and stamp the next real change with the
+ * reader's time, before that change happened. */
+static bool files_changed(int fd, const char *store)
+{
+	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool changed = false;
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+			if ((ev->mask & IN_Q_OVERFLOW) || !ev->len ||
+			    !is_store_file(ev->name, store))
+				changed = true;
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+	return changed;
+}
+
 struct recording {
 	struct sys *s;
 	struct hist_recorder *rec;
@@ -202,6 +234,9 @@ static int follow(struct recording *r)
 		return 1;
 	}
 	int ifd = watch_files(r->s), kfd = watch_kmsg(r->s);
+	char path[PATH_MAX];
+	hist_store_path(r->s, path);
+	const char *store = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	struct sys_event *pend = calloc(NODE_REFRESH_EVENTS_MAX, sizeof(*pend));
 	size_t n_pend = 0;
 	bool lost = false, files = false;
@@ -237,10 +272,8 @@ static int follow(struct recording *r)
 			}
 			any = true;
 		}
-		if (pr > 0 && (p[1].revents & POLLIN)) {
-			drain(ifd, false);
+		if (pr > 0 && (p[1].revents & POLLIN) && files_changed(ifd, store))
 			files = any = true;
-		}
 		if (pr > 0 && (p[2].revents & POLLIN)) {
 			drain(kfd, true);
 			files = any = true; /* the kernel log is read whole */
