@@ -239,7 +239,7 @@ static int follow(struct recording *r)
 	const char *store = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	struct sys_event *pend = calloc(NODE_REFRESH_EVENTS_MAX, sizeof(*pend));
 	size_t n_pend = 0;
-	bool lost = false, files = false;
+	bool lost = false;
 	double due = 0, next_full = mono_now() + fmax(REREAD_MIN_SECS, REREAD_COST_X * r->cost);
 	int64_t first_us = 0;
 	int rc = 0;
@@ -273,10 +273,10 @@ static int follow(struct recording *r)
 			any = true;
 		}
 		if (pr > 0 && (p[1].revents & POLLIN) && files_changed(ifd, store))
-			files = any = true;
+			any = true;
 		if (pr > 0 && (p[2].revents & POLLIN)) {
 			drain(kfd, true);
-			files = any = true; /* the kernel log is read whole */
+			any = true; /* the observation reads the kernel log whole */
 		}
 		if (any && due == 0) {
 			due = now + SETTLE_SECS;
@@ -284,14 +284,16 @@ static int follow(struct recording *r)
 		}
 		bool full = now >= next_full;
 		if ((due > 0 && now >= due) || full) {
-			if (record_now(r, pend, n_pend, full || lost || files,
-				       due > 0 ? first_us : 0) < 0 &&
+			/* A file or kernel-log change needs no full reread: a
+			 * refresh reads every pod's files again, and the
+			 * observation the kernel log, journal and bench history. */
+			if (record_now(r, pend, n_pend, full || lost, due > 0 ? first_us : 0) < 0 &&
 			    !r->node) {
 				rc = 1;
 				break;
 			}
 			n_pend = 0;
-			lost = files = false;
+			lost = false;
 			due = 0;
 			next_full = mono_now() + fmax(REREAD_MIN_SECS, REREAD_COST_X * r->cost);
 		}
