@@ -30,8 +30,10 @@ void sim_boot_note(struct sim_boot_log *log, const char *fmt, ...)
  * .link file, else their PCI path name), /run's pod network namespaces gone
  * (tmpfs), ifindexes counted again (lo 1, the PFs' netdevs from 2), the kernel log that of a fresh
  * boot (the records of the VFs' lives dropped: E-Switch enables, probe failures of VFs), and the
- * probe order of new VFs shuffled from seed from now on (.sim/probe). */
-int sim_boot_power_cycle(struct sys *s, uint64_t seed, struct sim_boot_log *log, struct err *e);
+ * probe order of new VFs shuffled from seed from now on (.sim/probe), and a
+ * new boot identity (a boot_id, and btime as of at_us, 0: now; sim_tree.h). */
+int sim_boot_power_cycle(struct sys *s, uint64_t seed, int64_t at_us, struct sim_boot_log *log,
+			 struct err *e);
 
 /* The kubelet starting again after the boot unit: each pod whose ib-sriov-cni
  * cache (var/lib/cni/ib-sriov/) binds a VF gets it back through the CNI's

@@ -16,6 +16,7 @@ struct sim_fixture_opts {
 	unsigned int vfs;   /* VFs per compute PF; 0 = 8 unless vfs_set */
 	bool vfs_set;	    /* vfs is meant even when 0 (PFs without VFs) */
 	const char *kernel; /* release to report; NULL = 6.8.0-55-generic */
+	int64_t at_us;	    /* when the node is made (wall clock microseconds; 0: now) */
 };
 
 #define SIM_PFS_MAX 64
@@ -204,6 +205,16 @@ int sim_kernel_unbind(const char *root, const char *bdf, const char *what, struc
  * to the kernel log. */
 int sim_probe_fails(const char *root, const char *bdf);
 int sim_probe_fail_log(const char *root, const char *bdf, int err, struct err *e);
+/* The stamp (microseconds since boot) of the kernel log's last record; 0
+ * when it has none. */
+unsigned long long sim_kmsg_last_usec(const char *root);
+/* A boot's identity (sim_boot.c): a new random proc/sys/kernel/random/boot_id
+ * and proc/stat's btime, the boot seen at at_us (wall clock microseconds, 0:
+ * now): the kernel booted as long before as its log's last record says, so
+ * every record lies before at_us. */
+int sim_boot_identity(const char *root, int64_t at_us, struct err *e);
+/* A random (version 4) UUID, lowercase, as the kernel and Kubernetes write them. */
+void sim_uuid_random(char buf[static 37]);
 /* Removes a PCI function as hot-unplug would (fault injection). */
 int sim_kernel_vanish(const char *root, const char *bdf, struct err *e);
 /* A write to <pf>/sriov/<vf>/{node,port,policy}. */

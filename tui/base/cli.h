@@ -137,7 +137,8 @@ int cmd_help(const struct cli *c, int argc, char **argv);
  * seed of the VF probe order: --seed's argument, else $IBVF_SIM_SEED, else
  * a random one; -EINVAL (said) for a bad one. */
 #include <stdint.h>
-int reboot_run(const struct cli *c, uint64_t seed);
+/* at_us: when the node boots (wall clock microseconds; 0: now). */
+int reboot_run(const struct cli *c, uint64_t seed, int64_t at_us);
 int reboot_seed(const char *arg, uint64_t *ret);
 
 /* Renders `ibvf list` text from the node's JSON (core/snapshot/json.c). */

@@ -108,7 +108,7 @@ static int debug_reboot(const struct cli *c, struct opts *p)
 	}
 	if (reboot_seed(seed_arg, &seed) < 0)
 		return EXIT_USAGE;
-	return reboot_run(c, seed);
+	return reboot_run(c, seed, 0);
 }
 
 int cmd_debug(const struct cli *c, int argc, char **argv)

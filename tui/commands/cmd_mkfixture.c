@@ -107,5 +107,5 @@ int cmd_mkfixture(const struct cli *c, int argc, char **argv)
 		return 0;
 	/* Then a boot of it, as `ibvf --sim=DIR debug reboot` does. */
 	struct cli sim = {.sim = true, .sim_dir = dir, .kernel = c->kernel};
-	return reboot_run(&sim, seed);
+	return reboot_run(&sim, seed, 0);
 }

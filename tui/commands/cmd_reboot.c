@@ -242,7 +242,7 @@ static int run_unit(struct sys *s, const char *dir, const struct unit *u,
 	return 0;
 }
 
-int reboot_run(const struct cli *c, uint64_t seed)
+int reboot_run(const struct cli *c, uint64_t seed, int64_t at_us)
 {
 	struct sys *s;
 	struct unit u = {0};
@@ -283,7 +283,7 @@ int reboot_run(const struct cli *c, uint64_t seed)
 	snprintf(dir, sizeof(dir), "%s", sys_root(s));
 	printf("reboot: the simulated node in %s (probe seed %llu)\n", dir,
 	       (unsigned long long)seed);
-	if (sim_boot_power_cycle(s, seed, &log, &e) < 0) {
+	if (sim_boot_power_cycle(s, seed, at_us, &log, &e) < 0) {
 		print_log("boot", &log);
 		cli_error("%s", e.msg);
 		goto out;
