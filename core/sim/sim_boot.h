@@ -6,6 +6,7 @@
  * would, with ibvf's own commands. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,3 +43,36 @@ int sim_boot_power_cycle(struct sys *s, uint64_t seed, int64_t at_us, struct sim
  * file is there again. A VF without a netdev is not moved (CNI ADD fails;
  * the pod waits): said in the log. */
 int sim_boot_kubelet(struct sys *s, struct sim_boot_log *log, struct err *e);
+
+/* The CNI's ADD of one pod interface (its ib-sriov-cni cache's name under
+ * var/lib/cni/ib-sriov, sim_kubelet.c): the VF's host netdev moves into the
+ * pod (gone from the host's sysfs, with the "remove" the host sees), the
+ * cache records the host name and GUID it had, the pod's netns file is
+ * made. A VF with no host netdev is not moved (said in the log: the pod
+ * waits). again: the pod runs again after a boot (else it starts). The
+ * caller holds the node's lock. */
+int sim_kubelet_cni_add(struct sys *s, const char *cache, bool again, struct sim_boot_log *log,
+			struct err *e);
+
+/* A pod that asked for a VF starts (sim_podstart.c), as the kubelet, the
+ * device plugin and ib-sriov-cni do it: the checkpoint entry, the Multus and
+ * ib-sriov caches, the pod's netns file, the VF's netdev moved in; then the
+ * kernel's part of the field report: every other VF of the same PF whose
+ * netdev has a kernel name (ibN, ethN) no .link file gives is probed again
+ * (unbind, bind) and comes back with the lowest free kernel name. */
+struct sim_pod_start {
+	const char *ns, *name; /* DNS-1123: a label of 63, a subdomain of 253 */
+	const char *uid;       /* NULL: a new one */
+	const char *bdf;       /* the VF: bound, with a netdev on the host */
+	const char *ifname;    /* in the pod; NULL: net1 */
+};
+/* -EINVAL (said) for a name Kubernetes refuses, -ENODEV for a VF without a
+ * host netdev, -EOPNOTSUPP on a node that is not simulated: the node then
+ * unchanged. Whether a pod holds the VF already is the caller's to ask
+ * (pods_holder(), the one rule). */
+int sim_pod_start(struct sys *s, const struct sim_pod_start *p, struct sim_boot_log *log,
+		  struct err *e);
+/* Kubernetes' DNS-1123 label (max 63) and subdomain (max 253) rules. */
+bool sim_k8s_label_valid(const char *s);
+bool sim_k8s_subdomain_valid(const char *s);
+

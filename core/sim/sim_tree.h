@@ -154,6 +154,19 @@ int sim_k8s_write(const char *root, const struct sim_pod_vf pods[SIM_POD_VFS],
 		  const char *stale_bdf, bool faulty, char (*all_vfs)[16], size_t n_all,
 		  struct err *e);
 
+/* A pod as the kubelet and the CNI know it. */
+struct sim_pod {
+	const char *ns, *name, *uid, *netns_uuid, *container_id, *container;
+};
+/* A pod started with one VF (v, in the pod as ifname): its kubelet
+ * checkpoint entry added, its log directory, its Multus and ib-sriov-cni
+ * caches as the fixture's pods have them (the move itself is the CNI's ADD,
+ * sim_boot.h). */
+int sim_k8s_pod_add(const char *root, const struct sim_pod *p, const struct sim_pod_vf *v,
+		    const char *ifname, struct err *e);
+/* The name of the pod interface's ib-sriov-cni cache under var/lib/cni/ib-sriov. */
+int sim_k8s_cache_name(const struct sim_pod *p, const char *ifname, char *buf, size_t size);
+
 /* A VF's netdev name on the host (sim_systemd.c): its own, or the one it had
  * before it moved into a pod. */
 struct sim_vf_name {
@@ -242,6 +255,10 @@ bool sim_ifname_valid(const char *name);
  * gets the name it has afterwards. */
 int sim_udev_net_add(const char *root, const char *bdf, const char *ifname, bool path_default,
 		     char *ret_name, struct err *e);
+/* The name the first .link file matching the netdev ifname of bdf gives it
+ * ("" when no file names it). */
+int sim_udev_link_name(const char *root, const char *bdf, const char *ifname,
+		       char ret_name[static 16], struct err *e);
 /* ID_NET_NAME_PATH of a PF or VF (ibp24s0, enp41s0f0np0, ibp24s0v3), as
  * systemd's net_id builds it for the simulated PCI layout. */
 int sim_udev_path_name(const char *root, const char *bdf, char buf[static 16]);

@@ -140,6 +140,11 @@ int cmd_help(const struct cli *c, int argc, char **argv);
 /* at_us: when the node boots (wall clock microseconds; 0: now). */
 int reboot_run(const struct cli *c, uint64_t seed, int64_t at_us);
 int reboot_seed(const char *arg, uint64_t *ret);
+/* cmd_podstart.c: `debug pod-start` on the simulated node c names: pod is
+ * NAMESPACE/NAME, vf what the user typed (the resolver's), ifname and uid
+ * may be NULL. Its exit status (said). */
+int podstart_run(const struct cli *c, const char *pod, const char *vf, const char *ifname,
+		 const char *uid);
 
 /* Renders `ibvf list` text from the node's JSON (core/snapshot/json.c). */
 struct node;
