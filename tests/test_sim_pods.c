@@ -3,7 +3,7 @@
  * `debug pod-start` (the kubelet, the device plugin and ib-sriov-cni start a
  * pod, and the kernel renames the PF's other kernel-named VFs), its
  * refusals, what `watch` sees of it, the boot identity (boot_id, btime) of
- * mkfixture and debug reboot. */
+ * mkfixture and debug reboot, and `mkfixture --history`. */
 #include <check.h>
 #include <json-c/json.h>
 #include <signal.h>
@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/history/store.h"
 #include "spawnutil.h"
 #include "testutil.h"
 
@@ -358,6 +359,68 @@ START_TEST(a_boot_has_an_id_and_a_time_its_kernel_log_fits)
 }
 END_TEST
 
+struct tally {
+	size_t n[HK__N];
+	int64_t first, last;
+	char boots[4][HIST_VALUE_MAX];
+	size_t n_boots;
+	bool pod_moved, renamed;
+};
+
+static int tally_cb(void *arg, const struct hist_event *ev)
+{
+	struct tally *t = arg;
+	t->n[ev->kind]++;
+	if (!t->first || ev->t_us < t->first)
+		t->first = ev->t_us;
+	if (ev->t_us > t->last)
+		t->last = ev->t_us;
+	if (ev->kind == HK_BOOT && t->n_boots < 4)
+		snprintf(t->boots[t->n_boots++], HIST_VALUE_MAX, "%s", ev->new);
+	/* the first pod: mlx5_0's VF 0 ('ib0') moved in, VF 2 renamed ib1 -> ib0 */
+	if (ev->kind == HK_NETNS && !strcmp(ev->bdf, POD_VF) &&
+	    !strcmp(ev->pod, "ml-training/trainer-2"))
+		t->pod_moved = true;
+	if (ev->kind == HK_RENAME && !strcmp(ev->bdf, "0000:18:00.3") && !strcmp(ev->old, "ib1") &&
+	    !strcmp(ev->new, "ib0"))
+		t->renamed = true;
+	return 0;
+}
+
+START_TEST(mkfixture_history_records_two_days_of_the_node)
+{
+	int64_t now = (int64_t)time(NULL) * 1000000;
+	char *dir = tu_mkfixture((const char *const[]){"--history", "--seed", "3", NULL});
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/var/lib/ibvf/history.db", dir);
+	struct hist_store *st;
+	struct err e = {{0}};
+	ck_assert_msg(hist_store_open(path, false, &st, &e) == 0, "%s", e.msg);
+	struct tally t = {0};
+	struct hist_query q = {0};
+	ck_assert_msg(hist_store_query(st, &q, tally_cb, &t, &e) == 0, "%s", e.msg);
+	hist_store_close(st);
+	ck_assert_msg(t.n[HK_BOOT] == 2, "%zu boots", t.n[HK_BOOT]);
+	ck_assert_str_ne(t.boots[0], t.boots[1]);
+	ck_assert_msg(t.pod_moved, "no netns event of %s into ml-training/trainer-2", POD_VF);
+	ck_assert_msg(t.renamed, "no rename of 0000:18:00.3 from ib1 to ib0");
+	ck_assert_uint_ge(t.n[HK_NETNS], 2);
+	ck_assert_uint_ge(t.n[HK_RENAME], 6);
+	ck_assert_uint_ge(t.n[HK_PORT_STATE], 2);
+	ck_assert_uint_ge(t.n[HK_KMSG] + t.n[HK_PROBE_FAILED], 1);
+	/* two days in the past, the boot's kernel log before its first record */
+	ck_assert_msg(t.first >= now - 49ll * 3600 * 1000000 &&
+			      t.first <= now - 47ll * 3600 * 1000000,
+		      "first event at %lld, now %lld", (long long)t.first, (long long)now);
+	ck_assert_msg(t.last <= now, "an event after now: %lld > %lld", (long long)t.last,
+		      (long long)now);
+	/* the node is the history's last state: the current boot's btime is in the past */
+	ck_assert_msg(btime_of(dir) * 1000000 < now - 19ll * 3600 * 1000000,
+		      "btime %lld is not the reboot's", btime_of(dir));
+	tu_rmtree(dir);
+}
+END_TEST
+
 static Suite *sim_pods_suite(void)
 {
 	Suite *s = suite_create("sim_pods");
@@ -371,6 +434,7 @@ static Suite *sim_pods_suite(void)
 	TCase *boot = tcase_create("boot");
 	tcase_set_timeout(boot, 280);
 	tcase_add_test(boot, a_boot_has_an_id_and_a_time_its_kernel_log_fits);
+	tcase_add_test(boot, mkfixture_history_records_two_days_of_the_node);
 	suite_add_tcase(s, boot);
 	return s;
 }

@@ -76,3 +76,8 @@ int sim_pod_start(struct sys *s, const struct sim_pod_start *p, struct sim_boot_
 bool sim_k8s_label_valid(const char *s);
 bool sim_k8s_subdomain_valid(const char *s);
 
+/* The port of the function's RDMA device goes down (1: DOWN, 2: Polling: a
+ * cable pulled, the switch port disabled) or comes back (4: ACTIVE, 5:
+ * LinkUp), its netdev's operstate following, with the "change" the host
+ * sees (sim_faults.c). */
+int sim_port_set(struct sys *s, const char *bdf, bool up, struct err *e);

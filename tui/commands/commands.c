@@ -136,7 +136,8 @@ static const struct cmd commands[] = {
 	 "and counters are node_exporter's infiniband collector's (docs/metrics.md).",
 	 metrics_options, NULL, CMD_POS_NONE},
 	{"mkfixture", cmd_mkfixture, CMD_KERNEL, "build a simulated DGX H200 node tree",
-	 "mkfixture DIR [--healthy] [--pfs N] [--vfs N] [--kernel REL] [--reboot [--seed N]]",
+	 "mkfixture DIR [--healthy] [--pfs N] [--vfs N] [--kernel REL] [--reboot | --history] "
+	 "[--seed N]",
 	 "Write a simulated DGX H200 node into DIR (docs/fixture.md), for --sim=DIR;\n"
 	 "--kernel REL is the kernel release it reports (default 6.8.0-55-generic).",
 	 mkfixture_options, NULL, CMD_POS_DIR},
