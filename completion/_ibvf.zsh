@@ -55,7 +55,7 @@ _ibvf_main() {
 	fi
 	# A subcommand typed: the options it takes, when it has a list of its own.
 	if [[ -n $sub && " $subs " == *" $sub "* ]]; then
-		var=_ibvf_opts_${cmd}_$sub
+		var=_ibvf_opts_${cmd}_${sub//-/_}
 		(( ${(P)+var} )) && opts=${(P)var}
 	fi
 	local kind= pre=

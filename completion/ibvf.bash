@@ -77,7 +77,7 @@ _ibvf() {
 	fi
 	# A subcommand typed: the options it takes, when it has a list of its own.
 	if [ -n "$sub" ] && [[ " $subs " == *" $sub "* ]]; then
-		var=_ibvf_opts_${cmd}_$sub
+		var=_ibvf_opts_${cmd}_${sub//-/_}
 		[ -n "${!var+set}" ] && opts=${!var}
 	fi
 

@@ -278,7 +278,7 @@ static void man_names(const char *sec, const char *sub, struct names *ns)
 		size_t tl = strcspn(tag, "\n");
 		bool takes = true;
 		if (tl > 1 && tag[tl - 1] == ':' &&
-		    strspn(tag, "abcdefghijklmnopqrstuvwxyz|") == tl - 1) {
+		    strspn(tag, "abcdefghijklmnopqrstuvwxyz-|") == tl - 1) {
 			takes = !sub;
 			for (const char *w = tag; sub && w < tag + tl - 1;
 			     w += strcspn(w, "|:") + 1)
@@ -358,6 +358,8 @@ START_TEST(the_completions_list_the_tables)
 			struct names got = {0}, want = {0};
 			snprintf(var, sizeof(var), "_ibvf_opts_%s%s%s", cmd->name,
 				 sub >= 0 ? "_" : "", sub >= 0 ? cmd->subs[sub].name : "");
+			for (char *c = var; *c; c++) /* a shell name: pod-start is pod_start */
+				*c = *c == '-' ? '_' : *c;
 			ck_assert_msg(table_var(table, var, &got), "%s: no %s", shells[k], var);
 			table_names(cmd, sub, &want);
 			global_names(cmd, &want);

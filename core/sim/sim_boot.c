@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/sim/sim_tree.h"
@@ -26,6 +28,51 @@ void sim_boot_note(struct sim_boot_log *log, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(log->notes[log->n++], sizeof(log->notes[0]), fmt, ap);
 	va_end(ap);
+}
+
+/* A random (version 4) UUID as the kernel's boot_id has it. */
+void sim_uuid_random(char buf[static 37])
+{
+	uint8_t b[16];
+	if (getrandom(b, sizeof(b), GRND_NONBLOCK) != sizeof(b)) {
+		uint64_t x = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
+		for (size_t i = 0; i < sizeof(b); i++, x = x * 6364136223846793005ULL + 1)
+			b[i] = (uint8_t)(x >> 56);
+	}
+	b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
+	b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
+	snprintf(buf, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
+		 b[13], b[14], b[15]);
+}
+
+int sim_boot_identity(const char *root, int64_t at_us, struct err *e)
+{
+	char id[37];
+	if (at_us <= 0) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		at_us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	}
+	/* The kernel wrote its log since it booted: btime is before the
+	 * last record's stamp, in whole seconds as /proc/stat has it. */
+	int64_t up_us = (int64_t)sim_kmsg_last_usec(root);
+	long long btime = (long long)((at_us - up_us) / 1000000);
+	if ((at_us - up_us) % 1000000)
+		btime--;
+	sim_uuid_random(id);
+	int r = sim_putf(root, e, "proc/sys/kernel/random/boot_id", "%s\n", id);
+	if (r == 0)
+		r = sim_putf(root, e, "proc/stat",
+			     "cpu  0 0 0 0 0 0 0 0 0 0\n"
+			     "intr 0\n"
+			     "ctxt 0\n"
+			     "btime %lld\n"
+			     "processes 1\n"
+			     "procs_running 1\n"
+			     "procs_blocked 0\n",
+			     btime);
+	return r;
 }
 
 /* The bus's PCI functions that are SR-IOV PFs (have sriov_totalvfs). */
@@ -191,7 +238,8 @@ static int kmsg_reboot(struct sys *s, const struct vf_set *vfs, size_t *ret_drop
 	return r;
 }
 
-int sim_boot_power_cycle(struct sys *s, uint64_t seed, struct sim_boot_log *log, struct err *e)
+int sim_boot_power_cycle(struct sys *s, uint64_t seed, int64_t at_us, struct sim_boot_log *log,
+			 struct err *e)
 {
 	if (!sys_is_sim(s))
 		return err_setx(e, EOPNOTSUPP, "only a simulated node reboots this way");
@@ -228,6 +276,11 @@ int sim_boot_power_cycle(struct sys *s, uint64_t seed, struct sim_boot_log *log,
 			      "the kernel log is a fresh boot's (%zu record%s of the old VFs "
 			      "dropped)",
 			      dropped, dropped == 1 ? "" : "s");
+	if (r == 0 && (r = sim_boot_identity(root, at_us, e)) == 0) {
+		char id[40] = "";
+		sim_get(root, "proc/sys/kernel/random/boot_id", id, sizeof(id));
+		sim_boot_note(log, "a new boot: boot_id %s (proc/stat's btime)", id);
+	}
 	if (r == 0)
 		r = sim_putf(root, e, ".sim/probe", "shuffle %llu\n", (unsigned long long)seed);
 	if (r == 0)

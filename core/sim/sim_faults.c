@@ -31,6 +31,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/model/names.h"
+#include "core/sim/sim_boot.h"
+#include "core/sim/sys_sim.h"
+#include "core/sys/sys.h"
+
 static const struct {
 	const char *name;
 	int num;
@@ -133,4 +138,61 @@ void sim_faults_hold(const char *root, const char *param, const char *path)
 			unlink(mark);
 		return;
 	}
+}
+
+/* The first entry of the function's class directory ("infiniband", "net"). */
+static int fn_child(struct sys *s, const char *bdf, const char *cls, char *buf, size_t size)
+{
+	char path[128], **names;
+	size_t n;
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", bdf, cls);
+	if (sys_list(s, path, &names, &n) < 0)
+		return -ENOENT;
+	int r = n && strlen(names[0]) < size ? 0 : -ENOENT;
+	if (r == 0)
+		snprintf(buf, size, "%s", names[0]);
+	sys_list_free(names, n);
+	return r;
+}
+
+int sim_port_set(struct sys *s, const char *bdf, bool up, struct err *e)
+{
+	if (!sys_is_sim(s))
+		return err_setx(e, EOPNOTSUPP, "only a simulated node's ports are set this way");
+	const char *root = sys_root(s);
+	char fn[PATH_MAX], rel[PATH_MAX], ib[64], net[16], flags[32] = "";
+	if (sim_fn_rel(root, bdf, fn, sizeof(fn)) < 0)
+		return err_setx(e, ENODEV, "no PCI function '%s'", bdf);
+	int lock = sys_sim_lock((struct sim *)s, e);
+	if (lock < 0)
+		return lock;
+	int r = fn_child(s, bdf, "infiniband", ib, sizeof(ib));
+	if (r < 0) {
+		r = err_setx(e, ENODEV, "'%s' has no RDMA device: it has no port", bdf);
+		goto out;
+	}
+	int state = up ? PORT_STATE_ACTIVE : PORT_STATE_DOWN;
+	int phys = up ? PORT_PHYS_LINK_UP : PORT_PHYS_POLLING;
+	sim_fmt(rel, sizeof(rel), "%s/infiniband/%s/ports/1/state", fn, ib);
+	r = sim_putf(root, e, rel, "%d: %s\n", state, port_state_to_string(state));
+	sim_fmt(rel, sizeof(rel), "%s/infiniband/%s/ports/1/phys_state", fn, ib);
+	if (r == 0)
+		r = sim_putf(root, e, rel, "%d: %s\n", phys, port_phys_state_to_sysfs(phys));
+	if (r == 0 && fn_child(s, bdf, "net", net, sizeof(net)) == 0) {
+		/* The carrier follows the port; operstate is up only on an up link. */
+		sim_fmt(rel, sizeof(rel), "%s/net/%s/flags", fn, net);
+		sim_get(root, rel, flags, sizeof(flags));
+		bool if_up = strtoul(flags, NULL, 16) & 0x1;
+		sim_fmt(rel, sizeof(rel), "%s/net/%s/operstate", fn, net);
+		r = sim_putf(root, e, rel, "%s\n", up && if_up ? "up" : "down");
+		sim_fmt(rel, sizeof(rel), "%s/net/%s", fn, net);
+		if (r == 0)
+			r = sim_event_add(root, "change", "net", net, NULL, rel, e);
+	} else if (r == 0) {
+		sim_fmt(rel, sizeof(rel), "%s/infiniband/%s", fn, ib);
+		r = sim_event_add(root, "change", "infiniband", ib, NULL, rel, e);
+	}
+out:
+	sys_sim_unlock(lock);
+	return r;
 }

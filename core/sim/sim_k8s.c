@@ -5,22 +5,23 @@
 #include "core/sim/sim_tree.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/base/guid.h"
 #include "core/model/names.h"
 
-#define RESOURCE "nvidia.com/ibvf"
-#define NETWORK	 "ib-sriov-network"
+#define RESOURCE       "nvidia.com/ibvf"
+#define NETWORK	       "ib-sriov-network"
+#define CHECKPOINT     "var/lib/kubelet/device-plugins/kubelet_internal_checkpoint"
+#define CHECKPOINT_MAX (4 << 20)
 
-struct pod {
-	const char *ns, *name, *uid, *netns_uuid, *container_id, *container;
-};
-
-static const struct pod pods[] = {
+static const struct sim_pod pods[] = {
 	{"ml-training", "trainer-0", "6f1c2a4e-8b3d-4c71-9e2a-1d5b7c9e0f11",
 	 "3a9d7c1e-52f4-4b8e-a1c6-0e7f2d9b4a13",
 	 "9f2e4c61b7a83d05e1c9f7a2b4d6e8013579bdf2468ace0f1e2d3c4b5a697887", "trainer"},
@@ -60,7 +61,7 @@ static json_object *pair(const char *k, const char *v)
 	return a;
 }
 
-static int write_multus(const char *root, const struct pod *p, const struct sim_pod_vf *v,
+static int write_multus(const char *root, const struct sim_pod *p, const struct sim_pod_vf *v,
 			const char *ifname, unsigned int ip, bool truncate, struct err *e)
 {
 	char rel[PATH_MAX], netns[128], g[GUID_STRLEN], addr[32];
@@ -108,7 +109,7 @@ static int write_multus(const char *root, const struct pod *p, const struct sim_
 	return save(root, rel, j, truncate, e);
 }
 
-static int write_ib_sriov(const char *root, const struct pod *p, const struct sim_pod_vf *v,
+static int write_ib_sriov(const char *root, const struct sim_pod *p, const struct sim_pod_vf *v,
 			  const char *ifname, struct err *e)
 {
 	char rel[PATH_MAX], g[GUID_STRLEN];
@@ -128,7 +129,9 @@ static int write_ib_sriov(const char *root, const struct pod *p, const struct si
 		json_object_new_string(vf_link_state_to_string(VF_LINK_STATE_ENABLE)));
 	json_object_object_add(j, "rdmaIsolation", json_object_new_boolean(0));
 	json_object_object_add(j, "ibKubernetesEnabled", json_object_new_boolean(0));
-	sim_fmt(rel, sizeof(rel), "var/lib/cni/ib-sriov/%s-%s", p->container_id, ifname);
+	char cache[256];
+	sim_k8s_cache_name(p, ifname, cache, sizeof(cache));
+	sim_fmt(rel, sizeof(rel), "var/lib/cni/ib-sriov/%s", cache);
 	return save(root, rel, j, false, e);
 }
 
@@ -188,6 +191,20 @@ static json_object *entry(const char *uid, const char *container, const char **b
 	return j;
 }
 
+/* The checkpoint around data (taken), saved. */
+static int save_checkpoint(const char *root, json_object *data, struct err *e)
+{
+	json_object *j = json_object_new_object();
+	/* kubelet's checksum is FNV-32a over its Go struct dump: any value
+	 * reads the same to ibvf, which only reports it. */
+	uint32_t h = 2166136261u;
+	for (const char *c = json_object_to_json_string(data); *c; c++)
+		h = (h ^ (unsigned char)*c) * 16777619u;
+	json_object_object_add(j, "Data", data);
+	json_object_object_add(j, "Checksum", json_object_new_int64(h));
+	return save(root, CHECKPOINT, j, false, e);
+}
+
 static int write_checkpoint(const char *root, const struct sim_pod_vf v[SIM_POD_VFS],
 			    const char *stale_bdf, char (*all)[16], size_t n_all, struct err *e)
 {
@@ -212,16 +229,7 @@ static int write_checkpoint(const char *root, const struct sim_pod_vf v[SIM_POD_
 	json_object *data = json_object_new_object();
 	json_object_object_add(data, "PodDeviceEntries", entries);
 	json_object_object_add(data, "RegisteredDevices", reg);
-	json_object *j = json_object_new_object();
-	/* kubelet's checksum is FNV-32a over its Go struct dump: any value
-	 * reads the same to ibvf, which only reports it. */
-	uint32_t h = 2166136261u;
-	for (const char *c = json_object_to_json_string(data); *c; c++)
-		h = (h ^ (unsigned char)*c) * 16777619u;
-	json_object_object_add(j, "Data", data);
-	json_object_object_add(j, "Checksum", json_object_new_int64(h));
-	return save(root, "var/lib/kubelet/device-plugins/kubelet_internal_checkpoint", j, false,
-		    e);
+	return save_checkpoint(root, data, e);
 }
 
 int sim_k8s_write(const char *root, const struct sim_pod_vf v[SIM_POD_VFS], const char *stale_bdf,
@@ -247,7 +255,7 @@ int sim_k8s_write(const char *root, const struct sim_pod_vf v[SIM_POD_VFS], cons
 	for (int s = 0; s < SIM_POD_VFS && r == 0; s++) {
 		if (!v[s].present)
 			continue;
-		const struct pod *p = &pods[slots[s].pod];
+		const struct sim_pod *p = &pods[slots[s].pod];
 		r = write_multus(root, p, &v[s], slots[s].ifname, 10 + (unsigned int)s,
 				 faulty && s == TRUNCATED_SLOT, e);
 		if (r == 0)
@@ -256,4 +264,74 @@ int sim_k8s_write(const char *root, const struct sim_pod_vf v[SIM_POD_VFS], cons
 	if (r == 0)
 		r = write_checkpoint(root, v, stale_bdf, all_vfs, n_all, e);
 	return r;
+}
+
+/* The checkpoint's Data, read whole (bounded); a new one when there is
+ * none. NULL when it cannot be read as the kubelet's. */
+static json_object *checkpoint_data(const char *root, struct err *e)
+{
+	char path[PATH_MAX];
+	sim_fmt(path, sizeof(path), "%s/%s", root, CHECKPOINT);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		json_object *data = json_object_new_object();
+		json_object_object_add(data, "PodDeviceEntries", json_object_new_array());
+		json_object_object_add(data, "RegisteredDevices", json_object_new_object());
+		return data;
+	}
+	char *buf = fd >= 0 ? malloc(CHECKPOINT_MAX + 1) : NULL;
+	ssize_t n = buf ? read(fd, buf, CHECKPOINT_MAX + 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	json_object *j = NULL, *data = NULL, *entries;
+	if (n >= 0 && n <= CHECKPOINT_MAX) {
+		buf[n] = '\0';
+		j = json_tokener_parse(buf);
+	}
+	free(buf);
+	if (j && json_object_object_get_ex(j, "Data", &data) &&
+	    json_object_is_type(data, json_type_object) &&
+	    json_object_object_get_ex(data, "PodDeviceEntries", &entries) &&
+	    json_object_is_type(entries, json_type_array))
+		json_object_get(data);
+	else
+		data = NULL;
+	json_object_put(j);
+	if (!data)
+		err_setx(e, EINVAL, "'%s' cannot be read as the kubelet's device checkpoint", path);
+	return data;
+}
+
+int sim_k8s_pod_add(const char *root, const struct sim_pod *p, const struct sim_pod_vf *v,
+		    const char *ifname, struct err *e)
+{
+	char rel[PATH_MAX];
+	unsigned int dom, bus, dev, fn;
+	if (sscanf(v->bdf, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
+		return err_setx(e, EINVAL, "'%s' is not a PCI address", v->bdf);
+	json_object *data = checkpoint_data(root, e), *entries;
+	if (!data)
+		return -EINVAL;
+	const char *bdf = v->bdf;
+	json_object_object_get_ex(data, "PodDeviceEntries", &entries);
+	json_object_array_add(entries, entry(p->uid, p->container, &bdf, 1));
+	sim_fmt(rel, sizeof(rel), "var/log/pods/%s_%s_%s/%s/0.log", p->ns, p->name, p->uid,
+		p->container);
+	int r = sim_putf(root, e, rel, "%s", "");
+	/* One address per VF: 192.168.<bus>.<devfn + 1>. */
+	if (r == 0)
+		r = write_multus(root, p, v, ifname, bus << 8 | ((dev << 3 | fn) % 254 + 1), false,
+				 e);
+	if (r == 0)
+		r = write_ib_sriov(root, p, v, ifname, e);
+	if (r == 0)
+		r = save_checkpoint(root, data, e);
+	else
+		json_object_put(data);
+	return r;
+}
+
+int sim_k8s_cache_name(const struct sim_pod *p, const char *ifname, char *buf, size_t size)
+{
+	return sim_fmt(buf, size, "%s-%s", p->container_id, ifname);
 }

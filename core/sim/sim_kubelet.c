@@ -135,8 +135,8 @@ static int move_out(const char *root, const char *bdf, const char *ifname, struc
 	return sim_rmtree(root, rel, e);
 }
 
-/* One pod interface: its cache file name under IB_SRIOV. */
-static int pod_run(struct sys *s, const char *cache, struct sim_boot_log *log, struct err *e)
+int sim_kubelet_cni_add(struct sys *s, const char *cache, bool again, struct sim_boot_log *log,
+			struct err *e)
 {
 	char path[PATH_MAX], net[PATH_MAX], pf[16], label[160], g[GUID_STRLEN];
 	char **names = NULL;
@@ -176,8 +176,8 @@ static int pod_run(struct sys *s, const char *cache, struct sim_boot_log *log, s
 	if (r == 0) {
 		char gs[GUID_STRLEN]; /* the CNI's file has its colon form; people, rdma's */
 		guid_format_sysfs(a.port_guid, gs);
-		sim_boot_note(log, "%s runs again: VF %s ('%s', GUID %s) moved in as %s", label,
-			      bdf, names[0], gs, ifname);
+		sim_boot_note(log, "%s %s: VF %s ('%s', GUID %s) moved in as %s", label,
+			      again ? "runs again" : "starts", bdf, names[0], gs, ifname);
 	}
 out:
 	sys_list_free(names, n);
@@ -196,7 +196,7 @@ int sim_boot_kubelet(struct sys *s, struct sim_boot_log *log, struct err *e)
 		return 0; /* no pod ever held a VF */
 	int lock = sys_sim_lock((struct sim *)s, e), r = lock < 0 ? lock : 0;
 	for (size_t i = 0; i < n && r == 0; i++)
-		r = pod_run(s, caches[i], log, e);
+		r = sim_kubelet_cni_add(s, caches[i], true, log, e);
 	if (lock >= 0)
 		sys_sim_unlock(lock);
 	sys_list_free(caches, n);

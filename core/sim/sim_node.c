@@ -452,6 +452,8 @@ static int write_system(struct build *b)
 		r = sim_putf(b->root, b->e, ".sim/probe_fail", "0000:18:00.2 -2\n");
 	if (r == 0)
 		r = write_kmsg(b, kernel);
+	if (r == 0)
+		r = sim_boot_identity(b->root, b->o->at_us, b->e);
 	if (r < 0)
 		return r;
 	/* The loopback: a netdev on no PCI function. */

@@ -59,6 +59,20 @@ static void kmsg_last(int fd, unsigned long long *seq, unsigned long long *usec)
 	free(buf);
 }
 
+unsigned long long sim_kmsg_last_usec(const char *root)
+{
+	char path[PATH_MAX];
+	unsigned long long seq = 0, usec = 0;
+	if (sim_fmt(path, sizeof(path), "%s/dev/kmsg", root) < 0)
+		return 0;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	kmsg_last(fd, &seq, &usec);
+	close(fd);
+	return usec;
+}
+
 int sim_probe_fail_log(const char *root, const char *bdf, int err, struct err *e)
 {
 	char path[PATH_MAX];

@@ -16,6 +16,7 @@ struct sim_fixture_opts {
 	unsigned int vfs;   /* VFs per compute PF; 0 = 8 unless vfs_set */
 	bool vfs_set;	    /* vfs is meant even when 0 (PFs without VFs) */
 	const char *kernel; /* release to report; NULL = 6.8.0-55-generic */
+	int64_t at_us;	    /* when the node is made (wall clock microseconds; 0: now) */
 };
 
 #define SIM_PFS_MAX 64
@@ -153,6 +154,19 @@ int sim_k8s_write(const char *root, const struct sim_pod_vf pods[SIM_POD_VFS],
 		  const char *stale_bdf, bool faulty, char (*all_vfs)[16], size_t n_all,
 		  struct err *e);
 
+/* A pod as the kubelet and the CNI know it. */
+struct sim_pod {
+	const char *ns, *name, *uid, *netns_uuid, *container_id, *container;
+};
+/* A pod started with one VF (v, in the pod as ifname): its kubelet
+ * checkpoint entry added, its log directory, its Multus and ib-sriov-cni
+ * caches as the fixture's pods have them (the move itself is the CNI's ADD,
+ * sim_boot.h). */
+int sim_k8s_pod_add(const char *root, const struct sim_pod *p, const struct sim_pod_vf *v,
+		    const char *ifname, struct err *e);
+/* The name of the pod interface's ib-sriov-cni cache under var/lib/cni/ib-sriov. */
+int sim_k8s_cache_name(const struct sim_pod *p, const char *ifname, char *buf, size_t size);
+
 /* A VF's netdev name on the host (sim_systemd.c): its own, or the one it had
  * before it moved into a pod. */
 struct sim_vf_name {
@@ -204,6 +218,16 @@ int sim_kernel_unbind(const char *root, const char *bdf, const char *what, struc
  * to the kernel log. */
 int sim_probe_fails(const char *root, const char *bdf);
 int sim_probe_fail_log(const char *root, const char *bdf, int err, struct err *e);
+/* The stamp (microseconds since boot) of the kernel log's last record; 0
+ * when it has none. */
+unsigned long long sim_kmsg_last_usec(const char *root);
+/* A boot's identity (sim_boot.c): a new random proc/sys/kernel/random/boot_id
+ * and proc/stat's btime, the boot seen at at_us (wall clock microseconds, 0:
+ * now): the kernel booted as long before as its log's last record says, so
+ * every record lies before at_us. */
+int sim_boot_identity(const char *root, int64_t at_us, struct err *e);
+/* A random (version 4) UUID, lowercase, as the kernel and Kubernetes write them. */
+void sim_uuid_random(char buf[static 37]);
 /* Removes a PCI function as hot-unplug would (fault injection). */
 int sim_kernel_vanish(const char *root, const char *bdf, struct err *e);
 /* A write to <pf>/sriov/<vf>/{node,port,policy}. */
@@ -231,6 +255,10 @@ bool sim_ifname_valid(const char *name);
  * gets the name it has afterwards. */
 int sim_udev_net_add(const char *root, const char *bdf, const char *ifname, bool path_default,
 		     char *ret_name, struct err *e);
+/* The name the first .link file matching the netdev ifname of bdf gives it
+ * ("" when no file names it). */
+int sim_udev_link_name(const char *root, const char *bdf, const char *ifname,
+		       char ret_name[static 16], struct err *e);
 /* ID_NET_NAME_PATH of a PF or VF (ibp24s0, enp41s0f0np0, ibp24s0v3), as
  * systemd's net_id builds it for the simulated PCI layout. */
 int sim_udev_path_name(const char *root, const char *bdf, char buf[static 16]);

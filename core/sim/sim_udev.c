@@ -79,8 +79,8 @@ static void udev_name(const char *root, const char *bdf, const struct link_file 
 		sim_fmt(out, 16, "%s", lf->name);
 }
 
-int sim_udev_net_add(const char *root, const char *bdf, const char *ifname, bool path_default,
-		     char *ret_name, struct err *e)
+int sim_udev_link_name(const char *root, const char *bdf, const char *ifname,
+		       char ret_name[static 16], struct err *e)
 {
 	static const struct sys_ops files_only = {0}; /* reads only: the generic ones */
 	struct sys s = {0};
@@ -106,6 +106,17 @@ int sim_udev_net_add(const char *root, const char *bdf, const char *ifname, bool
 			break; /* udev applies the first matching file only */
 		}
 	linkfile_free_all(lfs, n);
+	sim_fmt(ret_name, 16, "%s", want);
+	return 0;
+}
+
+int sim_udev_net_add(const char *root, const char *bdf, const char *ifname, bool path_default,
+		     char *ret_name, struct err *e)
+{
+	char want[16];
+	int r = sim_udev_link_name(root, bdf, ifname, want, e);
+	if (r < 0)
+		return r;
 	if (!*want && path_default)
 		sim_udev_path_name(root, bdf, want);
 

@@ -141,8 +141,23 @@ int cmd_help(const struct cli *c, int argc, char **argv);
  * seed of the VF probe order: --seed's argument, else $IBVF_SIM_SEED, else
  * a random one; -EINVAL (said) for a bad one. */
 #include <stdint.h>
-int reboot_run(const struct cli *c, uint64_t seed);
+/* at_us: when the node boots (wall clock microseconds; 0: now). */
+int reboot_run(const struct cli *c, uint64_t seed, int64_t at_us);
 int reboot_seed(const char *arg, uint64_t *ret);
+/* Runs this binary on the simulated node dir with args (no shell, stdin
+ * /dev/null), as the boot unit's ibvf lines run: the exit status (-1:
+ * killed) and the last line of its output in why. */
+#include <stddef.h>
+int reboot_exec_ibvf(const char *dir, char *const *args, size_t n_args, char *why, size_t size);
+/* mkfixture_history.c: two days of recorded history, from start_us on, in
+ * the simulated node just made in dir (mkfixture --history); its exit
+ * status (said). seed: the reboot's VF probe order. */
+int mkfixture_history(const char *dir, int64_t start_us, uint64_t seed);
+/* cmd_podstart.c: `debug pod-start` on the simulated node c names: pod is
+ * NAMESPACE/NAME, vf what the user typed (the resolver's), ifname and uid
+ * may be NULL. Its exit status (said). */
+int podstart_run(const struct cli *c, const char *pod, const char *vf, const char *ifname,
+		 const char *uid);
 
 /* Renders `ibvf list` text from the node's JSON (core/snapshot/json.c). */
 struct node;

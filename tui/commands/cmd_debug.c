@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* `ibvf debug rename|vfinfo|reboot`: low-level probes of the kernel
- * boundary, and the simulated node's reboot (cmd_reboot.c). */
+/* `ibvf debug rename|vfinfo|reboot|pod-start`: low-level probes of the kernel
+ * boundary, and the simulated node's reboot (cmd_reboot.c) and pod start
+ * (cmd_podstart.c). */
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>
@@ -70,24 +71,33 @@ static int debug_vfinfo(struct sys *s, const char *pf)
 enum {
 	DEBUG_RENAME,
 	DEBUG_VFINFO,
-	DEBUG_REBOOT
+	DEBUG_REBOOT,
+	DEBUG_POD_START
 };
 
 const struct opt_sub debug_subs[] = {
 	[DEBUG_RENAME] = {"rename", "debug rename IFNAME NEWNAME", false},
 	[DEBUG_VFINFO] = {"vfinfo", "debug vfinfo PF_IFNAME", false},
 	[DEBUG_REBOOT] = {"reboot", "debug reboot [--seed N]", false},
+	[DEBUG_POD_START] = {"pod-start",
+			     "debug pod-start NAMESPACE/NAME VF [--ifname IF] [--uid UID]", false},
 	{NULL, NULL, false},
 };
 
 enum {
-	DEBUG_O_SEED = 1
+	DEBUG_O_SEED = 1,
+	DEBUG_O_IFNAME,
+	DEBUG_O_UID,
 };
 
 const struct opt debug_options[] = {
 	{OPT_ARG("seed", 0, "N", DEBUG_O_SEED,
 		 "the VF probe order (else $IBVF_SIM_SEED, else random)"),
 	 .subs = OPT_SUB(DEBUG_REBOOT)},
+	{OPT_ARG("ifname", 0, "IF", DEBUG_O_IFNAME, "the VF's interface name in the pod (net1)"),
+	 .subs = OPT_SUB(DEBUG_POD_START)},
+	{OPT_ARG("uid", 0, "UID", DEBUG_O_UID, "the pod's UID (else a new one)"),
+	 .subs = OPT_SUB(DEBUG_POD_START)},
 	{OPT_TABLE_END},
 };
 
@@ -108,7 +118,32 @@ static int debug_reboot(const struct cli *c, struct opts *p)
 	}
 	if (reboot_seed(seed_arg, &seed) < 0)
 		return EXIT_USAGE;
-	return reboot_run(c, seed);
+	return reboot_run(c, seed, 0);
+}
+
+/* `debug pod-start NAMESPACE/NAME VF [--ifname IF] [--uid UID]`: the
+ * simulated node only (cmd_podstart.c). */
+static int debug_pod_start(const struct cli *c, struct opts *p)
+{
+	const char *ifname = NULL, *uid = NULL, *v;
+	int id;
+	while ((id = opts_next(p, &v)))
+		*(id == DEBUG_O_IFNAME ? &ifname : &uid) = v;
+	if (p->n_pos > 3)
+		return cli_bad_arg("debug pod-start", p->pos[3]);
+	if (p->n_pos < 3) {
+		cli_error("usage: ibvf --sim debug pod-start NAMESPACE/NAME VF [--ifname IF] "
+			  "[--uid UID]");
+		return EXIT_USAGE;
+	}
+	if (!c->sim) {
+		cli_error("debug pod-start: only the simulated node starts pods this way "
+			  "(--sim[=DIR]); %s",
+			  c->root ? "a --root tree is a capture, with no kubelet"
+				  : "on a real node the kubelet starts them");
+		return EXIT_USAGE;
+	}
+	return podstart_run(c, p->pos[1], p->pos[2], ifname, uid);
 }
 
 int cmd_debug(const struct cli *c, int argc, char **argv)
@@ -118,11 +153,14 @@ int cmd_debug(const struct cli *c, int argc, char **argv)
 		return EXIT_USAGE;
 	if (p.sub == DEBUG_REBOOT)
 		return debug_reboot(c, &p);
+	if (p.sub == DEBUG_POD_START)
+		return debug_pod_start(c, &p);
 	bool rename = p.sub == DEBUG_RENAME && p.n_pos == 3;
 	bool vfinfo = p.sub == DEBUG_VFINFO && p.n_pos == 2;
 	if (!rename && !vfinfo) {
 		cli_error("usage: ibvf debug rename IFNAME NEWNAME | ibvf debug vfinfo PF_IFNAME | "
-			  "ibvf --sim debug reboot [--seed N]");
+			  "ibvf --sim debug reboot [--seed N] | ibvf --sim debug pod-start "
+			  "NAMESPACE/NAME VF");
 		return EXIT_USAGE;
 	}
 	struct sys *s;

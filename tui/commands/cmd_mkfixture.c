@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/history/recorder.h"
 #include "core/sim/sim_tree.h"
 #include "tui/base/cli.h"
 
@@ -37,6 +38,7 @@ enum {
 	MKFIXTURE_O_VFS,
 	MKFIXTURE_O_REBOOT,
 	MKFIXTURE_O_SEED,
+	MKFIXTURE_O_HISTORY,
 };
 
 const struct opt mkfixture_options[] = {
@@ -47,8 +49,11 @@ const struct opt mkfixture_options[] = {
 	{OPT_BOOL("reboot", 0, MKFIXTURE_O_REBOOT,
 		  "then reboot it, as 'ibvf --sim=DIR debug reboot [--seed N]'")},
 	{OPT_ARG("seed", 0, "N", MKFIXTURE_O_SEED,
-		 "with --reboot: the VF probe order's seed (else $IBVF_SIM_SEED, "
+		 "with --reboot or --history: the VF probe order's seed (else $IBVF_SIM_SEED, "
 		 "else random)")},
+	{OPT_BOOL("history", 0, MKFIXTURE_O_HISTORY,
+		  "then two days of recorded history in DIR/var/lib/ibvf/history.db (pods, "
+		  "renames, a port down, a reboot), the node driven through them")},
 	{OPT_TABLE_END},
 };
 
@@ -60,7 +65,7 @@ int cmd_mkfixture(const struct cli *c, int argc, char **argv)
 		return bad("--kernel takes a release like 6.8.0-55-generic, not '%s'", kernel);
 	o.kernel = kernel;
 	const char *dir = NULL, *seed_arg = NULL, *v;
-	bool reboot = false;
+	bool reboot = false, history = false;
 	struct opts p;
 	int id, r = 0;
 	if (opts_parse(cmd_find("mkfixture"), argc, argv, &p) < 0)
@@ -72,6 +77,9 @@ int cmd_mkfixture(const struct cli *c, int argc, char **argv)
 			break;
 		case MKFIXTURE_O_REBOOT:
 			reboot = true;
+			break;
+		case MKFIXTURE_O_HISTORY:
+			history = true;
 			break;
 		case MKFIXTURE_O_SEED:
 			seed_arg = v;
@@ -92,20 +100,28 @@ int cmd_mkfixture(const struct cli *c, int argc, char **argv)
 	dir = p.n_pos ? p.pos[0] : NULL;
 	if (!dir)
 		return bad("%s", "mkfixture needs a directory (see ibvf mkfixture --help)");
-	if (seed_arg && !reboot)
-		return bad("%s", "--seed goes with --reboot");
+	if (seed_arg && !reboot && !history)
+		return bad("%s", "--seed goes with --reboot or --history");
+	if (reboot && history)
+		return bad("%s", "--history reboots the node in its history: not with --reboot");
 	uint64_t seed = 0;
-	if (reboot && reboot_seed(seed_arg, &seed) < 0)
+	if ((reboot || history) && reboot_seed(seed_arg, &seed) < 0)
 		return 2;
+	/* The history's node was made two days ago. */
+	int64_t start = hist_now_us() - 48ll * 3600 * 1000000;
+	if (history)
+		o.at_us = start;
 	struct err e = {""};
 	r = sim_fixture_create(dir, &o, &e);
 	if (r < 0) {
 		fprintf(stderr, "ibvf: %s\n", e.msg);
 		return r == -ENOTEMPTY ? 2 : 1;
 	}
+	if (history)
+		return mkfixture_history(dir, start, seed);
 	if (!reboot)
 		return 0;
 	/* Then a boot of it, as `ibvf --sim=DIR debug reboot` does. */
 	struct cli sim = {.sim = true, .sim_dir = dir, .kernel = c->kernel};
-	return reboot_run(&sim, seed);
+	return reboot_run(&sim, seed, 0);
 }

@@ -109,13 +109,10 @@ static void last_line(char *out, char *buf, size_t size)
 	text_escape_into(buf, size, nl ? nl + 1 : out);
 }
 
-/* Runs this binary on the simulated node dir with the line's arguments, no
- * shell, stdin /dev/null; returns the exit status (-1: killed) and the last
- * line of its output in why. */
-static int run_ibvf(const char *dir, const struct unit_exec *x, char *why, size_t size)
+int reboot_exec_ibvf(const char *dir, char *const *args, size_t n_args, char *why, size_t size)
 {
 	char sim[PATH_MAX + 8], *out = calloc(1, OUTPUT_KEEP + 1);
-	char **argv = calloc(x->argc + 2, sizeof(*argv));
+	char **argv = calloc(n_args + 3, sizeof(*argv));
 	int pipefd[2] = {-1, -1}, status = -1;
 	posix_spawn_file_actions_t fa;
 	snprintf(why, size, "cannot run ibvf");
@@ -126,8 +123,8 @@ static int run_ibvf(const char *dir, const struct unit_exec *x, char *why, size_
 	snprintf(sim, sizeof(sim), "--sim=%s", dir);
 	argv[0] = "ibvf";
 	argv[1] = sim;
-	for (size_t i = 1; i < x->argc; i++)
-		argv[i + 1] = x->argv[i];
+	for (size_t i = 0; i < n_args; i++)
+		argv[i + 2] = args[i];
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
@@ -221,7 +218,7 @@ static int run_unit(struct sys *s, const char *dir, const struct unit *u,
 			       x->line, text);
 			continue;
 		}
-		int st = run_ibvf(dir, x, why, sizeof(why));
+		int st = reboot_exec_ibvf(dir, x->argv + 1, x->argc - 1, why, sizeof(why));
 		if (st == 0) {
 			printf("  line %u: %s: ok\n", x->line, text);
 			continue;
@@ -242,7 +239,7 @@ static int run_unit(struct sys *s, const char *dir, const struct unit *u,
 	return 0;
 }
 
-int reboot_run(const struct cli *c, uint64_t seed)
+int reboot_run(const struct cli *c, uint64_t seed, int64_t at_us)
 {
 	struct sys *s;
 	struct unit u = {0};
@@ -283,7 +280,7 @@ int reboot_run(const struct cli *c, uint64_t seed)
 	snprintf(dir, sizeof(dir), "%s", sys_root(s));
 	printf("reboot: the simulated node in %s (probe seed %llu)\n", dir,
 	       (unsigned long long)seed);
-	if (sim_boot_power_cycle(s, seed, &log, &e) < 0) {
+	if (sim_boot_power_cycle(s, seed, at_us, &log, &e) < 0) {
 		print_log("boot", &log);
 		cli_error("%s", e.msg);
 		goto out;

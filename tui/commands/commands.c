@@ -154,12 +154,14 @@ static const struct cmd commands[] = {
 	 "and counters are node_exporter's infiniband collector's (docs/metrics.md).",
 	 metrics_options, NULL, CMD_POS_NONE},
 	{"mkfixture", cmd_mkfixture, CMD_KERNEL, "build a simulated DGX H200 node tree",
-	 "mkfixture DIR [--healthy] [--pfs N] [--vfs N] [--kernel REL] [--reboot [--seed N]]",
+	 "mkfixture DIR [--healthy] [--pfs N] [--vfs N] [--kernel REL] [--reboot | --history] "
+	 "[--seed N]",
 	 "Write a simulated DGX H200 node into DIR (docs/fixture.md), for --sim=DIR;\n"
 	 "--kernel REL is the kernel release it reports (default 6.8.0-55-generic).",
 	 mkfixture_options, NULL, CMD_POS_DIR},
 	{"debug", cmd_debug, CMD_NODE, "low-level probes of the kernel boundary",
-	 "debug rename IFNAME NEWNAME | debug vfinfo PF_IFNAME | debug reboot [--seed N]",
+	 "debug rename IFNAME NEWNAME | debug vfinfo PF_IFNAME | debug reboot [--seed N] | "
+	 "debug pod-start NAMESPACE/NAME VF [--ifname IF] [--uid UID]",
 	 "Low-level probes of the kernel boundary: rename a netdev through ibvf's\n"
 	 "netlink code, or print a PF's netlink VF information as JSON.\n"
 	 "reboot (simulated node only: --sim[=DIR]) proves what 'ibvf persist' wrote:\n"
@@ -171,7 +173,13 @@ static const struct cmd commands[] = {
 	 "  shuffled order with kernel names and zero GUIDs and udev applies the .link\n"
 	 "  files (first match in file order); last, the kubelet moves each pod's VF\n"
 	 "  back in. Exit 1 when the unit failed, 2 when a line cannot run here\n"
-	 "  (nothing done).",
+	 "  (nothing done).\n"
+	 "pod-start (simulated node only) starts a pod holding VF as the kubelet, the\n"
+	 "  device plugin and ib-sriov-cni do: the checkpoint entry, the Multus and\n"
+	 "  ib-sriov caches, the netns file, the VF's netdev moved into the pod; then\n"
+	 "  the kernel probes the PF's other VFs with kernel names (ibN, no .link file)\n"
+	 "  again and they come back with the lowest free names. A VF a pod holds, one\n"
+	 "  with no netdev, or a name Kubernetes refuses is refused (nothing done).",
 	 debug_options, debug_subs, CMD_POS_NONE},
 	{"help", cmd_help, CMD_ANY, "show help for a command", "help [COMMAND [SUBCOMMAND]]",
 	 "Show every command, or one command's (or subcommand's) usage and options.", help_options,
