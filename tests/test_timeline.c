@@ -358,6 +358,151 @@ START_TEST(test_who_records)
 }
 END_TEST
 
+/* The field report's "names changed after the pods were deployed": with
+ * the recorder running, a pod start moves a VF into its netns and the kernel
+ * renames the others; each rename's causes hold the pod's move. */
+START_TEST(test_pod_start_is_the_cause_of_the_renames)
+{
+	setenv("IBVF_RECORD", "0", 1);
+	char errfile[4200];
+	snprintf(errfile, sizeof(errfile), "%s/record.err", node);
+	pid_t pid = spawn_recorder(node, errfile);
+	bool up = false;
+	for (int i = 0; i < 600 && !up; i++) {
+		char *out = NULL;
+		if (tu_sim_run(node, &out, NULL, "timeline", "--kind", "start", NULL) == 0)
+			up = strstr(out, " start ") != NULL;
+		free(out);
+		if (!up)
+			usleep(50000);
+	}
+	ck_assert_msg(up, "the recorder did not start: %s", slurp(errfile));
+	char *err = NULL;
+	int rc = tu_sim_run(node, NULL, &err, "debug", "pod-start", "ml-training/trainer-0",
+			    "18:00.1", NULL);
+	ck_assert_msg(rc == 0, "pod-start: %d %s", rc, err);
+	free(err);
+	struct json_object *doc = NULL, *move = NULL, *rn = NULL;
+	for (int i = 0; i < 600; i++) {
+		json_object_put(doc);
+		doc = timeline_json(node, NULL);
+		move = find_event(doc, "netns", "0000:18:00.1", NULL);
+		rn = find_event(doc, "rename", "0000:18:00.3", NULL);
+		if (move && rn)
+			break;
+		usleep(50000);
+	}
+	ck_assert_msg(move && rn, "no netns move or rename recorded: %s",
+		      json_object_get_string(doc));
+	ck_assert_str_eq(jstr(move, "pod"), "ml-training/trainer-0");
+	ck_assert_str_eq(jstr(move, "old"), "ib0");
+	ck_assert_str_eq(jstr(rn, "old"), "ib1");
+	ck_assert_str_eq(jstr(rn, "new"), "ib0");
+	struct json_object *causes;
+	ck_assert(json_object_object_get_ex(rn, "causes", &causes));
+	bool pod = false;
+	for (size_t i = 0; i < json_object_array_length(causes); i++) {
+		struct json_object *c = json_object_array_get_idx(causes, i), *ev;
+		ck_assert(json_object_object_get_ex(c, "event", &ev));
+		pod |= !strcmp(jstr(ev, "kind"), "netns") &&
+		       !strcmp(jstr(ev, "pod"), "ml-training/trainer-0");
+	}
+	ck_assert_msg(pod, "the pod's move is no cause of the rename: %s",
+		      json_object_get_string(rn));
+	json_object_put(doc);
+	/* As text: the rename, and under it the move into the pod. */
+	char *out = NULL;
+	ck_assert_int_eq(
+		tu_sim_run(node, &out, NULL, "timeline", "18:00.3", "--kind", "rename", NULL), 0);
+	ck_assert_msg(strstr(out, "ib1 -> ib0") &&
+			      strstr(out, "s after 0000:18:00.1 netns: ib0 moved into pod "
+					  "ml-training/trainer-0 as net1"),
+		      "%s", out);
+	free(out);
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+}
+END_TEST
+
+/* The functions of `list --json` (PCI address -> netdev name, "" none). */
+static struct json_object *names_of(const char *dir)
+{
+	char *out = NULL;
+	ck_assert_int_eq(tu_sim_run(dir, &out, NULL, "list", "--json", NULL), 0);
+	struct json_object *o = json_tokener_parse(out), *pfs, *names = json_object_new_object();
+	free(out);
+	ck_assert(json_object_object_get_ex(o, "pfs", &pfs));
+	for (size_t i = 0; i < json_object_array_length(pfs); i++) {
+		struct json_object *pf = json_object_array_get_idx(pfs, i), *vfs, *nd;
+		const char *ifn = json_object_object_get_ex(pf, "netdevs", &nd) &&
+						  json_object_array_length(nd)
+					  ? jstr(json_object_array_get_idx(nd, 0), "ifname")
+					  : "";
+		json_object_object_add(names, jstr(pf, "bdf"), json_object_new_string(ifn));
+		if (!json_object_object_get_ex(pf, "vfs", &vfs))
+			continue;
+		for (size_t j = 0; j < json_object_array_length(vfs); j++) {
+			struct json_object *vf = json_object_array_get_idx(vfs, j);
+			ifn = json_object_object_get_ex(vf, "netdevs", &nd) &&
+					      json_object_array_length(nd)
+				      ? jstr(json_object_array_get_idx(nd, 0), "ifname")
+				      : "";
+			json_object_object_add(names, jstr(vf, "bdf"), json_object_new_string(ifn));
+		}
+	}
+	json_object_put(o);
+	return names;
+}
+
+/* A reboot whose unit fails (the seeded node's): the boot's group lists
+ * every VF lost and every name changed. */
+START_TEST(test_reboot_is_one_group)
+{
+	setenv("IBVF_RECORD", "0", 1);
+	record_once(node);
+	struct json_object *before = names_of(node);
+	tu_sim_run(node, NULL, NULL, "debug", "reboot", "--seed", "7", NULL);
+	struct json_object *after = names_of(node);
+	record_once(node);
+	struct json_object *doc = timeline_json(node, NULL);
+	ck_assert_int_eq(count_kind(doc, "boot"), 2);
+	struct json_object *evs, *boot = NULL;
+	ck_assert(json_object_object_get_ex(doc, "events", &evs));
+	for (size_t i = 0; i < json_object_array_length(evs); i++) {
+		struct json_object *e = json_object_array_get_idx(evs, i);
+		if (!strcmp(jstr(e, "kind"), "boot"))
+			boot = e; /* the newest */
+	}
+	struct json_object *g;
+	ck_assert(json_object_object_get_ex(boot, "group", &g) && g);
+	int64_t group = json_object_get_int64(g);
+	size_t lost = 0, renamed = 0;
+	json_object_object_foreach(before, pci, name) {
+		struct json_object *now;
+		bool gone = !json_object_object_get_ex(after, pci, &now);
+		const char *kind = gone ? "fn-removed" : "rename";
+		if (!gone && (!json_object_get_string(name)[0] || !json_object_get_string(now)[0] ||
+			      !strcmp(json_object_get_string(name), json_object_get_string(now))))
+			continue;
+		bool found = false;
+		for (size_t i = 0; i < json_object_array_length(evs) && !found; i++) {
+			struct json_object *e = json_object_array_get_idx(evs, i), *eg;
+			found = !strcmp(jstr(e, "kind"), kind) && !strcmp(jstr(e, "pci"), pci) &&
+				json_object_object_get_ex(e, "group", &eg) && eg &&
+				json_object_get_int64(eg) == group;
+		}
+		ck_assert_msg(found, "%s of %s not in the boot's group %lld", kind, pci,
+			      (long long)group);
+		lost += gone;
+		renamed += !gone;
+	}
+	ck_assert_int_gt(lost, 0);
+	json_object_put(before);
+	json_object_put(after);
+	json_object_put(doc);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("timeline");
@@ -370,6 +515,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_one_writer);
 	tcase_add_test(tc, test_damaged_store_recorded_in_memory);
 	tcase_add_test(tc, test_who_records);
+	tcase_add_test(tc, test_pod_start_is_the_cause_of_the_renames);
+	tcase_add_test(tc, test_reboot_is_one_group);
 	suite_add_tcase(s, tc);
 	return s;
 }
