@@ -246,7 +246,7 @@ void console_kmsg_show(struct console *c, long line);
 
 /* view_timeline.c: view 6, the recorded history */
 void view_timeline_init(struct console *c, struct view *v);
-/* The timeline of bdf (a PF: its VFs too; NULL or "": the node's). */
+/* The timeline of bdf (a PF: its VFs too; NULL or "": the node's), unfiltered. */
 void console_timeline_show(struct console *c, const char *bdf);
 /* `:timeline [DEV|all]` */
 int console_cmd_timeline(struct console *c, const char *arg);

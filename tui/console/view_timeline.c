@@ -243,11 +243,13 @@ static void timeline_read(struct console *c, struct timeline_view *tv, bool whol
 	}
 }
 
-/* The function's history in the timeline (bdf NULL or "": the node's). */
+/* The function's history in the timeline (bdf NULL or "": the node's),
+ * all of it: the filter typed before goes. */
 void console_timeline_show(struct console *c, const char *bdf)
 {
 	struct timeline_view *tv = c->views[VIEW_TIMELINE].state;
 	snprintf(tv->next_scope, sizeof(tv->next_scope), "%s", bdf ? bdf : "");
+	tv->list.filter[0] = '\0';
 	screen_view_switch(c, VIEW_TIMELINE);
 }
 
