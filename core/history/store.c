@@ -321,6 +321,11 @@ const char *hist_store_name(const struct hist_store *st)
 	return st->name;
 }
 
+void hist_store_busy_ms(struct hist_store *st, int ms)
+{
+	sqlite3_busy_timeout(st->db, ms);
+}
+
 void hist_store_path(struct sys *s, char buf[static PATH_MAX])
 {
 	const char *root = sys_root(s);

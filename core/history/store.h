@@ -56,6 +56,9 @@ int hist_store_open_memory(struct hist_store **ret, struct err *e);
 void hist_store_close(struct hist_store *st);
 bool hist_store_in_memory(const struct hist_store *st);
 const char *hist_store_name(const struct hist_store *st);
+/* The longest st waits for a lock the other side holds (HIST_BUSY_MS on
+ * open); a reader in a draw loop sets a short one and tries again later. */
+void hist_store_busy_ms(struct hist_store *st, int ms);
 /* Copies every event and the saved state of from into st (a file store
  * taking over from the memory one): 0 or -errno (said). */
 int hist_store_copy(struct hist_store *st, struct hist_store *from, struct err *e);

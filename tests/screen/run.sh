@@ -33,6 +33,8 @@ mask() {
 	((mask_checks)) && extra=(-e 's/ 2 Checks [0-9]+/ 2 Checks NN/'
 		-e 's/ Findings: [0-9]+ critical, [0-9]+ warning, [0-9]+ info/ Findings: NN/')
 	sed -E -e "s#$tmp#TMP#g" "${extra[@]}" \
+		-e 's/[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}/HH:MM:SS.mmm/g' \
+		-e 's/<- [0-9]+\.[0-9]{2} s after/<- N.NN s after/g' \
 		-e 's/(^|[^0-9:.])[0-9]{2}:[0-9]{2}:[0-9]{2}($|[^0-9:.])/\1HH:MM:SS\2/g' \
 		-e 's/[0-9]{8}-[0-9]{6}/YYYYMMDD-HHMMSS/g' \
 		-e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T/YYYY-MM-DDT/g' \
@@ -136,6 +138,7 @@ start() { # start COLS ROWS [ENV=VALUE...] [-- ARGS...]: a fresh node and consol
 	rm -rf "$tmp/node" "$tmp/work"
 	mkdir -p "$tmp/work" "$tmp/cfg"
 	"$ibvf" mkfixture "$tmp/node" "${fixture_args[@]}" >/dev/null || exit 1
+	"${fixture_prep:-:}"
 	: >"$tmp/stderr"
 	T kill-server 2>/dev/null
 	T new-session -d -s s -x "$cols" -y "$rows" -c "$tmp/work" \
@@ -159,6 +162,7 @@ stop() { # quits with q and checks the exit status and stderr
 }
 
 fixture_args=() # start's mkfixture options (a scenario may set --healthy)
+fixture_prep='' # a command start runs on the node made, before the console
 
 keys() { T send-keys -t s "$@"; }
 filter() { # filter TEXT: type TEXT into / and apply it
@@ -1051,10 +1055,82 @@ scenario_hostile_names() {
 	mask_checks=0
 }
 
+# A history store as the recorder leaves it: a first record, a rename a
+# second later (the journal's time has whole seconds: after the first
+# record, always), a second record that sees it.
+history_with_rename() {
+	local n=("$ibvf" "--sim=$tmp/node")
+	"${n[@]}" record --once >/dev/null &&
+		sleep 1 &&
+		"${n[@]}" vf rename 18:00.3 ibx --yes >/dev/null &&
+		"${n[@]}" record --once >/dev/null || exit 1
+}
+
+scenario_timeline() {
+	# No store yet: the view says so and how to make one.
+	start 80 24
+	keys 6
+	wait_for "no history recorded yet: run 'ibvf record' (ibvf-record.service)"
+	stop
+	fixture_prep=history_with_rename
+	start 80 24
+	# The newest last: the rename with its causes (the journal's action,
+	# the boot), selected and whole in the pane below.
+	keys 6
+	wait_re '^ History: [0-9]+ events \(newest last\)'
+	settle
+	snap timeline-view
+	# The oldest first at the top: the boot's line set apart.
+	keys Home
+	settle
+	expect_re '^-- boot [^ ]*: kernel 6\.8\.0-55-generic, driver 25\.01-0\.6\.0, firmware '
+	# A kind word keeps that kind; a PCI address its function (a PF's VFs
+	# too); other text what the rows say.
+	keys f
+	keys -l rename
+	keys Enter
+	settle
+	snap timeline-filter-kind
+	keys f C-u
+	keys -l 18:00.0
+	keys Enter
+	settle
+	expect_re '^ History: 28 of [0-9]+ events'
+	expect_no_re '^[0-9:.]{12}  0000:(40|5e|9a|c0|ce|dc)'
+	keys / C-u
+	keys -l 'recorder started'
+	keys Enter
+	settle
+	expect_re '^ History: 1 of [0-9]+ events'
+	# From a tree row to its history, and back to the same row.
+	keys 1 Down Down Down T
+	wait_re '^ History of 0000:18:00\.3: [0-9]+ events'
+	settle
+	snap timeline-vf-history
+	keys T
+	wait_re '^ VF 2 of PF 0000:18:00\.0  0000:18:00\.3'
+	settle
+	snap timeline-back-to-row
+	keys T
+	wait_re '^ History of 0000:18:00\.3'
+	keys Escape
+	wait_re '^ VF 2 of PF 0000:18:00\.0  0000:18:00\.3'
+	# A PF's history holds its VFs'.
+	keys Up Up Up T
+	wait_re '^ History of 0000:18:00\.0 and its VFs: [0-9]+ events'
+	expect_re '^[0-9:.]{12}  0000:18:00\.3  rename +ib1 -> ibx'
+	# A change recorded while the view is up scrolls in.
+	"$ibvf" "--sim=$tmp/node" vf rename 18:00.4 iby --yes >/dev/null || fails=$((fails + 1))
+	"$ibvf" "--sim=$tmp/node" record --once >/dev/null || fails=$((fails + 1))
+	wait_re '0000:18:00\.4  rename +ib2 -> iby' 3
+	stop
+	fixture_prep=''
+}
+
 all=(checks kmsg renamed startup expand_collapse filter help zero_guid mouse pods ethernet_fallback theme resize live
 	action_create action_rename action_refused_notice action_pod action_guid action_journal action_running bench_view
 	rename_field persist fix_finding action_destroy action_state guid_field_rules name_all
-	bench_validate_view bench_validate_all_vfs hostile_names)
+	bench_validate_view bench_validate_all_vfs hostile_names timeline)
 for s in "${@:-${all[@]}}"; do
 	echo "# $s"
 	"scenario_$s"

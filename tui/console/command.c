@@ -66,6 +66,7 @@ static int (*const commands[CC_N])(struct console *c, const char *arg) = {
 	[CC_SNAPSHOT] = cmd_snapshot,
 	[CC_STATE] = console_cmd_state,
 	[CC_THEME] = cmd_theme,
+	[CC_TIMELINE] = console_cmd_timeline,
 };
 
 int console_command(struct console *c, const char *line)

@@ -306,6 +306,7 @@ static int console_loop(struct console *c)
 		if (ts.tv_sec != shown_sec) {
 			shown_sec = ts.tv_sec;
 			c->dirty = true;
+			console_views_tick(c);
 		}
 		double to_tick = 1.0 - (double)ts.tv_nsec / 1e9;
 		next = fmin(next, now + to_tick);

@@ -83,6 +83,7 @@ struct view {
 	void (*moved)(struct console *c, struct view *v); /* the list's selection moved */
 	void (*node_changed)(struct console *c, struct view *v);
 	void (*filtered)(struct console *c, struct view *v); /* list->filter changed */
+	void (*tick)(struct console *c, struct view *v);     /* shown: once a second */
 	int (*fd)(struct view *v); /* a worker's pipe for the poll loop; -1: none */
 	void (*fd_ready)(struct console *c, struct view *v);
 	void (*free)(struct view *v);
@@ -174,6 +175,8 @@ void console_filter_set(struct console *c, struct view *v, const char *text);
 int console_views_init(struct console *c);
 void console_views_free(struct console *c);
 void console_views_node_changed(struct console *c);
+/* Once a second: the view shown looks for news (the timeline's store). */
+void console_views_tick(struct console *c);
 void view_tree_init(struct console *c, struct view *v);
 void view_checks_init(struct console *c, struct view *v);
 void view_help_init(struct console *c, struct view *v);
@@ -245,6 +248,13 @@ void view_kmsg_init(struct console *c, struct view *v);
 /* Switches to the kernel log with line (an index of node->kmsg; -1: the
  * first error) selected. */
 void console_kmsg_show(struct console *c, long line);
+
+/* view_timeline.c: view 6, the recorded history */
+void view_timeline_init(struct console *c, struct view *v);
+/* The timeline of bdf (a PF: its VFs too; NULL or "": the node's), unfiltered. */
+void console_timeline_show(struct console *c, const char *bdf);
+/* `:timeline [DEV|all]` */
+int console_cmd_timeline(struct console *c, const char *arg);
 
 /* console_keys.c: the tree view with bdf's row selected (its PF expanded,
  * the filter dropped if it hides the row); false when there is no such row. */

@@ -8,10 +8,11 @@
 #include <curses.h>
 #include <stdio.h>
 
-#define TREE	KV(VIEW_TREE)
-#define JOURNAL KV(VIEW_JOURNAL)
-#define BENCH	KV(VIEW_BENCH)
-#define CHECKS	KV(VIEW_CHECKS)
+#define TREE	 KV(VIEW_TREE)
+#define JOURNAL	 KV(VIEW_JOURNAL)
+#define BENCH	 KV(VIEW_BENCH)
+#define CHECKS	 KV(VIEW_CHECKS)
+#define TIMELINE KV(VIEW_TIMELINE)
 
 const struct key_binding keys_table[] = {
 	{KV_ALL, {KEY_UP, 'k'}, KA_UP, 0, "Up/Down j/k", "move the selection"},
@@ -76,13 +77,15 @@ const struct key_binding keys_table[] = {
 	 {'\t'},
 	 KA_NEXT_VIEW,
 	 0,
-	 "Tab 1-5",
-	 "views: 1 Tree, 2 Checks, 3 Bench, 4 Journal, 5 Kernel log"},
+	 "Tab 1-6",
+	 "views: 1 Tree, 2 Checks, 3 Bench, 4 Journal, 5 Kernel log,"},
+	{KV_ALL, {0}, KA_N, 0, "", "       6 Timeline (the node's recorded history)"},
 	{KV_ALL, {'1'}, KA_VIEW, VIEW_TREE, NULL, NULL},
 	{KV_ALL, {'2'}, KA_VIEW, VIEW_CHECKS, NULL, NULL},
 	{KV_ALL, {'3'}, KA_VIEW, VIEW_BENCH, NULL, NULL},
 	{KV_ALL, {'4'}, KA_VIEW, VIEW_JOURNAL, NULL, NULL},
 	{KV_ALL, {'5'}, KA_VIEW, VIEW_KMSG, NULL, NULL},
+	{KV_ALL, {'6'}, KA_VIEW, VIEW_TIMELINE, NULL, NULL},
 	{CHECKS,
 	 {'\n', '\r', KEY_ENTER},
 	 KA_FINDING,
@@ -92,6 +95,19 @@ const struct key_binding keys_table[] = {
 	{CHECKS, {'t'}, KA_JUMP, 0, "checks: t", "go to the finding's PF or VF in the tree"},
 	{CHECKS, {'f'}, KA_FIX, 0, "checks: f", "fix: preview the remedy, or show manual steps"},
 	{KV_ALL, {'L'}, KA_KMSG, 0, "L", "the kernel log (from a finding: at its line)"},
+	{KV_ALL,
+	 {'T'},
+	 KA_TIMELINE,
+	 0,
+	 "T",
+	 "the selected PF's or VF's history (T or Esc: back to it)"},
+	{TIMELINE,
+	 {'f'},
+	 KA_FILTER,
+	 0,
+	 "timeline: f r",
+	 "filter: kinds, PCI addresses, names, any text / read again"},
+	{TIMELINE, {'r'}, KA_RELOAD, 0, NULL, NULL},
 	{JOURNAL,
 	 {'\n', '\r', KEY_ENTER, ' '},
 	 KA_ENTRY_STEPS,
@@ -142,6 +158,7 @@ const struct console_cmd_def console_cmds[CC_N] = {
 	[CC_SNAPSHOT] = {"snapshot", "snapshot [FILE]"},
 	[CC_STATE] = {"state", "state auto|enable|disable"},
 	[CC_THEME] = {"theme", "theme NAME|PATH"},
+	[CC_TIMELINE] = {"timeline", "timeline [DEV|all]"},
 };
 
 int console_cmd_find(const char *s, size_t len)

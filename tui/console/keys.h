@@ -12,7 +12,8 @@ enum console_view {
 	VIEW_CHECKS,
 	VIEW_BENCH,
 	VIEW_JOURNAL,
-	VIEW_KMSG, /* the kernel log's RDMA driver records */
+	VIEW_KMSG,     /* the kernel log's RDMA driver records */
+	VIEW_TIMELINE, /* the node's recorded history (core/history) */
 	VIEW_N,
 };
 
@@ -61,6 +62,7 @@ enum key_action {
 	KA_DESTROY,    /* the selected PF's VFs: create 0 */
 	KA_LINK_STATE, /* the selected VF's link-state policy */
 	KA_FIX,	       /* checks: the finding's remedy through the dialog */
+	KA_TIMELINE,   /* the selected function's history; in the timeline: back to its row */
 	KA_N,
 };
 
@@ -98,6 +100,7 @@ enum console_cmd {
 	CC_SNAPSHOT,
 	CC_STATE,
 	CC_THEME,
+	CC_TIMELINE,
 	CC_N,
 };
 

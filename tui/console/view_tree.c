@@ -224,6 +224,9 @@ static void run_action(struct console *c, struct view *v, const struct key_bindi
 	case KA_KMSG:
 		console_kmsg_show(c, -1);
 		break;
+	case KA_TIMELINE:
+		console_timeline_show(c, c->sel);
+		break;
 	case KA_PERSIST:
 		console_cmd_persist(c, "");
 		break;

@@ -31,6 +31,7 @@ int console_views_init(struct console *c)
 	view_bench_init(c, &c->views[VIEW_BENCH]);
 	view_journal_init(c, &c->views[VIEW_JOURNAL]);
 	view_kmsg_init(c, &c->views[VIEW_KMSG]);
+	view_timeline_init(c, &c->views[VIEW_TIMELINE]);
 	view_dialog_init(c, &c->dialog);
 	view_help_init(c, &c->help);
 	view_ask_init(c, &c->ask);
@@ -57,6 +58,13 @@ void console_views_node_changed(struct console *c)
 	for (size_t i = 0; (v = all(c, i)); i++)
 		if (v->node_changed)
 			v->node_changed(c, v);
+}
+
+void console_views_tick(struct console *c)
+{
+	struct view *v = &c->views[c->view];
+	if (v->tick)
+		v->tick(c, v);
 }
 
 void console_overlay(struct console *c, struct view *v)
@@ -86,18 +94,55 @@ static void checks_count(const struct console *c, char *buf, size_t size, enum t
 	*ret = console_severity_role(worst);
 }
 
+/* A tab's label: " 6 Timeline ", or " 6 " when short. */
+static void tab_label(const struct console *c, int i, bool shortened, char *buf, size_t size)
+{
+	bool built = c->views[i].draw != NULL;
+	if (shortened)
+		snprintf(buf, size, " %d ", i + 1);
+	else
+		snprintf(buf, size, " %d %s%s ", i + 1, c->views[i].name,
+			 built ? "" : " (not built)");
+}
+
+/* The bar's width: each tab's label and count, a column between tabs. */
+static int tabs_width(const struct console *c, const bool *shortened)
+{
+	int x = 1;
+	for (int i = 0; i < VIEW_N; i++) {
+		char label[48], count[24] = "";
+		enum theme_role cr;
+		tab_label(c, i, shortened[i], label, sizeof(label));
+		if (i == VIEW_CHECKS)
+			checks_count(c, count, sizeof(count), &cr);
+		x += (int)strlen(label) + (count[0] ? (int)strlen(count) + 1 : 0) + 1;
+	}
+	return x;
+}
+
 void console_draw_views(struct console *c)
 {
 	const struct rect *v = &c->lay.views;
 	if (!v->h)
 		return;
+	/* The view's own filter; the tree's under a view without one. */
+	const struct view *fv = c->views[c->view].filtered ? &c->views[c->view] : &c->views[0];
+	const struct listw *l = fv->list;
+	char f[160] = "";
+	if (l && l->filter[0] && c->mode != MODE_FILTER)
+		snprintf(f, sizeof(f), " filter: %s ", l->filter);
+	int fw = (int)strlen(f);
+	/* Too narrow for the filter: the inactive tabs, rightmost first, show
+	 * their number only. */
+	bool shortened[VIEW_N] = {false};
+	for (int i = VIEW_N - 1; i >= 0 && fw && tabs_width(c, shortened) + fw >= v->w; i--)
+		shortened[i] = i != (int)c->view;
 	screen_put(v->y, 0, v->w, "", screen_attr(c, TR_VIEW_INACTIVE));
 	int x = 1;
 	for (int i = 0; i < VIEW_N && x < v->w; i++) {
 		char label[48], count[24] = "";
 		bool built = c->views[i].draw != NULL;
-		snprintf(label, sizeof(label), " %d %s%s ", i + 1, c->views[i].name,
-			 built ? "" : " (not built)");
+		tab_label(c, i, shortened[i], label, sizeof(label));
 		enum theme_role r = i == (int)c->view ? TR_VIEW_ACTIVE
 				    : built	      ? TR_VIEW_INACTIVE
 						      : TR_VIEW_ABSENT;
@@ -115,16 +160,8 @@ void console_draw_views(struct console *c)
 		}
 		x += w + 1;
 	}
-	/* The view's own filter; the tree's under a view without one. */
-	const struct view *fv = c->views[c->view].filtered ? &c->views[c->view] : &c->views[0];
-	const struct listw *l = fv->list;
-	if (l && l->filter[0] && c->mode != MODE_FILTER) {
-		char f[160];
-		snprintf(f, sizeof(f), " filter: %s ", l->filter);
-		int w = (int)strlen(f);
-		if (w < v->w - x)
-			screen_put(v->y, v->w - w, w, f, screen_attr(c, TR_PROMPT));
-	}
+	if (fw && fw < v->w - x)
+		screen_put(v->y, v->w - fw, fw, f, screen_attr(c, TR_PROMPT));
 }
 
 /* ---- a question or a notice in the status line ---- */
