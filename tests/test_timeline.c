@@ -503,6 +503,59 @@ START_TEST(test_reboot_is_one_group)
 }
 END_TEST
 
+/* A `bench validate` result (a line of the bench history) and --follow. */
+START_TEST(test_bench_result_and_follow)
+{
+	setenv("IBVF_RECORD", "0", 1);
+	record_once(node);
+	/* timeline --follow in the background, its output into a file. */
+	char outfile[4200];
+	snprintf(outfile, sizeof(outfile), "%s/follow.out", node);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char sim[4200];
+		snprintf(sim, sizeof(sim), "--sim=%s", node);
+		int fd = open(outfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, 1);
+		execl(getenv("IBVF_BIN"), "ibvf", sim, "timeline", "--follow", "--kind", "bench",
+		      (char *)NULL);
+		_exit(127);
+	}
+	char line[1024];
+	snprintf(line, sizeof(line),
+		 "{\"time\":\"2026-12-04T03:00:00Z\",\"host\":\"n\",\"key\":{\"pf\":"
+		 "\"0000:18:00.0\",\"vf\":2,\"test\":\"write_bw\",\"peer\":\"loopback\"},"
+		 "\"bdf\":\"0000:18:00.3\",\"ibdev\":\"mlx5_12\",\"status\":\"PASS\","
+		 "\"figure\":391.5,\"unit\":\"Gb/s\",\"better\":\"higher\"}\n");
+	tu_put(node, "var/lib/ibvf/bench-history.jsonl", line);
+	record_once(node);
+	bool seen = false;
+	for (int i = 0; i < 200 && !seen; i++) {
+		seen = strstr(slurp(outfile), "bench write_bw PASS 391.50 Gb/s against loopback") !=
+		       NULL;
+		if (!seen)
+			usleep(50000);
+	}
+	kill(pid, SIGTERM);
+	int status;
+	waitpid(pid, &status, 0);
+	ck_assert_msg(seen, "--follow did not print the bench result: %s", slurp(outfile));
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "follow: status %d", status);
+	struct json_object *doc = timeline_json(node, (const char *[]){"--kind", "bench", NULL});
+	struct json_object *b = find_event(doc, "bench", "0000:18:00.3", "PASS");
+	ck_assert_msg(b, "%s", json_object_get_string(doc));
+	ck_assert_str_eq(jstr(b, "time"), "2026-12-04T03:00:00.000000Z");
+	ck_assert_str_eq(jstr(b, "ref"), "write_bw");
+	json_object_put(doc);
+	/* Read once: another record adds no second one. */
+	record_once(node);
+	doc = timeline_json(node, (const char *[]){"--kind", "bench", NULL});
+	ck_assert_int_eq(count_kind(doc, "bench"), 1);
+	json_object_put(doc);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("timeline");
@@ -517,6 +570,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_who_records);
 	tcase_add_test(tc, test_pod_start_is_the_cause_of_the_renames);
 	tcase_add_test(tc, test_reboot_is_one_group);
+	tcase_add_test(tc, test_bench_result_and_follow);
 	suite_add_tcase(s, tc);
 	return s;
 }
