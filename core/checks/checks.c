@@ -68,7 +68,7 @@ const struct check_def checks_table[] = {
 	 "creates them again (and sets their GUIDs). A unit that is not enabled, or whose program "
 	 "is gone, leaves the node without its VFs and every pod on them without its network.",
 	 check_boot_unit, REACH_BELOW},
-	{"name-changed", CHECK_INFO, "name changed while ibvf ran",
+	{"name-changed", CHECK_INFO, "netdev or RDMA name changed",
 	 "A netdev renamed under a running workload breaks whatever finds it by name.",
 	 check_name_changed, REACH_SUBJECT},
 	{"name-collision", CHECK_CRITICAL, "pod VF's host name taken",
@@ -87,6 +87,16 @@ const struct check_def checks_table[] = {
 	 "The CNI reads its cache file to undo what it did when the pod goes: a truncated file "
 	 "makes that DEL fail and leaves the VF in limbo.",
 	 check_cni_cache_broken, REACH_SUBJECT},
+	/* the recorded history (core/checks/past.c) */
+	{"port-flapping", CHECK_WARNING, "port keeps changing state",
+	 "A link that goes down and up again drops every RDMA connection on it each time: jobs "
+	 "stall or fail while the port looks ACTIVE whenever anyone checks.",
+	 check_port_flapping, REACH_BELOW},
+	{"guid-lost-boot", CHECK_WARNING, "VF GUID lost at boot",
+	 "VFs come back from a reboot with zero GUIDs unless the boot unit sets them: a VF "
+	 "without its GUID is off the fabric, and one given another GUID is a stranger to the "
+	 "subnet manager's and the pods' configuration.",
+	 check_guid_lost_boot, REACH_SUBJECT},
 	/* dp */
 	{"dp-selector-empty", CHECK_WARNING, "device plugin resource selects nothing",
 	 "A device plugin resource whose selectors match none of the node's VFs is advertised "

@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <json-c/json.h>
 
@@ -93,9 +94,59 @@ struct name_change {
 	char old_name[16], new_name[16];
 };
 
+/* The node's past as the checks read it: plain facts the recorded history
+ * (core/history/facts.h) gives, each with its wall-clock time (microseconds
+ * since the epoch). The checks never read the store themselves. */
+#define CHECK_PAST_NAME_MAX    64 /* a netdev (15) or RDMA device name (64) */
+#define CHECK_PAST_VALUE_MAX   96 /* a GUID, the states a port went through */
+#define CHECK_PAST_TEXT_MAX    256
+#define CHECK_FLAP_TRANSITIONS 4 /* port-flapping: this many state changes in the window */
+
+/* A netdev or RDMA device renamed. */
+struct check_rename {
+	char bdf[16];
+	char old_name[CHECK_PAST_NAME_MAX], new_name[CHECK_PAST_NAME_MAX];
+	bool rdma;			 /* the RDMA device's name, not the netdev's */
+	int64_t t_us;			 /* when it was seen */
+	char pod[CHECK_PAST_TEXT_MAX];	 /* the pod the VF was bound to then, "" none */
+	char cause[CHECK_PAST_TEXT_MAX]; /* the event before it that may explain it, "" none */
+};
+
+/* A function's port state changes in the window. */
+struct check_port_changes {
+	char bdf[16], pf[16];
+	int64_t count;			   /* transitions, coalesced rows counted whole */
+	bool coalesced;			   /* the store folded a rapid run into one row */
+	int64_t first_us, last_us;	   /* the first and the last change */
+	char states[CHECK_PAST_VALUE_MAX]; /* "ACTIVE DOWN INIT": the states seen, in order */
+};
+
+/* A VF's node or port GUID that became zero in a boot's difference. */
+struct check_guid_lost {
+	char bdf[16], pf[16];
+	bool port;			     /* the port GUID; else the node GUID */
+	char old_guid[CHECK_PAST_VALUE_MAX]; /* the non-zero GUID it had */
+	int64_t t_us;			     /* when the difference was recorded */
+	int64_t boot_us;		     /* the boot's time */
+	char boot_id[40];
+	char boot_text[CHECK_PAST_TEXT_MAX]; /* "kernel ..., driver ..., firmware ..." */
+};
+
+struct check_past {
+	bool read;	  /* facts were read from a store (else all empty) */
+	int64_t since_us; /* the window's start (0: everything the store holds) */
+	struct check_rename *renames;
+	size_t n_renames;
+	struct check_port_changes *ports;
+	size_t n_ports;
+	struct check_guid_lost *guids_lost;
+	size_t n_guids_lost;
+};
+
 struct checks_opts {
 	const struct name_change *renames; /* may be NULL */
 	size_t n_renames;
+	struct check_past past; /* zero: no recorded history */
 };
 
 /* A row of the check table. */

@@ -40,6 +40,9 @@ CHECK_FN(check_name_collision);
 CHECK_FN(check_pod_stale);
 CHECK_FN(check_pod_netns_gone);
 CHECK_FN(check_cni_cache_broken);
+/* What the recorded history says (core/checks/past.c). */
+CHECK_FN(check_port_flapping);
+CHECK_FN(check_guid_lost_boot);
 
 /* Shared by the checks (core/checks/util.c, core/checks/hca.c). */
 /* The function talks InfiniBand: its port's link layer, else (no RDMA
@@ -53,6 +56,11 @@ const char *check_pf_label(const struct pf *pf);
 /* "/sys/class/infiniband/<ibdev>/ports/<num>/<file>". */
 void check_port_path(char *buf, size_t size, const char *ibdev, const struct port *p,
 		     const char *file);
+/* A wall-clock time in microseconds as "2026-12-04T03:12:07Z" ("?" for none). */
+#define CHECK_TIME_MAX 32
+void check_time_format(int64_t t_us, char buf[static CHECK_TIME_MAX]);
+/* Where the checks' facts about the past are read: the history store. */
+#define CHECK_PAST_WHERE "/var/lib/ibvf/history.db"
 /* "kernel log [  123.456789]" (dmesg's stamp), or "kernel log" without one. */
 void check_kmsg_where(char *buf, size_t size, const struct kmsg_line *l);
 /* The kernel-log record saying the function at bdf failed to probe, or NULL. */

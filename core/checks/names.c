@@ -202,14 +202,106 @@ CHECK_FN(check_name_unstable)
 	boot_links_free(&links);
 }
 
+/* The remedy of a VF renamed from old to new (its name now). */
+static void changed_remedy(struct finding *f, const struct node *n, const struct vf *vf,
+			   const char *bdf, const char *old, const char *new)
+{
+	if (vf && persist_kernel_name(new) && !persist_kernel_name(old) && strlen(old) < 16 &&
+	    !name_in_use(n, old))
+		finding_remedy_ibvf(f, "give the VF its name back; 'ibvf persist' keeps it",
+				    (const char *const[]){"vf", "rename", bdf, old, NULL});
+	else if (f->severity > CHECK_INFO)
+		finding_remedy_manual(f, "pin the names so they stop changing",
+				      (const char *const[]){"ibvf persist (a .link file per named "
+							    "VF, matched by PCI path)",
+							    NULL});
+}
+
+/* Whether the history has the console's rename c already. */
+static bool recorded(const struct check_past *p, const struct name_change *c)
+{
+	for (size_t i = 0; i < p->n_renames; i++)
+		if (!p->renames[i].rdma && !strcmp(p->renames[i].bdf, c->bdf) &&
+		    !strcmp(p->renames[i].old_name, c->old_name) &&
+		    !strcmp(p->renames[i].new_name, c->new_name))
+			return true;
+	return false;
+}
+
+/* One finding per function for the renames the history recorded of it
+ * (from index i on, sorted by function then time): each one's time as
+ * evidence, the newest FINDING_EVIDENCE_MAX when more. Returns the index
+ * past them. */
+static size_t changed_recorded(struct findings *out, const struct node *n,
+			       const struct check_past *p, size_t i)
+{
+	const struct check_def *def = check_find("name-changed");
+	const char *bdf = p->renames[i].bdf;
+	size_t end = i, n_net = 0;
+	const struct check_rename *first_net = NULL, *last_net = NULL, *last = NULL;
+	for (; end < p->n_renames && !strcmp(p->renames[end].bdf, bdf); end++) {
+		last = &p->renames[end];
+		if (!last->rdma) {
+			first_net = first_net ? first_net : last;
+			last_net = last;
+			n_net++;
+		}
+	}
+	const struct pf *pf = NULL;
+	const struct vf *vf = NULL;
+	if (!node_find_fn(n, bdf, &pf, &vf))
+		return end;
+	char at[CHECK_TIME_MAX], since[CHECK_TIME_MAX];
+	check_time_format(last->t_us, at);
+	check_time_format(p->since_us, since);
+	struct finding *f;
+	if (end - i == 1)
+		f = check_add(out, def, vf ? SUBJECT_VF : SUBJECT_PF, bdf,
+			      "%s %s%s was renamed %s -> %s at %s", vf ? "VF" : "PF", bdf,
+			      last->rdma ? "'s RDMA device" : "", last->old_name, last->new_name,
+			      at);
+	else
+		f = check_add(out, def, vf ? SUBJECT_VF : SUBJECT_PF, bdf,
+			      "%s %s was renamed %zu times%s%s, last %s -> %s at %s",
+			      vf ? "VF" : "PF", bdf, end - i, p->since_us ? " since " : "",
+			      p->since_us ? since : "", last->old_name, last->new_name, at);
+	if (!f)
+		return end;
+	bool in_pod = vf && vf->pod && !vf->pod->stale;
+	for (size_t k = i; k < end; k++)
+		in_pod |= p->renames[k].pod[0] != '\0';
+	/* A pod's CNI finds its VF by name: a change there breaks it. */
+	if (in_pod)
+		f->severity = CHECK_WARNING;
+	for (size_t k = end - i > FINDING_EVIDENCE_MAX ? end - FINDING_EVIDENCE_MAX : i; k < end;
+	     k++) {
+		const struct check_rename *r = &p->renames[k];
+		check_time_format(r->t_us, at);
+		finding_evidence(f, CHECK_PAST_WHERE, "at %s: %s%s -> %s%s%s%s%s%s", at,
+				 r->rdma ? "RDMA device " : "", r->old_name, r->new_name,
+				 r->pod[0] ? " (pod " : "", r->pod, r->pod[0] ? ")" : "",
+				 r->cause[0] ? ", after " : "", r->cause);
+	}
+	if (n_net) {
+		const char *now =
+			vf && vf->fn.n_netdevs ? vf->fn.netdevs[0].name : last_net->new_name;
+		changed_remedy(f, n, vf, bdf, first_net->old_name, now);
+	} else {
+		changed_remedy(f, n, NULL, bdf, "", ""); /* RDMA names only: pin, or nothing */
+	}
+	return end;
+}
+
 CHECK_FN(check_name_changed)
 {
 	const struct check_def *def = check_find("name-changed");
+	for (size_t i = 0; i < o->past.n_renames;)
+		i = changed_recorded(out, n, &o->past, i);
 	for (size_t i = 0; i < o->n_renames; i++) {
 		const struct name_change *c = &o->renames[i];
 		const struct pf *pf = NULL;
 		const struct vf *vf = NULL;
-		if (!node_find_fn(n, c->bdf, &pf, &vf))
+		if (!node_find_fn(n, c->bdf, &pf, &vf) || recorded(&o->past, c))
 			continue;
 		struct finding *f = check_add(out, def, vf ? SUBJECT_VF : SUBJECT_PF, c->bdf,
 					      "%s %s was renamed %s -> %s while ibvf ran",
@@ -222,17 +314,7 @@ CHECK_FN(check_name_changed)
 		char where[128];
 		check_fn_path(where, sizeof(where), c->bdf, "net/");
 		finding_evidence(f, where, "%s (was %s)", c->new_name, c->old_name);
-		if (vf && persist_kernel_name(c->new_name) && !persist_kernel_name(c->old_name) &&
-		    !name_in_use(n, c->old_name))
-			finding_remedy_ibvf(
-				f, "give the VF its name back; 'ibvf persist' keeps it",
-				(const char *const[]){"vf", "rename", c->bdf, c->old_name, NULL});
-		else if (f->severity > CHECK_INFO)
-			finding_remedy_manual(
-				f, "pin the names so they stop changing",
-				(const char *const[]){"ibvf persist (a .link file per named VF, "
-						      "matched by PCI path)",
-						      NULL});
+		changed_remedy(f, n, vf, c->bdf, c->old_name, c->new_name);
 	}
 }
 

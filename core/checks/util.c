@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "checks_int.h"
 
@@ -96,4 +97,13 @@ bool check_safe_word(const char *s)
 		if (!isalnum((unsigned char)s[n]) && !strchr("._:/-", s[n]))
 			return false;
 	return n > 0 && n <= 253;
+}
+
+void check_time_format(int64_t t_us, char buf[static CHECK_TIME_MAX])
+{
+	time_t t = (time_t)(t_us / 1000000);
+	struct tm tm;
+	if (t_us <= 0 || !gmtime_r(&t, &tm) ||
+	    !strftime(buf, CHECK_TIME_MAX, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, CHECK_TIME_MAX, "?");
 }
