@@ -17,6 +17,8 @@
 #include "tui/base/recording.h"
 #include "core/checks/checks.h"
 #include "core/checks/report.h"
+#include "core/history/facts.h"
+#include "core/history/recorder.h"
 #include "core/pods/devplugin.h"
 #include "core/snapshot/resolve.h"
 #include "core/sys/sys.h"
@@ -31,6 +33,7 @@ struct check_args {
 	const char **fix; /* --fix ID|all, as typed */
 	int n_fix;
 	struct fix_opts fo; /* --yes, --dry-run, --force */
+	int64_t since_us;   /* --since: HIST_FACTS_SINCE_BOOT unless given */
 };
 
 /* What the arguments select: findings of these ids (any when none), on
@@ -57,6 +60,7 @@ enum {
 	CHECK_O_DRY_RUN,
 	CHECK_O_FORCE,
 	CHECK_O_NO_WAIT,
+	CHECK_O_SINCE,
 };
 
 const struct opt check_options[] = {
@@ -66,6 +70,12 @@ const struct opt check_options[] = {
 		 "also judge this device plugin config.json (repeatable); the "
 		 "ones in the kubelet's pod volumes are always read")},
 	{OPT_BOOL("list", 0, CHECK_O_LIST, "the checks: id, severity, title")},
+	{OPT_ARG("since", 0, "DUR|TIME", CHECK_O_SINCE,
+		 "the recorded history the checks read (renames, port state "
+		 "changes, GUIDs lost at a boot): since DUR ago (30m, 6h, 2d, "
+		 "1w) or an RFC 3339 TIME (2026-12-04T03:12:07Z); default: since "
+		 "the current boot. Without a history store the checks read the "
+		 "node only")},
 	{OPT_PARA("--json prints the findings as JSON (version, host, kernel, findings, counts).\n"
 		  "Exit status, from the findings shown: 0 none (or info only), 1 warnings,\n"
 		  "2 critical; 3 when it could not check (bad argument, unknown device, node\n"
@@ -137,6 +147,14 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 			break;
 		case CHECK_O_NO_WAIT:
 			a->fo.no_wait = true;
+			break;
+		case CHECK_O_SINCE:
+			if (hist_since_parse(v, hist_now_us(), &a->since_us) < 0) {
+				cli_error("--since '%s': neither a duration (30m, 6h, 2d, 1w) nor "
+					  "an RFC 3339 time (2026-12-04T03:12:07Z)",
+					  v);
+				return -1;
+			}
 			break;
 		}
 	}
@@ -268,13 +286,27 @@ static int print_table(const struct cli *c)
 	return fflush(stdout) == 0 ? 0 : EXIT_UNKNOWN;
 }
 
+/* The recorded history's facts into o: none when the node has no store;
+ * a store that cannot be read is one line, and the checks run without it. */
+static void read_past(struct sys *s, int64_t since_us, struct checks_opts *o)
+{
+	struct err e = {{0}};
+	int r = hist_facts_load(s, since_us, o, &e);
+	if (r < 0 && r != -ENOENT)
+		cli_error("history: %s", e.msg);
+}
+
 /* Runs the checks, keeps what the filter selects (with what reaches a
  * device named), prints it; the exit status from what was printed. */
 static int report(const struct cli *c, struct sys *s, bool record, const struct node *n,
-		  struct check_filter *fl)
+		  const struct check_args *a, struct check_filter *fl)
 {
 	struct findings fs;
-	if (checks_run(n, NULL, &fs) < 0) {
+	struct checks_opts opts = {0};
+	read_past(s, a->since_us, &opts);
+	int r = checks_run(n, &opts, &fs);
+	hist_facts_free(&opts);
+	if (r < 0) {
 		cli_error("cannot run the checks: out of memory");
 		return EXIT_UNKNOWN;
 	}
@@ -315,6 +347,11 @@ static int fix_args(const struct cli *c, const struct check_args *a, struct chec
 			return -1;
 		}
 		return 0;
+	}
+	if (a->since_us != HIST_FACTS_SINCE_BOOT) {
+		cli_error("check --fix takes no --since: what happened is not fixed (run 'ibvf "
+			  "check --since' for those findings and their remedies)");
+		return -1;
 	}
 	if (c->json) {
 		cli_error(
@@ -388,7 +425,8 @@ int cmd_check(const struct cli *c, int argc, char **argv)
 	struct check_args a = {.min = CHECK_INFO,
 			       .words = calloc((size_t)argc, sizeof(char *)),
 			       .dp_files = calloc((size_t)argc, sizeof(char *)),
-			       .fix = calloc((size_t)argc, sizeof(char *))};
+			       .fix = calloc((size_t)argc, sizeof(char *)),
+			       .since_us = HIST_FACTS_SINCE_BOOT};
 	struct check_filter fl = {.ids = calloc((size_t)argc * 2, sizeof(char *))};
 	int rc = EXIT_UNKNOWN;
 	struct sys *s = NULL;
@@ -428,7 +466,7 @@ int cmd_check(const struct cli *c, int argc, char **argv)
 		struct fix_source src = {.read = fix_read_node, .keep = fix_keep, .ctx = &x};
 		rc = check_fix_run(c, &a.fo, &src);
 	} else {
-		rc = report(c, s, !a.n_dp_files, n, &fl);
+		rc = report(c, s, !a.n_dp_files, n, &a, &fl);
 	}
 out:
 	node_free(n);
