@@ -13,6 +13,8 @@
 #include "bench/history.h"
 #include "tui/base/cli.h"
 #include "core/checks/checks.h"
+#include "core/history/facts.h"
+#include "core/history/recorder.h"
 #include "core/model/node.h"
 #include "core/base/safefile.h"
 #include "core/sys/sys.h"
@@ -118,6 +120,82 @@ static int parse(int argc, char **argv, struct metrics_opts *o)
 	return r;
 }
 
+/* What the recorded history gives a round: the checks' facts since the
+ * current boot, and the counts of renames [0] and port state changes [1]. */
+struct past {
+	struct checks_opts opts;
+	struct metrics_count *v[2];
+	size_t n[2], cap[2];
+	size_t kind; /* the list hist_store_sums() fills */
+	bool failed;
+};
+
+static void count_one(void *arg, const char *bdf, const char *pf, int64_t sum)
+{
+	struct past *p = arg;
+	size_t k = p->kind;
+	if (p->failed)
+		return;
+	if (p->n[k] == p->cap[k]) {
+		size_t cap = p->cap[k] ? p->cap[k] * 2 : 64;
+		void *v = realloc(p->v[k], cap * sizeof(*p->v[k]));
+		if (!v) {
+			p->failed = true;
+			return;
+		}
+		p->v[k] = v;
+		p->cap[k] = cap;
+	}
+	struct metrics_count *c = &p->v[k][p->n[k]++];
+	snprintf(c->pci, sizeof(c->pci), "%s", bdf);
+	snprintf(c->pf, sizeof(c->pf), "%s", pf);
+	c->n = sum;
+}
+
+static void past_fini(struct past *p)
+{
+	hist_facts_free(&p->opts);
+	free(p->v[0]);
+	free(p->v[1]);
+}
+
+/* The store read once for the round: no store is no history; one that
+ * cannot be read is one line, and the round goes on without it. */
+static void read_past(struct sys *s, struct past *p, struct metrics_past *ret)
+{
+	static const enum hist_kind kinds[2] = {HK_RENAME, HK_PORT_STATE};
+	char path[PATH_MAX], boot[HIST_BOOT_MAX];
+	struct hist_store *st;
+	struct err e = {{0}};
+	int64_t since = 0;
+	hist_store_path(s, path);
+	int r = hist_store_open(path, false, &st, &e);
+	if (r == -ENOENT)
+		return;
+	if (r == 0) {
+		hist_boot_id(s, boot);
+		r = hist_facts_boot_start(st, boot, &since, &e);
+		if (r == 0)
+			r = hist_facts_read(st, since, &p->opts, &e);
+		for (p->kind = 0; r == 0 && p->kind < 2; p->kind++)
+			r = hist_store_sums(st, kinds[p->kind], 0, count_one, p, &e);
+		if (r == 0 && p->failed)
+			r = err_setx(&e, ENOMEM, "out of memory reading the history store");
+		hist_store_close(st);
+	}
+	if (r < 0) {
+		cli_error("history: %s", e.msg);
+		hist_facts_free(&p->opts);
+		p->n[0] = p->n[1] = 0;
+		return;
+	}
+	*ret = (struct metrics_past){.read = true,
+				     .renames = p->v[0],
+				     .n_renames = p->n[0],
+				     .port_changes = p->v[1],
+				     .n_port_changes = p->n[1]};
+}
+
 /* One round: the node discovered afresh, its checks and the history, as
  * text in *ret (malloc'd). 0, or -errno (said). */
 static int render(const struct cli *c, const struct metrics_opts *o, char **ret)
@@ -126,6 +204,7 @@ static int render(const struct cli *c, const struct metrics_opts *o, char **ret)
 	struct node *n = NULL;
 	struct findings fs = {0};
 	struct metrics_in in = {.interval = o->interval};
+	struct past past = {0};
 	struct err e = {{0}};
 	double t0 = clock_s(CLOCK_MONOTONIC);
 	char path[PATH_MAX], *buf = NULL;
@@ -137,7 +216,8 @@ static int render(const struct cli *c, const struct metrics_opts *o, char **ret)
 		cli_error("%s", e.msg);
 		goto out;
 	}
-	if ((r = checks_run(n, NULL, &fs)) < 0) {
+	read_past(s, &past, &in.past);
+	if ((r = checks_run(n, &past.opts, &fs)) < 0) {
 		cli_error("cannot run the checks: %s", strerror(-r));
 		goto out;
 	}
@@ -162,6 +242,7 @@ static int render(const struct cli *c, const struct metrics_opts *o, char **ret)
 	*ret = buf;
 	json_object_put(in.history);
 out:
+	past_fini(&past);
 	findings_fini(&fs);
 	node_free(n);
 	sys_close(s);
@@ -170,7 +251,7 @@ out:
 
 static int round_once(const struct cli *c, const struct metrics_opts *o)
 {
-	char *text, path[PATH_MAX + sizeof(METRICS_FILE) + 1];
+	char *text = NULL, path[PATH_MAX + sizeof(METRICS_FILE) + 1];
 	struct err e = {{0}};
 	int r = render(c, o, &text);
 	if (r < 0)

@@ -320,6 +320,41 @@ static void health_families(struct metrics_writer *w)
 		       in->node && in->node->kmsg_unknown ? 0 : 1);
 }
 
+/* Counts from the recorded history, labelled by the function only: pci,
+ * and pf for a VF (what it is called, its rdma device, changes; the
+ * counter must not start again when a name does). */
+static void count_family(struct metrics_writer *w, const char *name, const char *help,
+			 const struct metrics_count *v, size_t n, bool vfs_only)
+{
+	metrics_family(w, name, "counter", help);
+	for (size_t i = 0; i < n; i++) {
+		bool vf = strcmp(v[i].pci, v[i].pf) != 0 && v[i].pf[0];
+		if (vfs_only && !vf)
+			continue;
+		struct metrics_label l[] = {{"pci", v[i].pci}, {"pf", v[i].pf}};
+		metrics_sample(w, name, l, vf ? 2 : 1, (double)v[i].n);
+	}
+}
+
+static void past_families(struct metrics_writer *w)
+{
+	const struct metrics_past *p = &w->in->past;
+	metrics_family(w, "ibvf_history_up", "gauge",
+		       "1 when the recorded history (/var/lib/ibvf/history.db) was read; 0: none, "
+		       "or it could not be read (the history counters have no samples)");
+	metrics_sample(w, "ibvf_history_up", NULL, 0, p->read ? 1 : 0);
+	if (!p->read)
+		return;
+	count_family(w, "ibvf_vf_renames_total",
+		     "Renames of the VF's netdev or RDMA device the history recorded (within its "
+		     "retention)",
+		     p->renames, p->n_renames, true);
+	count_family(w, "ibvf_port_state_changes_total",
+		     "Port state changes (ACTIVE, DOWN, ...) of the PF or VF the history recorded "
+		     "(within its retention)",
+		     p->port_changes, p->n_port_changes, false);
+}
+
 int metrics_write(FILE *f, const struct metrics_in *in)
 {
 	struct metrics_writer w = {.f = f, .in = in};
@@ -327,6 +362,7 @@ int metrics_write(FILE *f, const struct metrics_in *in)
 	vf_families(&w);
 	findings_family(&w);
 	metrics_validation(&w, in);
+	past_families(&w);
 	health_families(&w);
 	return ferror(f) ? -EIO : 0;
 }

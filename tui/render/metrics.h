@@ -9,11 +9,26 @@
 #pragma once
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct node;
 struct findings;
+
+/* One function's count from the recorded history (hist_store_sums()). */
+struct metrics_count {
+	char pci[16], pf[16]; /* pf == pci for a PF */
+	int64_t n;
+};
+
+/* What the recorded history holds (core/history/store.h), as counts. */
+struct metrics_past {
+	bool read; /* a store was read; else no counter has samples */
+	const struct metrics_count *renames, *port_changes;
+	size_t n_renames, n_port_changes;
+};
 
 struct metrics_in {
 	const struct node *node;
@@ -25,6 +40,7 @@ struct metrics_in {
 	double now;		/* seconds since the epoch: the round's end */
 	double duration;	/* the round's discovery and checks, seconds */
 	unsigned int interval;	/* --interval S, 0 when run once */
+	struct metrics_past past;
 };
 
 /* Writes the exposition of in to f: 0, or -EIO when f failed. */
