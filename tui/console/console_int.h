@@ -59,8 +59,9 @@ struct console_checks {
 	size_t *by_subject;	    /* indices into fs.v, by subject then fs order */
 	struct console_mark *marks; /* one per subject, sorted by BDF */
 	size_t n_marks;
-	size_t counts[3]; /* by enum check_severity */
-	double cost;	  /* seconds the last run took */
+	size_t counts[3];  /* by enum check_severity */
+	double cost;	   /* seconds the last run took */
+	bool history_said; /* the history store's failure was shown */
 };
 
 struct console;

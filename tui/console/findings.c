@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /* The console's findings: checks_run() once per snapshot (never per frame)
- * with the renames the console saw, an index by subject for the tree's
- * marks and the details, and a finding rendered as text for the Checks
- * view (every string escaped by text_add). */
+ * with the renames the console saw and the recorded history's facts, an index by subject for the
+ * tree's marks and the details, and a finding rendered as text for the Checks view (every string
+ * escaped by text_add). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "console_int.h"
+#include "core/history/facts.h"
 #include "screen.h"
 #include "tui/base/text.h"
 
@@ -87,8 +89,18 @@ void console_checks_run(struct console *c)
 	size_t nr;
 	struct name_change *r = renames(c, &nr);
 	struct checks_opts o = {.renames = r, .n_renames = nr};
+	/* The recorded history since this boot, as `ibvf check` reads it: one
+	 * read-only open per run (once per snapshot); a store that cannot be
+	 * read is said once, and the checks run without it. */
+	struct err e = {{0}};
+	int hr = hist_facts_load(c->sys, HIST_FACTS_SINCE_BOOT, &o, &e);
+	if (hr < 0 && hr != -ENOENT && !k->history_said) {
+		screen_message(c, TR_ERROR, "history: %s", e.msg);
+		k->history_said = true;
+	}
 	if (checks_run(c->node, &o, &k->fs) < 0)
 		screen_message(c, TR_ERROR, "out of memory while running the checks");
+	hist_facts_free(&o);
 	free(r);
 	index_marks(k);
 	k->cost = console_now() - t0;
