@@ -32,12 +32,11 @@ static void flap_one(struct findings *out, const struct check_past *p,
 	check_time_format(c->first_us, first);
 	check_time_format(c->last_us, last);
 	check_time_format(p->since_us, since);
-	struct finding *f =
-		check_add(out, check_find("port-flapping"), vf ? SUBJECT_VF : SUBJECT_PF, fn->bdf,
-			  "port of %s %s%s%s%s changed state %lld times %s%s (%s)",
-			  vf ? "VF" : "PF", fn->bdf, r ? " (" : "", r ? r->name : "", r ? ")" : "",
-			  (long long)c->count, p->since_us ? "since " : "in the recorded history",
-			  p->since_us ? since : "", c->states);
+	struct finding *f = check_add(
+		out, check_find("port-flapping"), vf ? SUBJECT_VF : SUBJECT_PF, fn->bdf,
+		"port of %s %s%s%s%s changed state %lld times %s%s", vf ? "VF" : "PF", fn->bdf,
+		r ? " (" : "", r ? r->name : "", r ? ")" : "", (long long)c->count,
+		p->since_us ? "since " : "in the recorded history", p->since_us ? since : "");
 	if (!f)
 		return;
 	/* A VF's port follows its PF's: the PF's finding speaks for them. */
