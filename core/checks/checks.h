@@ -134,6 +134,7 @@ struct check_guid_lost {
 
 struct check_past {
 	bool read;	  /* facts were read from a store (else all empty) */
+	char where[64];	  /* the store as its path on a running node: the evidence's where */
 	int64_t since_us; /* the window's start (0: everything the store holds) */
 	struct check_rename *renames;
 	size_t n_renames;

@@ -59,8 +59,6 @@ void check_port_path(char *buf, size_t size, const char *ibdev, const struct por
 /* A wall-clock time in microseconds as "2026-12-04T03:12:07Z" ("?" for none). */
 #define CHECK_TIME_MAX 32
 void check_time_format(int64_t t_us, char buf[static CHECK_TIME_MAX]);
-/* Where the checks' facts about the past are read: the history store. */
-#define CHECK_PAST_WHERE "/var/lib/ibvf/history.db"
 /* "kernel log [  123.456789]" (dmesg's stamp), or "kernel log" without one. */
 void check_kmsg_where(char *buf, size_t size, const struct kmsg_line *l);
 /* The kernel-log record saying the function at bdf failed to probe, or NULL. */

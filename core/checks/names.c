@@ -277,7 +277,7 @@ static size_t changed_recorded(struct findings *out, const struct node *n,
 	     k++) {
 		const struct check_rename *r = &p->renames[k];
 		check_time_format(r->t_us, at);
-		finding_evidence(f, CHECK_PAST_WHERE, "at %s: %s%s -> %s%s%s%s%s%s", at,
+		finding_evidence(f, p->where, "at %s: %s%s -> %s%s%s%s%s%s", at,
 				 r->rdma ? "RDMA device " : "", r->old_name, r->new_name,
 				 r->pod[0] ? " (pod " : "", r->pod, r->pod[0] ? ")" : "",
 				 r->cause[0] ? ", after " : "", r->cause);

@@ -42,10 +42,10 @@ static void flap_one(struct findings *out, const struct check_past *p,
 	/* A VF's port follows its PF's: the PF's finding speaks for them. */
 	if (vf)
 		f->reach = REACH_SUBJECT;
-	finding_evidence(f, CHECK_PAST_WHERE, "%lld port state changes from %s to %s%s",
+	finding_evidence(f, p->where, "%lld port state changes from %s to %s%s",
 			 (long long)c->count, first, last,
 			 c->coalesced ? " (a rapid run the history folded into one row)" : "");
-	finding_evidence(f, CHECK_PAST_WHERE, "states seen, in order: %s", c->states);
+	finding_evidence(f, p->where, "states seen, in order: %s", c->states);
 	char where[256], step[3][160];
 	if (r && port) {
 		check_port_path(where, sizeof(where), r->name, port, "state");
@@ -115,12 +115,12 @@ static size_t lost_one(struct findings *out, const struct node *n, const struct 
 		return end;
 	if (zero)
 		f->severity = CHECK_CRITICAL;
-	finding_evidence(f, CHECK_PAST_WHERE, "boot at %s (boot id %s): %s", boot,
+	finding_evidence(f, p->where, "boot at %s (boot id %s): %s", boot,
 			 g->boot_id[0] ? g->boot_id : "?", g->boot_text[0] ? g->boot_text : "?");
 	for (size_t k = i; k < end; k++) {
 		const struct check_guid_lost *x = &p->guids_lost[k];
 		check_time_format(x->t_us, at);
-		finding_evidence(f, CHECK_PAST_WHERE,
+		finding_evidence(f, p->where,
 				 "at %s, in that boot's difference: %s GUID %s -> zero", at,
 				 x->port ? "port" : "node", x->old_guid);
 	}

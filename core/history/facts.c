@@ -294,6 +294,7 @@ int hist_facts_read(struct hist_store *st, int64_t since_us, struct checks_opts 
 	if (p.n_guids_lost)
 		qsort(p.guids_lost, p.n_guids_lost, sizeof(*p.guids_lost), lost_cmp);
 	p.read = true;
+	snprintf(p.where, sizeof(p.where), "%s", HIST_STORE_PATH);
 	ret->past = p;
 	return 0;
 }
