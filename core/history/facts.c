@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/base/guid.h"
 #include "recorder.h"
@@ -316,102 +315,4 @@ int hist_facts_load(struct sys *s, int64_t since_us, struct checks_opts *ret, st
 		r = hist_facts_read(st, since_us, ret, e);
 	hist_store_close(st);
 	return r;
-}
-
-/* "1d12h": the sum of its parts, in microseconds; -EINVAL when not one. */
-static int duration_parse(const char *s, int64_t *ret_us)
-{
-	static const struct {
-		char unit;
-		int64_t us;
-	} units[] = {{'s', 1000000ll},
-		     {'m', 60ll * 1000000},
-		     {'h', 3600ll * 1000000},
-		     {'d', 86400ll * 1000000},
-		     {'w', 7 * 86400ll * 1000000}};
-	int64_t total = 0;
-	if (!*s)
-		return -EINVAL;
-	while (*s) {
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		int64_t v = 0;
-		for (; *s >= '0' && *s <= '9'; s++) {
-			v = v * 10 + (*s - '0');
-			if (v > 100000000) /* past any retention */
-				return -EINVAL;
-		}
-		size_t k = 0;
-		while (k < sizeof(units) / sizeof(*units) && units[k].unit != *s)
-			k++;
-		if (k == sizeof(units) / sizeof(*units))
-			return -EINVAL;
-		s++;
-		total += v * units[k].us;
-		if (total > 100ll * 365 * 86400 * 1000000)
-			return -EINVAL;
-	}
-	*ret_us = total;
-	return 0;
-}
-
-/* "2026-12-04T03:12:07[.frac](Z|+hh:mm|-hh:mm)". */
-static int rfc3339_parse(const char *s, int64_t *ret_us)
-{
-	struct tm tm = {0};
-	const char *p = strptime(s, "%Y-%m-%d", &tm);
-	if (!p || (*p != 'T' && *p != 't' && *p != ' '))
-		return -EINVAL;
-	p = strptime(p + 1, "%H:%M:%S", &tm);
-	if (!p)
-		return -EINVAL;
-	int64_t frac = 0, scale = 1000000;
-	if (*p == '.') {
-		if (p[1] < '0' || p[1] > '9')
-			return -EINVAL;
-		for (p++; *p >= '0' && *p <= '9'; p++)
-			if (scale > 1) {
-				scale /= 10;
-				frac += (*p - '0') * scale;
-			}
-	}
-	int64_t off = 0;
-	if (*p == 'Z' || *p == 'z') {
-		p++;
-	} else if (*p == '+' || *p == '-') {
-		unsigned int hh, mm;
-		int len = 0;
-		if (sscanf(p + 1, "%2u:%2u%n", &hh, &mm, &len) != 2 || len != 5 || hh > 23 ||
-		    mm > 59)
-			return -EINVAL;
-		off = ((int64_t)hh * 3600 + mm * 60) * (*p == '+' ? 1 : -1);
-		p += 1 + len;
-	} else {
-		return -EINVAL;
-	}
-	if (*p)
-		return -EINVAL;
-	time_t t = timegm(&tm);
-	if (t == (time_t)-1)
-		return -EINVAL;
-	*ret_us = ((int64_t)t - off) * 1000000 + frac;
-	return 0;
-}
-
-int hist_since_parse(const char *s, int64_t now_us, int64_t *ret_us)
-{
-	int64_t v;
-	if (!strcmp(s, "boot")) {
-		*ret_us = HIST_FACTS_SINCE_BOOT;
-		return 0;
-	}
-	if (duration_parse(s, &v) == 0) {
-		*ret_us = now_us - v > 0 ? now_us - v : 0;
-		return 0;
-	}
-	if (rfc3339_parse(s, &v) == 0 && v > 0) {
-		*ret_us = v;
-		return 0;
-	}
-	return -EINVAL;
 }

@@ -45,9 +45,3 @@ void hist_facts_free(struct checks_opts *o);
  * the store cannot be read: the checks then run without it. */
 #define HIST_FACTS_SINCE_BOOT (-1)
 int hist_facts_load(struct sys *s, int64_t since_us, struct checks_opts *ret, struct err *e);
-
-/* What `--since` takes: a duration back from now_us ("30m", "6h", "2d",
- * "1w", "1d12h"; s m h d w), an RFC 3339 time ("2026-12-04T03:12:07Z",
- * "2026-12-04T05:12:07.5+02:00") or "boot" (HIST_FACTS_SINCE_BOOT).
- * 0 or -EINVAL. */
-int hist_since_parse(const char *s, int64_t now_us, int64_t *ret_us);

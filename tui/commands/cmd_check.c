@@ -15,6 +15,7 @@
 #include "tui/render/check_text.h"
 #include "tui/base/cli.h"
 #include "tui/base/recording.h"
+#include "tui/base/when.h"
 #include "core/checks/checks.h"
 #include "core/checks/report.h"
 #include "core/history/facts.h"
@@ -72,10 +73,10 @@ const struct opt check_options[] = {
 	{OPT_BOOL("list", 0, CHECK_O_LIST, "the checks: id, severity, title")},
 	{OPT_ARG("since", 0, "DUR|TIME", CHECK_O_SINCE,
 		 "the recorded history the checks read (renames, port state "
-		 "changes, GUIDs lost at a boot): since DUR ago (30m, 6h, 2d, "
-		 "1w) or an RFC 3339 TIME (2026-12-04T03:12:07Z); default: since "
-		 "the current boot. Without a history store the checks read the "
-		 "node only")},
+		 "changes, GUIDs lost at a boot): since DUR ago (30m, 6h, 2d), a "
+		 "TIME (2026-12-04T03:12:07Z; local: '2026-12-04 03:00', 03:00) "
+		 "or 'boot', the default: since the current boot. Without a "
+		 "history store the checks read the node only")},
 	{OPT_PARA("--json prints the findings as JSON (version, host, kernel, findings, counts).\n"
 		  "Exit status, from the findings shown: 0 none (or info only), 1 warnings,\n"
 		  "2 critical; 3 when it could not check (bad argument, unknown device, node\n"
@@ -149,12 +150,10 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 			a->fo.no_wait = true;
 			break;
 		case CHECK_O_SINCE:
-			if (hist_since_parse(v, hist_now_us(), &a->since_us) < 0) {
-				cli_error("--since '%s': neither a duration (30m, 6h, 2d, 1w) nor "
-					  "an RFC 3339 time (2026-12-04T03:12:07Z)",
-					  v);
+			if (!strcmp(v, "boot"))
+				a->since_us = HIST_FACTS_SINCE_BOOT;
+			else if (when_parse("since", v, hist_now_us(), &a->since_us) < 0)
 				return -1;
-			}
 			break;
 		}
 	}
