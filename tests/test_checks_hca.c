@@ -5,6 +5,7 @@
  * degraded link, .link files, pods whose netns is gone. */
 #include <check.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "checksutil.h"
@@ -284,6 +285,48 @@ START_TEST(names_changed_while_running)
 }
 END_TEST
 
+/* A rename the history recorded and the console saw too is the console's
+ * finding, as before; one it did not see is the history's, with its time,
+ * the newest 8 of many, and the way back to the name at the window's start. */
+START_TEST(recorded_renames_beside_the_consoles)
+{
+	struct name_change c[] = {{"0000:40:00.2", "ibp64s0v1", "ib5"}};
+	struct check_rename r[10] = {
+		{.bdf = "0000:40:00.2",
+		 .old_name = "ibp64s0v1",
+		 .new_name = "ib5",
+		 .t_us = 1000000},
+	};
+	for (int i = 1; i < 10; i++) {
+		r[i] = (struct check_rename){.bdf = "0000:40:00.3", .t_us = (int64_t)i * 60000000};
+		snprintf(r[i].old_name, sizeof(r[i].old_name), "%s",
+			 i == 1 ? "ibp64s0v2" : r[i - 1].new_name);
+		snprintf(r[i].new_name, sizeof(r[i].new_name), "%s", i % 2 ? "ib7" : "ib8");
+	}
+	struct checks_opts o = {.renames = c,
+				.n_renames = 1,
+				.past = {.read = true,
+					 .where = "/var/lib/ibvf/history.db",
+					 .renames = r,
+					 .n_renames = 10}};
+	rename_vf(cu_vf(n, "0000:40:00.2"), "ib5");
+	rename_vf(cu_vf(n, "0000:40:00.3"), "ib7");
+	cu_checks(n, &o, &fs);
+	ck_assert_uint_eq(cu_count(&fs, "name-changed", NULL), 2);
+	const struct finding *f = cu_first(&fs, "name-changed", "0000:40:00.2");
+	ck_assert(cu_evidence(f, "/sys/bus/pci/devices/0000:40:00.2/net/", "ib5 (was ibp64s0v1)"));
+	ck_assert_uint_eq(f->n_evidence, 1);
+	f = cu_first(&fs, "name-changed", "0000:40:00.3");
+	ck_assert_ptr_nonnull(strstr(f->title, "renamed 9 times"));
+	ck_assert_uint_eq(f->n_evidence, FINDING_EVIDENCE_MAX);
+	ck_assert(
+		cu_evidence(f, "/var/lib/ibvf/history.db", "at 1970-01-01T00:09:00Z: ib8 -> ib7"));
+	ck_assert(!cu_evidence(f, NULL, "ibp64s0v2 -> ib7")); /* the oldest, beyond 8 */
+	ck_assert_int_eq(f->remedy.kind, REMEDY_IBVF);
+	ck_assert_str_eq(f->remedy.steps[3], "ibp64s0v2");
+}
+END_TEST
+
 START_TEST(pod_netns_gone_and_broken_cache)
 {
 	struct vf *vf = cu_vf(n, "0000:40:00.4");
@@ -326,6 +369,7 @@ int main(void)
 	tcase_add_test(tc, rate_below_the_model);
 	tcase_add_test(tc, kernel_name_pinned_or_not);
 	tcase_add_test(tc, names_changed_while_running);
+	tcase_add_test(tc, recorded_renames_beside_the_consoles);
 	tcase_add_test(tc, pod_netns_gone_and_broken_cache);
 	suite_add_tcase(s, tc);
 	int rc = tu_run_suite(s);

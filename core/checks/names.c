@@ -217,45 +217,49 @@ static void changed_remedy(struct finding *f, const struct node *n, const struct
 							    NULL});
 }
 
-/* Whether the history has the console's rename c already. */
-static bool recorded(const struct check_past *p, const struct name_change *c)
+/* Whether the console saw rename r itself: its own finding stands for it. */
+static bool seen_live(const struct checks_opts *o, const struct check_rename *r)
 {
-	for (size_t i = 0; i < p->n_renames; i++)
-		if (!p->renames[i].rdma && !strcmp(p->renames[i].bdf, c->bdf) &&
-		    !strcmp(p->renames[i].old_name, c->old_name) &&
-		    !strcmp(p->renames[i].new_name, c->new_name))
+	for (size_t i = 0; !r->rdma && i < o->n_renames; i++)
+		if (!strcmp(o->renames[i].bdf, r->bdf) &&
+		    !strcmp(o->renames[i].old_name, r->old_name) &&
+		    !strcmp(o->renames[i].new_name, r->new_name))
 			return true;
 	return false;
 }
 
 /* One finding per function for the renames the history recorded of it
- * (from index i on, sorted by function then time): each one's time as
- * evidence, the newest FINDING_EVIDENCE_MAX when more. Returns the index
- * past them. */
+ * (from index i on, sorted by function then time) that the console did not
+ * see itself: each one's time as evidence, the newest FINDING_EVIDENCE_MAX
+ * when more. Returns the index past the function's renames. */
 static size_t changed_recorded(struct findings *out, const struct node *n,
-			       const struct check_past *p, size_t i)
+			       const struct checks_opts *o, size_t i)
 {
+	const struct check_past *p = &o->past;
 	const struct check_def *def = check_find("name-changed");
 	const char *bdf = p->renames[i].bdf;
-	size_t end = i, n_net = 0;
+	size_t end = i, n_kept = 0, n_shown = 0;
 	const struct check_rename *first_net = NULL, *last_net = NULL, *last = NULL;
 	for (; end < p->n_renames && !strcmp(p->renames[end].bdf, bdf); end++) {
-		last = &p->renames[end];
-		if (!last->rdma) {
-			first_net = first_net ? first_net : last;
-			last_net = last;
-			n_net++;
+		const struct check_rename *r = &p->renames[end];
+		if (seen_live(o, r))
+			continue;
+		last = r;
+		n_kept++;
+		if (!r->rdma) {
+			first_net = first_net ? first_net : r;
+			last_net = r;
 		}
 	}
 	const struct pf *pf = NULL;
 	const struct vf *vf = NULL;
-	if (!node_find_fn(n, bdf, &pf, &vf))
+	if (!n_kept || !node_find_fn(n, bdf, &pf, &vf))
 		return end;
 	char at[CHECK_TIME_MAX], since[CHECK_TIME_MAX];
 	check_time_format(last->t_us, at);
 	check_time_format(p->since_us, since);
 	struct finding *f;
-	if (end - i == 1)
+	if (n_kept == 1)
 		f = check_add(out, def, vf ? SUBJECT_VF : SUBJECT_PF, bdf,
 			      "%s %s%s was renamed %s -> %s at %s", vf ? "VF" : "PF", bdf,
 			      last->rdma ? "'s RDMA device" : "", last->old_name, last->new_name,
@@ -263,7 +267,7 @@ static size_t changed_recorded(struct findings *out, const struct node *n,
 	else
 		f = check_add(out, def, vf ? SUBJECT_VF : SUBJECT_PF, bdf,
 			      "%s %s was renamed %zu times%s%s, last %s -> %s at %s",
-			      vf ? "VF" : "PF", bdf, end - i, p->since_us ? " since " : "",
+			      vf ? "VF" : "PF", bdf, n_kept, p->since_us ? " since " : "",
 			      p->since_us ? since : "", last->old_name, last->new_name, at);
 	if (!f)
 		return end;
@@ -273,16 +277,18 @@ static size_t changed_recorded(struct findings *out, const struct node *n,
 	/* A pod's CNI finds its VF by name: a change there breaks it. */
 	if (in_pod)
 		f->severity = CHECK_WARNING;
-	for (size_t k = end - i > FINDING_EVIDENCE_MAX ? end - FINDING_EVIDENCE_MAX : i; k < end;
-	     k++) {
+	for (size_t k = i; k < end; k++) {
 		const struct check_rename *r = &p->renames[k];
+		/* The newest FINDING_EVIDENCE_MAX of those kept. */
+		if (seen_live(o, r) || n_kept - n_shown++ > FINDING_EVIDENCE_MAX)
+			continue;
 		check_time_format(r->t_us, at);
 		finding_evidence(f, p->where, "at %s: %s%s -> %s%s%s%s%s%s", at,
 				 r->rdma ? "RDMA device " : "", r->old_name, r->new_name,
 				 r->pod[0] ? " (pod " : "", r->pod, r->pod[0] ? ")" : "",
 				 r->cause[0] ? ", after " : "", r->cause);
 	}
-	if (n_net) {
+	if (last_net) {
 		const char *now =
 			vf && vf->fn.n_netdevs ? vf->fn.netdevs[0].name : last_net->new_name;
 		changed_remedy(f, n, vf, bdf, first_net->old_name, now);
@@ -296,12 +302,12 @@ CHECK_FN(check_name_changed)
 {
 	const struct check_def *def = check_find("name-changed");
 	for (size_t i = 0; i < o->past.n_renames;)
-		i = changed_recorded(out, n, &o->past, i);
+		i = changed_recorded(out, n, o, i);
 	for (size_t i = 0; i < o->n_renames; i++) {
 		const struct name_change *c = &o->renames[i];
 		const struct pf *pf = NULL;
 		const struct vf *vf = NULL;
-		if (!node_find_fn(n, c->bdf, &pf, &vf) || recorded(&o->past, c))
+		if (!node_find_fn(n, c->bdf, &pf, &vf))
 			continue;
 		struct finding *f = check_add(out, def, vf ? SUBJECT_VF : SUBJECT_PF, c->bdf,
 					      "%s %s was renamed %s -> %s while ibvf ran",
