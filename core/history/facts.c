@@ -106,11 +106,24 @@ static void cause_text(const struct hist_event *c, char *buf, size_t size)
 	}
 }
 
+static const struct hist_event *boot_of_group(const struct boots *b, int64_t group)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (b->v[i].group == group)
+			return &b->v[i];
+	return NULL;
+}
+
 static int rename_cb(void *arg, const struct hist_event *ev)
 {
 	struct reader *x = arg;
 	struct check_past *p = x->p;
 	if (!ev->bdf[0] || !ev->old[0] || !ev->new[0])
+		return 0;
+	/* At boot the kernel numbers RDMA devices afresh (mlx5_N in probe
+	 * order): nothing to see there, and nothing finds them by name the way
+	 * a netdev is found. A netdev's new name at boot is a finding. */
+	if (!strcmp(ev->ref, "rdma") && ev->group && boot_of_group(&x->boots, ev->group))
 		return 0;
 	if (grow((void **)&p->renames, &x->cap_renames, p->n_renames, sizeof(*p->renames)) < 0)
 		return -ENOMEM;
@@ -193,14 +206,6 @@ static bool guid_zero(const char *s)
 {
 	uint64_t g;
 	return guid_parse(s, &g) == 0 && g == 0;
-}
-
-static const struct hist_event *boot_of_group(const struct boots *b, int64_t group)
-{
-	for (size_t i = 0; i < b->n; i++)
-		if (b->v[i].group == group)
-			return &b->v[i];
-	return NULL;
 }
 
 static int guid_cb(void *arg, const struct hist_event *ev)

@@ -29,7 +29,8 @@ int hist_facts_boot_start(struct hist_store *st, const char *boot_id, int64_t *r
 
 /* Fills ret->past with the facts of the events since since_us (0: all the
  * store holds): renames (sorted by function, then time; each with the
- * event before it that may explain it), port state changes summed per
+ * event before it that may explain it; not an RDMA device's in a boot's
+ * group, which the kernel numbers afresh at every boot), port state changes summed per
  * function, and VF GUIDs that became zero in a boot's group (events that
  * share their group id with a `boot` event). Frees what ret->past held
  * first; leaves the rest of ret. 0 or -errno (said); on failure ret->past
