@@ -37,6 +37,12 @@ static void setup(void)
 	setenv("IBVF_RECORD", "0", 1);
 	node = tu_mkfixture((const char *const[]){"--healthy", NULL});
 	now_us = (int64_t)time(NULL) * 1000000;
+	/* The node booted a week ago: the events below are of this boot
+	 * unless a test records a later one. */
+	char stat[64];
+	snprintf(stat, sizeof(stat), "cpu 0 0 0 0\nbtime %lld\n",
+		 (long long)(now_us / 1000000 - 7 * 86400));
+	tu_put(node, "proc/stat", stat);
 	st = NULL;
 }
 
@@ -46,9 +52,12 @@ static void teardown(void)
 	tu_rmtree(node);
 }
 
+static const char *store_dir; /* the node whose store st is */
+
 static void store_open(const char *dir)
 {
 	char path[PATH_MAX];
+	store_dir = dir;
 	struct err e = {{0}};
 	snprintf(path, sizeof(path), "%s/var/lib/ibvf/history.db", dir);
 	ck_assert_msg(hist_store_open(path, true, &st, &e) == 0, "%s", e.msg);
@@ -72,6 +81,10 @@ static void add(int64_t t_us, enum hist_kind kind, const char *bdf, const char *
 		HIST_SET(ev.text,
 			 "kernel 6.8.0-55-generic, driver 24.10-0.7.0, firmware 28.43.1014");
 		HIST_SET(ev.boot, new);
+		/* The newest boot added is the one the node is in now. */
+		char id[HIST_BOOT_MAX + 2];
+		snprintf(id, sizeof(id), "%s\n", new);
+		tu_put(store_dir, "proc/sys/kernel/random/boot_id", id);
 	}
 	ck_assert_msg(hist_store_add(st, &ev, NULL, &e) == 0, "%s", e.msg);
 }

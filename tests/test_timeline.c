@@ -248,6 +248,21 @@ static pid_t spawn_recorder(const char *dir, const char *errfile)
 	return pid;
 }
 
+/* Whether `timeline --kind KIND` shows needle within 30 s (polled). */
+static bool timeline_shows(const char *dir, const char *kind, const char *needle)
+{
+	for (int i = 0; i < 600; i++) {
+		char *out = NULL;
+		bool seen = tu_sim_run(dir, &out, NULL, "timeline", "--kind", kind, NULL) == 0 &&
+			    strstr(out, needle);
+		free(out);
+		if (seen)
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -266,30 +281,14 @@ START_TEST(test_one_writer)
 	snprintf(errfile, sizeof(errfile), "%s/record.err", node);
 	pid_t pid = spawn_recorder(node, errfile);
 	/* Wait for its first record (the store's "start"), bounded. */
-	bool up = false;
-	for (int i = 0; i < 600 && !up; i++) {
-		char *out = NULL;
-		if (tu_sim_run(node, &out, NULL, "timeline", "--kind", "start", NULL) == 0)
-			up = strstr(out, " start ") != NULL;
-		free(out);
-		if (!up)
-			usleep(50000);
-	}
+	bool up = timeline_shows(node, "start", " start ");
 	ck_assert_msg(up, "the recorder did not record its start: %s", slurp(errfile));
 	refused(1, "is recording this node's history", "record", "--once", NULL);
 	/* While it runs, check records nothing itself: the recorder does. */
 	unsetenv("IBVF_RECORD");
 	ck_assert_int_eq(
 		tu_sim_run(node, NULL, NULL, "vf", "rename", "18:00.4", "ibtl1", "--yes", NULL), 0);
-	bool seen = false;
-	for (int i = 0; i < 600 && !seen; i++) {
-		char *out = NULL;
-		if (tu_sim_run(node, &out, NULL, "timeline", "--kind", "rename", NULL) == 0)
-			seen = strstr(out, "ib2 -> ibtl1") != NULL;
-		free(out);
-		if (!seen)
-			usleep(50000);
-	}
+	bool seen = timeline_shows(node, "rename", "ib2 -> ibtl1");
 	ck_assert_msg(seen, "the running recorder did not record the rename");
 	ck_assert_int_eq(kill(pid, SIGTERM), 0);
 	int status;
@@ -367,15 +366,7 @@ START_TEST(test_pod_start_is_the_cause_of_the_renames)
 	char errfile[4200];
 	snprintf(errfile, sizeof(errfile), "%s/record.err", node);
 	pid_t pid = spawn_recorder(node, errfile);
-	bool up = false;
-	for (int i = 0; i < 600 && !up; i++) {
-		char *out = NULL;
-		if (tu_sim_run(node, &out, NULL, "timeline", "--kind", "start", NULL) == 0)
-			up = strstr(out, " start ") != NULL;
-		free(out);
-		if (!up)
-			usleep(50000);
-	}
+	bool up = timeline_shows(node, "start", " start ");
 	ck_assert_msg(up, "the recorder did not start: %s", slurp(errfile));
 	char *err = NULL;
 	int rc = tu_sim_run(node, NULL, &err, "debug", "pod-start", "ml-training/trainer-0",

@@ -92,6 +92,22 @@ void hist_time_format(int64_t t_us, char *buf, size_t size)
 	snprintf(buf, size, "%s.%06ldZ", day, usec);
 }
 
+int64_t hist_time_parse(const char *s)
+{
+	struct tm tm;
+	memset(&tm, 0, sizeof(tm));
+	const char *p = s ? strptime(s, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
+	if (!p)
+		return 0;
+	int64_t us = (int64_t)timegm(&tm) * 1000000;
+	if (*p == '.') {
+		int64_t scale = 100000;
+		for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
+			us += (*p - '0') * scale;
+	}
+	return us;
+}
+
 static void add_str(struct json_object *o, const char *key, const char *v)
 {
 	json_object_object_add(o, key, v[0] ? json_object_new_string(v) : NULL);

@@ -81,6 +81,10 @@ void hist_set(char *field, size_t size, const char *s);
 struct json_object *hist_event_to_json(const struct hist_event *ev);
 /* "2026-12-04T03:12:07.412000Z" (buf of at least 32). */
 void hist_time_format(int64_t t_us, char *buf, size_t size);
+/* "2026-12-04T03:12:07Z", with or without a fraction, as UTC: the inverse
+ * of hist_time_format() (the journal's and bench history's times too);
+ * 0 when s is none. */
+int64_t hist_time_parse(const char *s);
 /* "rename,guid,port": kinds and groups (guid, port, pod, finding,
  * function) into a bit mask (1u << kind); -EINVAL for a word that is
  * neither. */

@@ -40,15 +40,17 @@ static int boot_start_cb(void *arg, const struct hist_event *ev)
 	return 0;
 }
 
-int hist_facts_boot_start(struct hist_store *st, const char *boot_id, int64_t *ret_us,
-			  struct err *e)
+int hist_facts_boot_start(struct hist_store *st, const char *boot_id, int64_t fallback_us,
+			  int64_t *ret_us, struct err *e)
 {
 	struct boot_start b = {.id = boot_id ? boot_id : ""};
 	struct hist_query q = {.kinds = 1u << HK_BOOT};
 	int r = hist_store_query(st, &q, boot_start_cb, &b, e);
 	if (r < 0)
 		return r;
-	*ret_us = b.match_us ? b.match_us : b.newest_us;
+	/* A boot not recorded yet is this one all the same: never an older
+	 * boot's start (its renames are not this boot's). */
+	*ret_us = b.match_us ? b.match_us : fallback_us;
 	return 0;
 }
 
@@ -314,7 +316,7 @@ int hist_facts_load(struct sys *s, int64_t since_us, struct checks_opts *ret, st
 	if (since_us == HIST_FACTS_SINCE_BOOT) {
 		char boot[HIST_BOOT_MAX];
 		hist_boot_id(s, boot);
-		r = hist_facts_boot_start(st, boot, &since_us, e);
+		r = hist_facts_boot_start(st, boot, hist_boot_wall_us(s), &since_us, e);
 	}
 	if (r == 0)
 		r = hist_facts_read(st, since_us, ret, e);

@@ -5,7 +5,7 @@
  *
  *   struct checks_opts o = {0};
  *   int64_t since;
- *   if (hist_facts_boot_start(st, boot_id, &since, &e) == 0 &&
+ *   if (hist_facts_boot_start(st, boot_id, boot_wall, &since, &e) == 0 &&
  *       hist_facts_read(st, since, &o, &e) == 0)
  *           checks_run(n, &o, &fs);
  *   hist_facts_free(&o);
@@ -22,10 +22,11 @@ struct sys;
 
 #define HIST_FACTS_MAX 4096 /* facts of each kind kept; beyond, the newest */
 
-/* When the boot with id boot_id began: its `boot` event's time; without one
- * (or boot_id "") the newest boot's; 0 when the store holds no boot. */
-int hist_facts_boot_start(struct hist_store *st, const char *boot_id, int64_t *ret_us,
-			  struct err *e);
+/* When the boot with id boot_id began: its `boot` event's time; when the
+ * store has none for it (not recorded yet), fallback_us (the node's boot
+ * time, hist_boot_wall_us(); 0: all), never an older boot's. */
+int hist_facts_boot_start(struct hist_store *st, const char *boot_id, int64_t fallback_us,
+			  int64_t *ret_us, struct err *e);
 
 /* Fills ret->past with the facts of the events since since_us (0: all the
  * store holds): renames (sorted by function, then time; each with the

@@ -34,6 +34,9 @@ struct hist_recorder {
 	 * this recorder is the one writer (hold_lock). */
 	bool cached;
 	struct hist_state state;
+	/* The journal as the last committed observation read it: unchanged,
+	 * it is not parsed again. */
+	bool journal_known;
 	struct timespec journal_mtime;
 	off_t journal_size;
 };
@@ -64,7 +67,7 @@ int64_t hist_boot_wall_us(struct sys *s)
 	}
 	char buf[4096];
 	if (sys_read(s, "/proc/stat", buf, sizeof(buf)) > 0) {
-		const char *b = strstr(buf, "\nbtime ");
+		const char *b = !strncmp(buf, "btime ", 6) ? buf - 1 : strstr(buf, "\nbtime ");
 		if (b) {
 			long long v = strtoll(b + 7, NULL, 10);
 			if (v > 0 && v < (1ll << 40))
@@ -137,9 +140,17 @@ static int to_memory(struct hist_recorder *r, const char *why, struct err *e)
 	int rc = hist_store_open_memory(&m, e);
 	if (rc < 0)
 		return rc;
+	/* From the file's last state and cursors, when it can still be read:
+	 * no "first record", no kernel log, journal or findings again, and the
+	 * change that failed is recorded in memory. */
+	if (r->st) {
+		struct err ce = {{0}};
+		hist_store_copy_state(m, r->st, &ce);
+	}
 	hist_store_close(r->st);
 	r->st = m;
 	r->cached = false;
+	r->journal_known = false;
 	r->started = false;
 	r->retry_at = hist_now_us() + (int64_t)HIST_RETRY_SECS * 1000000;
 	note(r, "%s; recording in memory until it can be written", why);
@@ -206,6 +217,9 @@ struct obs {
 	int64_t t_us, group;
 	char boot[HIST_BOOT_MAX];
 	size_t n_events;
+	bool journal_seen; /* the journal's size and time as read, for after the commit */
+	off_t journal_size;
+	struct timespec journal_mtime;
 	struct err *e;
 };
 
@@ -393,23 +407,6 @@ static int64_t jint(struct json_object *o, const char *k, int64_t dflt)
 		       : dflt;
 }
 
-/* "2025-11-30T03:28:00Z" (optionally with fractions) -> microseconds. */
-static int64_t time_parse(const char *s)
-{
-	struct tm tm;
-	memset(&tm, 0, sizeof(tm));
-	const char *p = s ? strptime(s, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
-	if (!p)
-		return 0;
-	int64_t us = (int64_t)timegm(&tm) * 1000000;
-	if (*p == '.') {
-		int64_t scale = 100000;
-		for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
-			us += (*p - '0') * scale;
-	}
-	return us;
-}
-
 /* ibvf's journal: each finished entry past the last recorded id. */
 static int record_journal(struct obs *ob)
 {
@@ -420,7 +417,10 @@ static int record_journal(struct obs *ob)
 	struct stat st;
 	if (stat(path, &st) < 0)
 		return 0;
-	if (r->cached && st.st_size == r->journal_size &&
+	ob->journal_size = st.st_size;
+	ob->journal_mtime = st.st_mtim;
+	ob->journal_seen = true;
+	if (r->journal_known && st.st_size == r->journal_size &&
 	    st.st_mtim.tv_sec == r->journal_mtime.tv_sec &&
 	    st.st_mtim.tv_nsec == r->journal_mtime.tv_nsec)
 		return 0;
@@ -428,8 +428,6 @@ static int record_journal(struct obs *ob)
 	struct err je = {{0}};
 	if (journal_read(r->s, &entries, NULL, &je) < 0)
 		return 0; /* the journal's own readers say what is wrong with it */
-	r->journal_size = st.st_size;
-	r->journal_mtime = st.st_mtim;
 	int64_t last = kv_int(r->st, "journal_last", 0), newest = last;
 	size_t n = json_object_array_length(entries);
 	int rc = 0;
@@ -442,7 +440,7 @@ static int record_journal(struct obs *ob)
 		if (id <= last || (rec && i + 1 == n))
 			continue;
 		struct hist_event ev;
-		int64_t t = time_parse(jstr(o, "time"));
+		int64_t t = hist_time_parse(jstr(o, "time"));
 		ev_init(ob, &ev, HK_ACTION, t > 0 ? t : ob->t_us);
 		ev.group = 0;
 		const char *subject = jstr(o, "subject"), *action = jstr(o, "action");
@@ -480,7 +478,7 @@ static int bench_line(struct obs *ob, const char *line)
 		return 0;
 	}
 	struct hist_event ev;
-	int64_t t = time_parse(jstr(o, "time"));
+	int64_t t = hist_time_parse(jstr(o, "time"));
 	ev_init(ob, &ev, HK_BENCH, t > 0 ? t : ob->t_us);
 	ev.group = 0;
 	const char *bdf = jstr(o, "bdf");
@@ -551,10 +549,45 @@ static int record_bench(struct obs *ob)
 		used = (size_t)(nl + 1 - buf);
 	}
 	free(buf);
+	/* A whole window without a line end (a tail of NULs a crash left) is
+	 * passed over, not read again at every observation. */
+	if (used == 0 && (size_t)got == BENCH_READ_MAX)
+		used = (size_t)got;
 	snprintf(pos, sizeof(pos), "%llu:%llu", (unsigned long long)st.st_ino, off + used);
 	if (rc == 0)
 		rc = hist_store_kv_put(r->st, "bench_pos", pos, ob->e);
 	return rc;
+}
+
+/* Checks that read the recorded history itself (or what one console saw):
+ * each writer computes them from another window, so recording them would
+ * open and close them by turns. The node's own findings are recorded. */
+static bool reads_past(const char *id)
+{
+	static const char *const past[] = {"name-changed", "port-flapping", "guid-lost-boot"};
+	for (size_t i = 0; i < sizeof(past) / sizeof(*past); i++)
+		if (!strcmp(id, past[i]))
+			return true;
+	return false;
+}
+
+/* A finding that opened or closed: its key "check-id subject", its title. */
+static int finding_event(struct obs *ob, enum hist_kind kind, const char *key,
+			 struct json_object *title)
+{
+	struct hist_event ev;
+	ev_init(ob, &ev, kind, 0);
+	char id[64] = "", subject[16] = "";
+	sscanf(key, "%63s %15s", id, subject);
+	HIST_SET(ev.ref, id);
+	HIST_SET(ev.bdf, subject);
+	const struct pf *pf;
+	const struct vf *vf;
+	if (subject[0] && node_find_fn(ob->n, subject, &pf, &vf))
+		HIST_SET(ev.pf, pf->fn.bdf);
+	HIST_SET(ev.text,
+		 json_object_is_type(title, json_type_string) ? json_object_get_string(title) : "");
+	return add(ob, &ev);
 }
 
 /* The findings open now against those open at the last observation. */
@@ -575,6 +608,8 @@ static int record_findings(struct obs *ob, const struct findings *fs)
 	int rc = 0;
 	for (size_t i = 0; i < fs->n && i < FINDINGS_KEY_MAX; i++) {
 		const struct finding *f = &fs->v[i];
+		if (reads_past(f->id))
+			continue;
 		char key[96];
 		snprintf(key, sizeof(key), "%s %s", f->id, f->subject);
 		char title[128]; /* bounded: the stored set stays well under its read size */
@@ -583,39 +618,13 @@ static int record_findings(struct obs *ob, const struct findings *fs)
 	}
 	/* Opened: in now, not in was; closed: the other way. */
 	json_object_object_foreach(now, k, v) {
-		if (rc || (was && json_object_object_get_ex(was, k, NULL)))
-			continue;
-		struct hist_event ev;
-		ev_init(ob, &ev, HK_FINDING_OPEN, 0);
-		char id[64] = "", subject[16] = "";
-		sscanf(k, "%63s %15s", id, subject);
-		HIST_SET(ev.ref, id);
-		HIST_SET(ev.bdf, subject);
-		const struct pf *pf;
-		const struct vf *vf;
-		if (subject[0] && node_find_fn(ob->n, subject, &pf, &vf))
-			HIST_SET(ev.pf, pf->fn.bdf);
-		HIST_SET(ev.text, json_object_get_string(v));
-		rc = add(ob, &ev);
+		if (rc == 0 && !(was && json_object_object_get_ex(was, k, NULL)))
+			rc = finding_event(ob, HK_FINDING_OPEN, k, v);
 	}
 	if (was) {
 		json_object_object_foreach(was, k2, v2) {
-			if (rc || json_object_object_get_ex(now, k2, NULL))
-				continue;
-			struct hist_event ev;
-			ev_init(ob, &ev, HK_FINDING_CLOSE, 0);
-			char id[64] = "", subject[16] = "";
-			sscanf(k2, "%63s %15s", id, subject);
-			HIST_SET(ev.ref, id);
-			HIST_SET(ev.bdf, subject);
-			const struct pf *pf;
-			const struct vf *vf;
-			if (subject[0] && node_find_fn(ob->n, subject, &pf, &vf))
-				HIST_SET(ev.pf, pf->fn.bdf);
-			HIST_SET(ev.text, json_object_is_type(v2, json_type_string)
-						  ? json_object_get_string(v2)
-						  : "");
-			rc = add(ob, &ev);
+			if (rc == 0 && !json_object_object_get_ex(now, k2, NULL))
+				rc = finding_event(ob, HK_FINDING_CLOSE, k2, v2);
 		}
 	}
 	const char *s = json_object_to_json_string_ext(now, JSON_C_TO_STRING_PLAIN |
@@ -687,6 +696,11 @@ static int observe_once(struct hist_recorder *r, const struct node *n, const str
 	if ((rc = hist_store_commit(r->st, e)) < 0)
 		goto out;
 	r->started = true;
+	if (ob.journal_seen) {
+		r->journal_known = true;
+		r->journal_size = ob.journal_size;
+		r->journal_mtime = ob.journal_mtime;
+	}
 	if (r->o.hold_lock) { /* the one writer: what it saved stays true */
 		r->state = now;
 		memset(&now, 0, sizeof(now));
@@ -719,6 +733,7 @@ static void retry_file(struct hist_recorder *r, int64_t now)
 	hist_store_close(r->st);
 	r->st = f;
 	r->cached = false;
+	r->journal_known = false;
 	note(r, "%s",
 	     "the history store can be written again: the events kept in memory "
 	     "were moved there");
@@ -749,8 +764,10 @@ int hist_recorder_observe(struct hist_recorder *r, const struct node *n, const s
 		if (to_memory(r, why, e) == 0)
 			rc = observe_once(r, n, fs, t_us, ret_events, e);
 	}
-	if (rc == 0) {
-		/* Retention when the file grew past its cap, and once a day. */
+	if (rc == 0 && r->o.hold_lock) {
+		/* Retention when the file grew past its cap, and once a day: by
+		 * the recorder only, whose limits are the operator's (--max-age,
+		 * --max-size); the console, watch and check never trim. */
 		int64_t cap = r->o.limits.max_bytes > 0 ? r->o.limits.max_bytes : HIST_MAX_BYTES;
 		int64_t last = kv_int(r->st, "retained", 0);
 		if (hist_store_bytes(r->st) > cap || now - last > 86400ll * 1000000) {

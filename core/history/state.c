@@ -207,12 +207,15 @@ enum pass {
 struct emit {
 	int64_t t_us, group;
 	const char *boot;
+	const char *ref; /* "rdma": the RDMA device's name, not the netdev's */
 	int (*fn)(void *arg, struct hist_event *ev);
 	void *arg;
 };
 
-static int emit(const struct emit *m, const struct hist_fn *f, enum hist_kind kind, const char *old,
-		const char *new, const char *name)
+/* One event of function f; holder (may be NULL) the state naming the pod
+ * it concerns. name NULL: the function's netdev, else its RDMA device. */
+static int emit_pod(const struct emit *m, const struct hist_fn *f, const struct hist_fn *holder,
+		    enum hist_kind kind, const char *old, const char *new, const char *name)
 {
 	struct hist_event ev;
 	memset(&ev, 0, sizeof(ev));
@@ -226,27 +229,18 @@ static int emit(const struct emit *m, const struct hist_fn *f, enum hist_kind ki
 	HIST_SET(ev.name, name ? name : f->v[HF_NETDEV][0] ? f->v[HF_NETDEV] : f->v[HF_IBDEV]);
 	HIST_SET(ev.old, old);
 	HIST_SET(ev.new, new);
+	HIST_SET(ev.ref, m->ref ? m->ref : "");
+	if (holder) {
+		HIST_SET(ev.pod, holder->v[HF_POD]);
+		HIST_SET(ev.pod_uid, holder->v[HF_POD_UID]);
+	}
 	return m->fn(m->arg, &ev);
 }
 
-static int emit_pod(const struct emit *m, const struct hist_fn *f, const struct hist_fn *holder,
-		    enum hist_kind kind, const char *old, const char *new, const char *name)
+static int emit(const struct emit *m, const struct hist_fn *f, enum hist_kind kind, const char *old,
+		const char *new, const char *name)
 {
-	struct hist_event ev;
-	memset(&ev, 0, sizeof(ev));
-	ev.t_us = ev.t_last_us = m->t_us;
-	ev.count = 1;
-	ev.group = m->group;
-	ev.kind = kind;
-	HIST_SET(ev.boot, m->boot);
-	HIST_SET(ev.bdf, f->bdf);
-	HIST_SET(ev.pf, f->pf);
-	HIST_SET(ev.name, name);
-	HIST_SET(ev.old, old);
-	HIST_SET(ev.new, new);
-	HIST_SET(ev.pod, holder->v[HF_POD]);
-	HIST_SET(ev.pod_uid, holder->v[HF_POD_UID]);
-	return m->fn(m->arg, &ev);
+	return emit_pod(m, f, NULL, kind, old, new, name);
 }
 
 static const struct {
@@ -290,14 +284,17 @@ static int diff_fn(const struct emit *m, enum pass pass, const struct hist_fn *a
 	case PASS_NETNS:
 		if (!a || !b || !strcmp(a->v[HF_NETDEV], b->v[HF_NETDEV]))
 			return 0;
-		/* Into the pod: the host netdev went while a pod holds the VF. */
-		if (a->v[HF_NETDEV][0] && !b->v[HF_NETDEV][0] && b->v[HF_POD][0]) {
+		/* Into the pod: the host netdev went while a pod holds the VF,
+		 * bound to its driver (an unbound VF's netdev is gone, not moved). */
+		if (a->v[HF_NETDEV][0] && !b->v[HF_NETDEV][0] && b->v[HF_POD][0] &&
+		    b->v[HF_DRIVER][0]) {
 			char to[HIST_VALUE_MAX];
 			snprintf(to, sizeof(to), "%.*s:%.15s", (int)(sizeof(to) - 18), b->v[HF_POD],
 				 b->v[HF_POD_IF][0] ? b->v[HF_POD_IF] : "?");
 			return emit_pod(m, b, b, HK_NETNS, a->v[HF_NETDEV], to, a->v[HF_NETDEV]);
 		}
-		if (!a->v[HF_NETDEV][0] && b->v[HF_NETDEV][0] && a->v[HF_POD][0]) {
+		if (!a->v[HF_NETDEV][0] && b->v[HF_NETDEV][0] && a->v[HF_POD][0] &&
+		    a->v[HF_DRIVER][0]) {
 			char from[HIST_VALUE_MAX];
 			snprintf(from, sizeof(from), "%.*s:%.15s", (int)(sizeof(from) - 18),
 				 a->v[HF_POD], a->v[HF_POD_IF][0] ? a->v[HF_POD_IF] : "?");
@@ -312,9 +309,10 @@ static int diff_fn(const struct emit *m, enum pass pass, const struct hist_fn *a
 		if (!a || !b)
 			return 0;
 		if (strcmp(a->v[HF_NETDEV], b->v[HF_NETDEV])) {
-			bool pod_move =
-				(a->v[HF_NETDEV][0] && !b->v[HF_NETDEV][0] && b->v[HF_POD][0]) ||
-				(!a->v[HF_NETDEV][0] && b->v[HF_NETDEV][0] && a->v[HF_POD][0]);
+			bool pod_move = (a->v[HF_NETDEV][0] && !b->v[HF_NETDEV][0] &&
+					 b->v[HF_POD][0] && b->v[HF_DRIVER][0]) ||
+					(!a->v[HF_NETDEV][0] && b->v[HF_NETDEV][0] &&
+					 a->v[HF_POD][0] && a->v[HF_DRIVER][0]);
 			if (a->v[HF_NETDEV][0] && b->v[HF_NETDEV][0])
 				r = emit(m, b, HK_RENAME, a->v[HF_NETDEV], b->v[HF_NETDEV],
 					 b->v[HF_NETDEV]);
@@ -324,20 +322,10 @@ static int diff_fn(const struct emit *m, enum pass pass, const struct hist_fn *a
 		}
 		if (r == 0 && a->v[HF_IBDEV][0] && b->v[HF_IBDEV][0] &&
 		    strcmp(a->v[HF_IBDEV], b->v[HF_IBDEV])) {
-			struct hist_event ev;
-			memset(&ev, 0, sizeof(ev));
-			ev.t_us = ev.t_last_us = m->t_us;
-			ev.count = 1;
-			ev.group = m->group;
-			ev.kind = HK_RENAME;
-			HIST_SET(ev.boot, m->boot);
-			HIST_SET(ev.bdf, b->bdf);
-			HIST_SET(ev.pf, b->pf);
-			HIST_SET(ev.name, b->v[HF_IBDEV]);
-			HIST_SET(ev.old, a->v[HF_IBDEV]);
-			HIST_SET(ev.new, b->v[HF_IBDEV]);
-			HIST_SET(ev.ref, "rdma");
-			r = m->fn(m->arg, &ev);
+			struct emit rdma = *m;
+			rdma.ref = "rdma";
+			r = emit(&rdma, b, HK_RENAME, a->v[HF_IBDEV], b->v[HF_IBDEV],
+				 b->v[HF_IBDEV]);
 		}
 		return r;
 	case PASS_STATE:

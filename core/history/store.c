@@ -20,7 +20,7 @@ struct hist_store {
 	sqlite3 *db;
 	char name[PATH_MAX]; /* the path, or ":memory:" */
 	bool memory;
-	sqlite3_stmt *ins, *co_find, *co_upd;
+	sqlite3_stmt *ins, *co_find, *co_upd, *tot;
 	sqlite3_stmt *walks[CAUSE_WALKS]; /* hist_store_causes(), prepared once */
 };
 
@@ -53,7 +53,11 @@ static const char *const migrations[HIST_SCHEMA_VERSION] = {
 	"CREATE INDEX events_pod ON events(pod, t_us) WHERE pod != '';"
 	"CREATE INDEX events_repeat ON events(bdf, kind, t_last_us);"
 	"CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;"
-	"CREATE TABLE fnstate (bdf TEXT PRIMARY KEY, json TEXT NOT NULL) WITHOUT ROWID;",
+	"CREATE TABLE fnstate (bdf TEXT PRIMARY KEY, json TEXT NOT NULL) WITHOUT ROWID;"
+	/* Changes counted per function and kind since the store began: what
+	 * retention drops stays counted (Prometheus counters never go down). */
+	"CREATE TABLE totals (bdf TEXT NOT NULL, kind TEXT NOT NULL, pf TEXT NOT NULL, "
+	"n INTEGER NOT NULL, PRIMARY KEY (bdf, kind)) WITHOUT ROWID;",
 };
 
 static int db_err(struct hist_store *st, struct err *e, int rc, const char *what)
@@ -141,6 +145,13 @@ static int migrate(struct hist_store *st, bool write, struct err *e)
 	int r = exec(st, "BEGIN IMMEDIATE", "migrate", e);
 	if (r < 0)
 		return r;
+	/* Another writer may have migrated it between the read above and the
+	 * lock: the version again, under it. */
+	if (pragma_int(st, "PRAGMA user_version", &ver) != SQLITE_OK ||
+	    ver >= HIST_SCHEMA_VERSION) {
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		return 0;
+	}
 	for (int64_t v = ver; v < HIST_SCHEMA_VERSION && r == 0; v++)
 		r = exec(st, migrations[v], "migrate", e);
 	char sql[96];
@@ -160,8 +171,10 @@ static int prepare(struct hist_store *st, struct err *e)
 		"INSERT INTO events (t_us, t_last_us, count, grp, kind, boot, bdf, pf, name, "
 		"old, new, pod, pod_uid, ref, text) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 	static const char co_find[] =
-		"SELECT count(*), max(id) FROM events "
+		"SELECT count(*), max(id), max(count) FROM events "
 		"WHERE bdf = ?1 AND kind = ?2 AND t_last_us >= ?3 AND ref = ?4";
+	static const char tot[] = "INSERT INTO totals (bdf, kind, pf, n) VALUES (?1, ?2, ?3, ?4) "
+				  "ON CONFLICT (bdf, kind) DO UPDATE SET n = n + ?4";
 	static const char co_upd[] = "UPDATE events SET count = count + 1, t_last_us = ?2, "
 				     "new = ?3 WHERE id = ?1";
 	int rc = sqlite3_prepare_v3(st->db, ins, -1, SQLITE_PREPARE_PERSISTENT, &st->ins, NULL);
@@ -171,7 +184,25 @@ static int prepare(struct hist_store *st, struct err *e)
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v3(st->db, co_upd, -1, SQLITE_PREPARE_PERSISTENT, &st->co_upd,
 					NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v3(st->db, tot, -1, SQLITE_PREPARE_PERSISTENT, &st->tot, NULL);
 	return rc == SQLITE_OK ? 0 : db_err(st, e, rc, "prepare");
+}
+
+/* Counts n more changes of kind on a function in its totals. */
+static int total_add(struct hist_store *st, const char *bdf, const char *kind, const char *pf,
+		     int64_t n, struct err *e)
+{
+	if (!bdf[0])
+		return 0;
+	sqlite3_stmt *q = st->tot;
+	sqlite3_bind_text(q, 1, bdf, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 3, pf, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 4, n);
+	int rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? 0 : db_err(st, e, rc, "write");
 }
 
 /* Pragmas every connection sets (a writer's, once the file is known to be
@@ -218,10 +249,28 @@ static int create_file(const char *path, struct err *e)
 	r = 0;
 	if (fstat(fd, &stt) < 0 || !S_ISREG(stt.st_mode))
 		r = err_setx(e, EINVAL, "the history store '%s' is not a regular file", path);
-	else if ((stt.st_mode & 07777) != HIST_STORE_MODE && fchmod(fd, HIST_STORE_MODE) < 0)
+	/* A new file's mode, whatever the umask; an existing one is left as
+	 * it is until it proves to be a store (hist_store_open()). */
+	else if (stt.st_size == 0 && (stt.st_mode & 07777) != HIST_STORE_MODE &&
+		 fchmod(fd, HIST_STORE_MODE) < 0)
 		r = err_set(e, errno, "cannot set the mode of the history store '%s'", path);
 	close(fd);
 	close(dfd);
+	return r;
+}
+
+/* A store's mode, 0640, once it proved to be one (never through a link). */
+static int fix_mode(const char *path, struct err *e)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	struct stat stt;
+	int r = 0;
+	if (fd < 0)
+		return err_set(e, errno, "cannot open the history store '%s'", path);
+	if (fstat(fd, &stt) == 0 && (stt.st_mode & 07777) != HIST_STORE_MODE &&
+	    fchmod(fd, HIST_STORE_MODE) < 0)
+		r = err_set(e, errno, "cannot set the mode of the history store '%s'", path);
+	close(fd);
 	return r;
 }
 
@@ -267,6 +316,8 @@ int hist_store_open(const char *path, bool write, struct hist_store **ret, struc
 		goto fail;
 	if ((r = configure(st, e)) < 0 || (r = migrate(st, write, e)) < 0)
 		goto fail;
+	if (write && (r = fix_mode(path, e)) < 0)
+		goto fail;
 	if (write && (r = prepare(st, e)) < 0)
 		goto fail;
 	*ret = st;
@@ -305,6 +356,7 @@ void hist_store_close(struct hist_store *st)
 	sqlite3_finalize(st->ins);
 	sqlite3_finalize(st->co_find);
 	sqlite3_finalize(st->co_upd);
+	sqlite3_finalize(st->tot);
 	for (int w = 0; w < CAUSE_WALKS; w++)
 		sqlite3_finalize(st->walks[w]);
 	sqlite3_close(st->db);
@@ -387,15 +439,20 @@ int hist_store_add(struct hist_store *st, struct hist_event *ev, bool *ret_coale
 		int rc = sqlite3_step(q);
 		int64_t n = rc == SQLITE_ROW ? sqlite3_column_int64(q, 0) : 0;
 		int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(q, 1) : 0;
+		/* A run folded already goes on folding while it lasts: a port
+		 * flapping for a month is one row, not six every ten minutes. */
+		bool folded = rc == SQLITE_ROW && sqlite3_column_int64(q, 2) > 1;
 		sqlite3_reset(q);
 		if (rc != SQLITE_ROW)
 			return db_err(st, e, rc, "read");
-		if (n >= HIST_COALESCE_AFTER && id > 0) {
+		if ((n >= HIST_COALESCE_AFTER || folded) && id > 0) {
 			q = st->co_upd;
 			sqlite3_bind_int64(q, 1, id);
 			sqlite3_bind_int64(q, 2, ev->t_us);
 			sqlite3_bind_text(q, 3, ev->new, -1, SQLITE_STATIC);
 			int r = step_done(st, q, e);
+			if (r == 0)
+				r = total_add(st, ev->bdf, kind, ev->pf, 1, e);
 			if (r == 0) {
 				ev->id = id;
 				if (ret_coalesced)
@@ -417,6 +474,8 @@ int hist_store_add(struct hist_store *st, struct hist_event *ev, bool *ret_coale
 	int r = step_done(st, q, e);
 	if (r == 0)
 		ev->id = sqlite3_last_insert_rowid(st->db);
+	if (r == 0)
+		r = total_add(st, ev->bdf, kind, ev->pf, ev->count, e);
 	return r;
 }
 
@@ -726,10 +785,13 @@ int hist_store_sums(struct hist_store *st, enum hist_kind kind, int64_t since_us
 		    struct err *e)
 {
 	sqlite3_stmt *q;
-	int rc = sqlite3_prepare_v2(st->db,
-				    "SELECT bdf, max(pf), sum(count) FROM events WHERE kind = ?1 "
-				    "AND t_last_us >= ?2 AND bdf != '' GROUP BY bdf ORDER BY bdf",
-				    -1, &q, NULL);
+	/* Since ever: the totals, which retention never lowers. */
+	int rc = sqlite3_prepare_v2(
+		st->db,
+		since_us ? "SELECT bdf, max(pf), sum(count) FROM events WHERE kind = ?1 "
+			   "AND t_last_us >= ?2 AND bdf != '' GROUP BY bdf ORDER BY bdf"
+			 : "SELECT bdf, pf, n FROM totals WHERE kind = ?1 AND ?2 = 0 ORDER BY bdf",
+		-1, &q, NULL);
 	if (rc != SQLITE_OK)
 		return db_err(st, e, rc, "query");
 	sqlite3_bind_text(q, 1, hist_kind_to_string(kind), -1, SQLITE_STATIC);
@@ -814,6 +876,7 @@ int hist_store_fn_each(struct hist_store *st,
 
 struct copy_arg {
 	struct hist_store *to;
+	int64_t group_base; /* the file's groups before the copy: the memory's go after */
 	struct err *e;
 };
 
@@ -826,23 +889,30 @@ static int copy_one(void *arg, const struct hist_event *ev)
 	sqlite3_bind_int64(q, 1, c.t_us);
 	sqlite3_bind_int64(q, 2, c.t_last_us);
 	sqlite3_bind_int64(q, 3, c.count);
-	sqlite3_bind_int64(q, 4, c.group);
+	sqlite3_bind_int64(q, 4, c.group ? c.group + a->group_base : 0);
 	sqlite3_bind_text(q, 5, hist_kind_to_string(c.kind), -1, SQLITE_STATIC);
 	const char *texts[] = {c.boot, c.bdf, c.pf,	 c.name, c.old,
 			       c.new,  c.pod, c.pod_uid, c.ref,	 c.text};
 	for (size_t i = 0; i < sizeof(texts) / sizeof(*texts); i++)
 		sqlite3_bind_text(q, 6 + (int)i, texts[i], -1, SQLITE_TRANSIENT);
-	return step_done(a->to, q, a->e);
+	int r = step_done(a->to, q, a->e);
+	return r < 0 ? r
+		     : total_add(a->to, c.bdf, hist_kind_to_string(c.kind), c.pf, c.count, a->e);
 }
 
 int hist_store_copy(struct hist_store *st, struct hist_store *from, struct err *e)
 {
 	/* The memory store's rows are added here, in order: ids are new. */
 	struct hist_query all = {0};
-	struct copy_arg a = {st, e};
+	char buf[32];
+	struct copy_arg a = {.to = st, .e = e};
 	int r = hist_store_begin(st, e);
 	if (r < 0)
 		return r;
+	if (hist_store_kv_get(st, "group_next", buf, sizeof(buf)) == 0)
+		a.group_base = strtoll(buf, NULL, 10) - 1;
+	if (a.group_base < 0)
+		a.group_base = 0;
 	r = hist_store_query(from, &all, copy_one, &a, e);
 	if (r == 0)
 		r = exec(st, "DELETE FROM fnstate", "write", e);
@@ -854,6 +924,38 @@ int hist_store_copy(struct hist_store *st, struct hist_store *from, struct err *
 			r = hist_store_fn_put(st, (const char *)sqlite3_column_text(q, 0),
 					      (const char *)sqlite3_column_text(q, 1), e);
 		sqlite3_finalize(q);
+	}
+	if (r == 0 &&
+	    sqlite3_prepare_v2(from->db, "SELECT key, value FROM kv", -1, &q, NULL) == SQLITE_OK) {
+		while (r == 0 && sqlite3_step(q) == SQLITE_ROW) {
+			const char *k = (const char *)sqlite3_column_text(q, 0),
+				   *v = (const char *)sqlite3_column_text(q, 1);
+			if (!strcmp(k, "group_next"))
+				snprintf(buf, sizeof(buf), "%lld",
+					 (long long)(a.group_base + strtoll(v, NULL, 10)));
+			r = hist_store_kv_put(st, k, strcmp(k, "group_next") ? v : buf, e);
+		}
+		sqlite3_finalize(q);
+	}
+	if (r < 0) {
+		hist_store_rollback(st);
+		return r;
+	}
+	return hist_store_commit(st, e);
+}
+
+int hist_store_copy_state(struct hist_store *st, struct hist_store *from, struct err *e)
+{
+	int r = hist_store_begin(st, e);
+	sqlite3_stmt *q = NULL;
+	if (r == 0 && sqlite3_prepare_v2(from->db, "SELECT bdf, json FROM fnstate", -1, &q, NULL) ==
+			      SQLITE_OK) {
+		while (r == 0 && sqlite3_step(q) == SQLITE_ROW)
+			r = hist_store_fn_put(st, (const char *)sqlite3_column_text(q, 0),
+					      (const char *)sqlite3_column_text(q, 1), e);
+		sqlite3_finalize(q);
+	} else if (r == 0) {
+		r = db_err(from, e, sqlite3_errcode(from->db), "read");
 	}
 	if (r == 0 &&
 	    sqlite3_prepare_v2(from->db, "SELECT key, value FROM kv", -1, &q, NULL) == SQLITE_OK) {

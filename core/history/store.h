@@ -63,6 +63,11 @@ void hist_store_busy_ms(struct hist_store *st, int ms);
  * taking over from the memory one): 0 or -errno (said). */
 int hist_store_copy(struct hist_store *st, struct hist_store *from, struct err *e);
 
+/* Copies only the saved state (each function's, the recorder's cursors)
+ * of from into st: a memory store taking over from a failing file goes on
+ * from where the file was, and records the change that failed. */
+int hist_store_copy_state(struct hist_store *st, struct hist_store *from, struct err *e);
+
 /* A transaction around a batch of adds: one commit, one fsync. */
 int hist_store_begin(struct hist_store *st, struct err *e);
 int hist_store_commit(struct hist_store *st, struct err *e);
@@ -111,8 +116,9 @@ int hist_store_query(struct hist_store *st, const struct hist_query *q,
 int hist_store_causes(struct hist_store *st, const struct hist_event *ev,
 		      struct hist_event ret[static HIST_CAUSES_MAX], size_t *ret_n, struct err *e);
 
-/* Sums of count by function for kind since since_us (0: ever): fn(arg,
- * bdf, pf, sum). */
+/* Sums of count by function for kind since since_us; since 0: every
+ * change since the store began, retention's dropped rows too (counters for
+ * Prometheus, never lower). fn(arg, bdf, pf, sum). */
 int hist_store_sums(struct hist_store *st, enum hist_kind kind, int64_t since_us,
 		    void (*fn)(void *arg, const char *bdf, const char *pf, int64_t sum), void *arg,
 		    struct err *e);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "when.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -45,8 +46,12 @@ static int zone_tail(const char *p, struct tm *tm, bool *utc, int64_t *frac_us, 
 		*utc = true;
 		p++;
 	} else if (*p == '+' || *p == '-') {
-		int h, m;
-		if (sscanf(p + 1, "%2d:%2d", &h, &m) != 2 || h > 23 || m > 59)
+		/* Exactly "+HH:MM": never a step past the string's end. */
+		if (!isdigit((unsigned char)p[1]) || !isdigit((unsigned char)p[2]) || p[3] != ':' ||
+		    !isdigit((unsigned char)p[4]) || !isdigit((unsigned char)p[5]))
+			return -EINVAL;
+		int h = (p[1] - '0') * 10 + (p[2] - '0'), m = (p[4] - '0') * 10 + (p[5] - '0');
+		if (h > 23 || m > 59)
 			return -EINVAL;
 		*off_s = (*p == '-' ? -1 : 1) * (h * 3600L + m * 60L);
 		*utc = true;

@@ -174,7 +174,7 @@ static void read_past(struct sys *s, struct past *p, struct metrics_past *ret)
 		return;
 	if (r == 0) {
 		hist_boot_id(s, boot);
-		r = hist_facts_boot_start(st, boot, &since, &e);
+		r = hist_facts_boot_start(st, boot, hist_boot_wall_us(s), &since, &e);
 		if (r == 0)
 			r = hist_facts_read(st, since, &p->opts, &e);
 		for (p->kind = 0; r == 0 && p->kind < 2; p->kind++)

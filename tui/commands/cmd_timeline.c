@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/history/facts.h"
 #include "core/history/recorder.h"
 #include "core/history/store.h"
 #include "core/snapshot/resolve.h"
@@ -151,13 +152,6 @@ static void query_free(struct hist_query *q)
 		free((char *)q->pods[i]);
 }
 
-/* The newest boot event's time of the boot the node is in (0: none). */
-static int boot_start(void *arg, const struct hist_event *ev)
-{
-	*(int64_t *)arg = ev->t_us;
-	return 0;
-}
-
 int cmd_timeline(const struct cli *c, int argc, char **argv)
 {
 	struct opts o;
@@ -238,9 +232,8 @@ int cmd_timeline(const struct cli *c, int argc, char **argv)
 	if (since && !strcmp(since, "boot")) {
 		char boot[HIST_BOOT_MAX];
 		hist_boot_id(s, boot);
-		struct hist_query bq = {.kinds = 1u << HK_BOOT, .limit = 1};
 		int64_t t = 0;
-		if (hist_store_query(st, &bq, boot_start, &t, &e) == 0)
+		if (hist_facts_boot_start(st, boot, hist_boot_wall_us(s), &t, &e) == 0)
 			q.since_us = t ? t : 1;
 	}
 	struct show sh = {.st = st,

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/history/event.h"
+
 static const char *jstr(struct json_object *o, const char *k)
 {
 	struct json_object *v;
@@ -21,25 +23,9 @@ static int64_t jint(struct json_object *o, const char *k, int64_t dflt)
 		       : dflt;
 }
 
-static int64_t parse_time(const char *s)
-{
-	struct tm tm;
-	memset(&tm, 0, sizeof(tm));
-	const char *p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (!p)
-		return 0;
-	int64_t us = (int64_t)timegm(&tm) * 1000000;
-	if (*p == '.') {
-		int64_t scale = 100000;
-		for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
-			us += (*p - '0') * scale;
-	}
-	return us;
-}
-
 int64_t timeline_time_us(struct json_object *ev)
 {
-	return parse_time(jstr(ev, "time"));
+	return hist_time_parse(jstr(ev, "time"));
 }
 
 void timeline_time_format(int64_t t_us, int flags, char *buf, size_t size)
@@ -124,7 +110,7 @@ void timeline_describe(struct json_object *ev, char *buf, size_t size)
 	if (count > 1) {
 		size_t len = strlen(buf);
 		char last[40] = "";
-		int64_t t = parse_time(jstr(ev, "last_time"));
+		int64_t t = hist_time_parse(jstr(ev, "last_time"));
 		if (t)
 			timeline_time_format(t, TIMELINE_NO_DATE, last, sizeof(last));
 		snprintf(buf + len, size - len, " (%lld times, the last at %s)", (long long)count,
