@@ -67,9 +67,10 @@ int64_t hist_boot_wall_us(struct sys *s)
 	}
 	char buf[4096];
 	if (sys_read(s, "/proc/stat", buf, sizeof(buf)) > 0) {
-		const char *b = !strncmp(buf, "btime ", 6) ? buf - 1 : strstr(buf, "\nbtime ");
-		if (b) {
-			long long v = strtoll(b + 7, NULL, 10);
+		const char *b = strstr(buf, "\nbtime ");
+		const char *num = !strncmp(buf, "btime ", 6) ? buf + 6 : b ? b + 7 : NULL;
+		if (num) {
+			long long v = strtoll(num, NULL, 10);
 			if (v > 0 && v < (1ll << 40))
 				return v * 1000000;
 		}
