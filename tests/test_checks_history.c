@@ -450,6 +450,150 @@ START_TEST(metrics_count_what_the_store_holds)
 }
 END_TEST
 
+struct count_ref {
+	const char *ref;
+	size_t n;
+};
+
+static int count_ref_one(void *arg, const struct hist_event *ev)
+{
+	struct count_ref *c = arg;
+	c->n += !c->ref || !strcmp(ev->ref, c->ref);
+	return 0;
+}
+
+/* The events of kind whose ref is ref (NULL: any) in the node's store,
+ * read on a connection of their own. */
+static size_t stored(enum hist_kind kind, const char *ref)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/var/lib/ibvf/history.db", node);
+	struct hist_store *rs;
+	struct err e = {{0}};
+	ck_assert_msg(hist_store_open(path, false, &rs, &e) == 0, "%s", e.msg);
+	struct hist_query q = {.kinds = 1u << kind};
+	struct count_ref c = {.ref = ref};
+	ck_assert_msg(hist_store_query(rs, &q, count_ref_one, &c, &e) == 0, "%s", e.msg);
+	hist_store_close(rs);
+	return c.n;
+}
+
+/* A check that records (no recorder running) reports the findings it
+ * reads from the past but records none of them: each writer computes them
+ * from its own window, and they would open and close by turns. */
+START_TEST(findings_read_from_the_past_are_not_recorded)
+{
+	const char *pf = "0000:18:00.0";
+	add(now_us - HOUR_US, HK_RENAME, "0000:18:00.2", pf, "ib1", "ib5", 0, NULL);
+	for (int i = 0; i < 4; i++)
+		add_state(now_us - HOUR_US + i * MIN_US, "0000:18:00.1", pf,
+			  i % 2 ? "DOWN" : "ACTIVE", i % 2 ? "ACTIVE" : "DOWN");
+	add(now_us - 2 * HOUR_US, HK_BOOT, "", "", "", "b-guid", 7, NULL);
+	add(now_us - 2 * HOUR_US + MIN_US, HK_PORT_GUID, "0000:18:00.3", pf, "a088:c203:0018:0003",
+	    "0000:0000:0000:0000", 7, NULL);
+	hist_store_close(st);
+	st = NULL;
+	unsetenv("IBVF_RECORD");
+	for (int round = 0; round < 2; round++) {
+		struct json_object *rep = check_json(1, "--since=30d", NULL);
+		ck_assert_uint_eq(findings_of(rep, "name-changed", "0000:18:00.2", NULL), 1);
+		ck_assert_uint_eq(findings_of(rep, "port-flapping", "0000:18:00.1", NULL), 1);
+		ck_assert_uint_eq(findings_of(rep, "guid-lost-boot", "0000:18:00.3", NULL), 1);
+		json_object_put(rep);
+		/* It recorded (its first record), but none of these. */
+		ck_assert_uint_eq(stored(HK_START, NULL), 1);
+		static const char *const past[] = {"name-changed", "port-flapping",
+						   "guid-lost-boot"};
+		for (size_t i = 0; i < sizeof(past) / sizeof(*past); i++) {
+			ck_assert_msg(stored(HK_FINDING_OPEN, past[i]) == 0, "%s recorded open",
+				      past[i]);
+			ck_assert_msg(stored(HK_FINDING_CLOSE, past[i]) == 0, "%s recorded closed",
+				      past[i]);
+		}
+	}
+	/* A window that no longer holds them: still nothing recorded. */
+	struct json_object *rep = check_json(0, "--since=1m", NULL);
+	json_object_put(rep);
+	ck_assert_uint_eq(stored(HK_FINDING_CLOSE, NULL), 0);
+}
+END_TEST
+
+/* The default window and `timeline --since boot` begin at this boot's
+ * start: its boot event, or, not recorded yet, the node's boot time; never
+ * an older boot's event (its renames are not this boot's). */
+START_TEST(since_boot_is_this_boots_start_never_an_older_boots)
+{
+	const char *pf = "0000:18:00.0";
+	add(now_us - 3 * DAY_US, HK_BOOT, "", "", "", "b-old", 2, NULL);
+	add(now_us - 2 * DAY_US, HK_RENAME, "0000:18:00.2", pf, "ib1", "ib5", 0, NULL);
+	add(now_us - HOUR_US, HK_RENAME, "0000:18:00.3", pf, "ib2", "ib6", 0, NULL);
+	/* The node is in another boot, not recorded: it began 2 hours ago. */
+	tu_put(node, "proc/sys/kernel/random/boot_id", "b-now\n");
+	char stat[64];
+	snprintf(stat, sizeof(stat), "cpu 0 0 0 0\nbtime %lld\n",
+		 (long long)(now_us / 1000000 - 2 * 3600));
+	tu_put(node, "proc/stat", stat);
+	hist_store_close(st);
+	st = NULL;
+	struct json_object *rep = check_json(0, "name-changed", NULL);
+	ck_assert_uint_eq(findings_of(rep, "name-changed", NULL, NULL), 1);
+	ck_assert_uint_eq(findings_of(rep, "name-changed", "0000:18:00.3", NULL), 1);
+	json_object_put(rep);
+	char *out, *err;
+	ck_assert_int_eq(tu_sim_run(node, &out, &err, "timeline", "--since", "boot", "--kind",
+				    "rename", NULL),
+			 0);
+	ck_assert_msg(strstr(out, "ib2 -> ib6") && !strstr(out, "ib1 -> ib5"), "%s", out);
+	free(out);
+	free(err);
+	/* Recorded now, this boot's event is the start (its time, btime). */
+	unsetenv("IBVF_RECORD");
+	rep = check_json(0, "name-changed", NULL);
+	json_object_put(rep);
+	ck_assert_uint_eq(stored(HK_BOOT, NULL), 2);
+	setenv("IBVF_RECORD", "0", 1);
+	rep = check_json(0, "name-changed", NULL);
+	ck_assert_uint_eq(findings_of(rep, "name-changed", NULL, NULL), 1);
+	ck_assert_uint_eq(findings_of(rep, "name-changed", "0000:18:00.3", NULL), 1);
+	json_object_put(rep);
+}
+END_TEST
+
+/* Only the recorder trims the store, with its own limits: a check that
+ * records leaves an event older than the default 180 days alone. */
+START_TEST(only_the_recorder_trims)
+{
+	add(now_us - 200 * DAY_US, HK_RENAME, "0000:18:00.2", "0000:18:00.0", "ib1", "ib5", 0,
+	    NULL);
+	add(now_us - HOUR_US, HK_RENAME, "0000:18:00.3", "0000:18:00.0", "ib2", "ib6", 0, NULL);
+	hist_store_close(st);
+	st = NULL;
+	unsetenv("IBVF_RECORD");
+	char *out, *err;
+	ck_assert_int_eq(tu_sim_run(node, &out, &err, "check", NULL), 0);
+	free(out);
+	free(err);
+	ck_assert_uint_eq(stored(HK_START, NULL), 1); /* it recorded */
+	ck_assert_uint_eq(stored(HK_RENAME, NULL), 2);
+	ck_assert_int_eq(tu_sim_run(node, &out, &err, "metrics", NULL), 0);
+	free(out);
+	free(err);
+	ck_assert_uint_eq(stored(HK_RENAME, NULL), 2);
+	/* The recorder: with --max-age 365 it stays; by default it goes. */
+	ck_assert_int_eq(tu_sim_run(node, NULL, NULL, "record", "--once", "--max-age", "365", NULL),
+			 0);
+	ck_assert_uint_eq(stored(HK_RENAME, NULL), 2);
+	/* A day later (its daily retention due again). */
+	store_open(node);
+	struct err e = {{0}};
+	ck_assert_msg(hist_store_kv_put(st, "retained", "0", &e) == 0, "%s", e.msg);
+	hist_store_close(st);
+	st = NULL;
+	ck_assert_int_eq(tu_sim_run(node, NULL, NULL, "record", "--once", NULL), 0);
+	ck_assert_uint_eq(stored(HK_RENAME, NULL), 1);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("checks_history");
@@ -465,6 +609,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, since_narrows_and_the_boot_bounds_by_default);
 	tcase_add_test(tc, damaged_store_is_one_line_and_check_still_works);
 	tcase_add_test(tc, metrics_count_what_the_store_holds);
+	tcase_add_test(tc, findings_read_from_the_past_are_not_recorded);
+	tcase_add_test(tc, since_boot_is_this_boots_start_never_an_older_boots);
+	tcase_add_test(tc, only_the_recorder_trims);
 	suite_add_tcase(s, tc);
 	return s;
 }

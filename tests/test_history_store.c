@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/history/recorder.h"
+#include "core/history/state.h"
 #include "core/history/store.h"
 #include "histutil.h"
 #include "testutil.h"
@@ -331,6 +332,97 @@ START_TEST(sums_count_folded_changes_by_function)
 }
 END_TEST
 
+/* Since ever, the sums are the totals retention never lowers (counters
+ * for Prometheus); since a time, what the rows still hold. */
+START_TEST(sums_since_ever_outlive_retention)
+{
+	struct hist_store *st = open_w();
+	int64_t now = hist_now_us(), day = 86400 * SEC;
+	for (int i = 0; i < 4; i++)
+		add(st, mk(HK_PORT_STATE, now - 200 * day + i * 3600 * SEC, VA2, PFA, ""));
+	for (int i = 0; i < 9; i++) /* folded after a few rows: 9 all the same */
+		add(st, mk(HK_PORT_STATE, now - day + i * SEC, VA2, PFA, ""));
+	add(st, mk(HK_PORT_STATE, now - 300 * day, PFB, PFB, "")); /* only retention's */
+	struct sum s = {""};
+	struct err e = {{0}};
+	ck_assert_int_eq(hist_store_sums(st, HK_PORT_STATE, 0, sum_one, &s, &e), 0);
+	ck_assert_str_eq(s.seen, VA2 "/" PFA "=13 " PFB "/" PFB "=1 ");
+	size_t dropped = 0;
+	ck_assert_int_eq(hist_store_retain(st, NULL, &dropped, &e), 0); /* 180 days */
+	ck_assert_uint_eq(dropped, 5);
+	s.seen[0] = '\0';
+	ck_assert_int_eq(hist_store_sums(st, HK_PORT_STATE, 0, sum_one, &s, &e), 0);
+	ck_assert_str_eq(s.seen, VA2 "/" PFA "=13 " PFB "/" PFB "=1 ");
+	s.seen[0] = '\0';
+	ck_assert_int_eq(hist_store_sums(st, HK_PORT_STATE, now - 10 * day, sum_one, &s, &e), 0);
+	ck_assert_str_eq(s.seen, VA2 "/" PFA "=9 ");
+	hist_store_close(st);
+	/* Reopened: the same. */
+	st = open_w();
+	s.seen[0] = '\0';
+	ck_assert_int_eq(hist_store_sums(st, HK_PORT_STATE, 0, sum_one, &s, &e), 0);
+	ck_assert_str_eq(s.seen, VA2 "/" PFA "=13 " PFB "/" PFB "=1 ");
+	hist_store_close(st);
+}
+END_TEST
+
+/* ---- the state's differences ---- */
+
+/* A VF held by pod ns/web, its host netdev netdev ("" none), bound to
+ * driver ("" unbound). */
+static struct hist_fn held_vf(const char *driver, const char *netdev)
+{
+	struct hist_fn f;
+	memset(&f, 0, sizeof(f));
+	HIST_SET(f.bdf, VA2);
+	HIST_SET(f.pf, PFA);
+	f.vf = 0;
+	HIST_SET(f.v[HF_DRIVER], driver);
+	HIST_SET(f.v[HF_NETDEV], netdev);
+	HIST_SET(f.v[HF_IBDEV], "mlx5_2");
+	HIST_SET(f.v[HF_POD], "ns/web");
+	HIST_SET(f.v[HF_POD_UID], "7d3c9f0e-1b2a-4c5d-8e6f-0a1b2c3d4e5f");
+	HIST_SET(f.v[HF_POD_IF], "net1");
+	return f;
+}
+
+/* The events from a to b, as "kind old->new" words. */
+static int diff_word(void *arg, struct hist_event *ev)
+{
+	char *buf = arg;
+	size_t len = strlen(buf);
+	snprintf(buf + len, 256 - len, "%s%s %s->%s", len ? " " : "", hist_kind_to_string(ev->kind),
+		 ev->old, ev->new);
+	return 0;
+}
+
+static const char *diff_of(const struct hist_fn *a, const struct hist_fn *b)
+{
+	static char buf[256];
+	buf[0] = '\0';
+	struct hist_state sa = {0}, sb = {0};
+	ck_assert_int_eq(hist_state_add(&sa, a), 0);
+	ck_assert_int_eq(hist_state_add(&sb, b), 0);
+	ck_assert_int_eq(hist_state_diff(&sa, &sb, T0, "b0", 0, diff_word, buf), 0);
+	hist_state_fini(&sa);
+	hist_state_fini(&sb);
+	return buf;
+}
+
+START_TEST(an_unbound_vf_in_a_pod_loses_its_netdev_it_does_not_move)
+{
+	struct hist_fn host = held_vf("mlx5_core", "ib1");
+	/* Unbound: the netdev went with the driver, in no pod's netns. */
+	struct hist_fn unbound = held_vf("", "");
+	ck_assert_str_eq(diff_of(&host, &unbound), "driver mlx5_core-> netdev ib1->");
+	ck_assert_str_eq(diff_of(&unbound, &host), "driver ->mlx5_core netdev ->ib1");
+	/* Bound, its netdev gone from the host: moved into the pod, and back. */
+	struct hist_fn moved = held_vf("mlx5_core", "");
+	ck_assert_str_eq(diff_of(&host, &moved), "netns ib1->ns/web:net1");
+	ck_assert_str_eq(diff_of(&moved, &host), "netns ns/web:net1->ib1");
+}
+END_TEST
+
 /* ---- crash safety ---- */
 
 #define BURST	   10000
@@ -498,6 +590,46 @@ END_TEST
 #define FLAPS	 1000000
 #define FLAP_CAP (256 << 10)
 #define TXN_ADDS 1000
+
+/* A port flapping at 1 Hz for a day: once folded, the run goes on folding
+ * while the changes keep coming within the window (a handful of rows, not
+ * six every window); a pause longer than the window begins a new run. */
+START_TEST(a_folded_run_goes_on_folding_while_it_lasts)
+{
+	struct hist_store *st = open_w();
+	struct err e = {{0}};
+	const int day = 86400;
+	for (int i = 0; i < day; i += TXN_ADDS) {
+		ck_assert_int_eq(hist_store_begin(st, &e), 0);
+		for (int k = i; k < i + TXN_ADDS && k < day; k++) {
+			struct hist_event ev = mk(HK_PORT_STATE, T0 + k * SEC, VA2, PFA, "");
+			HIST_SET(ev.new, k % 2 ? "DOWN" : "ACTIVE");
+			ck_assert_msg(hist_store_add(st, &ev, NULL, &e) == 0, "%s", e.msg);
+		}
+		ck_assert_msg(hist_store_commit(st, &e) == 0, "%s", e.msg);
+	}
+	size_t rows = n_events(st);
+	ck_assert_msg(rows == HIST_COALESCE_AFTER, "a day of flaps in %zu rows", rows);
+	struct hist_query newest = {.limit = 1};
+	struct evs *c = calloc(1, sizeof(*c));
+	ck_assert_int_eq(hist_store_query(st, &newest, collect, c, &e), 0);
+	ck_assert_int_eq(c->v[0].count, day - (HIST_COALESCE_AFTER - 1));
+	ck_assert_int_eq(c->v[0].t_last_us, T0 + (day - 1) * SEC);
+	ck_assert_str_eq(c->v[0].new, "DOWN");
+	free(c);
+	struct sum s = {""};
+	ck_assert_int_eq(hist_store_sums(st, HK_PORT_STATE, T0, sum_one, &s, &e), 0);
+	ck_assert_str_eq(s.seen, VA2 "/" PFA "=86400 ");
+	/* Quiet for longer than the window: a row of its own. */
+	bool co = true;
+	struct hist_event ev =
+		mk(HK_PORT_STATE, T0 + (day - 1) * SEC + HIST_COALESCE_WINDOW + SEC, VA2, PFA, "");
+	ck_assert_int_eq(hist_store_add(st, &ev, &co, &e), 0);
+	ck_assert(!co);
+	ck_assert_uint_eq(n_events(st), HIST_COALESCE_AFTER + 1);
+	hist_store_close(st);
+}
+END_TEST
 
 START_TEST(a_million_flaps_keep_the_store_small)
 {
@@ -722,6 +854,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, query_filters_by_time_function_pod_kind_id_and_limit);
 	tcase_add_test(tc, causes_are_the_nearest_earlier_events_on_the_function_pf_or_name);
 	tcase_add_test(tc, sums_count_folded_changes_by_function);
+	tcase_add_test(tc, sums_since_ever_outlive_retention);
+	tcase_add_test(tc, an_unbound_vf_in_a_pod_loses_its_netdev_it_does_not_move);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("durable");
@@ -729,6 +863,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, a_killed_writer_loses_no_committed_batch);
 	tcase_add_test(tc, a_repeating_change_is_folded_after_a_few_rows);
+	tcase_add_test(tc, a_folded_run_goes_on_folding_while_it_lasts);
 	tcase_add_test(tc, a_million_flaps_keep_the_store_small);
 	tcase_add_test(tc, past_max_bytes_the_oldest_go_first);
 	tcase_add_test(tc, past_max_age_old_events_go);

@@ -76,6 +76,35 @@ START_TEST(another_programs_database_is_refused_untouched)
 }
 END_TEST
 
+/* A file refused for writing keeps its mode: another program's database
+ * (0664, its owner's choice) and garbage alike. */
+START_TEST(a_refused_file_keeps_its_mode)
+{
+	tu_put(hs_dir, "var/lib/ibvf/.keep", "");
+	sql_exec(hs_path, "PRAGMA application_id=1234; CREATE TABLE t(x)");
+	ck_assert_int_eq(chmod(hs_path, 0664), 0);
+	open_fails(true, EINVAL);
+	struct stat stt;
+	ck_assert_int_eq(stat(hs_path, &stt), 0);
+	ck_assert_msg((stt.st_mode & 07777) == 0664, "the foreign database's mode is now %04o",
+		      stt.st_mode & 07777);
+	unlink(hs_path);
+	tu_write(hs_path, "not a database at all, and long enough to be read as one\n");
+	ck_assert_int_eq(chmod(hs_path, 0604), 0);
+	open_fails(true, 0);
+	ck_assert_int_eq(stat(hs_path, &stt), 0);
+	ck_assert_msg((stt.st_mode & 07777) == 0604, "the garbage's mode is now %04o",
+		      stt.st_mode & 07777);
+	/* A store proved so gets its mode. */
+	unlink(hs_path);
+	hist_store_close(open_w());
+	ck_assert_int_eq(chmod(hs_path, 0664), 0);
+	hist_store_close(open_w());
+	ck_assert_int_eq(stat(hs_path, &stt), 0);
+	ck_assert_uint_eq(stt.st_mode & 07777, HIST_STORE_MODE);
+}
+END_TEST
+
 START_TEST(a_newer_schema_is_refused)
 {
 	hist_store_close(open_w());
@@ -324,6 +353,151 @@ START_TEST(the_recorder_follows_in_memory_until_the_file_can_be_written)
 }
 END_TEST
 
+/* The events of kind in st. */
+static size_t n_kind(struct hist_store *st, enum hist_kind kind)
+{
+	struct hist_query q = {.kinds = 1u << kind};
+	size_t n = 0;
+	struct err e = {{0}};
+	ck_assert_msg(hist_store_query(st, &q, count_one, &n, &e) == 0, "%s", e.msg);
+	return n;
+}
+
+/* The node again, as it is now on disk. */
+static void rec_rediscover(struct rec *x)
+{
+	struct err e = {{0}};
+	node_free(x->n);
+	ck_assert_msg(node_discover(x->s, &x->n, &e) == 0, "%s", e.msg);
+}
+
+/* Another writer's connection holding the write lock (BEGIN IMMEDIATE). */
+static sqlite3 *hold_write_lock(void)
+{
+	sqlite3 *db;
+	ck_assert_int_eq(sqlite3_open(hs_path, &db), SQLITE_OK);
+	char *msg = NULL;
+	ck_assert_msg(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, &msg) == SQLITE_OK, "%s",
+		      msg);
+	return db;
+}
+
+static void release_write_lock(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+	ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK, "%s: %s", sql, msg);
+	ck_assert_int_eq(sqlite3_close(db), SQLITE_OK);
+}
+
+/* `ibvf record`'s case: the file busy past the busy timeout mid-run. The
+ * memory store goes on from the file's state (the rename that failed is in
+ * it; no second boot, first record, kernel log, journal or finding); a
+ * reboot recorded in memory keeps a group of its own when moved back,
+ * past the groups another writer added to the file meanwhile. */
+START_TEST(a_busy_file_goes_on_in_memory_from_its_state_and_back)
+{
+	setenv("IBVF_RECORD", "0", 1); /* the rename below records nothing itself */
+	struct rec x;
+	rec_open_node(&x);
+	tu_put(hs_dir, "var/lib/ibvf/.keep", "");
+	struct hist_recorder_opts o = {.hold_lock = true, .memory_fallback = true, .path = hs_path};
+	struct hist_recorder *r;
+	struct err e = {{0}};
+	ck_assert_msg(hist_recorder_open(x.s, &o, &r, &e) == 0, "%s", e.msg);
+	struct finding f;
+	struct findings fs = one_finding(&f, "test-open"); /* open all along */
+	ck_assert_msg(hist_recorder_observe(r, x.n, &fs, 0, NULL, &e) == 0, "%s", e.msg);
+	ck_assert(!hist_recorder_in_memory(r));
+	struct hist_store *st = hist_recorder_store(r);
+	size_t kmsg = n_kind(st, HK_KMSG) + n_kind(st, HK_PROBE_FAILED);
+	ck_assert_uint_gt(kmsg, 0);
+	ck_assert_uint_eq(n_kind(st, HK_BOOT), 1);
+	ck_assert_uint_eq(n_kind(st, HK_START), 1);
+	ck_assert_uint_eq(n_kind(st, HK_FINDING_OPEN), 1);
+
+	/* A rename (an action in ibvf's journal), then the file busy. */
+	ck_assert_int_eq(tu_sim_run(x.fixture, NULL, NULL, "vf", "rename", "18:00.3", "ibbusy",
+				    "--yes", NULL),
+			 0);
+	rec_rediscover(&x);
+	sqlite3 *other = hold_write_lock();
+	double t0 = mono_s();
+	size_t n = 0;
+	ck_assert_msg(hist_recorder_observe(r, x.n, &fs, 0, &n, &e) == 0, "%s", e.msg);
+	ck_assert_double_ge(mono_s() - t0, HIST_BUSY_MS / 1000.0 * 0.9); /* waited, then gave up */
+	ck_assert(hist_recorder_in_memory(r));
+	const char *note = hist_recorder_note(r);
+	ck_assert_msg(note && strstr(note, "in memory"), "%s", note ? note : "(no note)");
+	st = hist_recorder_store(r);
+	struct hist_query q = {.kinds = 1u << HK_RENAME};
+	struct evs *c = calloc(1, sizeof(*c));
+	ck_assert_int_eq(hist_store_query(st, &q, collect, c, &e), 0);
+	ck_assert_msg(c->n == 1 && !strcmp(c->v[0].bdf, "0000:18:00.3") &&
+			      !strcmp(c->v[0].old, "ib1") && !strcmp(c->v[0].new, "ibbusy"),
+		      "%zu renames in memory, the first %s %s -> %s", c->n, c->v[0].bdf,
+		      c->v[0].old, c->v[0].new);
+	free(c);
+	ck_assert_uint_eq(n_kind(st, HK_ACTION), 1);
+	ck_assert_uint_eq(n_kind(st, HK_BOOT), 0);
+	ck_assert_uint_eq(n_kind(st, HK_START), 0);
+	ck_assert_uint_eq(n_kind(st, HK_KMSG) + n_kind(st, HK_PROBE_FAILED), 0);
+	ck_assert_uint_eq(n_kind(st, HK_FINDING_OPEN) + n_kind(st, HK_FINDING_CLOSE), 0);
+	ck_assert_uint_eq(n_events(st), n);
+
+	/* The node reboots while the recorder is in memory (the retry is not
+	 * due yet): the boot's group is the memory's. */
+	tu_put(x.fixture, "proc/sys/kernel/random/boot_id",
+	       "0b5e55ed-0000-4000-8000-000000000002\n");
+	ck_assert_msg(hist_recorder_observe(r, x.n, &fs, 0, NULL, &e) == 0, "%s", e.msg);
+	ck_assert(hist_recorder_in_memory(r));
+	ck_assert_uint_eq(n_kind(hist_recorder_store(r), HK_BOOT), 1);
+
+	/* The other writer recorded a group of its own before it let go. */
+	char sql[512];
+	snprintf(
+		sql, sizeof(sql),
+		"INSERT INTO events (t_us, t_last_us, grp, kind, text) SELECT %lld, %lld, "
+		"CAST(value AS INTEGER), 'kmsg', 'the other writer' FROM kv "
+		"WHERE key = 'group_next'; "
+		"UPDATE kv SET value = CAST(value AS INTEGER) + 5 WHERE key = 'group_next'; COMMIT",
+		(long long)hist_now_us(), (long long)hist_now_us());
+	release_write_lock(other, sql);
+	ck_assert_str_eq(
+		sql1(hs_path, "SELECT count(*) FROM events WHERE text = 'the other writer'"), "1");
+	int64_t other_group = atoll(sql1(hs_path, "SELECT max(grp) FROM events"));
+	hist_recorder_retry_now(r);
+	ck_assert_msg(hist_recorder_observe(r, x.n, &fs, 0, NULL, &e) == 0, "%s", e.msg);
+	ck_assert(!hist_recorder_in_memory(r));
+	hist_recorder_close(r);
+
+	/* The file: each thing once, the change that failed in it. */
+	ck_assert_msg(hist_store_open(hs_path, false, &st, &e) == 0, "%s", e.msg);
+	/* Starts: the first record, and the second boot's (the boot's group). */
+	struct hist_query starts = {.kinds = 1u << HK_START};
+	const char *t = texts_of(st, &starts), *first = strstr(t, "first record");
+	ck_assert_msg(n_kind(st, HK_START) == 2 && first && !strstr(first + 1, "first record"),
+		      "%s", t);
+	ck_assert_uint_eq(n_kind(st, HK_BOOT), 2);
+	ck_assert_uint_eq(n_kind(st, HK_RENAME), 1);
+	ck_assert_uint_eq(n_kind(st, HK_ACTION), 1);
+	ck_assert_uint_eq(n_kind(st, HK_FINDING_OPEN), 1);
+	ck_assert_uint_eq(n_kind(st, HK_FINDING_CLOSE), 0);
+	/* The kernel log: the first boot's once, the second boot's once. */
+	ck_assert_uint_eq(n_kind(st, HK_KMSG) + n_kind(st, HK_PROBE_FAILED), 2 * kmsg + 1);
+	hist_store_close(st);
+	/* Two boots, two groups; the memory's after the other writer's, and
+	 * the next group after them all. */
+	ck_assert_str_eq(
+		sql1(hs_path, "SELECT count(DISTINCT grp) FROM events WHERE kind = 'boot'"), "2");
+	int64_t boot2 = atoll(sql1(hs_path, "SELECT max(grp) FROM events WHERE kind = 'boot'"));
+	ck_assert_int_gt(boot2, other_group);
+	int64_t next = atoll(sql1(hs_path, "SELECT value FROM kv WHERE key = 'group_next'"));
+	ck_assert_int_gt(next, atoll(sql1(hs_path, "SELECT max(grp) FROM events")));
+	rec_close_node(&x);
+	unsetenv("IBVF_RECORD");
+}
+END_TEST
+
 /* In a child: the recorder on a read-only directory, then writable. */
 static int recorder_read_only(void *arg, char *msg, size_t size)
 {
@@ -387,6 +561,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, hs_setup, hs_teardown);
 	tcase_add_test(tc, garbage_is_refused_untouched);
 	tcase_add_test(tc, another_programs_database_is_refused_untouched);
+	tcase_add_test(tc, a_refused_file_keeps_its_mode);
 	tcase_add_test(tc, a_newer_schema_is_refused);
 	tcase_add_test(tc, a_symbolic_link_is_refused_its_target_untouched);
 	tcase_add_test(tc, a_read_only_directory_is_said);
@@ -398,6 +573,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, the_recorder_follows_in_memory_until_the_file_can_be_written);
 	tcase_add_test(tc, the_recorder_follows_in_memory_on_a_read_only_directory);
+	tcase_add_test(tc, a_busy_file_goes_on_in_memory_from_its_state_and_back);
 	suite_add_tcase(s, tc);
 	return s;
 }

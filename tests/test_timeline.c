@@ -547,6 +547,93 @@ START_TEST(test_bench_result_and_follow)
 }
 END_TEST
 
+/* A crash left a tail of NULs in the bench history (no line end in a
+ * whole read window): the reader passes over it, and the result written
+ * after it is recorded. */
+START_TEST(test_bench_reader_passes_a_window_without_a_line_end)
+{
+	setenv("IBVF_RECORD", "0", 1);
+	static const char line[] =
+		"{\"time\":\"2026-12-04T03:00:00Z\",\"host\":\"n\",\"key\":{\"pf\":"
+		"\"0000:18:00.0\",\"vf\":2,\"test\":\"write_bw\",\"peer\":\"loopback\"},"
+		"\"bdf\":\"0000:18:00.3\",\"ibdev\":\"mlx5_12\",\"status\":\"PASS\","
+		"\"figure\":391.5,\"unit\":\"Gb/s\",\"better\":\"higher\"}\n";
+	tu_put(node, "var/lib/ibvf/bench-history.jsonl", line);
+	record_once(node);
+	/* Appended (the same file): 3 MiB of NULs, then a valid line. */
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/var/lib/ibvf/bench-history.jsonl", node);
+	FILE *f = fopen(path, "ab");
+	ck_assert_ptr_nonnull(f);
+	static char nuls[1 << 20];
+	for (int i = 0; i < 3; i++)
+		ck_assert_uint_eq(fwrite(nuls, 1, sizeof(nuls), f), sizeof(nuls));
+	char second[sizeof(line)];
+	snprintf(second, sizeof(second), "%s", line);
+	memcpy(strstr(second, "PASS"), "FAIL", 4);
+	ck_assert_int_ge(fputs(second, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	/* A window a record: within a few, the line after the NULs. */
+	struct json_object *doc = NULL;
+	for (int i = 0; i < 6; i++) {
+		record_once(node);
+		json_object_put(doc);
+		doc = timeline_json(node, (const char *[]){"--kind", "bench", NULL});
+		if (count_kind(doc, "bench") == 2)
+			break;
+	}
+	ck_assert_msg(count_kind(doc, "bench") == 2 && find_event(doc, "bench", NULL, "FAIL"),
+		      "the line after 3 MiB of NULs was not recorded: %s",
+		      json_object_get_string(doc));
+	json_object_put(doc);
+}
+END_TEST
+
+/* "+HH:MM" exactly: a malformed zone is refused (exit 2, naming --since)
+ * whatever follows the value in memory. The kernel lays the arguments out
+ * one after another: an empty one after "+01:5" puts NULs where a parser
+ * stepping six bytes on would look. */
+START_TEST(test_since_zone_is_exactly_hh_mm)
+{
+	setenv("IBVF_RECORD", "0", 1);
+	record_once(node);
+	static const char *const bad[] = {"+1:5",   "+01:5",  "+1:05", "+0100", "+01:00x",
+					  "+24:00", "+01:60", "+01",   "-1:5",	"+"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		char arg[64], want[80];
+		snprintf(arg, sizeof(arg), "2026-12-04T03:00:00%s", bad[i]);
+		snprintf(want, sizeof(want), "--since '%s'", arg);
+		refused(2, want, "timeline", "--since", arg, "", "", NULL); /* NULs follow */
+		refused(2, want, "timeline", "--since", arg, "x", "yz", NULL);
+		refused(2, want, "timeline", "--kind", "rename", "--since", arg, NULL);
+	}
+	static const char *const good[] = {"2026-12-04T03:00:00+01:00", "2026-12-04T03:00:00Z",
+					   "2026-12-04T03:00:00.5-05:30"};
+	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++) {
+		char *err = NULL;
+		int rc = tu_sim_run(node, NULL, &err, "timeline", "--since", good[i], NULL);
+		ck_assert_msg(rc == 0, "--since '%s': exit %d: %s", good[i], rc, err);
+		free(err);
+	}
+	/* Half an hour ago, written in +01:00 and in -01:00: the start just
+	 * recorded is after it (with the zone not taken, +01:00's would be
+	 * half an hour ahead). */
+	for (int sign = 1; sign >= -1; sign -= 2) {
+		time_t t = time(NULL) - 1800 + sign * 3600;
+		struct tm tm;
+		gmtime_r(&t, &tm);
+		char arg[64];
+		strftime(arg, sizeof(arg),
+			 sign > 0 ? "%Y-%m-%dT%H:%M:%S+01:00" : "%Y-%m-%dT%H:%M:%S-01:00", &tm);
+		struct json_object *doc = timeline_json(
+			node, (const char *[]){"--kind", "start", "--since", arg, NULL});
+		ck_assert_msg(count_kind(doc, "start") == 1, "--since '%s': %s", arg,
+			      json_object_get_string(doc));
+		json_object_put(doc);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("timeline");
@@ -562,6 +649,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_pod_start_is_the_cause_of_the_renames);
 	tcase_add_test(tc, test_reboot_is_one_group);
 	tcase_add_test(tc, test_bench_result_and_follow);
+	tcase_add_test(tc, test_bench_reader_passes_a_window_without_a_line_end);
+	tcase_add_test(tc, test_since_zone_is_exactly_hh_mm);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -144,15 +144,18 @@ static int to_memory(struct hist_recorder *r, const char *why, struct err *e)
 	/* From the file's last state and cursors, when it can still be read:
 	 * no "first record", no kernel log, journal or findings again, and the
 	 * change that failed is recorded in memory. */
+	bool copied = false;
 	if (r->st) {
 		struct err ce = {{0}};
-		hist_store_copy_state(m, r->st, &ce);
+		copied = hist_store_copy_state(m, r->st, &ce) == 0;
 	}
 	hist_store_close(r->st);
 	r->st = m;
 	r->cached = false;
 	r->journal_known = false;
-	r->started = false;
+	/* Going on from the file's state, the recorder did not start again:
+	 * no second "recorder started". */
+	r->started = r->started && copied;
 	r->retry_at = hist_now_us() + (int64_t)HIST_RETRY_SECS * 1000000;
 	note(r, "%s; recording in memory until it can be written", why);
 	return 0;
