@@ -1094,7 +1094,7 @@ scenario_timeline() {
 	keys -l 18:00.0
 	keys Enter
 	settle
-	expect_re '^ History: 29 of [0-9]+ events'
+	expect_re '^ History: 28 of [0-9]+ events'
 	expect_no_re '^[0-9:.]{12}  0000:(40|5e|9a|c0|ce|dc)'
 	keys / C-u
 	keys -l 'recorder started'
