@@ -151,6 +151,7 @@ static int to_memory(struct hist_recorder *r, const char *why, struct err *e)
 	}
 	hist_store_close(r->st);
 	r->st = m;
+	hist_state_fini(&r->state); /* the cached state is the old store's */
 	r->cached = false;
 	r->journal_known = false;
 	/* Going on from the file's state, the recorder did not start again:
@@ -736,6 +737,7 @@ static void retry_file(struct hist_recorder *r, int64_t now)
 	}
 	hist_store_close(r->st);
 	r->st = f;
+	hist_state_fini(&r->state); /* the cached state is the old store's */
 	r->cached = false;
 	r->journal_known = false;
 	note(r, "%s",
