@@ -108,7 +108,8 @@ static const struct cmd commands[] = {
 	 "Runs until SIGTERM or SIGINT (ibvf-record.service; the DaemonSet). Read it\n"
 	 "with 'ibvf timeline' or the console's Timeline view (docs/history.md).",
 	 record_options, NULL, CMD_POS_NONE},
-	{"timeline", cmd_timeline, CMD_NODE | CMD_JSON, "what changed on the node, when, after what",
+	{"timeline", cmd_timeline, CMD_NODE | CMD_JSON,
+	 "what changed on the node, when, after what",
 	 "timeline [--since WHEN] [--until WHEN] [--kind KINDS] [-n N] [--follow] [--utc]\n"
 	 "       [--no-causes] [--json] [DEV|POD...]",
 	 "The node's recorded history (written by 'ibvf record'), oldest first, a boot\n"
