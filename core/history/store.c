@@ -900,9 +900,40 @@ static int copy_one(void *arg, const struct hist_event *ev)
 		     : total_add(a->to, c.bdf, hist_kind_to_string(c.kind), c.pf, c.count, a->e);
 }
 
+/* The saved state of from into st, in st's transaction: each function's
+ * (replacing st's) and the keys, group_next moved by group_base. */
+static int copy_state(struct hist_store *st, struct hist_store *from, int64_t group_base,
+		      struct err *e)
+{
+	int r = exec(st, "DELETE FROM fnstate", "write", e);
+	sqlite3_stmt *q = NULL;
+	if (r == 0 && sqlite3_prepare_v2(from->db, "SELECT bdf, json FROM fnstate", -1, &q, NULL) !=
+			      SQLITE_OK)
+		return db_err(from, e, sqlite3_errcode(from->db), "read");
+	while (r == 0 && sqlite3_step(q) == SQLITE_ROW)
+		r = hist_store_fn_put(st, (const char *)sqlite3_column_text(q, 0),
+				      (const char *)sqlite3_column_text(q, 1), e);
+	sqlite3_finalize(q);
+	if (r == 0 &&
+	    sqlite3_prepare_v2(from->db, "SELECT key, value FROM kv", -1, &q, NULL) != SQLITE_OK)
+		return db_err(from, e, sqlite3_errcode(from->db), "read");
+	while (r == 0 && sqlite3_step(q) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(q, 0),
+			   *v = (const char *)sqlite3_column_text(q, 1);
+		char buf[32];
+		if (!strcmp(k, "group_next"))
+			snprintf(buf, sizeof(buf), "%lld",
+				 (long long)(group_base + strtoll(v, NULL, 10)));
+		r = hist_store_kv_put(st, k, strcmp(k, "group_next") ? v : buf, e);
+	}
+	sqlite3_finalize(q);
+	return r;
+}
+
 int hist_store_copy(struct hist_store *st, struct hist_store *from, struct err *e)
 {
-	/* The memory store's rows are added here, in order: ids are new. */
+	/* The memory store's rows are added here, in order: ids are new, and
+	 * its groups come after the file's. Its state is the newest. */
 	struct hist_query all = {0};
 	char buf[32];
 	struct copy_arg a = {.to = st, .e = e};
@@ -915,28 +946,7 @@ int hist_store_copy(struct hist_store *st, struct hist_store *from, struct err *
 		a.group_base = 0;
 	r = hist_store_query(from, &all, copy_one, &a, e);
 	if (r == 0)
-		r = exec(st, "DELETE FROM fnstate", "write", e);
-	/* fnstate and kv: the memory store's are the newest. */
-	sqlite3_stmt *q = NULL;
-	if (r == 0 && sqlite3_prepare_v2(from->db, "SELECT bdf, json FROM fnstate", -1, &q, NULL) ==
-			      SQLITE_OK) {
-		while (r == 0 && sqlite3_step(q) == SQLITE_ROW)
-			r = hist_store_fn_put(st, (const char *)sqlite3_column_text(q, 0),
-					      (const char *)sqlite3_column_text(q, 1), e);
-		sqlite3_finalize(q);
-	}
-	if (r == 0 &&
-	    sqlite3_prepare_v2(from->db, "SELECT key, value FROM kv", -1, &q, NULL) == SQLITE_OK) {
-		while (r == 0 && sqlite3_step(q) == SQLITE_ROW) {
-			const char *k = (const char *)sqlite3_column_text(q, 0),
-				   *v = (const char *)sqlite3_column_text(q, 1);
-			if (!strcmp(k, "group_next"))
-				snprintf(buf, sizeof(buf), "%lld",
-					 (long long)(a.group_base + strtoll(v, NULL, 10)));
-			r = hist_store_kv_put(st, k, strcmp(k, "group_next") ? v : buf, e);
-		}
-		sqlite3_finalize(q);
-	}
+		r = copy_state(st, from, a.group_base, e);
 	if (r < 0) {
 		hist_store_rollback(st);
 		return r;
@@ -947,23 +957,8 @@ int hist_store_copy(struct hist_store *st, struct hist_store *from, struct err *
 int hist_store_copy_state(struct hist_store *st, struct hist_store *from, struct err *e)
 {
 	int r = hist_store_begin(st, e);
-	sqlite3_stmt *q = NULL;
-	if (r == 0 && sqlite3_prepare_v2(from->db, "SELECT bdf, json FROM fnstate", -1, &q, NULL) ==
-			      SQLITE_OK) {
-		while (r == 0 && sqlite3_step(q) == SQLITE_ROW)
-			r = hist_store_fn_put(st, (const char *)sqlite3_column_text(q, 0),
-					      (const char *)sqlite3_column_text(q, 1), e);
-		sqlite3_finalize(q);
-	} else if (r == 0) {
-		r = db_err(from, e, sqlite3_errcode(from->db), "read");
-	}
-	if (r == 0 &&
-	    sqlite3_prepare_v2(from->db, "SELECT key, value FROM kv", -1, &q, NULL) == SQLITE_OK) {
-		while (r == 0 && sqlite3_step(q) == SQLITE_ROW)
-			r = hist_store_kv_put(st, (const char *)sqlite3_column_text(q, 0),
-					      (const char *)sqlite3_column_text(q, 1), e);
-		sqlite3_finalize(q);
-	}
+	if (r == 0)
+		r = copy_state(st, from, 0, e);
 	if (r < 0) {
 		hist_store_rollback(st);
 		return r;
