@@ -221,6 +221,16 @@ static int configure(struct hist_store *st, struct err *e)
 	return exec(st, "PRAGMA cell_size_check=ON; PRAGMA cache_size=-16384", "configure", e);
 }
 
+/* Whether the SQLite header of the file fd says it is an ibvf store. */
+static bool is_our_store(int fd)
+{
+	unsigned char h[100];
+	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h, "SQLite format 3", 16))
+		return false;
+	uint32_t app = (uint32_t)h[68] << 24 | (uint32_t)h[69] << 16 | (uint32_t)h[70] << 8 | h[71];
+	return app == HIST_APPLICATION_ID;
+}
+
 /* Makes the file 0640 without following a link, when it is missing. */
 static int create_file(const char *path, struct err *e)
 {
@@ -249,28 +259,16 @@ static int create_file(const char *path, struct err *e)
 	r = 0;
 	if (fstat(fd, &stt) < 0 || !S_ISREG(stt.st_mode))
 		r = err_setx(e, EINVAL, "the history store '%s' is not a regular file", path);
-	/* A new file's mode, whatever the umask; an existing one is left as
-	 * it is until it proves to be a store (hist_store_open()). */
-	else if (stt.st_size == 0 && (stt.st_mode & 07777) != HIST_STORE_MODE &&
-		 fchmod(fd, HIST_STORE_MODE) < 0)
+	/* 0640 for a new file (whatever the umask) and for a store of ours
+	 * (its header's application_id), never for a file that is another
+	 * program's. Here, before SQLite opens it: closing a descriptor of the
+	 * file later would drop SQLite's POSIX locks on it, and another
+	 * process could then take the WAL away from under this one. */
+	else if ((stt.st_mode & 07777) != HIST_STORE_MODE &&
+		 (stt.st_size == 0 || is_our_store(fd)) && fchmod(fd, HIST_STORE_MODE) < 0)
 		r = err_set(e, errno, "cannot set the mode of the history store '%s'", path);
 	close(fd);
 	close(dfd);
-	return r;
-}
-
-/* A store's mode, 0640, once it proved to be one (never through a link). */
-static int fix_mode(const char *path, struct err *e)
-{
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	struct stat stt;
-	int r = 0;
-	if (fd < 0)
-		return err_set(e, errno, "cannot open the history store '%s'", path);
-	if (fstat(fd, &stt) == 0 && (stt.st_mode & 07777) != HIST_STORE_MODE &&
-	    fchmod(fd, HIST_STORE_MODE) < 0)
-		r = err_set(e, errno, "cannot set the mode of the history store '%s'", path);
-	close(fd);
 	return r;
 }
 
@@ -315,8 +313,6 @@ int hist_store_open(const char *path, bool write, struct hist_store **ret, struc
 	if ((r = open_db(st, write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY, e)) < 0)
 		goto fail;
 	if ((r = configure(st, e)) < 0 || (r = migrate(st, write, e)) < 0)
-		goto fail;
-	if (write && (r = fix_mode(path, e)) < 0)
 		goto fail;
 	if (write && (r = prepare(st, e)) < 0)
 		goto fail;
