@@ -196,8 +196,7 @@ static void say_note(struct recording *r)
 }
 
 /* A new snapshot (where the events point, or all of the node) recorded. */
-static int record_now(struct recording *r, const struct sys_event *ev, size_t n_ev, bool full,
-		      int64_t t_us)
+static int record_now(struct recording *r, const struct sys_event *ev, size_t n_ev, bool full)
 {
 	double t0 = mono_now();
 	struct node *n;
@@ -208,6 +207,11 @@ static int record_now(struct recording *r, const struct sys_event *ev, size_t n_
 		cli_error("record: %s", e.msg);
 		return rc;
 	}
+	/* A change is stamped when the read that saw it ended: it happened
+	 * before then, and an earlier stamp (the first event of the batch, or
+	 * the read's start) can put it before a change made during the
+	 * settling or the read itself, and before its own cause. */
+	int64_t t_us = hist_now_us();
 	struct findings fs = {0};
 	checks_run(n, NULL, &fs);
 	size_t events = 0;
@@ -241,7 +245,6 @@ static int follow(struct recording *r)
 	size_t n_pend = 0;
 	bool lost = false;
 	double due = 0, next_full = mono_now() + fmax(REREAD_MIN_SECS, REREAD_COST_X * r->cost);
-	int64_t first_us = 0;
 	int rc = 0;
 	while (!stop) {
 		double now = mono_now();
@@ -278,17 +281,14 @@ static int follow(struct recording *r)
 			drain(kfd, true);
 			any = true; /* the observation reads the kernel log whole */
 		}
-		if (any && due == 0) {
+		if (any && due == 0)
 			due = now + SETTLE_SECS;
-			first_us = hist_now_us();
-		}
 		bool full = now >= next_full;
 		if ((due > 0 && now >= due) || full) {
 			/* A file or kernel-log change needs no full reread: a
 			 * refresh reads every pod's files again, and the
 			 * observation the kernel log, journal and bench history. */
-			if (record_now(r, pend, n_pend, full || lost, due > 0 ? first_us : 0) < 0 &&
-			    !r->node) {
+			if (record_now(r, pend, n_pend, full || lost) < 0 && !r->node) {
 				rc = 1;
 				break;
 			}
@@ -359,7 +359,7 @@ int cmd_record(const struct cli *c, int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
-	int rc = record_now(&r, NULL, 0, true, 0) < 0 ? 1 : 0;
+	int rc = record_now(&r, NULL, 0, true) < 0 ? 1 : 0;
 	if (rc == 0 && !once)
 		rc = follow(&r);
 	node_free(r.node);
