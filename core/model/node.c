@@ -92,6 +92,7 @@ static void fn_fini(struct fn *f)
 		rdma_fini(&f->rdmas[i]);
 	free(f->rdmas);
 	free(f->driver);
+	free(f->devpath);
 }
 
 void pod_binding_fini(struct pod_binding *b)
@@ -113,7 +114,22 @@ void pod_binding_fini(struct pod_binding *b)
 	free(b->in_pod.name);
 	free(b->in_pod.operstate);
 	free(b->in_pod.address);
+	free(b->api_container);
+	free(b->api_resource);
 	*b = (struct pod_binding){0};
+}
+
+void pod_gpu_fini(struct pod_gpu *g)
+{
+	if (!g)
+		return;
+	free(g->ns);
+	free(g->name);
+	free(g->uid);
+	free(g->container);
+	free(g->resource);
+	free(g->id);
+	memset(g, 0, sizeof(*g));
 }
 
 void node_free(struct node *n)
@@ -158,6 +174,13 @@ void node_free(struct node *n)
 	}
 	free(n->cni_broken);
 	devplugin_free(n->dp_configs, n->n_dp_configs);
+	for (size_t i = 0; i < n->n_gpus; i++)
+		gpu_fini(&n->gpus[i]);
+	free(n->gpus);
+	for (size_t i = 0; i < n->n_pod_gpus; i++)
+		pod_gpu_fini(&n->pod_gpus[i]);
+	free(n->pod_gpus);
+	podres_fini(&n->podres);
 	strv_free(n->notes, n->n_notes);
 	free(n->hostname);
 	free(n->kernel);

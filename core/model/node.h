@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 #include "core/base/err.h"
+#include "core/sys/podres.h"
+#include "core/model/topo.h"
 
 struct sys;
 struct sys_event;
@@ -73,6 +75,11 @@ struct fn {
 	size_t n_netdevs;
 	struct rdma *rdmas;
 	size_t n_rdmas;
+	/* Its place in the PCIe tree: the realpath of /sys/bus/pci/devices/<bdf>
+	 * as on the node ("/sys/devices/pci0000:17/0000:17:01.0/0000:18:00.0"),
+	 * NULL when unread; numa_node (-1 from the kernel stays -1, known). */
+	char *devpath;
+	struct kval numa;
 };
 
 /* The PF's view of one VF: netlink VF info and the MOFED sriov/<vf>/ files. */
@@ -155,6 +162,7 @@ enum pod_source {
 	POD_SRC_SRIOV = 1u << 2,      /* /var/lib/cni/sriov (and sriov/pci/<bdf>) */
 	POD_SRC_CHECKPOINT = 1u << 3, /* kubelet_internal_checkpoint */
 	POD_SRC_PODLOG = 1u << 4,     /* /var/log/pods/<ns>_<name>_<uid> */
+	POD_SRC_API = 1u << 5,	      /* the kubelet's pod-resources API (List) */
 };
 
 /* The VF's interface as seen inside the pod's netns (read over netlink). */
@@ -185,6 +193,19 @@ struct pod_binding {
 	bool stale;	      /* only a checkpoint entry, and no pod log directory confirms it */
 	struct kval netns_present; /* netns names a file: it exists (1) or is gone (0) */
 	struct pod_netif in_pod;
+	/* The API's container and resource when it lists this VF (POD_SRC_API). */
+	char *api_container, *api_resource;
+};
+
+/* One GPU a pod holds, from the pod-resources API (List) or else the kubelet
+ * checkpoint: the device ID as allocated and the GPU of the node it names. */
+struct pod_gpu {
+	char *ns, *name, *uid; /* uid NULL when only the API names the pod */
+	char *container;
+	char *resource;	      /* nvidia.com/gpu, nvidia.com/mig-1g.18gb */
+	char *id;	      /* GPU-…, MIG-…, as the device plugin gave it */
+	int gpu;	      /* index in node->gpus; -1 when no GPU of the node has that ID */
+	unsigned int sources; /* POD_SRC_API, POD_SRC_CHECKPOINT */
 };
 
 struct vf {
@@ -230,6 +251,14 @@ struct node {
 	/* Pod bindings of PCI addresses that are no VF of this node. */
 	struct pod_binding *pods_unplaced;
 	size_t n_pods_unplaced;
+	/* The node's GPUs, sorted by BDF, and the GPUs pods hold. */
+	struct gpu *gpus;
+	size_t n_gpus;
+	struct pod_gpu *pod_gpus;
+	size_t n_pod_gpus;
+	/* What the kubelet's pod-resources API said (state PODRES_ABSENT when
+	 * there is no socket; its note is then also in notes when it failed). */
+	struct podres podres;
 	/* What could not be read, one line each, for people; it also names each
 	 * pod-binding file skipped, and why. */
 	char **notes;
@@ -257,6 +286,7 @@ int node_refresh(struct sys *s, const struct node *old, const struct sys_event *
 void node_free(struct node *n);
 /* Frees what a binding holds (not the binding itself). */
 void pod_binding_fini(struct pod_binding *b);
+void pod_gpu_fini(struct pod_gpu *g);
 void linkfile_fini(struct link_file *lf);
 void linkfile_free_all(struct link_file *v, size_t n);
 

@@ -45,6 +45,9 @@ int sys_base_init(struct sys *s, const struct sys_ops *ops, const char *root, bo
 		close(probe);
 	s->ops = ops;
 	s->sim = sim;
+	snprintf(s->podres_socket, sizeof(s->podres_socket), "%s", PODRES_SOCKET);
+	s->podres_timeout_ms = PODRES_TIMEOUT_MS;
+	s->podres_msg_max = PODRES_MSG_MAX;
 	s->rootfd = fd;
 	strcpy(s->root, root);
 	return 0;
@@ -72,6 +75,27 @@ void sys_close(struct sys *s)
 int sys_reopen(struct sys *s, struct sys **ret, struct err *e)
 {
 	return s->ops->reopen(s, ret, e);
+}
+
+void sys_set_podres(struct sys *s, const struct podres_opts *o)
+{
+	if (o->socket && strlen(o->socket) < sizeof(s->podres_socket))
+		snprintf(s->podres_socket, sizeof(s->podres_socket), "%s", o->socket);
+	if (o->timeout_ms > 0)
+		s->podres_timeout_ms = o->timeout_ms;
+	if (o->msg_max > 0)
+		s->podres_msg_max = o->msg_max;
+}
+
+int sys_podres_read(struct sys *s, struct podres *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	ret->socket = strdup(s->podres_socket);
+	if (!ret->socket)
+		return -ENOMEM;
+	if (!s->ops->podres_read)
+		return 0; /* PODRES_ABSENT */
+	return s->ops->podres_read(s, ret);
 }
 
 bool sys_is_sim(const struct sys *s)

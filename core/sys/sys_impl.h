@@ -5,6 +5,7 @@
 #include <limits.h>
 
 #include "sys.h"
+#include "core/sys/podres.h"
 
 struct sys_ops {
 	/* File operations; NULL means the generic ones over rootfd. */
@@ -22,6 +23,8 @@ struct sys_ops {
 	void (*close)(struct sys *s);
 	/* A second handle on the same node, opened with the same parameters. */
 	int (*reopen)(struct sys *s, struct sys **ret, struct err *e);
+	/* The kubelet's pod-resources API (sys_podres_read); NULL: none here. */
+	int (*podres_read)(struct sys *s, struct podres *ret);
 };
 
 /* Common head of every implementation's state. */
@@ -36,6 +39,10 @@ struct sys {
 	 * container reading the host's files at their own paths): a program a
 	 * unit runs cannot be judged here. */
 	bool programs_unseen;
+	/* sys_set_podres: the socket as on the node, the deadline, the bound. */
+	char podres_socket[PATH_MAX];
+	int podres_timeout_ms;
+	size_t podres_msg_max;
 };
 
 /* Initialises the common head; opens the root directory. */
