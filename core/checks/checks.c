@@ -79,6 +79,20 @@ const struct check_def checks_table[] = {
 	 "A checkpoint entry no pod confirms marks the VF as allocated: the device plugin's count "
 	 "is off and the VF looks busy though nothing uses it.",
 	 check_pod_stale, REACH_SUBJECT},
+	{"pod-unconfirmed", CHECK_WARNING, "pod binding the kubelet does not confirm",
+	 "The CNI's files give the VF to a pod the kubelet's pod-resources API does not run with "
+	 "it: the files outlived the pod (its VF keeps the pod's name and state), or two pods "
+	 "use one VF.",
+	 check_pod_unconfirmed, REACH_SUBJECT},
+	{"pod-no-cni", CHECK_WARNING, "VF allocated but never set up",
+	 "The kubelet gave the VF to a running container but no CNI configured it: the pod has "
+	 "the device and no network on it, or is stuck starting while its CNI fails.",
+	 check_pod_no_cni, REACH_SUBJECT},
+	{"pod-affinity", CHECK_WARNING, "pod VF far from its GPUs",
+	 "A VF on another PCIe root complex or socket than the pod's GPUs moves every GPUDirect "
+	 "RDMA transfer through the CPU and the link between the sockets, and loses a large "
+	 "part of the port's bandwidth.",
+	 check_pod_affinity, REACH_SUBJECT},
 	{"pod-netns-gone", CHECK_WARNING, "pod netns gone",
 	 "A binding whose network namespace is gone names a pod that no longer has the VF: the "
 	 "CNI's cleanup did not run.",
@@ -110,6 +124,10 @@ const struct check_def checks_table[] = {
 	 "A device plugin refuses a config it cannot parse and advertises none of its "
 	 "resources: every pod requesting them stays Pending.",
 	 check_dp_config_invalid, REACH_BELOW},
+	{"dp-not-allocatable", CHECK_WARNING, "device plugin VF not allocatable",
+	 "A VF the device plugin's config selects that the kubelet does not list as allocatable "
+	 "is never given to a pod: the node offers fewer VFs than the config says.",
+	 check_dp_not_allocatable, REACH_SUBJECT},
 };
 const size_t checks_table_len = sizeof(checks_table) / sizeof(checks_table[0]);
 

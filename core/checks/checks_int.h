@@ -14,6 +14,7 @@ CHECK_FN(check_guid_zero);
 CHECK_FN(check_dp_selector_empty);
 CHECK_FN(check_dp_link_type);
 CHECK_FN(check_dp_config_invalid);
+CHECK_FN(check_dp_not_allocatable);
 
 /* The path of a function's file as it is on a running node:
  * "/sys/bus/pci/devices/0000:18:00.1/<rel>". */
@@ -40,6 +41,11 @@ CHECK_FN(check_name_collision);
 CHECK_FN(check_pod_stale);
 CHECK_FN(check_pod_netns_gone);
 CHECK_FN(check_cni_cache_broken);
+/* The kubelet's pod-resources API against the files (core/checks/pods_api.c),
+ * and the VFs far from their pod's GPUs (core/checks/affinity.c). */
+CHECK_FN(check_pod_unconfirmed);
+CHECK_FN(check_pod_no_cni);
+CHECK_FN(check_pod_affinity);
 /* What the recorded history says (core/checks/past.c). */
 CHECK_FN(check_port_flapping);
 CHECK_FN(check_guid_lost_boot);

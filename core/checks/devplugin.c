@@ -322,3 +322,117 @@ CHECK_FN(check_dp_config_invalid)
 				      (const char *const[]){s0, s1, NULL});
 	}
 }
+
+/* The allocatable devices the kubelet lists for resource r. */
+static size_t allocatable_of(const struct podres *api, const struct dp_resource *r)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < api->n_alloc; i++)
+		if (devplugin_names(r, api->alloc[i].resource))
+			k += api->alloc[i].n_ids;
+	return k;
+}
+
+static bool allocatable_has(const struct podres *api, const struct dp_resource *r, const char *bdf)
+{
+	for (size_t i = 0; i < api->n_alloc; i++) {
+		const struct podres_devices *d = &api->alloc[i];
+		if (!devplugin_names(r, d->resource))
+			continue;
+		for (size_t k = 0; k < d->n_ids; k++) {
+			char b[16];
+			if (d->ids[k] && node_bdf_normalize(d->ids[k], false, b) && !strcmp(b, bdf))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* A VF the SR-IOV plugin's config selects that the kubelet does not list as
+ * allocatable (GetAllocatableResources): the plugin did not advertise it
+ * (it was not there when the plugin started, its driver was missing) or the
+ * plugin never registered the resource at all: then one finding for it. */
+CHECK_FN(check_dp_not_allocatable)
+{
+	(void)o;
+	const struct check_def *def = check_find("dp-not-allocatable");
+	const struct podres *api = &n->podres;
+	struct dp_run x;
+	bool *was_taken = NULL;
+	if (api->state != PODRES_OK || !api->alloc_known)
+		return;
+	if (run_init(&x, n) < 0 || !(was_taken = calloc(x.d.n ? x.d.n : 1, sizeof(bool))))
+		goto out;
+	for (size_t ci = 0; ci < n->n_dp_configs; ci++) {
+		const struct dp_config *c = &n->dp_configs[ci];
+		if (c->plugin != DP_SRIOV)
+			continue; /* the RDMA shared plugin's IDs name no function */
+		memset(x.taken, 0, x.d.n * sizeof(bool));
+		for (size_t ri = 0; ri < c->n_res; ri++) {
+			const struct dp_resource *r = &c->res[ri];
+			char label[300], ql[320], where[512], cmd[600], logs[600];
+			if (!judged(c, r) || r->error)
+				continue;
+			memcpy(was_taken, x.taken, x.d.n * sizeof(bool));
+			if (!run_match(&x, r, NULL))
+				continue;
+			devplugin_resource_label(r, label, sizeof(label));
+			dp_quoted(label, ql, sizeof(ql));
+			where_of(c, where, sizeof(where));
+			snprintf(cmd, sizeof(cmd),
+				 "kubectl get node %s -o jsonpath='{.status.allocatable}'",
+				 check_safe_word(n->hostname) ? n->hostname : "<node>");
+			if (check_safe_word(c->pod_ns) && check_safe_word(c->pod_name))
+				snprintf(logs, sizeof(logs),
+					 "kubectl -n %s logs %s --tail=200: the plugin logs each "
+					 "device it skips and why",
+					 c->pod_ns, c->pod_name);
+			else
+				snprintf(logs, sizeof(logs),
+					 "kubectl -n kube-system logs -l app=sriovdp --tail=200: "
+					 "the "
+					 "plugin logs each device it skips and why");
+			size_t listed = allocatable_of(api, r);
+			for (size_t i = 0; i < x.d.n; i++) {
+				const struct dev *v = &x.d.v[i];
+				if (!x.hit[i] || was_taken[i] || !v->vf)
+					continue;
+				if (allocatable_has(api, r, v->vf->fn.bdf))
+					continue;
+				struct finding *f;
+				if (!listed)
+					f = check_add(out, def, SUBJECT_NODE, NULL,
+						      "the kubelet lists no device of %s, which %s "
+						      "configures",
+						      ql, where);
+				else
+					f = check_add(out, def, SUBJECT_VF, v->vf->fn.bdf,
+						      "VF %s (%s VF %u) is selected by %s but the "
+						      "kubelet cannot allocate it",
+						      v->vf->fn.bdf, check_pf_label(v->pf),
+						      v->vf->index, ql);
+				if (!f)
+					goto out;
+				dp_evidence_resource(f, c, r, where);
+				finding_evidence(f, api->socket ? api->socket : PODRES_SOCKET,
+						 "GetAllocatableResources: %zu device%s of %s%s",
+						 listed, listed == 1 ? "" : "s", ql,
+						 listed ? ", not this VF" : "");
+				finding_remedy_manual(
+					f, "have the device plugin advertise it",
+					(const char *const[]){logs,
+							      "a VF with no driver, no netdev or "
+							      "no RDMA device when "
+							      "the plugin started is not "
+							      "advertised: fix it, then "
+							      "restart the plugin's pod",
+							      cmd, NULL});
+				if (!listed)
+					break;
+			}
+		}
+	}
+out:
+	free(was_taken);
+	run_fini(&x);
+}

@@ -28,7 +28,15 @@ static void stale_one(struct findings *out, const struct node *n, const struct p
 			 b->resource ? ", ResourceName " : "", b->resource ? b->resource : "");
 	char where[160];
 	snprintf(where, sizeof(where), "/var/log/pods/*_%s", uid);
-	finding_evidence(f, where, "(absent: no pod log, no CNI cache names it)");
+	if (b->sources & POD_SRC_PODLOG)
+		finding_evidence(f, where, "present: the pod's log directory outlives it");
+	else
+		finding_evidence(f, where, "(absent: no pod log, no CNI cache names it)");
+	if (n->podres.state == PODRES_OK)
+		finding_evidence(f, n->podres.socket ? n->podres.socket : PODRES_SOCKET,
+				 "List: no running container holds %s%s%s", b->bdf,
+				 b->api_pod ? "; it is given to pod " : "",
+				 b->api_pod ? b->api_pod : "");
 	char look[192];
 	snprintf(look, sizeof(look),
 		 "kubectl get pods -A -o custom-columns=UID:.metadata.uid,NODE:.spec.nodeName | "

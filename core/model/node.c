@@ -116,6 +116,7 @@ void pod_binding_fini(struct pod_binding *b)
 	free(b->in_pod.address);
 	free(b->api_container);
 	free(b->api_resource);
+	free(b->api_pod);
 	*b = (struct pod_binding){0};
 }
 
@@ -130,6 +131,46 @@ void pod_gpu_fini(struct pod_gpu *g)
 	free(g->resource);
 	free(g->id);
 	memset(g, 0, sizeof(*g));
+}
+
+bool node_pod_gpu_held(const struct pod_binding *b, const struct pod_gpu *g)
+{
+	if (!b || !g)
+		return false;
+	if (b->uid && g->uid)
+		return !strcmp(b->uid, g->uid);
+	return b->ns && b->name && g->ns && g->name && !strcmp(b->ns, g->ns) &&
+	       !strcmp(b->name, g->name);
+}
+
+enum topo_class node_pod_gpu_nearest(const struct node *n, const struct pod_binding *b,
+				     const struct fn *fn, const struct gpu **ret)
+{
+	enum topo_class best = TOPO_UNKNOWN;
+	*ret = NULL;
+	for (size_t i = 0; b && i < n->n_pod_gpus; i++) {
+		const struct pod_gpu *g = &n->pod_gpus[i];
+		if (g->gpu < 0 || (size_t)g->gpu >= n->n_gpus || !node_pod_gpu_held(b, g))
+			continue;
+		const struct gpu *gpu = &n->gpus[g->gpu];
+		enum topo_class c = topo_class(fn->devpath, fn->numa.known ? fn->numa.v : -1,
+					       gpu->devpath, gpu->numa);
+		if (c != TOPO_UNKNOWN && (best == TOPO_UNKNOWN || c < best)) {
+			best = c;
+			*ret = gpu;
+		}
+	}
+	return best;
+}
+
+const struct pod_gpu *node_pod_gpu_of(const struct node *n, const struct pod_binding *b,
+				      const struct gpu *gpu)
+{
+	for (size_t i = 0; gpu && i < n->n_pod_gpus; i++)
+		if (n->pod_gpus[i].gpu == (int)(gpu - n->gpus) &&
+		    node_pod_gpu_held(b, &n->pod_gpus[i]))
+			return &n->pod_gpus[i];
+	return NULL;
 }
 
 void node_free(struct node *n)

@@ -195,6 +195,9 @@ struct pod_binding {
 	struct pod_netif in_pod;
 	/* The API's container and resource when it lists this VF (POD_SRC_API). */
 	char *api_container, *api_resource;
+	/* "namespace/name" of the pod the API gives this VF to when that is not
+	 * the pod the files name (no POD_SRC_API then): a disagreement. */
+	char *api_pod;
 };
 
 /* One GPU a pod holds, from the pod-resources API (List) or else the kubelet
@@ -287,6 +290,16 @@ void node_free(struct node *n);
 /* Frees what a binding holds (not the binding itself). */
 void pod_binding_fini(struct pod_binding *b);
 void pod_gpu_fini(struct pod_gpu *g);
+/* Whether g is a GPU of the pod b names (same UID, else namespace/name). */
+bool node_pod_gpu_held(const struct pod_binding *b, const struct pod_gpu *g);
+/* The nearest to fn of the GPUs of the node that b's pod holds: its class
+ * (TOPO_UNKNOWN when the pod holds none, or no distance is known) and the GPU
+ * in *ret (NULL then). The one answer the checks, console and JSON give. */
+enum topo_class node_pod_gpu_nearest(const struct node *n, const struct pod_binding *b,
+				     const struct fn *fn, const struct gpu **ret);
+/* The allocation through which b's pod holds gpu, or NULL. */
+const struct pod_gpu *node_pod_gpu_of(const struct node *n, const struct pod_binding *b,
+				      const struct gpu *gpu);
 void linkfile_fini(struct link_file *lf);
 void linkfile_free_all(struct link_file *v, size_t n);
 

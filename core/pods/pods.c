@@ -84,6 +84,8 @@ const char *pods_source_name(unsigned int bit)
 		return "checkpoint";
 	case POD_SRC_PODLOG:
 		return "podlog";
+	case POD_SRC_API:
+		return "kubelet-api";
 	}
 	return NULL;
 }
@@ -153,6 +155,29 @@ bool pods_same_pod(const struct pod_binding *b, const char *uid)
 	return !b->uid || !uid || !strcmp(b->uid, uid);
 }
 
+/* A GPU entry's device IDs (UUIDs), either shape of DeviceIDs. */
+static void checkpoint_gpus(struct pods_ctx *c, struct json_object *ids, const char *uid,
+			    const char *container, const char *resource, unsigned int depth)
+{
+	if (json_object_is_type(ids, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(ids); i++) {
+			struct json_object *v = json_object_array_get_idx(ids, i);
+			const char *id = json_object_is_type(v, json_type_string)
+						 ? pods_value_ok(json_object_get_string(v))
+						 : NULL;
+			if (id)
+				pods_ckpt_gpu(c, uid, container, resource, id);
+		}
+		return;
+	}
+	if (depth || !json_object_is_type(ids, json_type_object))
+		return;
+	json_object_object_foreach(ids, numa, arr) {
+		(void)numa;
+		checkpoint_gpus(c, arr, uid, container, resource, depth + 1);
+	}
+}
+
 /* DeviceIDs: {"<numa>": ["0000:18:00.3", ...]} since kubelet 1.20, a plain
  * array before. Non-PCI devices (GPU UUIDs) are not VFs. */
 static void checkpoint_devices(struct json_object *ids, char (*ret)[16], size_t *ret_n, size_t max)
@@ -182,6 +207,11 @@ static void read_checkpoint_entry(struct pods_ctx *c, struct json_object *e)
 	size_t n = 0;
 	if (!uid || !json_object_object_get_ex(e, "DeviceIDs", &ids))
 		return;
+	const char *resource = pods_jstr(e, "ResourceName");
+	if (pods_gpu_resource(resource)) {
+		checkpoint_gpus(c, ids, uid, pods_jstr(e, "ContainerName"), resource, 0);
+		return;
+	}
 	checkpoint_devices(ids, bdfs, &n, sizeof(bdfs) / sizeof(bdfs[0]));
 	for (size_t i = 0; i < n; i++) {
 		struct pod_binding *b = pods_binding(c, bdfs[i]);
@@ -247,12 +277,13 @@ static void read_podlogs(struct pods_ctx *c)
 	sys_list_free(names, n);
 }
 
-static const struct podlog *find_podlog(const struct pods_ctx *c, const struct pod_binding *b)
+const struct podlog *pods_find_podlog(const struct pods_ctx *c, const char *uid, const char *ns,
+				      const char *name)
 {
 	for (size_t i = 0; i < c->n_logs; i++) {
 		const struct podlog *l = &c->logs[i];
-		if (b->uid ? !strcmp(l->uid, b->uid)
-			   : b->ns && b->name && !strcmp(l->ns, b->ns) && !strcmp(l->name, b->name))
+		if (uid ? !strcmp(l->uid, uid)
+			: ns && name && !strcmp(l->ns, ns) && !strcmp(l->name, name))
 			return l;
 	}
 	return NULL;
@@ -263,7 +294,7 @@ static void cross_check(struct pods_ctx *c)
 {
 	for (size_t i = 0; i < c->set->n; i++) {
 		struct pod_binding *b = &c->set->v[i];
-		const struct podlog *l = find_podlog(c, b);
+		const struct podlog *l = pods_find_podlog(c, b->uid, b->ns, b->name);
 		if (l) {
 			b->sources |= POD_SRC_PODLOG;
 			pods_set_str(c, &b->ns, l->ns);
@@ -323,6 +354,10 @@ void pods_set_fini(struct pod_set *set)
 		free(set->broken[i].why);
 	}
 	free(set->broken);
+	podres_fini(&set->api);
+	for (size_t i = 0; i < set->n_gpus; i++)
+		pod_gpu_fini(&set->gpus[i]);
+	free(set->gpus);
 	*set = (struct pod_set){0};
 }
 
@@ -340,6 +375,8 @@ int pods_read(struct sys *s, const struct pods_opts *opts, struct pod_set *ret)
 		cross_check(&c);
 	if (!c.err)
 		pods_netns_presence(&c);
+	if (!c.err)
+		pods_merge_api(&c);
 	if (!c.err && netns_wanted(s, opts))
 		read_netns(&c);
 	for (size_t i = 0; i < c.n_logs; i++) {
@@ -348,6 +385,9 @@ int pods_read(struct sys *s, const struct pods_opts *opts, struct pod_set *ret)
 		free(c.logs[i].uid);
 	}
 	free(c.logs);
+	for (size_t i = 0; i < c.n_ckpt_gpus; i++)
+		pod_gpu_fini(&c.ckpt_gpus[i]);
+	free(c.ckpt_gpus);
 	if (c.err) {
 		pods_set_fini(&set);
 		return c.err;
@@ -397,6 +437,20 @@ int pods_attach(struct sys *s, const struct pods_opts *opts, struct node *n)
 	set.n = 0;
 	n->cni_broken = set.broken;
 	n->n_cni_broken = set.n_broken;
+	podres_fini(&n->podres);
+	n->podres = set.api;
+	memset(&set.api, 0, sizeof(set.api));
+	for (size_t i = 0; i < n->n_pod_gpus; i++)
+		pod_gpu_fini(&n->pod_gpus[i]);
+	free(n->pod_gpus);
+	n->pod_gpus = set.gpus;
+	n->n_pod_gpus = set.n_gpus;
+	set.gpus = NULL;
+	set.n_gpus = 0;
+	for (size_t i = 0; i < n->n_pod_gpus; i++) {
+		const struct gpu *g = gpu_find_id(n->gpus, n->n_gpus, n->pod_gpus[i].id);
+		n->pod_gpus[i].gpu = g ? (int)(g - n->gpus) : -1;
+	}
 	set.broken = NULL;
 	set.n_broken = 0;
 	if (set.n_notes) {

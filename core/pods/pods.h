@@ -50,6 +50,9 @@ struct pod_set {
 	size_t n_notes;
 	struct bad_file *broken; /* files found but not readable whole */
 	size_t n_broken;
+	struct podres api;    /* what the kubelet's pod-resources API said */
+	struct pod_gpu *gpus; /* the GPUs pods hold (API, else checkpoint) */
+	size_t n_gpus;
 };
 
 /* Reads and merges every source. opts may be NULL (PODS_NETNS_AUTO). Missing

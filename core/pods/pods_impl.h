@@ -22,6 +22,10 @@ struct pods_ctx {
 	struct pod_set *set;
 	struct podlog *logs;
 	size_t n_logs;
+	/* The GPUs of the kubelet checkpoint (uid, container, resource, id):
+	 * the pods' GPUs when the API does not answer. */
+	struct pod_gpu *ckpt_gpus;
+	size_t n_ckpt_gpus;
 	int err; /* -ENOMEM once anything failed to allocate */
 };
 
@@ -53,5 +57,18 @@ void pods_for_each_file(struct pods_ctx *c, const char *dir,
  * node and the simulated one; in a captured tree only when the capture
  * holds the directory the file would be in (/proc/1 for a process's). */
 void pods_netns_presence(struct pods_ctx *c);
+/* The podlog naming a binding's pod (by UID, else namespace/name), or NULL. */
+const struct podlog *pods_find_podlog(const struct pods_ctx *c, const char *uid, const char *ns,
+				      const char *name);
+/* A GPU device ID of a checkpoint entry of resource for pod uid (bounded). */
+void pods_ckpt_gpu(struct pods_ctx *c, const char *uid, const char *container, const char *resource,
+		   const char *id);
+/* The kubelet's pod-resources API merged into the bindings, and the GPUs
+ * pods hold (pods_api.c). */
+void pods_merge_api(struct pods_ctx *c);
+/* Whether a resource name is a GPU device plugin's ("nvidia.com/gpu",
+ * "nvidia.com/mig-1g.18gb"). */
+bool pods_gpu_resource(const char *resource);
+
 /* The CNI caches: Multus results, ib-sriov-cni, sriov-cni (pods_cni.c). */
 void pods_read_cni(struct pods_ctx *c);

@@ -239,6 +239,73 @@ static void pod_fields(struct json_object *o, const struct pod_binding *b, bool 
 	add(o, "sources", src);
 	add(o, "stale", json_object_new_boolean(b->stale));
 	add(o, "in_pod", netif_json(&b->in_pod));
+	add(o, "api_pod", jstr(b->api_pod));
+}
+
+/* The nearest GPU of the VF's pod and the class between them (node.h's
+ * node_pod_gpu_nearest), or NULL when its pod holds no GPU of the node. */
+static struct json_object *nearest_gpu_json(const struct node *n, const struct vf *vf,
+					    const struct pod_binding *b)
+{
+	const struct gpu *g;
+	enum topo_class c = node_pod_gpu_nearest(n, b, &vf->fn, &g);
+	if (!g)
+		return NULL;
+	struct json_object *o = json_object_new_object();
+	add(o, "index", json_object_new_int((int)(g - n->gpus)));
+	add(o, "bdf", json_object_new_string(g->bdf));
+	add(o, "uuid", jstr(g->uuid));
+	add(o, "class", json_object_new_string(topo_class_name(c)));
+	return o;
+}
+
+static const char *const podres_states[] = {
+	[PODRES_ABSENT] = "absent",
+	[PODRES_OK] = "ok",
+	[PODRES_REFUSED] = "refused",
+	[PODRES_FAILED] = "failed",
+};
+
+/* What the kubelet's pod-resources API said of itself. */
+static struct json_object *kubelet_api_json(const struct podres *p)
+{
+	struct json_object *o = json_object_new_object();
+	add(o, "state",
+	    json_object_new_string((unsigned int)p->state < 4 ? podres_states[p->state]
+							      : "failed"));
+	add(o, "socket", jstr(p->socket));
+	add(o, "note", jstr(p->note));
+	add(o, "pods", p->state == PODRES_OK ? json_object_new_int64((int64_t)p->n_pods) : NULL);
+	add(o, "allocatable_known", json_object_new_boolean(p->alloc_known));
+	add(o, "allocatable_note", jstr(p->alloc_note));
+	add(o, "get_known", json_object_new_boolean(p->get_known));
+	add(o, "truncated", json_object_new_boolean(p->truncated));
+	return o;
+}
+
+/* One GPU a pod holds (the allocation), with the node's GPU it names. */
+static struct json_object *pod_gpu_json(const struct node *n, const struct pod_gpu *g,
+					bool identity)
+{
+	struct json_object *o = json_object_new_object();
+	if (identity) {
+		add(o, "namespace", jstr(g->ns));
+		add(o, "name", jstr(g->name));
+		add(o, "uid", jstr(g->uid));
+	}
+	add(o, "container", jstr(g->container));
+	add(o, "resource", jstr(g->resource));
+	add(o, "id", jstr(g->id));
+	const struct gpu *gpu = g->gpu >= 0 && (size_t)g->gpu < n->n_gpus ? &n->gpus[g->gpu] : NULL;
+	add(o, "index", gpu ? json_object_new_int(g->gpu) : NULL);
+	add(o, "bdf", gpu ? json_object_new_string(gpu->bdf) : NULL);
+	add(o, "model", gpu ? jstr(gpu->model) : NULL);
+	struct json_object *src = json_object_new_array();
+	for (unsigned int bit = 1; bit; bit <<= 1)
+		if (g->sources & bit && pods_source_name(bit))
+			json_object_array_add(src, json_object_new_string(pods_source_name(bit)));
+	add(o, "sources", src);
+	return o;
 }
 
 static struct json_object *pod_json(const struct pod_binding *b)
@@ -356,6 +423,22 @@ struct json_object *node_to_json(const struct node *n)
 	}
 	add(o, "pods_unplaced", unpl);
 	add(o, "cni_broken", broken_json(n));
+	add(o, "kubelet_api", kubelet_api_json(&n->podres));
+	struct json_object *pg = json_object_new_array();
+	for (size_t i = 0; i < n->n_pod_gpus; i++)
+		json_object_array_add(pg, pod_gpu_json(n, &n->pod_gpus[i], true));
+	add(o, "pod_gpus", pg);
+	/* Each held VF's nearest GPU of its pod, on its pod object. */
+	for (size_t i = 0; i < n->n_pfs; i++) {
+		struct json_object *vfs = NULL, *jpf = json_object_array_get_idx(pfs, i);
+		json_object_object_get_ex(jpf, "vfs", &vfs);
+		for (size_t j = 0; vfs && j < n->pfs[i].n_vfs; j++) {
+			struct json_object *jpod = NULL, *jvf = json_object_array_get_idx(vfs, j);
+			const struct vf *vf = &n->pfs[i].vfs[j];
+			if (vf->pod && json_object_object_get_ex(jvf, "pod", &jpod) && jpod)
+				add(jpod, "gpu", nearest_gpu_json(n, vf, vf->pod));
+		}
+	}
 	add(o, "notes", strv_json(n->notes, n->n_notes));
 	return o;
 }
@@ -365,6 +448,7 @@ struct pod_vf_ref {
 	const struct pod_binding *b;
 	const char *pf;
 	unsigned int index;
+	const struct vf *vf; /* NULL: unplaced */
 };
 
 static int cmp_null_last(const char *x, const char *y)
@@ -415,11 +499,11 @@ struct json_object *node_pods_to_json(const struct node *n)
 	for (size_t i = 0; i < n->n_pfs; i++)
 		for (size_t j = 0; j < n->pfs[i].n_vfs; j++)
 			if (n->pfs[i].vfs[j].pod)
-				refs[k++] =
-					(struct pod_vf_ref){n->pfs[i].vfs[j].pod, n->pfs[i].fn.bdf,
-							    n->pfs[i].vfs[j].index};
+				refs[k++] = (struct pod_vf_ref){
+					n->pfs[i].vfs[j].pod, n->pfs[i].fn.bdf,
+					n->pfs[i].vfs[j].index, &n->pfs[i].vfs[j]};
 	for (size_t i = 0; i < n->n_pods_unplaced; i++)
-		refs[k++] = (struct pod_vf_ref){&n->pods_unplaced[i], NULL, 0};
+		refs[k++] = (struct pod_vf_ref){&n->pods_unplaced[i], NULL, 0, NULL};
 	if (k > 1)
 		qsort(refs, k, sizeof(*refs), cmp_pod_ref);
 
@@ -439,6 +523,12 @@ struct json_object *node_pods_to_json(const struct node *n)
 			add(pod, "uid", jstr(b->uid));
 			vfs = json_object_new_array();
 			add(pod, "vfs", vfs);
+			struct json_object *gpus = json_object_new_array();
+			for (size_t g = 0; g < n->n_pod_gpus; g++)
+				if (node_pod_gpu_held(b, &n->pod_gpus[g]))
+					json_object_array_add(
+						gpus, pod_gpu_json(n, &n->pod_gpus[g], false));
+			add(pod, "gpus", gpus);
 			json_object_array_add(pods, pod);
 			stale = true;
 		}
@@ -448,12 +538,14 @@ struct json_object *node_pods_to_json(const struct node *n)
 		add(v, "pf", jstr(refs[i].pf));
 		add(v, "index", refs[i].pf ? json_object_new_int((int)refs[i].index) : NULL);
 		pod_fields(v, b, false);
+		add(v, "gpu", refs[i].vf ? nearest_gpu_json(n, refs[i].vf, b) : NULL);
 		json_object_array_add(vfs, v);
 	}
 	if (pod)
 		pod_group_close(pod, refs[k - 1].b, stale);
 	free(refs);
 	add(o, "pods", pods);
+	add(o, "kubelet_api", kubelet_api_json(&n->podres));
 	add(o, "notes", strv_json(n->notes, n->n_notes));
 	return o;
 }

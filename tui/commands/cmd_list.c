@@ -23,6 +23,7 @@ enum pod_col {
 	PCOL_UID,
 	PCOL_VF,
 	PCOL_PF,
+	PCOL_GPU,
 	PCOL_CONTAINER,
 	PCOL_RESOURCE,
 	PCOL_NETWORK,
@@ -34,8 +35,8 @@ enum pod_col {
 };
 
 static const char *const pod_headers[N_PCOLS] = {
-	"POD",	   "UID",	"VF",	 "PF",	  "CONTAINER", "RESOURCE",
-	"NETWORK", "IF IN POD", "STATE", "NETNS", "SOURCES",
+	"POD",	    "UID",     "VF",	    "PF",    "NEAREST GPU", "CONTAINER",
+	"RESOURCE", "NETWORK", "IF IN POD", "STATE", "NETNS",	    "SOURCES",
 };
 
 #define MAX_COLS 16
@@ -311,6 +312,41 @@ static char *in_pod_ifname(struct json_object *v)
 	return strdup(name ? name : str_or(v, "ifname", "?"));
 }
 
+/* "GPU3 PIX": the nearest of the pod's GPUs and the PCIe class to it. */
+static char *gpu_cell(struct json_object *g)
+{
+	char *s;
+	if (!g)
+		return strdup("-");
+	return asprintf(&s, "GPU%d %s", json_object_get_int(get(g, "index")),
+			str_or(g, "class", "?")) < 0
+		       ? NULL
+		       : s;
+}
+
+/* "GPUs GPU0 (0000:1b:00.0, NVIDIA H200), GPU1 …": a pod's GPUs, one line. */
+static void print_pod_gpus(FILE *f, struct json_object *pod)
+{
+	struct json_object *a = get(pod, "gpus");
+	size_t n = a ? json_object_array_length(a) : 0;
+	if (!n)
+		return;
+	char *label = text_escape(str_or(pod, "label", "?"));
+	fprintf(f, "pod %s holds %zu GPU%s:", label ? label : "?", n, n == 1 ? "" : "s");
+	free(label);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *g = json_object_array_get_idx(a, i);
+		char *id = text_escape(str_or(g, "id", "?"));
+		if (get(g, "index"))
+			fprintf(f, " GPU%d (%s)", json_object_get_int(get(g, "index")),
+				str_or(g, "bdf", "?"));
+		else
+			fprintf(f, " %s (not a GPU of this node)", id ? id : "?");
+		free(id);
+	}
+	fputc('\n', f);
+}
+
 static void add_pod_rows(struct table *t, struct json_object *pod)
 {
 	struct json_object *vfs = get(pod, "vfs");
@@ -331,6 +367,7 @@ static void add_pod_rows(struct table *t, struct json_object *pod)
 				   json_object_get_int(get(v, "index"))) < 0)
 			s = NULL;
 		row[PCOL_PF] = pf ? s : strdup("(not on this node)");
+		row[PCOL_GPU] = gpu_cell(get(v, "gpu"));
 		row[PCOL_CONTAINER] = strdup(str_or(v, "container", "?"));
 		row[PCOL_RESOURCE] = strdup(str_or(v, "resource", "?"));
 		row[PCOL_NETWORK] = strdup(str_or(v, "network", "?"));
@@ -352,6 +389,8 @@ void list_print_pods_text(FILE *f, struct json_object *pods)
 	else
 		fputs("no pod holds a VF on this node\n", f);
 	table_free(&t);
+	for (size_t i = 0; a && i < json_object_array_length(a); i++)
+		print_pod_gpus(f, json_object_array_get_idx(a, i));
 	print_strings(f, pods, "notes", "note");
 }
 
