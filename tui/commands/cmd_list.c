@@ -17,6 +17,7 @@
 #include "core/sys/sys.h"
 #include "tui/base/text.h"
 #include "tui/render/rows.h"
+#include "tui/render/topo_text.h"
 
 enum pod_col {
 	PCOL_POD,
@@ -408,12 +409,19 @@ static int list_add_findings(struct json_object *o, const struct node *n)
 enum {
 	LIST_O_PODS = 1,
 	LIST_O_WIDE,
+	LIST_O_TOPO,
 };
 
 const struct opt list_options[] = {
 	{OPT_BOOL("pods", 0, LIST_O_PODS,
 		  "the pods instead: each pod with the VFs it holds, the interface "
 		  "and its state inside the pod, and where the binding was found")},
+	{OPT_BOOL("topo", 0, LIST_O_TOPO,
+		  "the GPUs and HCAs instead, as nvidia-smi topo -m shows them: the PCIe "
+		  "class between each GPU and each HCA (PIX, PXB, PHB, NODE, SYS), the pods "
+		  "holding each GPU, and each such pod's VFs with their class to its "
+		  "nearest GPU (with --json: the list's JSON, whose gpus, pod_gpus and each "
+		  "held VF's gpu carry the same)")},
 	{OPT_BOOL("wide", 0, LIST_O_WIDE,
 		  "every column, however wide; without it a terminal gets the "
 		  "columns that fit its width (node GUID, driver, firmware, VF "
@@ -438,12 +446,16 @@ static int terminal_width(void)
 int cmd_list(const struct cli *c, int argc, char **argv)
 {
 	struct opts p;
-	bool pods = false, wide = false;
+	bool pods = false, wide = false, topo = false;
 	int id;
 	if (opts_parse(cmd_find("list"), argc, argv, &p) < 0)
 		return EXIT_USAGE;
 	while ((id = opts_next(&p, NULL)))
-		*(id == LIST_O_PODS ? &pods : &wide) = true;
+		*(id == LIST_O_PODS ? &pods : id == LIST_O_TOPO ? &topo : &wide) = true;
+	if (pods && topo) {
+		cli_error("list: --pods and --topo are two views: give one");
+		return EXIT_USAGE;
+	}
 	if (p.n_pos)
 		return cli_bad_arg("list", p.pos[0]);
 	struct sys *s;
@@ -455,6 +467,15 @@ int cmd_list(const struct cli *c, int argc, char **argv)
 		cli_error("%s", e.msg);
 		sys_close(s);
 		return 1;
+	}
+	if (topo && !c->json) {
+		struct text t = {0};
+		topo_text(&t, n);
+		text_print(stdout, &t);
+		text_clear(&t);
+		node_free(n);
+		sys_close(s);
+		return 0;
 	}
 	struct json_object *o = pods ? node_pods_to_json(n) : node_to_json(n);
 	if (o && !pods && list_add_findings(o, n) < 0) {

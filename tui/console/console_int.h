@@ -250,6 +250,8 @@ void view_kmsg_init(struct console *c, struct view *v);
  * first error) selected. */
 void console_kmsg_show(struct console *c, long line);
 
+/* view_topo.c: view 7, the GPUs against the HCAs */
+void view_topo_init(struct console *c, struct view *v);
 /* view_timeline.c: view 6, the recorded history */
 void view_timeline_init(struct console *c, struct view *v);
 /* The timeline of bdf (a PF: its VFs too; NULL or "": the node's), unfiltered. */

@@ -14,6 +14,7 @@ enum console_view {
 	VIEW_JOURNAL,
 	VIEW_KMSG,     /* the kernel log's RDMA driver records */
 	VIEW_TIMELINE, /* the node's recorded history (core/history) */
+	VIEW_TOPO,     /* the GPUs against the HCAs, the pods on them */
 	VIEW_N,
 };
 

@@ -170,8 +170,33 @@ static void fn_tail(struct dlist *d, const struct fn *f)
 }
 
 /* Which pod holds the VF, where that was read, and the VF as the pod sees it. */
-static void pod_lines(struct dlist *d, const struct pod_binding *b)
+/* The GPUs the VF's pod holds, and the nearest with its PCIe class. */
+static void pod_gpu_lines(struct dlist *d, const struct vf *vf, const struct pod_binding *b)
 {
+	const struct node *n = d->c->node;
+	char gpus[160] = "";
+	for (size_t i = 0; n && i < n->n_pod_gpus; i++)
+		if (node_pod_gpu_held(b, &n->pod_gpus[i]) && strlen(gpus) < sizeof(gpus) - 16) {
+			if (n->pod_gpus[i].gpu >= 0)
+				snprintf(gpus + strlen(gpus), sizeof(gpus) - strlen(gpus),
+					 "%sGPU%d", gpus[0] ? " " : "", n->pod_gpus[i].gpu);
+			else
+				snprintf(gpus + strlen(gpus), sizeof(gpus) - strlen(gpus),
+					 "%s(not here)", gpus[0] ? " " : "");
+		}
+	if (!gpus[0])
+		return;
+	dl_add(d, "pod GPUs", TR_NORMAL, SNAP_N_FIELDS, "%s", gpus);
+	const struct gpu *g;
+	enum topo_class c = node_pod_gpu_nearest(n, b, &vf->fn, &g);
+	if (g)
+		dl_add(d, "nearest GPU", c == TOPO_NODE || c == TOPO_SYS ? TR_WARNING : TR_NORMAL,
+		       SNAP_N_FIELDS, "GPU%zd %s  %s", g - n->gpus, g->bdf, topo_class_name(c));
+}
+
+static void pod_lines(struct dlist *d, const struct vf *vf)
+{
+	const struct pod_binding *b = vf->pod;
 	if (!b) {
 		dl_add(d, "pod", TR_NORMAL, SNAP_N_FIELDS, "-");
 		return;
@@ -180,15 +205,21 @@ static void pod_lines(struct dlist *d, const struct pod_binding *b)
 	pods_label(b, label, sizeof(label));
 	dl_add(d, "pod", b->stale ? TR_WARNING : TR_NORMAL, SNAP_N_FIELDS, "%s", label);
 	if (b->stale)
-		dl_add(d, "why", TR_WARNING, SNAP_N_FIELDS,
-		       "only the kubelet checkpoint names it; no pod log, no CNI cache");
-	for (unsigned int bit = 1; bit <= POD_SRC_PODLOG; bit <<= 1)
+		dl_add(d, "why", TR_WARNING, SNAP_N_FIELDS, "%s",
+		       d->c->node && d->c->node->podres.state == PODRES_OK
+			       ? "only the kubelet checkpoint names it; the kubelet runs no "
+				 "container with it"
+			       : "only the kubelet checkpoint names it; no pod log, no CNI cache");
+	for (unsigned int bit = 1; bit <= POD_SRC_API; bit <<= 1)
 		if (b->sources & bit)
 			snprintf(src + strlen(src), sizeof(src) - strlen(src), "%s%s",
 				 src[0] ? " " : "", pods_source_name(bit));
 	dl_add(d, "pod source", TR_NORMAL, SNAP_N_FIELDS, "%s", src);
 	if (b->uid)
 		dl_add(d, "pod uid", TR_NORMAL, SNAP_N_FIELDS, "%s", b->uid);
+	if (b->api_pod)
+		dl_add(d, "kubelet says", TR_WARNING, SNAP_N_FIELDS, "held by pod %s", b->api_pod);
+	pod_gpu_lines(d, vf, b);
 	if (b->ifname || b->in_pod.known)
 		dl_add(d, "in pod", TR_NORMAL, SNAP_N_FIELDS, "%s%s%s", s_or(b->ifname),
 		       b->in_pod.known ? "  " : "",
@@ -213,7 +244,7 @@ static void vf_lines(struct dlist *d, const struct vf *vf)
 		  SNAP_PORT_GUID);
 	guid_pair(d, "node GUID", vf->node_guid, a->mofed ? a->mofed_node : a->node_guid,
 		  SNAP_NODE_GUID);
-	pod_lines(d, vf->pod);
+	pod_lines(d, vf);
 	dl_add(d, "admin mac", TR_NORMAL, SNAP_ADMIN_MAC, "%s", s_or(a->mac));
 	static const char *const ls[] = {"auto (Follow)", "enable (Up)", "disable (Down)"};
 	dl_add(d, "link state", TR_NORMAL, SNAP_ADMIN_LINK_STATE, "%s%s%s",

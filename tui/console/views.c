@@ -32,6 +32,7 @@ int console_views_init(struct console *c)
 	view_journal_init(c, &c->views[VIEW_JOURNAL]);
 	view_kmsg_init(c, &c->views[VIEW_KMSG]);
 	view_timeline_init(c, &c->views[VIEW_TIMELINE]);
+	view_topo_init(c, &c->views[VIEW_TOPO]);
 	view_dialog_init(c, &c->dialog);
 	view_help_init(c, &c->help);
 	view_ask_init(c, &c->ask);
