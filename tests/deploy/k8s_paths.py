@@ -27,7 +27,7 @@ NOT_MOUNTED = {
     "/etc/machine-id": "the benchmark's host id after /proc's boot_id; not metrics",
     "/etc/opensm/opensm.conf": "named in a remedy's text",
     "/lib/modules/": "named in a remedy's text",
-    "/var/lib/kubelet/pod-resources": "watched by the recorder when there; its socket is not read yet",
+    "/var/lib/kubelet/config.yaml,": "named in a remedy's text (pod-affinity)",
 }
 _LITERAL = re.compile(r'"(/(?:var|etc|run|usr|lib|dev|opt|home|root|srv)/[^"%*\s]*)')
 

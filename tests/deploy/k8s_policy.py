@@ -8,7 +8,7 @@ TEXTFILE = "/var/lib/node_exporter/textfile_collector"
 HISTORY = "/var/lib/ibvf"
 # Every host path a pod may mount, and the one each may write.
 HOST_PATHS = {
-    "/var/lib/kubelet/pods", "/var/lib/kubelet/device-plugins", "/var/lib/cni", "/run/netns",
+    "/var/lib/kubelet/pods", "/var/lib/kubelet/device-plugins", "/var/lib/kubelet/pod-resources", "/var/lib/cni", "/run/netns",
     "/var/log/pods", "/var/lib/ibvf", "/etc/systemd/network", "/run/systemd/network",
     "/usr/lib/systemd/network", "/etc/systemd/system", TEXTFILE, "/run/ibvf",
 }
