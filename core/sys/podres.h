@@ -20,6 +20,7 @@
 #define PODRES_PODS_MAX	   4096	       /* pods kept of one answer */
 #define PODRES_DEVICES_MAX 4096	       /* device groups kept per answer */
 #define PODRES_IDS_MAX	   8192	       /* device IDs kept per group */
+#define PODRES_RETRY_SECS  30	       /* after a failure, not asked again before */
 
 struct podres_opts {
 	const char *socket; /* as on the node; NULL: PODRES_SOCKET */

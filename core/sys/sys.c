@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -87,6 +88,13 @@ void sys_set_podres(struct sys *s, const struct podres_opts *o)
 		s->podres_msg_max = o->msg_max;
 }
 
+static double mono_secs(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 int sys_podres_read(struct sys *s, struct podres *ret)
 {
 	memset(ret, 0, sizeof(*ret));
@@ -95,7 +103,30 @@ int sys_podres_read(struct sys *s, struct podres *ret)
 		return -ENOMEM;
 	if (!s->ops->podres_read)
 		return 0; /* PODRES_ABSENT */
-	return s->ops->podres_read(s, ret);
+	double now = mono_secs();
+	if (s->podres_retry_at > now) {
+		ret->state = PODRES_FAILED;
+		if (asprintf(&ret->note, "%s (asked again in %.0f s)", s->podres_last_note,
+			     s->podres_retry_at - now) < 0) {
+			ret->note = NULL;
+			return -ENOMEM;
+		}
+		return 0;
+	}
+	int r = s->ops->podres_read(s, ret);
+	if (r == 0 && ret->state == PODRES_FAILED) {
+		/* At least 30 s, and 15 deadlines: a kubelet that hangs costs a
+		 * refreshing console under 7% of its time. */
+		double wait = 15.0 * s->podres_timeout_ms / 1000.0;
+		if (wait < PODRES_RETRY_SECS)
+			wait = PODRES_RETRY_SECS;
+		s->podres_retry_at = mono_secs() + wait;
+		snprintf(s->podres_last_note, sizeof(s->podres_last_note), "%s",
+			 ret->note ? ret->note : "the kubelet's pod-resources API failed");
+	} else {
+		s->podres_retry_at = 0;
+	}
+	return r;
 }
 
 bool sys_is_sim(const struct sys *s)

@@ -43,6 +43,12 @@ struct sys {
 	char podres_socket[PATH_MAX];
 	int podres_timeout_ms;
 	size_t podres_msg_max;
+	/* After a failed call (a deadline passed, the kubelet refused): not
+	 * asked again before podres_retry_at (CLOCK_MONOTONIC seconds), so a
+	 * console refreshing each second does not wait out a deadline each time;
+	 * the note of that failure is given meanwhile. */
+	double podres_retry_at;
+	char podres_last_note[256];
 };
 
 /* Initialises the common head; opens the root directory. */
