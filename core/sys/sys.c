@@ -95,7 +95,10 @@ int sys_podres_read(struct sys *s, struct podres *ret)
 		return -ENOMEM;
 	if (!s->ops->podres_read)
 		return 0; /* PODRES_ABSENT */
-	return s->ops->podres_read(s, ret);
+	int r = s->ops->podres_read(s, ret);
+	if (r < 0)
+		podres_fini(ret);
+	return r;
 }
 
 bool sys_is_sim(const struct sys *s)
