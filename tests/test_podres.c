@@ -35,7 +35,8 @@ struct node {
 static void node_open(struct node *n, int timeout_ms, size_t msg_max)
 {
 	memset(n, 0, sizeof(*n));
-	char tmpl[] = "/tmp/ibvf-podres-XXXXXX";
+	/* A space and a percent sign: the path goes into a gRPC URI, encoded. */
+	char tmpl[] = "/tmp/ibvf podres%-XXXXXX";
 	ck_assert_ptr_nonnull(mkdtemp(tmpl));
 	n->root = strdup(tmpl);
 	tu_put(n->root, SOCK_DIR "/.keep", "");

@@ -8,7 +8,7 @@
  * named, which only tells whether the kubelet has Get (get_known). Every call
  * has the deadline sys_set_podres() gave; an answer is bounded in bytes by
  * gRPC, in memory once unpacked by the allocator here, and in counts and
- * string lengths when copied into struct podres.
+ * string lengths when copied into struct podres (podres_copy.c).
  *
  * What comes back is the kubelet's, so it is trusted only as far as the
  * socket is: it must be a socket, of root (or of the user running ibvf, for
@@ -36,13 +36,10 @@
 #include <grpc/support/time.h>
 
 #include "api.pb-c.h"
+#include "core/linux/podres_copy.h"
 #include "core/sys/podres.h"
 #include "core/sys/sys_impl.h"
 
-/* Kubernetes' own limits are lower (a DNS subdomain is 253); an ID has none,
- * so a generous one: an ID longer is dropped, never cut into another ID. */
-#define NAME_LEN_MAX   253
-#define ID_LEN_MAX     1024
 #define DETAIL_LEN_MAX 200
 /* gRPC ends a call at its deadline; the wait for it has this much more, and
  * a call still running then is cancelled (it never outlives the read). */
@@ -126,7 +123,6 @@ struct client {
 	struct sys *s;
 	grpc_channel *ch;
 	struct podres *p;
-	size_t groups; /* device groups kept of the current answer */
 };
 
 /* The details come from the peer: control characters become '?', the rest
@@ -323,131 +319,6 @@ static int note_set(char **ret, const char *socket, const char *fmt, const char 
 	return 0;
 }
 
-/* s, cut at max bytes (at a UTF-8 boundary); *clipped set when cut. */
-static char *text_dup(const char *s, size_t max, bool *clipped)
-{
-	s = s ? s : "";
-	size_t n = strnlen(s, max + 1);
-	if (n > max) {
-		*clipped = true;
-		n = max;
-		while (n > 0 && ((uint8_t)s[n] & 0xc0) == 0x80)
-			n--;
-	}
-	return strndup(s, n);
-}
-
-static int devices_copy(struct client *c, const V1__ContainerDevices *in,
-			struct podres_devices *ret)
-{
-	struct podres *p = c->p;
-	if (!(ret->resource = text_dup(in->resource_name, NAME_LEN_MAX, &p->clipped)))
-		return -ENOMEM;
-	size_t n = in->n_device_ids;
-	if (n > PODRES_IDS_MAX) {
-		n = PODRES_IDS_MAX;
-		p->truncated = true;
-	}
-	if (n && !(ret->ids = calloc(n, sizeof(*ret->ids))))
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const char *id = in->device_ids[i] ? in->device_ids[i] : "";
-		if (strnlen(id, ID_LEN_MAX + 1) > ID_LEN_MAX) {
-			p->truncated = true;
-			continue;
-		}
-		if (!(ret->ids[ret->n_ids] = strdup(id)))
-			return -ENOMEM;
-		ret->n_ids++;
-	}
-	const V1__TopologyInfo *t = in->topology;
-	size_t n_numa = t ? t->n_nodes : 0;
-	if (n_numa > PODRES_NUMA_MAX) {
-		n_numa = PODRES_NUMA_MAX;
-		p->truncated = true;
-	}
-	if (n_numa && !(ret->numa = calloc(n_numa, sizeof(*ret->numa))))
-		return -ENOMEM;
-	for (size_t i = 0; i < n_numa; i++)
-		if (t->nodes[i])
-			ret->numa[ret->n_numa++] = t->nodes[i]->id;
-	return 0;
-}
-
-/* The device groups of in, as many as the answer's bound leaves. */
-static int groups_copy(struct client *c, V1__ContainerDevices *const *in, size_t n_in,
-		       struct podres_devices **ret, size_t *ret_n)
-{
-	size_t n = n_in;
-	if (n > PODRES_DEVICES_MAX - c->groups) {
-		n = PODRES_DEVICES_MAX - c->groups;
-		c->p->truncated = true;
-	}
-	if (!n)
-		return 0;
-	if (!(*ret = calloc(n, sizeof(**ret))))
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		if (!in[i])
-			continue;
-		/* Counted as it is filled: podres_fini frees what a failure left. */
-		(*ret_n)++;
-		c->groups++;
-		int r = devices_copy(c, in[i], &(*ret)[*ret_n - 1]);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-static int pod_copy(struct client *c, const V1__PodResources *in, struct podres_pod *ret)
-{
-	struct podres *p = c->p;
-	if (!(ret->ns = text_dup(in->namespace_, NAME_LEN_MAX, &p->clipped)) ||
-	    !(ret->name = text_dup(in->name, NAME_LEN_MAX, &p->clipped)))
-		return -ENOMEM;
-	size_t n = in->n_containers;
-	if (n > PODRES_CTRS_MAX) {
-		n = PODRES_CTRS_MAX;
-		p->truncated = true;
-	}
-	if (n && !(ret->ctrs = calloc(n, sizeof(*ret->ctrs))))
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const V1__ContainerResources *ci = in->containers[i];
-		if (!ci)
-			continue;
-		struct podres_container *co = &ret->ctrs[ret->n_ctrs++];
-		int r;
-		if (!(co->name = text_dup(ci->name, NAME_LEN_MAX, &p->clipped)))
-			return -ENOMEM;
-		if ((r = groups_copy(c, ci->devices, ci->n_devices, &co->devs, &co->n_devs)) < 0)
-			return r;
-	}
-	return 0;
-}
-
-static int list_copy(struct client *c, const V1__ListPodResourcesResponse *in)
-{
-	struct podres *p = c->p;
-	size_t n = in->n_pod_resources;
-	if (n > PODRES_PODS_MAX) {
-		n = PODRES_PODS_MAX;
-		p->truncated = true;
-	}
-	c->groups = 0;
-	if (n && !(p->pods = calloc(n, sizeof(*p->pods))))
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		if (!in->pod_resources[i])
-			continue;
-		int r = pod_copy(c, in->pod_resources[i], &p->pods[p->n_pods++]);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
 static int read_list(struct client *c)
 {
 	V1__ListPodResourcesRequest req = V1__LIST_POD_RESOURCES_REQUEST__INIT;
@@ -459,7 +330,7 @@ static int read_list(struct client *c)
 		return r;
 	if (a.msg) {
 		c->p->state = PODRES_OK;
-		r = list_copy(c, (const V1__ListPodResourcesResponse *)a.msg);
+		r = podres_copy_list(c->p, (const V1__ListPodResourcesResponse *)a.msg);
 	} else {
 		c->p->state = PODRES_FAILED;
 		answer_why(c, &a, why, sizeof(why));
@@ -479,11 +350,8 @@ static int read_allocatable(struct client *c)
 	if (r < 0)
 		return r;
 	if (a.msg) {
-		const V1__AllocatableResourcesResponse *m =
-			(const V1__AllocatableResourcesResponse *)a.msg;
 		c->p->alloc_known = true;
-		c->groups = 0;
-		r = groups_copy(c, m->devices, m->n_devices, &c->p->alloc, &c->p->n_alloc);
+		r = podres_copy_alloc(c->p, (const V1__AllocatableResourcesResponse *)a.msg);
 	} else {
 		answer_why(c, &a, why, sizeof(why));
 		r = note_set(&c->p->alloc_note, c->s->podres_socket,
