@@ -4,6 +4,7 @@
  * path under a temporary root, answering recorded answers or misbehaving. */
 #include <check.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -121,6 +122,33 @@ static int task_count(void)
 	return n;
 }
 
+/* Whether every thread but this one (gRPC's) blocks SIGINT and SIGTERM. */
+static void assert_others_block_signals(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	int others = 0;
+	ck_assert_ptr_nonnull(d);
+	for (struct dirent *e; (e = readdir(d));) {
+		if (e->d_name[0] == '.' || atoi(e->d_name) == getpid())
+			continue;
+		char path[300], line[256];
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status", e->d_name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue; /* ended meanwhile */
+		unsigned long long blk = 0;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "SigBlk: %llx", &blk) == 1)
+				break;
+		fclose(f);
+		unsigned long long want = 1ull << (SIGINT - 1) | 1ull << (SIGTERM - 1);
+		ck_assert_msg((blk & want) == want, "thread %s: SigBlk %llx", e->d_name, blk);
+		others++;
+	}
+	closedir(d);
+	ck_assert_int_gt(others, 0); /* gRPC's are there */
+}
+
 static void read_ok(struct node *n, struct podres *p)
 {
 	ck_assert_int_eq(sys_podres_read(n->s, p), 0);
@@ -212,6 +240,10 @@ START_TEST(list_allocatable_and_get_parsed)
 	ck_assert(!podres_allocatable(&p, "openshift.io/mlnx_ib", "0000:1b:00.3"));
 	ck_assert(p.get_known);
 	podres_fini(&p);
+	assert_others_block_signals();
+	sigset_t now;
+	pthread_sigmask(SIG_SETMASK, NULL, &now);
+	ck_assert(!sigismember(&now, SIGTERM)); /* this thread's mask as it was */
 
 	/* A second read on the same sys: a new channel, the same answer. */
 	read_ok(&n, &p);

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,8 +107,7 @@ static void budget_free(void *data, void *ptr)
 struct answer {
 	grpc_status_code status;
 	char details[DETAIL_LEN_MAX + 1];
-	bool late;	/* our wait ran out before gRPC's deadline did */
-	bool malformed; /* OK, but the bytes are not the message */
+	bool late; /* our wait ran out before gRPC's deadline did */
 	struct budget budget;
 	ProtobufCMessage *msg;
 };
@@ -146,10 +146,8 @@ static void unpack(struct client *c, const ProtobufCMessageDescriptor *d, grpc_b
 		   struct answer *a)
 {
 	grpc_byte_buffer_reader reader;
-	if (!grpc_byte_buffer_reader_init(&reader, bb)) {
-		a->malformed = true;
-		return;
-	}
+	if (!grpc_byte_buffer_reader_init(&reader, bb))
+		return; /* a compression it does not know: malformed */
 	grpc_slice all = grpc_byte_buffer_reader_readall(&reader);
 	grpc_byte_buffer_reader_destroy(&reader);
 	size_t len = GRPC_SLICE_LENGTH(all);
@@ -162,7 +160,6 @@ static void unpack(struct client *c, const ProtobufCMessageDescriptor *d, grpc_b
 		size_t max = c->s->podres_msg_max;
 		a->budget.left = max > SIZE_MAX / UNPACK_FACTOR ? SIZE_MAX : max * UNPACK_FACTOR;
 		a->msg = protobuf_c_message_unpack(d, &a->budget.a, len, GRPC_SLICE_START_PTR(all));
-		a->malformed = !a->msg;
 	}
 	grpc_slice_unref(all);
 }
@@ -232,12 +229,8 @@ static int rpc(struct client *c, const char *method, const ProtobufCMessage *req
 		details_copy(a->details, GRPC_SLICE_START_PTR(details), GRPC_SLICE_LENGTH(details));
 	}
 	a->status = status;
-	if (status == GRPC_STATUS_OK) {
-		if (recv)
-			unpack(c, d, recv, a);
-		else
-			a->malformed = true;
-	}
+	if (status == GRPC_STATUS_OK && recv)
+		unpack(c, d, recv, a);
 
 	grpc_byte_buffer_destroy(recv);
 	grpc_byte_buffer_destroy(send);
@@ -309,10 +302,10 @@ static void answer_why(const struct client *c, const struct answer *a, char *buf
 		snprintf(buf, size, "malformed answer");
 }
 
-static int note_set(char **ret, const char *socket, const char *fmt, const char *what)
+static int note_set(char **ret, const char *socket, const char *lead, const char *what)
 {
 	char *s = NULL;
-	if (asprintf(&s, "kubelet pod-resources API at %s: %s%s", socket, fmt, what) < 0)
+	if (asprintf(&s, "kubelet pod-resources API at %s: %s%s", socket, lead, what) < 0)
 		return -ENOMEM;
 	free(*ret);
 	*ret = s;
@@ -465,6 +458,19 @@ int linux_podres_read(struct sys *s, struct podres *ret)
 				"the path is too long for a unix socket", "");
 	}
 
+	/* gRPC's threads, made during a read or later by one another, inherit
+	 * this mask: with the asynchronous signals blocked, SIGINT and SIGTERM
+	 * go to ibvf's own threads, whose handlers and poll()s wait for them,
+	 * never to a gRPC thread. One arriving during the read waits for its
+	 * end (at most three deadlines). */
+	sigset_t block, old;
+	sigfillset(&block);
+	static const int sync_signals[] = {SIGSEGV, SIGBUS,  SIGFPE, SIGILL,
+					   SIGTRAP, SIGABRT, SIGSYS};
+	for (size_t i = 0; i < sizeof(sync_signals) / sizeof(sync_signals[0]); i++)
+		sigdelset(&block, sync_signals[i]);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+
 	pthread_once(&grpc_once, grpc_start);
 	int max = s->podres_msg_max > INT_MAX ? INT_MAX : (int)s->podres_msg_max;
 	grpc_arg args[] = {
@@ -488,5 +494,6 @@ int linux_podres_read(struct sys *s, struct podres *ret)
 	if (r >= 0 && ret->state == PODRES_OK)
 		r = probe_get(&c);
 	grpc_channel_destroy(c.ch);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return r;
 }
