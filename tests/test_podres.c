@@ -5,7 +5,6 @@
 #include <check.h>
 #include <dirent.h>
 #include <pthread.h>
-#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
