@@ -278,6 +278,36 @@ START_TEST(unimplemented_get_and_allocatable_are_unknown)
 }
 END_TEST
 
+/* The kubelet restarted between two reads (at the same path, as it does on
+ * an upgrade): the second read gets the new one's answers. */
+START_TEST(restarted_kubelet_is_read_anew)
+{
+	struct node n;
+	char answers[512], ready[600];
+	snprintf(answers, sizeof(answers), "%s/tests/podres/node.json", env_or("IBVF_SRCDIR"));
+	node_open(&n, 0, 0);
+	server_start(&n, "--answers", answers, NULL);
+	struct podres p;
+	read_ok(&n, &p);
+	ck_assert_int_eq(p.state, PODRES_OK);
+	ck_assert_uint_eq(p.n_pods, 3);
+	podres_fini(&p);
+
+	kill(n.server, SIGKILL);
+	waitpid(n.server, NULL, 0);
+	n.server = 0;
+	snprintf(ready, sizeof(ready), "%s/ready", n.root);
+	unlink(ready);
+	server_start(&n, "--unimplemented", "GetAllocatableResources", NULL);
+	read_ok(&n, &p);
+	ck_assert_msg(p.state == PODRES_OK, "%s", p.note);
+	ck_assert_uint_eq(p.n_pods, 0);
+	ck_assert(!p.alloc_known);
+	podres_fini(&p);
+	node_close(&n);
+}
+END_TEST
+
 /* No pod listed: Get is probed with a pod that cannot exist, and "not found"
  * says the kubelet has Get. */
 START_TEST(empty_list_probes_get_with_no_pod)
@@ -540,6 +570,7 @@ int main(void)
 	tcase_add_test(t, list_allocatable_and_get_parsed);
 	tcase_add_test(t, unimplemented_get_and_allocatable_are_unknown);
 	tcase_add_test(t, empty_list_probes_get_with_no_pod);
+	tcase_add_test(t, restarted_kubelet_is_read_anew);
 	tcase_add_test(t, never_answering_kubelet_fails_at_the_deadline);
 	tcase_add_test(t, huge_answer_fails_bounded);
 	tcase_add_test(t, malformed_answer_fails);
