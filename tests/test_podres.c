@@ -4,6 +4,7 @@
  * path under a temporary root, answering recorded answers or misbehaving. */
 #include <check.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -86,14 +87,18 @@ static void server_start(struct node *n, ...)
 		argv[k++] = a;
 	va_end(ap);
 	argv[k] = NULL;
+	/* gRPC's threads may run already (a second server): the child does
+	 * only what is safe after fork() in a threaded process, dup2 and exec. */
+	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	ck_assert_int_ge(fd, 0);
 	n->server = fork();
 	ck_assert_int_ge(n->server, 0);
 	if (n->server == 0) {
-		FILE *f = freopen(log, "w", stderr);
-		(void)f;
+		dup2(fd, STDERR_FILENO);
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}
+	close(fd);
 	for (int i = 0; i < 1000 && access(ready, F_OK) < 0; i++) {
 		int st;
 		ck_assert_msg(waitpid(n->server, &st, WNOHANG) == 0, "server.py exited; see %s",
