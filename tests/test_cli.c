@@ -135,6 +135,11 @@ static const char *const bad_args[][8] = {
 	{"--frobnicate", "frobnicate", NULL},
 	{"vf", NULL},
 	{"vf", "state", "--node", "1", "x", "auto", NULL},
+	{"--kubelet-timeout", "0", "list", NULL},
+	{"list", "--kubelet-timeout", "60001", NULL},
+	{"list", "--kubelet-timeout=2s", NULL},
+	{"list", "--kubelet-socket", "kubelet.sock", NULL},
+	{"mkfixture", "/tmp/x", "--kubelet-timeout", "500", NULL},
 };
 
 START_TEST(bad_arguments_give_one_line_and_exit_2)
@@ -145,6 +150,25 @@ START_TEST(bad_arguments_give_one_line_and_exit_2)
 	ck_assert_msg(count_lines(err) == 1, "stderr for '%s': %s", argv[0], err);
 	ck_assert_msg(!strncmp(err, "ibvf: ", 6), "stderr: %s", err);
 	ck_assert_str_eq(out, "");
+	free(out);
+	free(err);
+}
+END_TEST
+
+/* The kubelet options' errors name the option and the value. */
+START_TEST(bad_kubelet_options_name_the_option)
+{
+	char *out, *err;
+	const char *t[] = {"list", "--kubelet-timeout", "0", NULL};
+	ck_assert_int_eq(tu_run(t, &out, &err), 2);
+	ck_assert_str_eq(err, "ibvf: --kubelet-timeout: '0' is not a number of milliseconds "
+			      "from 1 to 60000\n");
+	free(out);
+	free(err);
+	const char *s[] = {"--kubelet-socket=run/k.sock", "list", NULL};
+	ck_assert_int_eq(tu_run(s, &out, &err), 2);
+	ck_assert_str_eq(err, "ibvf: --kubelet-socket: 'run/k.sock' is not an absolute path of "
+			      "at most 107 bytes\n");
 	free(out);
 	free(err);
 }
@@ -250,6 +274,7 @@ static const struct {
 	{"--root=/nonexistent/ibvf", {"debug", "vfinfo", "ib0"}, 1},
 	{SIM, {"console"}, 2}, /* it needs a terminal: said, after the options */
 	{"--theme=mono", {"console"}, 2},
+	{"--kubelet-timeout=300", {"list", SIM}, 0},
 	{SIM, {"help", "vf"}, 0},
 	{"--kernel=6.1.0", {"mkfixture", "/nonexistent/ibvf", "--pfs", "0"}, 2},
 	{"-V", {"list", "extra"}, 0},
@@ -488,6 +513,7 @@ int main(void)
 	tcase_add_loop_test(tc, bad_arguments_give_one_line_and_exit_2, 0,
 			    sizeof(bad_args) / sizeof(bad_args[0]));
 	tcase_add_test(tc, missing_root_is_a_clear_error);
+	tcase_add_test(tc, bad_kubelet_options_name_the_option);
 	tcase_add_test(tc, help_lists_every_command);
 	tcase_add_loop_test(tc, each_command_has_its_help, 0, N_COMMANDS);
 	tcase_add_loop_test(tc, mkfixture_takes_kernel_anywhere, 0, 2);

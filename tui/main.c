@@ -41,6 +41,10 @@ static int global_opt(int argc, char **argv, int i, struct globals *g)
 	case CLI_G_JSON:
 		g->c.json = true;
 		break;
+	case CLI_G_KUBELET_SOCKET:
+		return cli_kubelet_socket(&g->c, v) < 0 ? -1 : used;
+	case CLI_G_KUBELET_TIMEOUT:
+		return cli_kubelet_timeout(&g->c, v) < 0 ? -1 : used;
 	case CLI_G_HELP:
 		g->help = true;
 		break;
@@ -96,6 +100,9 @@ static int check_globals(const struct cmd *cmd, const struct cli *c)
 		why = "--kernel only applies to the simulated node (--sim)";
 	else if (c->theme && !(f & CMD_THEME))
 		why = "--theme only applies to the console";
+	else if ((c->kubelet_socket || c->kubelet_timeout_ms) && !(f & CMD_NODE))
+		why = "--kubelet-socket and --kubelet-timeout only apply to commands that read the "
+		      "node";
 	if (why) {
 		cli_error("%s", why);
 		return -1;

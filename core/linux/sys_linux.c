@@ -16,6 +16,7 @@
 
 #include "core/linux/events.h"
 #include "core/linux/nl_link.h"
+#include "core/linux/podres_grpc.h"
 
 struct sys_linux {
 	struct sys base; /* first: struct sys * converts to struct sys_linux * */
@@ -55,7 +56,13 @@ static void linux_close(struct sys *s)
 
 static int linux_reopen(struct sys *s, struct sys **ret, struct err *e)
 {
-	return sys_open_linux(s->root, ret, e);
+	int r = sys_open_linux(s->root, ret, e);
+	if (r < 0)
+		return r;
+	/* The same parameters: the kubelet's socket and bounds too. */
+	struct podres_opts o = {s->podres_socket, s->podres_timeout_ms, s->podres_msg_max};
+	sys_set_podres(*ret, &o);
+	return 0;
 }
 
 /* A captured tree (a root other than "/") is read, never acted on: a
@@ -108,6 +115,7 @@ static const struct sys_ops linux_ops = {
 	.event_read = linux_event_read,
 	.close = linux_close,
 	.reopen = linux_reopen,
+	.podres_read = linux_podres_read,
 };
 
 int sys_open_linux(const char *root, struct sys **ret, struct err *e)

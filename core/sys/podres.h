@@ -21,6 +21,8 @@
 #define PODRES_DEVICES_MAX 4096	       /* device groups kept per answer */
 #define PODRES_IDS_MAX	   8192	       /* device IDs kept per group */
 #define PODRES_RETRY_SECS  30	       /* after a failure, not asked again before */
+#define PODRES_CTRS_MAX	   256	       /* containers kept per pod */
+#define PODRES_NUMA_MAX	   64	       /* NUMA nodes kept per group */
 
 struct podres_opts {
 	const char *socket; /* as on the node; NULL: PODRES_SOCKET */
@@ -72,7 +74,10 @@ struct podres {
 	size_t n_alloc;
 	/* Get answers per pod: the kubelet has it (1.27+ with the gate, GA in 1.30). */
 	bool get_known;
-	bool truncated; /* an answer had more than the *_MAX above: the rest was dropped */
+	bool truncated; /* an answer had more than the *_MAX above (or an ID longer
+			 * than 1024 bytes): the rest was dropped */
+	bool clipped;	/* a name (pod, namespace, container, resource) longer than
+			 * 253 bytes was cut to 253 */
 };
 
 void podres_devices_fini(struct podres_devices *d);

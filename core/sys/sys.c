@@ -109,6 +109,7 @@ int sys_podres_read(struct sys *s, struct podres *ret)
 		if (asprintf(&ret->note, "%s (asked again in %.0f s)", s->podres_last_note,
 			     s->podres_retry_at - now) < 0) {
 			ret->note = NULL;
+			podres_fini(ret);
 			return -ENOMEM;
 		}
 		return 0;
@@ -126,6 +127,8 @@ int sys_podres_read(struct sys *s, struct podres *ret)
 	} else {
 		s->podres_retry_at = 0;
 	}
+	if (r < 0)
+		podres_fini(ret);
 	return r;
 }
 

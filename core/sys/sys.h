@@ -157,10 +157,11 @@ int sys_event_read(struct sys *s, struct sys_event *ret);
  * listed, link read, existence checked) and each link asked of netlink
  * ("netlink:IFNAME", "netlink:dump"); NULL stops it. For tests and
  * benchmarks that show what a rebuild reads. */
-/* The kubelet's pod-resources API (core/model/podres.h): on the real node a
+/* The kubelet's pod-resources API (core/sys/podres.h): on the real node a
  * gRPC client on the socket under the root (core/linux/podres_grpc.c), in the
- * simulation the simulated kubelet. Never fails but for -ENOMEM: what went
- * wrong is ret->state and ret->note. sys_set_podres sets the socket, the
+ * simulation the simulated kubelet. Never fails but for -ENOMEM (ret then
+ * zeroed): what went wrong is ret->state and ret->note; podres_fini(ret)
+ * after use. sys_set_podres sets the socket, the
  * deadline and the size bound for the reads that follow (copied). */
 struct podres;
 struct podres_opts;

@@ -17,6 +17,7 @@
 
 #include "core/base/escape.h"
 #include "core/sim/sim_tree.h"
+#include "core/sys/podres.h"
 #include "core/sys/sys.h"
 #include "text.h"
 
@@ -161,9 +162,39 @@ int cli_open(const struct cli *c, struct sys **ret)
 		struct sys_sim_params p = {.kernel = c->kernel};
 		r = sys_open_sim(d, &p, ret, &e);
 	}
-	if (r < 0)
+	if (r < 0) {
 		cli_error("%s", e.msg);
-	return r;
+		return r;
+	}
+	struct podres_opts o = {.socket = c->kubelet_socket, .timeout_ms = c->kubelet_timeout_ms};
+	sys_set_podres(*ret, &o);
+	return 0;
+}
+
+int cli_kubelet_socket(struct cli *c, const char *v)
+{
+	/* A path on the node, joined to --root's: absolute, and short enough
+	 * for a unix socket's address (108 bytes with the NUL). */
+	if (v[0] != '/' || strlen(v) >= 108) {
+		cli_error("--kubelet-socket: '%s' is not an absolute path of at most 107 bytes", v);
+		return -1;
+	}
+	c->kubelet_socket = v;
+	return 0;
+}
+
+int cli_kubelet_timeout(struct cli *c, const char *v)
+{
+	char *end;
+	errno = 0;
+	long ms = strtol(v, &end, 10);
+	if (errno || end == v || *end || ms < 1 || ms > 60000) {
+		cli_error("--kubelet-timeout: '%s' is not a number of milliseconds from 1 to 60000",
+			  v);
+		return -1;
+	}
+	c->kubelet_timeout_ms = (int)ms;
+	return 0;
 }
 
 int cli_bad_arg(const char *cmd, const char *arg)

@@ -18,6 +18,10 @@ struct cli {
 	const char *kernel; /* --kernel REL (simulated kernel release; mkfixture's) */
 	const char *theme;  /* --theme NAME|PATH (the console) */
 	bool json;
+	/* --kubelet-socket PATH (as on the node), --kubelet-timeout MS: the
+	 * kubelet's pod-resources API (core/sys/podres.h); NULL, 0: defaults. */
+	const char *kubelet_socket;
+	int kubelet_timeout_ms;
 };
 
 /* What a command takes of the global options. */
@@ -66,6 +70,8 @@ enum cli_global_id {
 	CLI_G_KERNEL,
 	CLI_G_THEME,
 	CLI_G_JSON,
+	CLI_G_KUBELET_SOCKET,
+	CLI_G_KUBELET_TIMEOUT,
 	CLI_G_HELP,
 	CLI_G_VERSION,
 };
@@ -92,8 +98,13 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * printing (the console parsing a command line); NULL prints again. */
 struct err;
 void cli_error_capture(struct err *e);
-/* Opens the node the options name (real, --root tree or simulated). */
+/* Opens the node the options name (real, --root tree or simulated), with
+ * the kubelet options applied. */
 int cli_open(const struct cli *c, struct sys **ret);
+/* --kubelet-socket's and --kubelet-timeout's values checked into c: -1 and
+ * one line said when one is not what it must be. */
+int cli_kubelet_socket(struct cli *c, const char *v);
+int cli_kubelet_timeout(struct cli *c, const char *v);
 /* A stray argument of a command that takes none: one line, EXIT_USAGE. */
 int cli_bad_arg(const char *cmd, const char *arg);
 /* Prints a JSON document on stdout the way every command does: valid UTF-8

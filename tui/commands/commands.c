@@ -200,6 +200,11 @@ const struct opt cli_globals[] = {
 	{OPT_ARG("kernel", 0, "REL", CLI_G_KERNEL, "kernel release the simulated node behaves as")},
 	{OPT_ARG("theme", 0, "NAME|PATH", CLI_G_THEME, "the console's colour theme")},
 	{OPT_BOOL("json", 0, CLI_G_JSON, "JSON output")},
+	{OPT_ARG("kubelet-socket", 0, "PATH", CLI_G_KUBELET_SOCKET,
+		 "the kubelet's pod-resources socket, as on the node (default "
+		 "/var/lib/kubelet/pod-resources/kubelet.sock)")},
+	{OPT_ARG("kubelet-timeout", 0, "MS", CLI_G_KUBELET_TIMEOUT,
+		 "the deadline of each call to that API, 1 to 60000 ms (default 2000)")},
 	{OPT_BOOL("help", 'h', CLI_G_HELP, "show this help, or a command's")},
 	{OPT_BOOL("version", 'V', CLI_G_VERSION, "show the version")},
 	{OPT_TABLE_END},
@@ -211,6 +216,8 @@ bool cmd_takes_global(const struct cmd *cmd, const struct opt *g)
 	switch (g->id) {
 	case CLI_G_SIM:
 	case CLI_G_ROOT:
+	case CLI_G_KUBELET_SOCKET:
+	case CLI_G_KUBELET_TIMEOUT:
 		return f & CMD_NODE;
 	case CLI_G_KERNEL:
 		return f & (CMD_NODE | CMD_KERNEL);
