@@ -11,10 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/pods/pods.h"
 #include "core/sys/podres.h"
+#include "core/sys/sys.h"
 #include "podsutil.h"
 #include "testutil.h"
 
@@ -34,7 +36,14 @@ static const char *env_or(const char *name)
 
 /* Serves answers (the JSON of {"list":…, "allocatable":…}) on the root's
  * socket until the test ends. */
+static void serve_args(const char *answers, const char *extra);
+
 static void serve(const char *answers)
+{
+	serve_args(answers, NULL);
+}
+
+static void serve_args(const char *answers, const char *extra)
 {
 	char ans[600], sock[600], ready[600], log[600];
 	snprintf(ans, sizeof(ans), "%s/answers.json", root);
@@ -50,7 +59,7 @@ static void serve(const char *answers)
 		(void)f;
 		execl(env_or("IBVF_PYTHON"), env_or("IBVF_PYTHON"), env_or("IBVF_PODRES_SERVER"),
 		      "--pb", env_or("IBVF_PODRES_PB"), "--socket", sock, "--ready", ready,
-		      "--answers", ans, (char *)NULL);
+		      "--answers", ans, extra, (char *)NULL);
 		_exit(127);
 	}
 	/* Bounded by the server's own start, however slow the machine: it exits
@@ -84,7 +93,8 @@ static const char *pod_entry(const char *ns, const char *name, const char *vfs, 
 		 "{\"name\":\"%s\",\"namespace\":\"%s\",\"containers\":[{\"name\":\"main\","
 		 "\"devices\":[{\"resource_name\":\"" RESOURCE "\",\"device_ids\":[%s],"
 		 "\"topology\":{\"nodes\":[{\"ID\":0}]}}%s%s%s]}]}",
-		 name, ns, vfs, gpus ? ",{\"resource_name\":\"nvidia.com/gpu\",\"device_ids\":[" : "",
+		 name, ns, vfs,
+		 gpus ? ",{\"resource_name\":\"nvidia.com/gpu\",\"device_ids\":[" : "",
 		 gpus ? gpus : "", gpus ? "]}" : "");
 	return b;
 }
@@ -225,6 +235,40 @@ START_TEST(hostile_names_from_the_api_are_not_taken)
 }
 END_TEST
 
+static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+START_TEST(a_hung_kubelet_is_not_waited_for_again_at_once)
+{
+	serve_args(answers("", NULL), "--never-answer");
+	struct sys *s;
+	struct err e = {{0}};
+	ck_assert_msg(sys_open_linux(root, &s, &e) == 0, "open: %s", e.msg);
+	sys_set_podres(s, &(struct podres_opts){.timeout_ms = 300});
+	struct podres p;
+	double t0 = now_ms();
+	ck_assert_int_eq(sys_podres_read(s, &p), 0);
+	double first = now_ms() - t0;
+	ck_assert_int_eq(p.state, PODRES_FAILED);
+	podres_fini(&p);
+	/* The next read (a console's next refresh) gives the failure again
+	 * without asking: far less than the deadline it waited out. */
+	t0 = now_ms();
+	ck_assert_int_eq(sys_podres_read(s, &p), 0);
+	double second = now_ms() - t0;
+	ck_assert_int_eq(p.state, PODRES_FAILED);
+	ck_assert_msg(p.note && strstr(p.note, "deadline of 300 ms passed (asked again in "),
+		      "note: %s", p.note ? p.note : "(none)");
+	ck_assert_msg(second < first / 4, "first read %.0f ms, second %.0f ms", first, second);
+	podres_fini(&p);
+	sys_close(s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("pods_api");
@@ -238,6 +282,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, without_the_api_gpus_come_from_the_checkpoint_of_living_pods);
 	tcase_add_test(tc, an_api_that_fails_is_one_note_and_the_files_count);
 	tcase_add_test(tc, hostile_names_from_the_api_are_not_taken);
+	tcase_add_test(tc, a_hung_kubelet_is_not_waited_for_again_at_once);
 	suite_add_tcase(s, tc);
 	return s;
 }

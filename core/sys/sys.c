@@ -86,6 +86,7 @@ void sys_set_podres(struct sys *s, const struct podres_opts *o)
 		s->podres_timeout_ms = o->timeout_ms;
 	if (o->msg_max > 0)
 		s->podres_msg_max = o->msg_max;
+	s->podres_retry_at = 0; /* other settings: asked again at once */
 }
 
 static double mono_secs(void)
