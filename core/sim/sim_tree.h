@@ -224,6 +224,9 @@ int sim_devplugin_write(const char *root, bool faulty, struct err *e);
  * an armed fault gives the operation kind ("write" with the path, "rename",
  * ...; path NULL), or 0. */
 int sim_fault_errno(const char *root, const char *param, const char *kind, const char *path);
+/* The value of an armed "KIND=VALUE" that is no errno (podres=timeout) into
+ * buf: 1 when one is armed, else 0. */
+int sim_fault_value(const char *root, const char *param, const char *kind, char *buf, size_t size);
 /* Makes every armed vanish:BDF happen; the caller holds .sim/lock. */
 int sim_faults_vanish(const char *root, const char *param, struct err *e);
 /* An armed "hold:SUFFIX" on path: waits while DIR/.sim/hold exists. */
