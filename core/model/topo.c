@@ -120,6 +120,8 @@ static bool bdf_parse(const char *s, unsigned long long *ret)
 {
 	unsigned int dom = 0, bus, dev, fn;
 	int end = 0;
+	if (s[strspn(s, "0123456789abcdefABCDEF:.")])
+		return false; /* sscanf would take "0x" */
 	if (sscanf(s, "%x:%x:%x.%x%n", &dom, &bus, &dev, &fn, &end) != 4 || s[end]) {
 		end = 0;
 		dom = 0;
