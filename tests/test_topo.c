@@ -166,7 +166,7 @@ static char *make_tree(void)
 	free(big);
 	char *huge = calloc(1, 20001);
 	memset(huge, '\n', 20000);
-	memcpy(huge, "Model: \t\t NVIDIA H200\n", 23);
+	memcpy(huge, "Model: \t\t NVIDIA H200\n", 22);
 	tu_put(root, "proc/driver/nvidia/gpus/0000:a1:00.0/information", huge);
 	free(huge);
 	tu_put(root, "etc/cdi/nvidia.json", cdi);
