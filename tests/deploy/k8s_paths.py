@@ -27,6 +27,10 @@ NOT_MOUNTED = {
     "/etc/machine-id": "the benchmark's host id after /proc's boot_id; not metrics",
     "/etc/opensm/opensm.conf": "named in a remedy's text",
     "/lib/modules/": "named in a remedy's text",
+    "/dev/nvidia": "a prefix of the device nodes CDI specs name: compared, not opened",
+    "/etc/cdi": "CDI specs written by hand (the GPU operator's are /run/cdi's, mounted); "
+                "creating /etc/cdi on every node would change them: MIG devices only "
+                "they name stay unplaced",
     "/var/lib/kubelet/pod-resources": "watched by the recorder when there; its socket is not read yet",
 }
 _LITERAL = re.compile(r'"(/(?:var|etc|run|usr|lib|dev|opt|home|root|srv)/[^"%*\s]*)')
