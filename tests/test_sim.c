@@ -75,7 +75,8 @@ START_TEST(fixture_files_have_the_kernel_formats)
 			 "00:00:00:00:00:00:00:00");
 	char rl[PATH_MAX];
 	ck_assert_int_gt(sys_readlink(s, "/sys/class/net/ibp24s0", rl, sizeof(rl)), 0);
-	ck_assert_str_eq(rl, "../../devices/pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:00.0/0000:18:00.0/net/ibp24s0");
+	ck_assert_str_eq(rl, "../../devices/pci0000:15/0000:15:01.0/"
+			     "0000:16:00.0/0000:17:00.0/0000:18:00.0/net/ibp24s0");
 	sys_close(s);
 	tu_rmtree(dir);
 }
