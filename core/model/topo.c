@@ -70,7 +70,6 @@ static size_t path_depth(const char *p)
 }
 
 /* How many leading components a and b share. */
-
 static size_t path_common(const char *a, const char *b)
 {
 	size_t n = 0;

@@ -447,8 +447,7 @@ void discover_header(struct discover *d)
 	if (dropped > 0)
 		discover_note(d,
 			      "kernel log: %d RDMA driver records dropped, %zu kept (failures "
-			      "first, then "
-			      "the newest)",
+			      "first, then the newest)",
 			      dropped, n->n_kmsg);
 	if (linkfile_read_all(d->s, &n->link_files, &n->n_link_files) < 0)
 		discover_note(d, "cannot read the systemd .link files: out of memory");
