@@ -75,7 +75,8 @@ START_TEST(fixture_files_have_the_kernel_formats)
 			 "00:00:00:00:00:00:00:00");
 	char rl[PATH_MAX];
 	ck_assert_int_gt(sys_readlink(s, "/sys/class/net/ibp24s0", rl, sizeof(rl)), 0);
-	ck_assert_str_eq(rl, "../../devices/pci0000:17/0000:17:01.0/0000:18:00.0/net/ibp24s0");
+	ck_assert_str_eq(rl, "../../devices/pci0000:15/0000:15:01.0/"
+			     "0000:16:00.0/0000:17:00.0/0000:18:00.0/net/ibp24s0");
 	sys_close(s);
 	tu_rmtree(dir);
 }
@@ -85,7 +86,8 @@ START_TEST(default_node_has_12_functions_and_64_vfs)
 {
 	char *dir = fixture(_i == 1, 0);
 	struct sys *s = open_sim(dir, NULL, NULL);
-	ck_assert_uint_eq(count(s, "/sys/bus/pci/devices", NULL), 76);
+	/* 12 PFs, 64 VFs and the 8 GPUs. */
+	ck_assert_uint_eq(count(s, "/sys/bus/pci/devices", NULL), 84);
 	ck_assert_uint_eq(count(s, "/sys/bus/pci/devices", "physfn"), 64);
 	ck_assert_uint_eq(count(s, "/sys/bus/pci/devices", "sriov_totalvfs"), 12);
 	/* Faulty: 0000:18:00.2 failed its probe and has no ibdev. */

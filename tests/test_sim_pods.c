@@ -265,13 +265,17 @@ START_TEST(watch_sees_the_move_and_the_renames)
 		&b,
 		dir,
 		{"{\"action\":\"remove\",\"subsystem\":\"net\",\"name\":\"ib0\",\"old_name\":null,"
-		 "\"devpath\":\"/devices/pci0000:17/0000:17:01.0/" POD_VF "/net/ib0\"}",
+		 "\"devpath\":\"/devices/pci0000:15/0000:15:01.0/"
+		 "0000:16:00.0/0000:17:00.0/" POD_VF "/net/ib0\"}",
 		 "{\"action\":\"remove\",\"subsystem\":\"net\",\"name\":\"ib1\",\"old_name\":null,"
-		 "\"devpath\":\"/devices/pci0000:17/0000:17:01.0/0000:18:00.3/net/ib1\"}",
+		 "\"devpath\":\"/devices/pci0000:15/0000:15:01.0/"
+		 "0000:16:00.0/0000:17:00.0/0000:18:00.3/net/ib1\"}",
 		 "{\"action\":\"add\",\"subsystem\":\"net\",\"name\":\"ib0\",\"old_name\":null,"
-		 "\"devpath\":\"/devices/pci0000:17/0000:17:01.0/0000:18:00.3/net/ib0\"}",
+		 "\"devpath\":\"/devices/pci0000:15/0000:15:01.0/"
+		 "0000:16:00.0/0000:17:00.0/0000:18:00.3/net/ib0\"}",
 		 "{\"action\":\"add\",\"subsystem\":\"net\",\"name\":\"ib5\",\"old_name\":null,"
-		 "\"devpath\":\"/devices/pci0000:17/0000:17:01.0/0000:18:01.0/net/ib5\"}"}};
+		 "\"devpath\":\"/devices/pci0000:15/0000:15:01.0/"
+		 "0000:16:00.0/0000:17:00.0/0000:18:01.0/net/ib5\"}"}};
 	ck_assert_msg(poll_until(watch_live, &p, 30), "watch printed no event");
 	int rc = run(dir, &out, &err, "debug", "pod-start", "ml-training/trainer-9", POD_VF, NULL,
 		     NULL, NULL);

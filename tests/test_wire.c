@@ -226,15 +226,16 @@ START_TEST(probe_reads_the_simulated_node)
 	ck_assert(!bench_wire_same_port(&pa, &pc));
 	/* A rate altered in the tree is the rate exchanged: the ceiling follows. */
 	tu_put(dir,
-	       "sys/devices/pci0000:17/0000:17:01.0/0000:18:00.3/infiniband/mlx5_13/ports/1/rate",
+	       "sys/devices/pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:00.0/0000:18:00.3/"
+	       "infiniband/mlx5_13/ports/1/rate",
 	       "200 Gb/sec (4X HDR)\n");
 	bench_port_probe(s, "mlx5_13", 1, 0, 0, &b);
 	ck_assert_uint_eq(b.rate_mbps, 200000);
 	/* No rate file: verbs' speed x width (HDR x 4X). */
 	char path[4096];
 	snprintf(path, sizeof(path),
-		 "%s/sys/devices/pci0000:17/0000:17:01.0/0000:18:00.3/"
-		 "infiniband/mlx5_13/ports/1/rate",
+		 "%s/sys/devices/pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:00.0/"
+		 "0000:18:00.3/infiniband/mlx5_13/ports/1/rate",
 		 dir);
 	ck_assert_int_eq(unlink(path), 0);
 	bench_port_probe(s, "mlx5_13", 1, 64, 2, &b);

@@ -74,6 +74,7 @@ void node_copy_fn(struct fn *dst, const struct fn *src, bool *fail)
 {
 	*dst = *src;
 	dst->driver = node_copy_str(src->driver, fail);
+	dst->devpath = node_copy_str(src->devpath, fail);
 	dst->n_netdevs = 0;
 	dst->netdevs = node_copy_array(src->n_netdevs, sizeof(*dst->netdevs), fail);
 	for (size_t i = 0; dst->netdevs && i < src->n_netdevs; i++)
@@ -127,4 +128,22 @@ void node_copy_vf(struct vf *dst, const struct vf *src, bool *fail)
 	node_copy_fn(&dst->fn, &src->fn, fail);
 	dst->admin.mac = node_copy_str(src->admin.mac, fail);
 	dst->admin.mofed_policy = node_copy_str(src->admin.mofed_policy, fail);
+}
+
+static void node_copy_gpu(struct gpu *dst, const struct gpu *src, bool *fail)
+{
+	*dst = *src;
+	dst->devpath = node_copy_str(src->devpath, fail);
+	dst->driver = node_copy_str(src->driver, fail);
+	dst->model = node_copy_str(src->model, fail);
+	dst->uuid = node_copy_str(src->uuid, fail);
+	dst->migs = node_copy_strv(src->migs, src->n_migs, &dst->n_migs, fail);
+}
+
+void node_copy_gpus(struct node *dst, const struct node *src, bool *fail)
+{
+	dst->n_gpus = 0;
+	dst->gpus = node_copy_array(src->n_gpus, sizeof(*dst->gpus), fail);
+	for (size_t i = 0; dst->gpus && i < src->n_gpus; i++)
+		node_copy_gpu(&dst->gpus[dst->n_gpus++], &src->gpus[i], fail);
 }

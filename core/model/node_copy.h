@@ -22,3 +22,6 @@ void node_copy_vf(struct vf *dst, const struct vf *src, bool *fail);
 void node_copy_vf_admin_netlink(struct vf_admin *dst, const struct vf_admin *src, bool *fail);
 /* Whether two VFs' netlink admin state is the same (the MOFED part aside). */
 bool node_vf_admin_netlink_eq(const struct vf_admin *a, const struct vf_admin *b);
+/* The node's GPUs (a GPU's PCI function is not refreshed by events: a full
+ * discovery reads them again). */
+void node_copy_gpus(struct node *dst, const struct node *src, bool *fail);

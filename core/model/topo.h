@@ -35,7 +35,18 @@ int topo_class_parse(const char *s);
 
 /* The class between two functions given their device paths (NULL: unknown)
  * and NUMA nodes (-1: the kernel does not know; two unknown nodes count as
- * one node). */
+ * one node). The rule, on the components of the paths:
+ *   - a path without a "pciDDDD:BB" root complex, or ending at it: UNKNOWN;
+ *   - the same path: SELF;
+ *   - different root complexes: NODE when the NUMA nodes are equal, else SYS;
+ *   - both functions directly below their deepest common ancestor (one bus
+ *     behind one bridge, like a PF and its VFs, or two functions of a card):
+ *     PIX;
+ *   - the deepest common ancestor is the root complex itself or a root port
+ *     (a component right under pciDDDD:BB): PHB;
+ *   - else the common ancestor is inside a switch: PIX when each function is
+ *     at most two levels below it (switch upstream port -> downstream port ->
+ *     function), else PXB. */
 enum topo_class topo_class(const char *devpath_a, int64_t numa_a, const char *devpath_b,
 			   int64_t numa_b);
 

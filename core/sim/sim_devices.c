@@ -28,7 +28,13 @@ int sim_fn_write(const char *root, const char *fn_rel, const struct sim_fn_spec 
 	PUT("subsystem_vendor", "0x15b3\n");
 	PUT("subsystem_device", "0x0051\n");
 	PUT("class", "0x%06x\n", f->ethernet ? 0x020000 : 0x020700);
-	PUT("numa_node", "%d\n", -1);
+	char numa[16] = "";
+	if (f->pf_rel) { /* a VF is on its PF's node */
+		sim_fmt(rel, sizeof(rel), "%s/numa_node", f->pf_rel);
+		if (sim_get(root, rel, numa, sizeof(numa)) < 0)
+			*numa = '\0';
+	}
+	PUT("numa_node", "%s\n", *numa ? numa : f->numa_node ? f->numa_node : "-1");
 	if (!f->pf_rel) {
 		PUT("sriov_totalvfs", "%u\n", f->totalvfs);
 		PUT("sriov_numvfs", "%u\n", f->numvfs);

@@ -13,6 +13,10 @@
  *   vanish:BDF         the PCI function disappears (hot-unplug: remove events,
  *                      no driver, no links) at the start of the next mutating
  *                      call while it exists; that call then proceeds
+ *   podres=STATE       the kubelet's pod-resources API (sim_podres.c) is
+ *                      absent (no socket), or times out (timeout), is down
+ *                      (refused) or is a socket ibvf does not trust
+ *                      (untrusted)
  *   hold:SUFFIX        a write to a path ending in SUFFIX waits, before it
  *                      takes the lock, while the file DIR/.sim/hold exists (at
  *                      most HOLD_MAX_MS): a slow kernel a test releases when
@@ -88,6 +92,19 @@ int sim_fault_errno(const char *root, const char *param, const char *kind, const
 			return errno_parse(eq + 1);
 		}
 	}
+	return 0;
+}
+
+int sim_fault_value(const char *root, const char *param, const char *kind, char *buf, size_t size)
+{
+	char spec[2048], *save = NULL;
+	faults_load(root, param, spec, sizeof(spec));
+	size_t kl = strlen(kind);
+	for (char *t = strtok_r(spec, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		if (!strncmp(t, kind, kl) && t[kl] == '=') {
+			snprintf(buf, size, "%s", t + kl + 1);
+			return 1;
+		}
 	return 0;
 }
 

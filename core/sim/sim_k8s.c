@@ -17,6 +17,7 @@
 #include "core/model/names.h"
 
 #define RESOURCE       "nvidia.com/ibvf"
+#define GPU_RESOURCE   "nvidia.com/gpu"
 #define NETWORK	       "ib-sriov-network"
 #define CHECKPOINT     "var/lib/kubelet/device-plugins/kubelet_internal_checkpoint"
 #define CHECKPOINT_MAX (4 << 20)
@@ -137,11 +138,10 @@ static int write_ib_sriov(const char *root, const struct sim_pod *p, const struc
 
 /* The device plugin's ContainerAllocateResponse (protobuf) with one env
  * variable naming the devices, as kubelet stores it. */
-static json_object *alloc_resp(const char *bdfs)
+static json_object *alloc_resp(const char *key, const char *bdfs)
 {
 	static const char b64[] =
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	const char *key = "PCIDEVICE_NVIDIA_COM_IBVF";
 	unsigned char pb[256], out[400];
 	size_t kl = strlen(key), vl = strlen(bdfs), n = 0;
 	if (kl + vl + 6 > sizeof(pb))
@@ -187,7 +187,34 @@ static json_object *entry(const char *uid, const char *container, const char **b
 	json_object_object_add(j, "ContainerName", json_object_new_string(container));
 	json_object_object_add(j, "ResourceName", json_object_new_string(RESOURCE));
 	json_object_object_add(j, "DeviceIDs", numa);
-	json_object_object_add(j, "AllocResp", alloc_resp(env));
+	json_object_object_add(j, "AllocResp", alloc_resp("PCIDEVICE_NVIDIA_COM_IBVF", env));
+	return j;
+}
+
+/* A pod's GPUs as the NVIDIA device plugin allocated them: the UUIDs by
+ * NUMA node, NVIDIA_VISIBLE_DEVICES naming them. */
+static json_object *gpu_entry(const char *uid, const char *container, const struct sim_pod_vf *v,
+			      const int *slots_of_pod, size_t n)
+{
+	char env[256] = "", key[16];
+	json_object *j = json_object_new_object(), *numa = json_object_new_object();
+	for (size_t i = 0; i < n; i++) {
+		const struct sim_pod_vf *s = &v[slots_of_pod[i]];
+		json_object *ids;
+		sim_fmt(key, sizeof(key), "%d", s->gpu_numa);
+		if (!json_object_object_get_ex(numa, key, &ids)) {
+			ids = json_object_new_array();
+			json_object_object_add(numa, key, ids);
+		}
+		json_object_array_add(ids, json_object_new_string(s->gpu_uuid));
+		sim_fmt(env + strlen(env), sizeof(env) - strlen(env), "%s%s", i ? "," : "",
+			s->gpu_uuid);
+	}
+	json_object_object_add(j, "PodUID", json_object_new_string(uid));
+	json_object_object_add(j, "ContainerName", json_object_new_string(container));
+	json_object_object_add(j, "ResourceName", json_object_new_string(GPU_RESOURCE));
+	json_object_object_add(j, "DeviceIDs", numa);
+	json_object_object_add(j, "AllocResp", alloc_resp("NVIDIA_VISIBLE_DEVICES", env));
 	return j;
 }
 
@@ -206,7 +233,8 @@ static int save_checkpoint(const char *root, json_object *data, struct err *e)
 }
 
 static int write_checkpoint(const char *root, const struct sim_pod_vf v[SIM_POD_VFS],
-			    const char *stale_bdf, char (*all)[16], size_t n_all, struct err *e)
+			    const char *stale_bdf, char (*all)[16], size_t n_all,
+			    char (*gpus)[SIM_GPU_UUID_LEN], size_t n_gpus, struct err *e)
 {
 	json_object *entries = json_object_new_array();
 	for (size_t p = 0; p < sizeof(pods) / sizeof(pods[0]); p++) {
@@ -218,6 +246,14 @@ static int write_checkpoint(const char *root, const struct sim_pod_vf v[SIM_POD_
 		if (n)
 			json_object_array_add(entries,
 					      entry(pods[p].uid, pods[p].container, bdfs, n));
+		int with_gpu[SIM_POD_VFS];
+		size_t ng = 0;
+		for (int s = 0; s < SIM_POD_VFS; s++)
+			if (slots[s].pod == (int)p && v[s].present && v[s].gpu_uuid[0])
+				with_gpu[ng++] = s;
+		if (ng)
+			json_object_array_add(entries, gpu_entry(pods[p].uid, pods[p].container, v,
+								 with_gpu, ng));
 	}
 	if (stale_bdf)
 		json_object_array_add(entries, entry(stale_uid, "worker", &stale_bdf, 1));
@@ -226,6 +262,12 @@ static int write_checkpoint(const char *root, const struct sim_pod_vf v[SIM_POD_
 		json_object_array_add(devs, json_object_new_string(all[i]));
 	json_object *reg = json_object_new_object();
 	json_object_object_add(reg, RESOURCE, devs);
+	if (n_gpus) {
+		json_object *g = json_object_new_array();
+		for (size_t i = 0; i < n_gpus; i++)
+			json_object_array_add(g, json_object_new_string(gpus[i]));
+		json_object_object_add(reg, GPU_RESOURCE, g);
+	}
 	json_object *data = json_object_new_object();
 	json_object_object_add(data, "PodDeviceEntries", entries);
 	json_object_object_add(data, "RegisteredDevices", reg);
@@ -233,7 +275,8 @@ static int write_checkpoint(const char *root, const struct sim_pod_vf v[SIM_POD_
 }
 
 int sim_k8s_write(const char *root, const struct sim_pod_vf v[SIM_POD_VFS], const char *stale_bdf,
-		  bool faulty, char (*all_vfs)[16], size_t n_all, struct err *e)
+		  bool faulty, char (*all_vfs)[16], size_t n_all, char (*gpus)[SIM_GPU_UUID_LEN],
+		  size_t n_gpus, struct err *e)
 {
 	char rel[PATH_MAX];
 	int r = sim_mkdirs(root, "var/lib/cni/multus/results", e);
@@ -262,7 +305,7 @@ int sim_k8s_write(const char *root, const struct sim_pod_vf v[SIM_POD_VFS], cons
 			r = write_ib_sriov(root, p, &v[s], slots[s].ifname, e);
 	}
 	if (r == 0)
-		r = write_checkpoint(root, v, stale_bdf, all_vfs, n_all, e);
+		r = write_checkpoint(root, v, stale_bdf, all_vfs, n_all, gpus, n_gpus, e);
 	return r;
 }
 

@@ -16,9 +16,19 @@
 #define KERNEL_DEFAULT "6.8.0-55-generic"
 #define PFS_MAX	       (SIM_PFS_MAX + 4)
 
-/* The DGX H200's compute HCAs (mlx5_0,3,4,5,6,9,10,11) and storage ports. */
+/* The DGX H200's compute HCAs (mlx5_0,3,4,5 on socket 0, mlx5_6,9,10,11 on
+ * socket 1) and storage ports. Compute HCA i shares a PCIe switch with GPU i:
+ *   pci0000:<B-3>/0000:<B-3>:01.0        root port
+ *     0000:<B-2>:00.0                      switch upstream port
+ *       0000:<B-1>:00.0 / 0000:<B>:00.0    downstream port, the HCA (and its VFs)
+ *       0000:<B-1>:01.0 / 0000:<B+3>:00.0  downstream port, GPU i
+ * (the DGX's own GPU addresses: 1b, 43, 52, 61, 9d, c3, d1, df). */
 static const unsigned int dgx_compute_bus[] = {0x18, 0x40, 0x4f, 0x5e, 0x9a, 0xc0, 0xce, 0xdc};
 static const unsigned int dgx_storage_bus[] = {0x29, 0xaa};
+#define DGX_GPUS 8
+/* The buses a compute HCA's switch and GPU take around the HCA's bus. */
+#define SWITCH_BUS_BELOW 3
+#define SWITCH_BUS_ABOVE 3
 
 /* Seeded faults, by compute HCA index (0 = mlx5_0 ... 7 = mlx5_11). */
 enum {
@@ -42,12 +52,19 @@ enum {
 static const unsigned int pod_vfs[SIM_POD_VFS][2] = {{1, 3}, {5, 0}, {7, 0}, {3, 5}};
 #define STALE_PF 0
 #define STALE_VF 2 /* 0000:18:00.3 */
+/* Each pod gets the GPU behind its VF's switch; on the seeded node
+ * llm-serve-0 (VF on mlx5_5, socket 0) got GPU 6 on socket 1, while mlx5_10's
+ * VFs beside that GPU were free. */
+#define FAR_GPU_SLOT 3
+#define FAR_GPU	     6
 
 struct pfdef {
 	unsigned int bus, fn;
 	int compute; /* index among compute PFs, -1 for storage */
 	char bdf[16], rel[PATH_MAX], ibdev[16], netdev[16];
 	unsigned int ifindex_order;
+	int numa;			     /* the socket: buses below 0x80 are socket 0's */
+	char gpu_bdf[16], gpu_rel[PATH_MAX]; /* the GPU behind its switch ("" none) */
 };
 
 struct build {
@@ -66,11 +83,20 @@ struct build {
 	struct err *e;
 };
 
+/* Whether a PF on bus (its root bus below it, its VFs' above) would meet a
+ * placed PF, or a DGX compute HCA's switch and GPU. */
 static bool used_bus(const struct build *b, unsigned int bus)
 {
-	for (size_t i = 0; i < b->n_pf; i++)
-		if (b->pf[i].bus + 1 >= bus && b->pf[i].bus <= bus + 1)
+	for (size_t i = 0; i < b->n_pf; i++) {
+		const struct pfdef *p = &b->pf[i];
+		unsigned int below = 1, above = 1;
+		if (p->compute >= 0 && p->compute < DGX_GPUS) {
+			below = SWITCH_BUS_BELOW + 1;
+			above = SWITCH_BUS_ABOVE + 1;
+		}
+		if (bus + below >= p->bus && bus <= p->bus + above)
 			return true;
+	}
 	return false;
 }
 
@@ -101,8 +127,24 @@ static int plan_pfs(struct build *b)
 	for (size_t i = 0; i < b->n_pf; i++) {
 		struct pfdef *p = &b->pf[i];
 		sim_fmt(p->bdf, sizeof(p->bdf), "0000:%02x:00.%u", p->bus, p->fn);
-		sim_fmt(p->rel, sizeof(p->rel), "sys/devices/pci0000:%02x/0000:%02x:01.0/%s",
-			p->bus - 1, p->bus - 1, p->bdf);
+		p->numa = p->bus >= 0x80;
+		if (p->compute >= 0 && p->compute < DGX_GPUS) {
+			unsigned int rb = p->bus - SWITCH_BUS_BELOW;
+			char sw[128];
+			sim_fmt(sw, sizeof(sw),
+				"sys/devices/pci0000:%02x/0000:%02x:01.0/0000:%02x:00.0", rb, rb,
+				rb + 1);
+			sim_fmt(p->rel, sizeof(p->rel), "%s/0000:%02x:00.0/%s", sw, p->bus - 1,
+				p->bdf);
+			sim_fmt(p->gpu_bdf, sizeof(p->gpu_bdf), "0000:%02x:00.0",
+				p->bus + SWITCH_BUS_ABOVE);
+			sim_fmt(p->gpu_rel, sizeof(p->gpu_rel), "%s/0000:%02x:01.0/%s", sw,
+				p->bus - 1, p->gpu_bdf);
+		} else {
+			sim_fmt(p->rel, sizeof(p->rel),
+				"sys/devices/pci0000:%02x/0000:%02x:01.0/%s", p->bus - 1,
+				p->bus - 1, p->bdf);
+		}
 		sim_fmt(p->ibdev, sizeof(p->ibdev), "mlx5_%zu", i);
 		bool eth = p->compute < 0 || (b->faulty && p->compute == ETH_PF);
 		if (p->compute < 0)
@@ -168,6 +210,7 @@ static int write_pf(struct build *b, struct pfdef *p)
 		/* Function 1 of a dual-port card numbers its VFs after function 0's. */
 		.vf_offset = p->compute >= 0 ? 1 : (p->fn ? total + 1 : 2),
 		.vf_stride = 1,
+		.numa_node = p->numa ? "1" : "0",
 	};
 	int r = sim_fn_write(b->root, p->rel, &f, b->e);
 	if (r == 0)
@@ -499,6 +542,22 @@ static int write_systemd(struct build *b)
 	return sim_systemd_write(b->root, b->names, b->n_names, counts, n, b->faulty, b->e);
 }
 
+/* The GPU each pod got with its VF: the one behind the VF's switch, but
+ * FAR_GPU for FAR_GPU_SLOT on the seeded node (when the node has it). */
+static void plan_pod_gpus(struct build *b, size_t n_gpus)
+{
+	for (int i = 0; i < SIM_POD_VFS; i++) {
+		struct sim_pod_vf *v = &b->pods[i];
+		unsigned int g = pod_vfs[i][0];
+		if (b->faulty && i == FAR_GPU_SLOT && FAR_GPU < n_gpus)
+			g = FAR_GPU;
+		if (!v->present || g >= n_gpus)
+			continue;
+		sim_gpu_uuid(g, v->gpu_uuid);
+		v->gpu_numa = dgx_compute_bus[g] >= 0x80;
+	}
+}
+
 static int check_empty(const char *dir, struct err *e)
 {
 	DIR *d = opendir(dir);
@@ -548,12 +607,27 @@ int sim_fixture_create(const char *dir, const struct sim_fixture_opts *o, struct
 			r = write_vf(&b, &b.pf[i], vf);
 	if (r < 0)
 		goto out;
+	char gpus[DGX_GPUS][SIM_GPU_UUID_LEN];
+	size_t n_gpus = 0;
+	for (size_t i = 0; i < b.n_pf && r == 0; i++)
+		if (b.pf[i].gpu_bdf[0]) {
+			struct sim_gpu_spec g = {.bdf = b.pf[i].gpu_bdf,
+						 .index = (unsigned int)b.pf[i].compute,
+						 .numa_node = b.pf[i].numa};
+			r = sim_gpu_write(b.root, b.pf[i].gpu_rel, &g, e);
+			sim_gpu_uuid(g.index, gpus[n_gpus++]);
+		}
+	if (r < 0)
+		goto out;
+	plan_pod_gpus(&b, n_gpus);
 	char stale[16] = "";
 	for (size_t i = 0; i < b.n_pf; i++)
 		if (b.faulty && b.pf[i].compute == STALE_PF && STALE_VF < b.vfs)
 			sim_bdf_add(b.pf[i].bdf, 1 + STALE_VF, stale);
-	r = sim_k8s_write(b.root, b.pods, *stale ? stale : NULL, b.faulty, b.all_vfs, b.n_all_vfs,
-			  e);
+	/* The SR-IOV plugin advertises the VFs its config selects: every one on
+	 * a healthy node, none with the field report's config. */
+	r = sim_k8s_write(b.root, b.pods, *stale ? stale : NULL, b.faulty, b.all_vfs,
+			  b.faulty ? 0 : b.n_all_vfs, gpus, n_gpus, e);
 	if (r == 0 && b.vfs) /* the plugins run where there are VFs to hand out */
 		r = sim_devplugin_write(b.root, b.faulty, e);
 	if (r == 0)

@@ -80,6 +80,7 @@ struct sim_fn_spec {
 	const char *pf_rel;    /* VF: the PF's directory; NULL for a PF */
 	unsigned int vf_index; /* VF: virtfn<vf_index> */
 	unsigned int totalvfs, numvfs, vf_offset, vf_stride; /* PF */
+	const char *numa_node; /* PF: its numa_node ("0"; NULL: "-1"); a VF takes its PF's */
 };
 /* The PCI function directory, its bus link, and for a VF physfn/virtfn. */
 int sim_fn_write(const char *root, const char *fn_rel, const struct sim_fn_spec *f, struct err *e);
@@ -135,6 +136,24 @@ int sim_vf_admin_load(const char *root, const char *pf_bdf, struct sim_vf_admin 
 int sim_mofed_write(const char *root, const char *pf_rel, unsigned int vf, uint64_t node,
 		    uint64_t port, const char *policy, struct err *e);
 
+/* The DGX H200's GPUs (sim_gpu.c). */
+#define SIM_GPU_VENDOR	 0x10de
+#define SIM_GPU_DEVICE	 0x2335 /* H200 SXM */
+#define SIM_GPU_MODEL	 "NVIDIA H200"
+#define SIM_GPU_DRIVER	 "550.127.08"
+#define SIM_GPU_UUID_LEN 48
+struct sim_gpu_spec {
+	const char *bdf;
+	unsigned int index; /* GPU i: its minor, and its UUID's seed */
+	int numa_node;
+};
+/* The PCI function (class 0x030200, bound to nvidia) and the driver's
+ * information file. */
+int sim_gpu_write(const char *root, const char *fn_rel, const struct sim_gpu_spec *g,
+		  struct err *e);
+/* GPU i's UUID ("GPU-…"): the same on every fixture. */
+void sim_gpu_uuid(unsigned int index, char buf[static SIM_GPU_UUID_LEN]);
+
 /* One VF a pod holds, for the Kubernetes files (sim_k8s.c). */
 struct sim_pod_vf {
 	bool present; /* the VF exists in this fixture */
@@ -142,17 +161,22 @@ struct sim_pod_vf {
 	unsigned int vf;
 	uint64_t guid;
 	char host_ifname[16]; /* its name before it moved into the pod */
+	/* The GPU the pod got with this VF ("" none) and its NUMA node. */
+	char gpu_uuid[SIM_GPU_UUID_LEN];
+	int gpu_numa;
 };
 enum {
 	SIM_POD_VFS = 4
 }; /* trainer-0 net1, trainer-1 net1+net2, llm-serve-0 net1 */
 /* Writes CNI caches, the kubelet checkpoint, pod log dirs and netns files.
+ * all_vfs and gpus are the devices the device plugins registered; a pod's
+ * GPU (sim_pod_vf.gpu_uuid) gets an nvidia.com/gpu entry of its own.
  * stale_bdf (may be NULL) gets a checkpoint entry of a pod that is gone;
  * faulty writes llm-serve-0's Multus cache half-way and leaves trainer-0's
  * netns file out (its sandbox went, its CNI caches stayed). */
 int sim_k8s_write(const char *root, const struct sim_pod_vf pods[SIM_POD_VFS],
 		  const char *stale_bdf, bool faulty, char (*all_vfs)[16], size_t n_all,
-		  struct err *e);
+		  char (*gpus)[SIM_GPU_UUID_LEN], size_t n_gpus, struct err *e);
 
 /* A pod as the kubelet and the CNI know it. */
 struct sim_pod {
@@ -200,6 +224,9 @@ int sim_devplugin_write(const char *root, bool faulty, struct err *e);
  * an armed fault gives the operation kind ("write" with the path, "rename",
  * ...; path NULL), or 0. */
 int sim_fault_errno(const char *root, const char *param, const char *kind, const char *path);
+/* The value of an armed "KIND=VALUE" that is no errno (podres=timeout) into
+ * buf: 1 when one is armed, else 0. */
+int sim_fault_value(const char *root, const char *param, const char *kind, char *buf, size_t size);
 /* Makes every armed vanish:BDF happen; the caller holds .sim/lock. */
 int sim_faults_vanish(const char *root, const char *param, struct err *e);
 /* An armed "hold:SUFFIX" on path: waits while DIR/.sim/hold exists. */

@@ -206,6 +206,7 @@ static const struct sys_ops sim_ops = {
 	.event_read = sim_event_read,
 	.close = sim_close,
 	.reopen = sim_reopen,
+	.podres_read = sim_podres_read,
 };
 
 int sys_open_sim(const char *dir, const struct sys_sim_params *params, struct sys **ret,

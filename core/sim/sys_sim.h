@@ -41,3 +41,7 @@ int sim_vf_set_guid(struct sys *s, const char *pf_ifname, uint32_t vf, enum sys_
 		    uint64_t guid, struct err *e);
 int sim_vf_set_link_state(struct sys *s, const char *pf_ifname, uint32_t vf, int state,
 			  struct err *e);
+
+/* The simulated kubelet's pod-resources API (sim_podres.c), the contract of
+ * struct sys_ops' podres_read. */
+int sim_podres_read(struct sys *s, struct podres *ret);

@@ -21,15 +21,14 @@
 #include "core/persist/linkfile.h"
 #include "core/persist/persist.h"
 #include "core/pods/pods.h"
+#include "gpu.h"
 #include "refresh.h"
 #include "resolve.h"
 #include "core/sys/sys.h"
 
 #define NOTES_MAX 64
 
-static void note(struct discover *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void note(struct discover *d, const char *fmt, ...)
+void discover_note(struct discover *d, const char *fmt, ...)
 {
 	struct node *n = d->n;
 	if (n->n_notes >= NOTES_MAX)
@@ -163,6 +162,8 @@ static int read_fn(struct discover *d, const char *bdf, struct fn *f)
 
 	f->vendor = attr_read_int(s, dir, "vendor");
 	f->device = attr_read_int(s, dir, "device");
+	f->devpath = discover_devpath(s, bdf);
+	f->numa = attr_read_int(s, dir, "numa_node");
 	char drv[128];
 	if (sys_readlink_name(s, attr_join(path, dir, "driver"), drv, sizeof(drv)) > 0)
 		f->driver = strdup(drv);
@@ -285,6 +286,10 @@ static int read_pf(struct discover *d, const char *bdf)
 
 	bool sriov;
 	int r = 0;
+	if (!discover_is_vf(entries, n) && (r = gpu_probe(d, bdf)) != 0) {
+		r = r < 0 ? r : 0;
+		goto out;
+	}
 	if (discover_is_pf(entries, n, &sriov)) {
 		struct pf *pf = grow(&d->n->pfs, &d->n->n_pfs, sizeof(*pf));
 		if (!pf) {
@@ -406,8 +411,10 @@ int node_discover(struct sys *s, struct node **ret, struct err *e)
 	sys_list_free(bdfs, n_bdfs);
 	if (n->n_pfs)
 		qsort(n->pfs, n->n_pfs, sizeof(*n->pfs), cmp_pf);
-	if (r >= 0)
+	if (r >= 0) {
 		place_rdma_orphans(&d);
+		gpu_finish(&d);
+	}
 	sys_links_free(d.links, d.n_links);
 	if (r >= 0)
 		r = persist_read(s, n);
@@ -433,15 +440,17 @@ void discover_header(struct discover *d)
 	n->driver_version = attr_read_str(d->s, "/sys/module/mlx5_core", "version");
 	int unread = 0, dropped = discover_kmsg(d, &unread);
 	if (n->kmsg_unknown)
-		note(d, "kernel log not read: '/dev/kmsg': %s (the kernel-log checks did not run)",
-		     strerror(-unread));
+		discover_note(
+			d,
+			"kernel log not read: '/dev/kmsg': %s (the kernel-log checks did not run)",
+			strerror(-unread));
 	if (dropped > 0)
-		note(d,
-		     "kernel log: %d RDMA driver records dropped, %zu kept (failures first, then "
-		     "the newest)",
-		     dropped, n->n_kmsg);
+		discover_note(d,
+			      "kernel log: %d RDMA driver records dropped, %zu kept (failures "
+			      "first, then the newest)",
+			      dropped, n->n_kmsg);
 	if (linkfile_read_all(d->s, &n->link_files, &n->n_link_files) < 0)
-		note(d, "cannot read the systemd .link files: out of memory");
+		discover_note(d, "cannot read the systemd .link files: out of memory");
 }
 
 bool discover_uses_netlink(struct sys *s)
@@ -453,18 +462,62 @@ bool discover_uses_netlink(struct sys *s)
 int discover_links(struct discover *d)
 {
 	if (!discover_uses_netlink(d->s)) {
-		note(d, "netlink not used: the tree under '%s' is not the running kernel's",
-		     sys_root(d->s));
+		discover_note(d,
+			      "netlink not used: the tree under '%s' is not the running kernel's",
+			      sys_root(d->s));
 		d->n->links_unknown = true;
 		return 0;
 	}
 	struct err le;
 	int r = sys_link_dump(d->s, &d->links, &d->n_links, &le);
 	if (r < 0) {
-		note(d, "netlink link dump failed, VF admin state unknown: %s", le.msg);
+		discover_note(d, "netlink link dump failed, VF admin state unknown: %s", le.msg);
 		d->n->links_unknown = true;
 	}
 	return r;
+}
+
+bool discover_is_vf(char **entries, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(entries[i], "physfn"))
+			return true;
+	return false;
+}
+
+char *discover_devpath(struct sys *s, const char *bdf)
+{
+	char link[128], target[PATH_MAX], path[PATH_MAX];
+	snprintf(link, sizeof(link), "/sys/bus/pci/devices/%s", bdf);
+	if (sys_readlink(s, link, target, sizeof(target)) <= 0)
+		return NULL;
+	if (target[0] == '/')
+		return strdup(target);
+	/* Relative to the link's directory, ".." taken lexically as the
+	 * kernel's links are written: a path on the node, whatever the root. */
+	size_t len = strlen("/sys/bus/pci/devices");
+	memcpy(path, "/sys/bus/pci/devices", len + 1);
+	for (char *c = target, *next; c && *c; c = next) {
+		next = strchr(c, '/');
+		if (next)
+			*next++ = '\0';
+		if (!*c || !strcmp(c, "."))
+			continue;
+		if (!strcmp(c, "..")) {
+			while (len > 0 && path[len - 1] != '/')
+				len--;
+			len = len > 0 ? len - 1 : 0;
+			path[len] = '\0';
+			continue;
+		}
+		size_t cl = strlen(c);
+		if (len + 1 + cl >= sizeof(path))
+			return NULL;
+		path[len++] = '/';
+		memcpy(path + len, c, cl + 1);
+		len += cl;
+	}
+	return len ? strdup(path) : NULL;
 }
 
 bool discover_is_pf(char **entries, size_t n, bool *ret_sriov)
@@ -500,7 +553,7 @@ int discover_virtfn(struct discover *d, const struct pf *pf, const char *entry, 
 	char path[256];
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", pf->fn.bdf, entry);
 	if (sys_readlink_name(d->s, path, bdf, size) <= 0) {
-		note(d, "cannot read link '%s'", path);
+		discover_note(d, "cannot read link '%s'", path);
 		d->n->virtfn_unread = true;
 		return -ENOENT;
 	}

@@ -141,6 +141,8 @@ static void fn_json(struct json_object *o, const struct fn *f)
 	add(o, "vendor", jhex(f->vendor));
 	add(o, "device", jhex(f->device));
 	add(o, "driver", jstr(f->driver));
+	add(o, "devpath", jstr(f->devpath));
+	add(o, "numa_node", jint(f->numa));
 	struct json_object *nds = json_object_new_array();
 	for (size_t i = 0; i < f->n_netdevs; i++)
 		json_object_array_add(nds, netdev_json(&f->netdevs[i]));
@@ -398,6 +400,20 @@ static struct json_object *broken_json(const struct node *n)
 	return a;
 }
 
+static struct json_object *gpu_json(const struct gpu *g)
+{
+	struct json_object *o = json_object_new_object();
+	add(o, "bdf", json_object_new_string(g->bdf));
+	add(o, "model", jstr(g->model));
+	add(o, "uuid", jstr(g->uuid));
+	add(o, "numa_node", json_object_new_int64(g->numa));
+	add(o, "driver", jstr(g->driver));
+	add(o, "minor", g->minor >= 0 ? json_object_new_int64(g->minor) : NULL);
+	add(o, "devpath", jstr(g->devpath));
+	add(o, "migs", strv_json(g->migs, g->n_migs));
+	return o;
+}
+
 struct json_object *node_to_json(const struct node *n)
 {
 	struct json_object *o = json_object_new_object();
@@ -415,6 +431,10 @@ struct json_object *node_to_json(const struct node *n)
 	for (size_t i = 0; i < n->n_orphans; i++)
 		json_object_array_add(orph, rdma_json(&n->orphans[i], NULL));
 	add(o, "orphans", orph);
+	struct json_object *gpus = json_object_new_array();
+	for (size_t i = 0; i < n->n_gpus; i++)
+		json_object_array_add(gpus, gpu_json(&n->gpus[i]));
+	add(o, "gpus", gpus);
 	struct json_object *unpl = json_object_new_array();
 	for (size_t i = 0; i < n->n_pods_unplaced; i++) {
 		struct json_object *u = pod_json(&n->pods_unplaced[i]);

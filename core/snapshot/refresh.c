@@ -357,6 +357,11 @@ static int build(struct refresh *rf)
 		r = pf_build(rf, i);
 	if (r == 0)
 		r = orphans_place(rf);
+	if (r == 0) {
+		bool fail = false;
+		node_copy_gpus(n, o, &fail);
+		r = fail ? -ENOMEM : 0;
+	}
 	if (r == 0)
 		r = persist_read(rf->d.s, n);
 	if (r == 0)

@@ -28,6 +28,14 @@ bool discover_uses_netlink(struct sys *s);
 /* The link dump behind altnames and VF admin state, or a note why there is
  * none; returns the dump's error (also noted). */
 int discover_links(struct discover *d);
+/* One line for people in d->n->notes (bounded). */
+void discover_note(struct discover *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The function's device path on the node: the target of
+ * /sys/bus/pci/devices/<bdf> taken from that directory ("/sys/devices/pci…"),
+ * malloc'd; NULL when unread. */
+char *discover_devpath(struct sys *s, const char *bdf);
+/* Whether a PCI function's directory entries make it a VF (physfn). */
+bool discover_is_vf(char **entries, size_t n);
 /* Whether a PCI function's directory entries make it a PF of the model. */
 bool discover_is_pf(char **entries, size_t n, bool *ret_sriov);
 /* sriov_numvfs, sriov_totalvfs, sriov_drivers_autoprobe of pf->fn.bdf. */

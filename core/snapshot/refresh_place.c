@@ -180,6 +180,9 @@ static int place_event(struct refresh *rf, const struct sys_event *ev)
 				return -EXDEV;
 			name = bdf;
 		}
+		for (size_t i = 0; i < rf->old->n_gpus; i++)
+			if (!strcmp(rf->old->gpus[i].bdf, name))
+				return -EXDEV; /* a GPU's driver: read the node again */
 		const struct old_fn *f = index_find(rf, name);
 		/* Any event on a PF may change its VFs (sriov_numvfs, admin state). */
 		return touch_bdf(rf, name, added || removed || (f && f->vf < 0), true);

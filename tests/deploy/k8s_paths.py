@@ -28,6 +28,10 @@ NOT_MOUNTED = {
     "/etc/opensm/opensm.conf": "named in a remedy's text",
     "/lib/modules/": "named in a remedy's text",
     "/var/lib/kubelet/config.yaml,": "named in a remedy's text (pod-affinity)",
+    "/dev/nvidia": "a prefix of the device nodes CDI specs name: compared, not opened",
+    "/etc/cdi": "CDI specs written by hand (the GPU operator's are /run/cdi's, mounted); "
+                "creating /etc/cdi on every node would change them: MIG devices only "
+                "they name stay unplaced",
 }
 _LITERAL = re.compile(r'"(/(?:var|etc|run|usr|lib|dev|opt|home|root|srv)/[^"%*\s]*)')
 
