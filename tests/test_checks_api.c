@@ -210,6 +210,37 @@ START_TEST(no_api_no_api_findings)
 }
 END_TEST
 
+/* The CLI's views on the seeded node: list --topo, list --pods, the JSON. */
+START_TEST(cli_topology_pods_and_json_on_the_seeded_node)
+{
+	char *dir = tu_mkfixture(NULL), *out = NULL;
+	ck_assert_int_eq(tu_sim_run(dir, &out, NULL, "list", "--topo", NULL), 0);
+	ck_assert_msg(strstr(out, "GPU topology: 8 GPUs, 12 HCAs") &&
+			      strstr(out, "GPU6   SYS   SYS   SYS   SYS   SYS   SYS   NODE  NODE  "
+					  "NODE  NODE  PIX   NODE  1     inference/llm-serve-0") &&
+			      strstr(out, "  VF 0000:5e:00.6 (mlx5_5 VF 5)  SYS to GPU6  far from "
+					  "its GPUs (ibvf check: pod-affinity)") &&
+			      strstr(out, "  VF 0000:40:00.4 (mlx5_3 VF 3)  PIX to GPU1\n"),
+		      "%.3000s", out);
+	free(out);
+	ck_assert_int_eq(tu_sim_run(dir, &out, NULL, "list", "--pods", NULL), 0);
+	ck_assert_msg(
+		strstr(out, "NEAREST GPU") && strstr(out, "GPU6 SYS") &&
+			strstr(out, "pod inference/llm-serve-0 holds 1 GPU: GPU6 (0000:d1:00.0)"),
+		"%.3000s", out);
+	free(out);
+	ck_assert_int_eq(tu_sim_run(dir, &out, NULL, "--json", "list", NULL), 0);
+	ck_assert_msg(strstr(out, "\"uuid\": \"GPU-d95a8ebd-7272-4033-ab7d-3fa6d395ab84\",\n"
+				  "              \"class\": \"SYS\"") &&
+			      strstr(out, "\"kubelet_api\": {\n    \"state\": \"ok\""),
+		      "%.2000s", out);
+	free(out);
+	ck_assert_int_eq(tu_sim_run(dir, &out, NULL, "list", "--pods", "--topo", NULL), 2);
+	free(out);
+	tu_rmtree(dir);
+}
+END_TEST
+
 int main(void)
 {
 	cu_fixture((const char *const[]){"--healthy", NULL});
@@ -228,6 +259,10 @@ int main(void)
 	tcase_add_test(tc, dp_not_allocatable_once_when_the_resource_is_missing);
 	tcase_add_test(tc, no_api_no_api_findings);
 	suite_add_tcase(s, tc);
+	TCase *tcli = tcase_create("cli");
+	tcase_set_timeout(tcli, 60);
+	tcase_add_test(tcli, cli_topology_pods_and_json_on_the_seeded_node);
+	suite_add_tcase(s, tcli);
 	int rc = tu_run_suite(s);
 	cu_fixture_done();
 	return rc;

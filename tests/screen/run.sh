@@ -1126,10 +1126,27 @@ scenario_timeline() {
 	fixture_prep=''
 }
 
+scenario_topology() {
+	# View 7: the GPUs against the HCAs as nvidia-smi topo -m shows them, the
+	# seeded pod whose VF is on the other socket than its GPU marked.
+	start 100 40
+	keys 7
+	wait_re '^GPU topology: 8 GPUs, 12 HCAs \(as nvidia-smi topo -m\)'
+	settle
+	snap topology-view
+	expect_re '^GPU0   PIX   NODE  NODE  NODE  NODE  NODE  SYS '
+	expect_re '^GPU6   SYS .* 1     inference/llm-s'
+	expect_re $'\e\[[0-9;]*m  VF 0000:5e:00\.6 \(mlx5_5 VF 5\)  SYS to GPU6  far from its GPUs' -e
+	keys Escape
+	settle
+	expect_re '^DEVICE '
+	stop
+}
+
 all=(checks kmsg renamed startup expand_collapse filter help zero_guid mouse pods ethernet_fallback theme resize live
 	action_create action_rename action_refused_notice action_pod action_guid action_journal action_running bench_view
 	rename_field persist fix_finding action_destroy action_state guid_field_rules name_all
-	bench_validate_view bench_validate_all_vfs hostile_names timeline)
+	bench_validate_view bench_validate_all_vfs hostile_names timeline topology)
 for s in "${@:-${all[@]}}"; do
 	echo "# $s"
 	"scenario_$s"

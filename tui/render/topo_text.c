@@ -173,6 +173,6 @@ void topo_text(struct text *out, const struct node *n)
 	text_add(out, TEXT_HEADING, "GPU topology: %zu GPU%s, %zu HCA%s (as nvidia-smi topo -m)",
 		 n->n_gpus, n->n_gpus == 1 ? "" : "s", n->n_pfs, n->n_pfs == 1 ? "" : "s");
 	matrix(out, n);
-	legend(out, n);
 	pods(out, n);
+	legend(out, n);
 }
