@@ -80,4 +80,39 @@ for d in "${made[@]}"; do rmdir "$d" 2>/dev/null || true; done # the mount point
 check "record --once and timeline without a capability" "$rc" "$out"
 first=$(printf '%s\n' "$out" | grep -c 'first record of this node' || true)
 check "the store has its first record" "$([ "$first" = 1 ] && echo 0 || echo 1)" "$out"
+# The kubelet's pod-resources API as the DaemonSet reaches it: a gRPC server
+# (tests/podres/server.py) on a socket of root outside, the directory mounted
+# read-only at /var/lib/kubelet/pod-resources inside; `ibvf list --json`
+# without a capability reads it (kubelet_api "ok", its pods).
+if [ -n "${IBVF_PODRES_SERVER:-}" ] && [ -n "${IBVF_PYTHON:-}" ]; then
+	prs=$(mktemp -d)
+	kdir=/var/lib/kubelet/pod-resources
+	made_k=()
+	[ -d /var/lib/kubelet ] || made_k+=(/var/lib/kubelet)
+	[ -d "$kdir" ] || made_k=("$kdir" "${made_k[@]}")
+	mkdir -p "$kdir"
+	"$IBVF_PYTHON" "$IBVF_PODRES_SERVER" --pb "$IBVF_PODRES_PB" --socket "$prs/kubelet.sock" \
+		--ready "$prs/ready" --answers "$(dirname "$IBVF_PODRES_SERVER")/node.json" 2>"$prs/log" &
+	srv=$!
+	while [ ! -e "$prs/ready" ] && kill -0 "$srv" 2>/dev/null; do sleep 0.05; done
+	rc=0
+	# shellcheck disable=SC2016 # the inner shell expands its own arguments
+	out=$(unshare --mount --pid --fork --mount-proc --propagation private sh -euc '
+		mount -t tmpfs -o mode=755 tmpfs /dev; mknod -m 666 /dev/null c 1 3
+		mount -o remount,bind,ro /sys 2>/dev/null || mount -o bind,ro /sys /sys
+		mount -o bind "$2" /var/lib/kubelet/pod-resources
+		mount -o remount,bind,ro /var/lib/kubelet/pod-resources
+		exec setpriv --bounding-set -all --inh-caps -all --ambient-caps -all --no-new-privs -- \
+			"$1" list --json' sandbox "$ibvf" "$prs" 2>&1) || rc=$?
+	kill "$srv" 2>/dev/null || true
+	wait "$srv" 2>/dev/null || true
+	for d in "${made_k[@]}"; do rmdir "$d" 2>/dev/null || true; done # the mount points it made
+	state=$(printf '%s' "$out" | jq -r '.kubelet_api.state + " " + (.kubelet_api.pods | tostring)' 2>/dev/null || true)
+	check "the pod-resources socket read-only, without a capability: the API answers" \
+		"$([ "$rc" = 0 ] && [ "$state" = "ok 3" ] && echo 0 || echo 1)" \
+		"exit $rc, kubelet_api '$state': $(head -c 400 "$prs/log") ${out:0:300}"
+	rm -rf "$prs"
+else
+	echo "skip the pod-resources socket: no python3-grpcio server (scripts/install-deps)"
+fi
 exit $((fails > 0))
