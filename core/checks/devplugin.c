@@ -365,8 +365,10 @@ CHECK_FN(check_dp_not_allocatable)
 		goto out;
 	for (size_t ci = 0; ci < n->n_dp_configs; ci++) {
 		const struct dp_config *c = &n->dp_configs[ci];
-		if (c->plugin != DP_SRIOV)
-			continue; /* the RDMA shared plugin's IDs name no function */
+		/* The RDMA shared plugin's IDs name no function; a file given with
+		 * --dp-config is a proposal the kubelet cannot know. */
+		if (c->plugin != DP_SRIOV || !c->pod_uid)
+			continue;
 		memset(x.taken, 0, x.d.n * sizeof(bool));
 		for (size_t ri = 0; ri < c->n_res; ri++) {
 			const struct dp_resource *r = &c->res[ri];
