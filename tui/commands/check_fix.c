@@ -397,7 +397,12 @@ static int fix_read(struct fix_run *run, struct node **ret_n, struct findings *r
 		node_free(n);
 		return -1;
 	}
-	findings_select(ret_fs, run->src->keep, run->src->ctx);
+	if (findings_select(ret_fs, run->src->keep, run->src->ctx) < 0) {
+		cli_error("cannot run the checks: out of memory");
+		findings_fini(ret_fs);
+		node_free(n);
+		return -1;
+	}
 	*ret_n = n;
 	return 0;
 }

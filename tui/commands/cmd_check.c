@@ -316,8 +316,8 @@ static int report(const struct cli *c, struct sys *s, bool record, const struct 
 	recording_observe(rec, n, &fs, &re);
 	hist_recorder_close(rec);
 	fl->reach = n;
-	findings_select(&fs, keep, fl);
-	struct json_object *o = checks_report_json(&fs, n);
+	struct json_object *o =
+		findings_select(&fs, keep, fl) == 0 ? checks_report_json(&fs, n) : NULL;
 	enum check_severity max = findings_max_severity(&fs);
 	findings_fini(&fs);
 	if (!o) {
