@@ -315,20 +315,33 @@ static void draw_row(struct console *c, const struct checks_view *cv, long row, 
 	enum check_severity sev = p ? p->severity : f->severity;
 	int x = p ? 4 : 6;
 	if (p) {
-		size_t more = p->n_members + p->n_consequences;
 		bool unfolded = is_finding(f, cv->unfold_id, cv->unfold_subject);
-		char fold[32] = "";
-		if (more > 1)
-			snprintf(fold, sizeof(fold), "%s", unfolded ? "- " : "+ ");
-		if (p->n_consequences)
-			text_add(&t, TEXT_NORMAL, "%s%s  (+%zu it explains)", fold, p->title,
-				 p->n_consequences);
+		const char *fold = p->n_members + p->n_consequences < 2 ? "  "
+				   : unfolded				? "- "
+									: "+ ";
+		char subj[40], more[48] = "";
+		if (p->n_members > 1)
+			snprintf(subj, sizeof(subj), "%zu %s", p->n_members,
+				 f->kind == SUBJECT_VF ? "VFs" : "subjects");
 		else
-			text_add(&t, TEXT_NORMAL, "%s%s", fold, p->title);
+			snprintf(subj, sizeof(subj), "%s", f->subject[0] ? f->subject : "node");
+		if (p->n_consequences)
+			snprintf(more, sizeof(more), "  (+%zu it explains)", p->n_consequences);
+		if (w >= 120)
+			text_add(&t, TEXT_NORMAL, "%s%-12s  %-24s %s%s", fold, subj, p->check,
+				 p->title, more);
+		else
+			text_add(&t, TEXT_NORMAL, "%s%s%s", fold, p->title, more);
 	} else {
 		const char *how = findings_find(&c->checks.fs, &f->cause) ? "  <- " : "";
-		text_add(&t, TEXT_NORMAL, "%-12s  %s%s%s", f->subject[0] ? f->subject : "node",
-			 f->title, how, *how ? f->cause.id : "");
+		if (w >= 120)
+			text_add(&t, TEXT_NORMAL, "%-12s  %-24s %s%s%s",
+				 f->subject[0] ? f->subject : "node", f->id, f->title, how,
+				 *how ? f->cause.id : "");
+		else
+			text_add(&t, TEXT_NORMAL, "%-12s  %s%s%s",
+				 f->subject[0] ? f->subject : "node", f->title, how,
+				 *how ? f->cause.id : "");
 	}
 	int a = screen_attr(c, sel ? TR_SELECTION : TR_NORMAL);
 	screen_put(y, 0, w, "", a);
