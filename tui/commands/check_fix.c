@@ -223,8 +223,8 @@ static bool in_group(const struct fix_run *run, const struct node *n, const stru
 }
 
 /* One plan for the group's findings on VFs no pod holds. Every finding of
- * the group's phase on those VFs (port-down's GUID remedy too) is counted
- * to it. */
+ * the group's phase on those VFs is counted to it, but one its cause
+ * explains (a zero GUID's port down): that one goes with its cause. */
 static int fix_group_run(struct fix_run *run, const struct node *n, const struct fix_group *g,
 			 const struct findings *fs)
 {
@@ -247,7 +247,7 @@ static int fix_group_run(struct fix_run *run, const struct node *n, const struct
 			covered =
 				in_group(run, n, g, fs, j) && !strcmp(fs->v[j].subject, f->subject);
 		if (covered && remedy_phase(&f->remedy) == g->ph && !fix_find(run, f) &&
-		    fix_add(run, n, f, st) < 0)
+		    !findings_find(fs, &f->cause) && fix_add(run, n, f, st) < 0)
 			return -ENOMEM;
 	}
 	return 1;
