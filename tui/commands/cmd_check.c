@@ -83,7 +83,8 @@ const struct opt check_options[] = {
 		 "TIME (2026-12-04T03:12:07Z; local: '2026-12-04 03:00', 03:00) "
 		 "or 'boot', the default: since the current boot. Without a "
 		 "history store the checks read the node only")},
-	{OPT_PARA("--json prints the findings as JSON (version, host, kernel, findings, counts).\n"
+	{OPT_PARA("--json prints the findings as JSON (version, host, kernel, findings with\n"
+		  "caused_by and group, problems, counts).\n"
 		  "Exit status, from the findings shown: 0 none (or info only), 1 warnings,\n"
 		  "2 critical; 3 when it could not check (bad argument, unknown device, node\n"
 		  "unreadable). As a Nagios/monitoring check: ibvf check >/dev/null; echo $?\n")},
