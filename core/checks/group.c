@@ -263,6 +263,9 @@ int findings_group(struct findings *fs)
 	}
 	for (size_t i = 0; i < fs->n; i++)
 		root[i] = root_of(fs, i);
+	for (size_t i = 0; i < fs->n; i++)
+		if (root[root[i]] != root[i])
+			root[i] = i; /* a cycle, or a chain cut: a problem of its own */
 	/* Members: the findings no present finding explains, by group. */
 	for (size_t i = 0; i < fs->n && r == 0; i++) {
 		if (root[i] != i)
