@@ -382,7 +382,7 @@ START_TEST(list_option_prints_the_check_table)
 	free(err);
 	const char *h[] = {"help", "check", NULL};
 	ck_assert_int_eq(tu_run(h, &out, &err), 0);
-	ck_assert_ptr_nonnull(strstr(out, "usage: ibvf check [--json] [--severity S]"));
+	ck_assert_ptr_nonnull(strstr(out, "usage: ibvf check [--json] [-v] [--severity S]"));
 	ck_assert_ptr_nonnull(
 		strstr(out, "0 none (or info only), 1 warnings,\n2 critical; 3 when"));
 	free(out);
