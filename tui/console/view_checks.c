@@ -268,11 +268,9 @@ static bool checks_action(struct console *c, struct view *v, enum key_action a)
 		console_kmsg_show(c, f ? console_finding_kmsg(c, f) : -1);
 		return true;
 	case KA_FIX:
-		if (g && f) { /* the group's one remedy */
-			struct finding one = *f;
-			one.remedy = g->remedy;
-			console_fix_finding(c, &one);
-		} else if (f)
+		if (g && g->n_members > 1 && !g->for_each) /* the group's one remedy */
+			console_fix_problem(c, g);
+		else if (f)
 			console_fix_finding(c, f);
 		else
 			screen_message(c, TR_STATUS, "no finding selected to fix");
