@@ -12,8 +12,10 @@
 
 #include "checksutil.h"
 #include "core/checks/report.h"
+#include "core/sys/sys.h"
 #include "testutil.h"
 #include "tui/render/check_text.h"
+#include "tui/render/tree.h"
 
 /* ---- findings made by hand: each pair of the table ---- */
 
@@ -435,6 +437,27 @@ START_TEST(list_shows_every_port_of_a_dual_port_hca)
 	ck_assert_msg(line[strlen(line) - 1] != ' ', "trailing blanks: '%s'", line);
 	free(out);
 	free(err);
+	/* The console's tree: a row for port 2 under the PF, before its VFs. */
+	struct sys *sys;
+	struct node *nd = NULL;
+	struct err e = {{0}};
+	ck_assert_int_eq(sys_open_sim(dir, NULL, &sys, &e), 0);
+	ck_assert_msg(node_discover(sys, &nd, &e) == 0, "%s", e.msg);
+	struct tree t = {0};
+	ck_assert_int_eq(tree_build(&(struct tree_input){.node = nd}, &t), 0);
+	ck_assert_uint_ge(t.n, 4);
+	ck_assert_int_eq(t.rows[0].kind, ROW_PF);
+	ck_assert_int_eq(t.rows[1].kind, ROW_PORT);
+	ck_assert_str_eq(t.rows[1].bdf, "0000:18:00.0");
+	const struct port *port2 = tree_row_port(&t.rows[1]);
+	ck_assert_ptr_nonnull(port2);
+	ck_assert_uint_eq(port2->num, 2);
+	ck_assert_str_eq(port2->state_name, "DOWN");
+	ck_assert_int_eq(t.rows[2].kind, ROW_VF);
+	ck_assert_int_eq(tree_find(&t, "0000:18:00.0"), 0);
+	tree_free(&t);
+	node_free(nd);
+	sys_close(sys);
 	tu_rmtree(dir);
 }
 END_TEST
