@@ -125,7 +125,7 @@ END_TEST
 START_TEST(text_shows_evidence_and_remedy_of_a_zero_guid_vf)
 {
 	char *out, *err;
-	ck_assert_int_eq(tu_sim_run(faulty, &out, &err, "check", "ib0", NULL), 2);
+	ck_assert_int_eq(tu_sim_run(faulty, &out, &err, "check", "--verbose", "ib0", NULL), 2);
 	ck_assert_str_eq(err, "");
 	ck_assert_ptr_nonnull(strstr(out, "\ncritical ("));
 	ck_assert_ptr_nonnull(strstr(out, "critical 0000:18:00.1 (ib0, mlx5_12)  [guid-zero]\n"));
@@ -203,7 +203,7 @@ START_TEST(a_device_check_carries_what_reaches_it)
 	/* The text says so, and the exit status follows: a warning from the PF
 	 * alone exits 1. */
 	char *out, *err;
-	ck_assert_int_eq(tu_sim_run(faulty, &out, &err, "check", "0000:40:00.1", NULL), 2);
+	ck_assert_int_eq(tu_sim_run(faulty, &out, &err, "check", "-v", "0000:40:00.1", NULL), 2);
 	ck_assert_ptr_null(strstr(out, "no findings"));
 	ck_assert_ptr_nonnull(strstr(out, "  critical node  [driver-kernel-mismatch]\n"));
 	free(out);
@@ -382,7 +382,7 @@ START_TEST(list_option_prints_the_check_table)
 	free(err);
 	const char *h[] = {"help", "check", NULL};
 	ck_assert_int_eq(tu_run(h, &out, &err), 0);
-	ck_assert_ptr_nonnull(strstr(out, "usage: ibvf check [--json] [--severity S]"));
+	ck_assert_ptr_nonnull(strstr(out, "usage: ibvf check [--json] [-v] [--severity S]"));
 	ck_assert_ptr_nonnull(
 		strstr(out, "0 none (or info only), 1 warnings,\n2 critical; 3 when"));
 	free(out);
@@ -489,9 +489,15 @@ START_TEST(hostile_netdev_name_is_escaped)
 	ck_assert_int_eq(sys_open_sim(dir, NULL, &s, &e), 0);
 	ck_assert_msg(sys_link_rename(s, "ib0", "x\x1b]0;pw\x07", &e) == 0, "%s", e.msg);
 	sys_close(s);
-	ck_assert_int_eq(tu_sim_run(dir, &out, &err, "check", "0000:18:00.1", NULL), 2);
+	ck_assert_int_eq(tu_sim_run(dir, &out, &err, "check", "--verbose", "0000:18:00.1", NULL),
+			 2);
 	assert_no_raw_controls("check", out);
 	ck_assert_ptr_nonnull(strstr(out, "0000:18:00.1 (x\\x1b]0;pw\\x07, mlx5_12)"));
+	free(out);
+	free(err);
+	/* the problems, without --verbose, escape it too */
+	ck_assert_int_eq(tu_sim_run(dir, &out, &err, "check", "0000:18:00.1", NULL), 2);
+	assert_no_raw_controls("check", out);
 	free(out);
 	free(err);
 	ck_assert_int_eq(tu_sim_run(dir, &out, &err, "list", NULL), 0);

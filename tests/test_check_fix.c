@@ -109,6 +109,14 @@ START_TEST(dry_run_prints_the_plans_in_order_and_changes_nothing)
 	ck_assert_ptr_null(strstr(out, "$ ibvf vf create"));
 	ck_assert_ptr_null(strstr(out, "$ ibvf vf rename 0000:18:00.1"));
 	ck_assert_ptr_nonnull(strstr(out, "manual remedies: ibvf does not run these"));
+	/* Causes first: a zero GUID's port down waits for its GUID, never a
+	 * plan of its own; the failed probe says what it follows from. */
+	ck_assert_ptr_null(strstr(out, ": port-down 0000:18:00.1"));
+	ck_assert_ptr_nonnull(strstr(out, "left to their causes"));
+	ck_assert_ptr_nonnull(
+		strstr(out, "  port-down 0000:18:00.1  follows from guid-zero on 0000:18:00.1\n"));
+	ck_assert_ptr_nonnull(strstr(
+		out, "    follows from driver-kernel-mismatch on the node: fix that first\n"));
 	char *after = snapshot();
 	ck_assert_str_eq(before, after);
 	ck_assert_uint_eq(journal_entries("vf guid --assign-all") + journal_entries("vf rename"),
@@ -242,6 +250,10 @@ START_TEST(fix_all_leaves_only_manual_findings_and_what_a_pod_holds)
 	ck_assert_int_eq(fix(&out, &err, "all", "--yes", NULL), 0);
 	/* four plans: GUIDs, the collision, every kernel name, persist */
 	ck_assert_msg(strstr(out, "findings tried in 4 fixes"), "%s", out);
+	/* the ports that came up with their GUIDs were not fixed a second time */
+	ck_assert_ptr_null(strstr(out, "port-down 0000:18:00"));
+	ck_assert_ptr_null(strstr(out, "port-down 0000:4f:00"));
+	ck_assert_ptr_null(strstr(out, "left to their causes"));
 	free(out);
 	free(err);
 	struct json_object *fs = findings();

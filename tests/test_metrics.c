@@ -187,6 +187,7 @@ static const char *const families[] = {
 	"ibvf_vf_name_pinned",
 	"ibvf_vf_pod_info",
 	"ibvf_findings",
+	"ibvf_problems",
 	"ibvf_validation_pass",
 	"ibvf_validation_timestamp_seconds",
 	"ibvf_validation_bandwidth_bytes_per_second",
@@ -259,6 +260,13 @@ START_TEST(every_family_once_and_grouped)
 	/* The seeded faults, as the checks see them. */
 	ck_assert_ptr_nonnull(
 		strstr(out, "ibvf_findings{check=\"guid-zero\",severity=\"critical\"} 15\n"));
+	/* ... and as problems: the 15 zero GUIDs one, their 15 ports down in it */
+	ck_assert_ptr_nonnull(
+		strstr(out, "ibvf_problems{check=\"guid-zero\",severity=\"critical\"} 1\n"));
+	ck_assert_ptr_nonnull(
+		strstr(out, "ibvf_problems{check=\"probe-failed\",severity=\"critical\"} 0\n"));
+	ck_assert_ptr_nonnull(strstr(
+		out, "ibvf_problems{check=\"driver-kernel-mismatch\",severity=\"critical\"} 1\n"));
 	ck_assert_ptr_nonnull(
 		strstr(out, "ibvf_vf_guid_zero{pci=\"0000:4f:00.1\",pf=\"0000:4f:00.0\",vf=\"0\""));
 	ck_assert_ptr_nonnull(strstr(out, "ibvf_vf_guid_duplicate{pci=\"0000:c0:00.3\""));

@@ -131,6 +131,41 @@ const struct check_def checks_table[] = {
 };
 const size_t checks_table_len = sizeof(checks_table) / sizeof(checks_table[0]);
 
+/* Which finding explains which: a consequence whose cause is found is
+ * folded under it (core/checks/group.c); without its cause it is a problem
+ * of its own. One row a pair. */
+const struct check_cause check_causes_table[] = {
+	{"guid-zero", "port-down", CAUSE_SAME},
+	{"driver-kernel-mismatch", "probe-failed", CAUSE_NODE},
+	{"driver-kernel-mismatch", "vf-unbound", CAUSE_NODE},
+	{"port-down", "port-down", CAUSE_PF}, /* a PF's port: its VFs' */
+	{"ethernet-fallback", "port-down", CAUSE_PF},
+	{"ethernet-fallback", "rate-degraded", CAUSE_PF},
+	{"ethernet-fallback", "dp-link-type", CAUSE_PF_TOPIC},
+	{"pod-stale", "dp-not-allocatable", CAUSE_TOPIC},
+	/* a unit that will not run is written anew by persist, for the VFs
+	 * the node has now */
+	{"boot-unit", "sriov-layout", CAUSE_NODE},
+};
+const size_t check_causes_table_len = sizeof(check_causes_table) / sizeof(check_causes_table[0]);
+
+/* The batch forms of per-VF remedies (ibvf help vf). */
+const struct check_batch check_batches_table[] = {
+	{"guid-zero",
+	 {"vf", "guid", NULL},
+	 "unique GUIDs for every VF with zero or duplicate GUIDs",
+	 {"vf", "guid", "--assign-all", NULL}},
+	{"guid-duplicate",
+	 {"vf", "guid", NULL},
+	 "unique GUIDs for every VF with zero or duplicate GUIDs",
+	 {"vf", "guid", "--assign-all", NULL}},
+	{"name-unstable",
+	 {"vf", "rename", NULL},
+	 "every VF not in a pod to its predictable name",
+	 {"vf", "rename", "--all", NULL}},
+};
+const size_t check_batches_table_len = sizeof(check_batches_table) / sizeof(check_batches_table[0]);
+
 const struct check_def *check_find(const char *id)
 {
 	for (size_t i = 0; i < checks_table_len; i++)
@@ -265,6 +300,7 @@ void findings_fini(struct findings *fs)
 	for (size_t i = 0; i < fs->n; i++)
 		finding_fini(&fs->v[i]);
 	free(fs->v);
+	problems_fini(fs);
 	*fs = (struct findings){0};
 }
 
@@ -301,6 +337,19 @@ int checks_run(const struct node *n, const struct checks_opts *opts, struct find
 	 * findings of one check on one subject keep their order by title. */
 	if (out->n) /* qsort(NULL, 0, ...) is undefined */
 		qsort(out->v, out->n, sizeof(*out->v), cmp_finding);
+	for (size_t i = 0; i < out->n; i++) {
+		struct finding *f = &out->v[i];
+		const struct pf *pf = NULL;
+		if (f->subject[0] && node_find_fn(n, f->subject, &pf, NULL) && pf) {
+			snprintf(f->pf, sizeof(f->pf), "%s", pf->fn.bdf);
+			snprintf(f->pf_label, sizeof(f->pf_label), "%s", check_pf_label(pf));
+		}
+	}
+	findings_link(out);
+	if (findings_group(out) < 0) {
+		findings_fini(out);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -340,15 +389,32 @@ struct json_object *finding_to_json(const struct finding *f)
 		json_object_array_add(ev, e);
 	}
 	json_object_object_add(o, "evidence", ev);
-	struct json_object *r = json_object_new_object();
-	json_object_object_add(r, "kind", jstr(remedy_names[f->remedy.kind]));
-	json_object_object_add(r, "summary", jstr(f->remedy.summary));
-	struct json_object *steps = json_object_new_array();
-	for (size_t i = 0; steps && i < f->remedy.n_steps; i++)
-		json_object_array_add(steps, jstr(f->remedy.steps[i]));
-	json_object_object_add(r, f->remedy.kind == REMEDY_IBVF ? "argv" : "steps", steps);
-	json_object_object_add(o, "remedy", r);
+	json_object_object_add(o, "remedy", finding_remedy_to_json(&f->remedy));
+	struct json_object *c = NULL;
+	if (f->cause.id) {
+		c = json_object_new_object();
+		json_object_object_add(c, "check", jstr(f->cause.id));
+		json_object_object_add(c, "subject",
+				       f->cause.subject[0] ? jstr(f->cause.subject) : NULL);
+	}
+	json_object_object_add(o, "caused_by", c);
+	json_object_object_add(o, "group",
+			       f->group ? json_object_new_int64((int64_t)f->group) : NULL);
 	return o;
+}
+
+struct json_object *finding_remedy_to_json(const struct finding_remedy *rm)
+{
+	struct json_object *r = json_object_new_object();
+	if (!r)
+		return NULL;
+	json_object_object_add(r, "kind", jstr(remedy_names[rm->kind]));
+	json_object_object_add(r, "summary", jstr(rm->summary));
+	struct json_object *steps = json_object_new_array();
+	for (size_t i = 0; steps && i < rm->n_steps; i++)
+		json_object_array_add(steps, jstr(rm->steps[i]));
+	json_object_object_add(r, rm->kind == REMEDY_IBVF ? "argv" : "steps", steps);
+	return r;
 }
 
 struct json_object *findings_to_json(const struct findings *fs)
@@ -366,6 +432,7 @@ struct json_object *findings_to_json(const struct findings *fs)
 		json_object_array_add(a, finding_to_json(&fs->v[i]));
 	}
 	json_object_object_add(o, "findings", a);
+	json_object_object_add(o, "problems", problems_to_json(fs));
 	struct json_object *c = json_object_new_object();
 	for (unsigned int s = 3; s-- > 0;)
 		json_object_object_add(c, severity_names[s],

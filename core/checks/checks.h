@@ -69,6 +69,13 @@ enum check_reach {
 	REACH_BELOW,	   /* also below it: a node finding every PF and VF, a PF finding its VFs */
 };
 
+/* The finding that explains another (check_causes_table): its check's id
+ * (NULL: none) and subject ("" for the node). */
+struct finding_ref {
+	const char *id;
+	char subject[16];
+};
+
 struct finding {
 	const char *id; /* the check's id: points into checks_table */
 	enum check_severity severity;
@@ -80,13 +87,69 @@ struct finding {
 	struct finding_evidence evidence[FINDING_EVIDENCE_MAX];
 	size_t n_evidence;
 	struct finding_remedy remedy;
+	/* For the links between findings (core/checks/group.c): */
+	char topic[128];	  /* what it concerns besides its subject, as its check says:
+				   * a device plugin resource, a PF; "" none */
+	char pf[16];		  /* the subject's PF ("" for the node) */
+	char pf_label[64];	  /* that PF's RDMA device, else its address */
+	struct finding_ref cause; /* the finding that explains it, if any */
+	size_t group;		  /* the problem it is shown under (1, 2, ...; 0 none) */
+};
+
+/* A problem: what an operator reads first. One finding, or the findings of
+ * one check on many functions of one PF (or across the node when one
+ * command fixes them all), with the findings they explain folded in. */
+struct problem {
+	size_t id;		      /* 1, 2, ...: the findings' group */
+	const char *check;	      /* the check's id */
+	enum check_severity severity; /* the worst of its findings and consequences */
+	char *title;	 /* "zero GUID on 7 VFs of mlx5_0: 18:00.1, 18:00.3 … 18:01.0" */
+	size_t *members; /* indices into findings->v: the group, in order */
+	size_t n_members;
+	size_t *consequences; /* indices of the findings they explain */
+	size_t n_consequences;
+	struct finding_remedy remedy; /* one for the group (a batch form, else the first's) */
+	bool for_each;		      /* the remedy is the first member's: run it for each */
 };
 
 struct findings {
 	struct finding *v;
 	size_t n, alloc;
-	size_t n_dropped; /* beyond FINDINGS_MAX */
+	size_t n_dropped;	  /* beyond FINDINGS_MAX */
+	struct problem *problems; /* findings_group(): severity first, then findings' order */
+	size_t n_problems;
 };
+
+/* Which check's finding explains which (check_causes_table, core/checks/checks.c):
+ * how the cause's subject relates to the consequence's. */
+enum cause_scope {
+	CAUSE_SAME,	/* the same function */
+	CAUSE_NODE,	/* the cause is the node's: any consequence */
+	CAUSE_PF,	/* the cause is on a PF: the PF itself or its VFs */
+	CAUSE_PF_TOPIC, /* the cause is on a PF the consequence's topic names */
+	CAUSE_TOPIC,	/* both have the same topic (a device plugin resource) */
+};
+
+struct check_cause {
+	const char *cause, *effect; /* check ids */
+	enum cause_scope scope;
+};
+
+extern const struct check_cause check_causes_table[];
+extern const size_t check_causes_table_len;
+
+/* One command that fixes every finding of a check at once (the batch form
+ * of the findings' own remedy: `vf guid --assign-all`, `vf rename --all`).
+ * A finding is in the batch when its remedy's argv starts with prefix. */
+struct check_batch {
+	const char *id;
+	const char *prefix[3]; /* {"vf", "guid", NULL} */
+	const char *summary;
+	const char *argv[4];
+};
+
+extern const struct check_batch check_batches_table[];
+extern const size_t check_batches_table_len;
 
 /* A name seen to change while ibvf ran (the console records them). */
 struct name_change {
@@ -165,9 +228,21 @@ extern const size_t checks_table_len;
 
 /* Runs every check over n (opts may be NULL) into out, which must be zeroed
  * or findings_fini()'d. Findings are sorted by severity (critical first),
- * then subject, then table order. Returns 0 or -ENOMEM. */
+ * then subject, then table order; each finding's cause is set
+ * (check_causes_table) and the problems made (findings_group()). Returns 0
+ * or -ENOMEM. */
 int checks_run(const struct node *n, const struct checks_opts *opts, struct findings *out);
 void findings_fini(struct findings *f);
+/* Sets each finding's cause from the causal table: the first finding of a
+ * cause check on a subject its scope relates (fs sorted by checks_run()). */
+void findings_link(struct findings *fs);
+/* (Re)makes fs->problems and each finding's group from the findings now in
+ * fs: a finding whose cause is among them is folded under that cause's
+ * problem; one whose cause is not is a problem of its own. 0 or -ENOMEM
+ * (then no problems). */
+int findings_group(struct findings *fs);
+/* The finding of this id and subject in fs, or NULL. */
+const struct finding *findings_find(const struct findings *fs, const struct finding_ref *ref);
 /* Frees what one finding holds (findings_fini() does it for each). */
 void finding_fini(struct finding *f);
 
@@ -181,7 +256,9 @@ int check_severity_parse(const char *s, enum check_severity *ret);
 enum check_severity findings_max_severity(const struct findings *fs);
 
 /* {"version":2,"findings":[{id, severity, subject, subject_kind, title, why,
- * evidence:[{where,value}], remedy:{kind, summary, argv|steps}}],
+ * evidence:[{where,value}], remedy:{kind, summary, argv|steps},
+ * caused_by:{check, subject}|null, group}], "problems":[{id, check, severity,
+ * title, subjects, consequences, findings:[index...], remedy}],
  * "counts":{"critical":N,"warning":N,"info":N}, "dropped":N}. NULL on ENOMEM. */
 struct json_object *findings_to_json(const struct findings *fs);
 struct json_object *finding_to_json(const struct finding *f);

@@ -86,3 +86,8 @@ bool check_same_model(const struct pf *a, const struct pf *b);
  * the node (which *ret_ib names): a compute HCA fallen back to Ethernet. */
 bool check_pf_fallback(const struct node *n, const struct pf *pf, const struct pf **ret_ib);
 bool check_pf_compute(const struct node *n, const struct pf *pf);
+
+/* The problems (core/checks/group.c): freed by findings_fini(), as JSON. */
+void problems_fini(struct findings *fs);
+struct json_object *problems_to_json(const struct findings *fs);
+struct json_object *finding_remedy_to_json(const struct finding_remedy *r);

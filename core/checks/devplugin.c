@@ -204,6 +204,26 @@ static const char *link_layer(const struct pf *pf, const struct vf *vf, char *wh
 	return "";
 }
 
+/* The topic of a dp-link-type finding: the PF whose functions are all the
+ * Ethernet ones selected (an HCA fallen back to Ethernet), "" when they
+ * are on more than one PF. */
+static void eth_pf_topic(struct finding *f, const struct dp_run *x, bool by_rdma)
+{
+	char w[256];
+	const char *pf = NULL;
+	for (size_t i = 0; !by_rdma && i < x->d.n; i++) {
+		const struct dev *v = &x->d.v[i];
+		if (!x->hit[i] || link_layer_from_string(link_layer(v->pf, v->vf, w, sizeof(w))) !=
+					  LINK_LAYER_ETHERNET)
+			continue;
+		if (pf && strcmp(pf, v->pf->fn.bdf))
+			return;
+		pf = v->pf->fn.bdf;
+	}
+	if (pf)
+		snprintf(f->topic, sizeof(f->topic), "%s", pf);
+}
+
 static void link_type_finding(struct findings *out, const struct dp_run *x,
 			      const struct dp_config *c, const struct dp_resource *r, size_t ib,
 			      size_t eth, bool by_rdma)
@@ -227,6 +247,7 @@ static void link_type_finding(struct findings *out, const struct dp_run *x,
 	if (!f)
 		return;
 	dp_evidence_resource(f, c, r, where);
+	eth_pf_topic(f, x, by_rdma);
 	size_t shown = 0;
 	for (size_t i = 0; i < x->d.n && shown < 5; i++) {
 		const struct dev *v = &x->d.v[i];
@@ -415,6 +436,7 @@ CHECK_FN(check_dp_not_allocatable)
 						      v->vf->index, ql);
 				if (!f)
 					goto out;
+				snprintf(f->topic, sizeof(f->topic), "%.127s", label);
 				dp_evidence_resource(f, c, r, where);
 				finding_evidence(f, api->socket ? api->socket : PODRES_SOCKET,
 						 "GetAllocatableResources: %zu device%s of %s%s",

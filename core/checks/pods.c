@@ -24,6 +24,8 @@ static void stale_one(struct findings *out, const struct node *n, const struct p
 			      b->bdf, uid);
 	if (!f)
 		return;
+	if (b->resource) /* the device plugin resource whose count it skews */
+		snprintf(f->topic, sizeof(f->topic), "%s", b->resource);
 	finding_evidence(f, CHECKPOINT, "PodUID %s, DeviceIDs [%s]%s%s", uid, b->bdf,
 			 b->resource ? ", ResourceName " : "", b->resource ? b->resource : "");
 	char where[160];

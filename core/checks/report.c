@@ -5,8 +5,8 @@
 #include <errno.h>
 #include <string.h>
 
-void findings_select(struct findings *fs, bool (*keep)(const struct finding *f, void *ctx),
-		     void *ctx)
+int findings_select(struct findings *fs, bool (*keep)(const struct finding *f, void *ctx),
+		    void *ctx)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < fs->n; i++) {
@@ -19,6 +19,7 @@ void findings_select(struct findings *fs, bool (*keep)(const struct finding *f, 
 		k++;
 	}
 	fs->n = k;
+	return findings_group(fs);
 }
 
 bool finding_reaches(const struct finding *f, const struct node *n, const char *bdf)

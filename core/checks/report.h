@@ -13,9 +13,11 @@
 #include "core/model/node.h"
 
 /* Keeps the findings for which keep() is true, in their order; frees the
- * others. n_dropped is kept. */
-void findings_select(struct findings *fs, bool (*keep)(const struct finding *f, void *ctx),
-		     void *ctx);
+ * others. n_dropped is kept; the problems are made again from what is kept
+ * (a consequence whose cause is not kept is a problem of its own). 0 or
+ * -ENOMEM (then no problems). */
+int findings_select(struct findings *fs, bool (*keep)(const struct finding *f, void *ctx),
+		    void *ctx);
 
 /* Whether f concerns the function bdf (a PF or VF of n): it is f's subject,
  * or f reaches it from above (REACH_BELOW): f is the node's, or f is on the

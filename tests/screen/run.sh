@@ -31,7 +31,7 @@ mask_checks=0
 mask() {
 	local extra=()
 	((mask_checks)) && extra=(-e 's/ 2 Checks [0-9]+/ 2 Checks NN/'
-		-e 's/ Findings: [0-9]+ critical, [0-9]+ warning, [0-9]+ info/ Findings: NN/')
+		-e 's/ Problems: [0-9]+ critical, [0-9]+ warning, [0-9]+ info \([0-9]+ findings\)/ Problems: NN/')
 	sed -E -e "s#$tmp#TMP#g" "${extra[@]}" \
 		-e 's/[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}/HH:MM:SS.mmm/g' \
 		-e 's/<- [0-9]+\.[0-9]{2} s after/<- N.NN s after/g' \
@@ -679,11 +679,20 @@ scenario_checks() {
 	expect_re '^!! ├─ vf0 0000:18:00\.1 ib0 '
 	expect_re $'^\e\[1m\e\[38;5;196m[^!]*!!' -e
 	keys 2
-	wait_re '^ Findings: [0-9]+ critical, [0-9]+ warning, [0-9]+ info'
+	wait_re '^ Problems: [0-9]+ critical, [0-9]+ warning, [0-9]+ info \([0-9]+ findings\)'
 	expect_re '^ ?critical \([0-9]+\)'
-	expect_re '^ !! 0000:18:00\.1  VF 0000:18:00\.1 .* zero node and port GUID'
+	# Problems: the zero GUIDs of 15 VFs are one, their ports down folded
+	# in; Enter unfolds it into its findings.
+	expect_re '^ !! \+ zero GUID on 15 VFs of mlx5_0, mlx5_4: 18:00\.1, 18:00\.3 … 4f:01\.0'
+	expect_no_re '^ !! +0000:18:00\.1'
 	filter 18:00.4
 	keys Enter
+	settle
+	expect_re '^ !! - zero GUID on 15 VFs'
+	expect_re '^   !! 0000:18:00\.4  VF 0000:18:00\.4 .* zero node and port GUID'
+	expect_re '^   !! 0000:18:00\.4  VF 0000:18:00\.4 .* port DOWN'
+	snap checks-unfolded
+	keys Down Enter
 	settle
 	expect_re '^ evidence'
 	expect_re '^   /sys/class/infiniband/mlx5_14/node_guid: 0000:0000:0000:0000'
@@ -694,15 +703,16 @@ scenario_checks() {
 	expect_re '^!! critical +zero GUID'
 	keys 2 Escape
 	settle
-	expect_re '^ Findings: .*'
+	expect_re '^ Problems: .*'
 	keys t # from the list straight to the row
 	wait_re '^ VF 3 of PF 0000:18:00\.0  0000:18:00\.4'
 	stop
 	# Wide: the check's id has a column.
 	start 160 48
 	keys 2
-	wait_re '^ !! 0000:18:00\.1  guid-zero +VF 0000:18:00\.1'
-	expect_re 'Enter: open  t: its row  L: kernel log'
+	wait_re '^ !! \+ 15 VFs +guid-zero +zero GUID on 15 VFs of mlx5_0, mlx5_4: .*\(\+15 it explains\)'
+	expect_re '^ !! \+ node +driver-kernel-mismatch'
+	expect_re 'Enter: open/unfold  t: its row  L: kernel log'
 	# The VF whose probe failed is explained by its finding and the kernel
 	# log, not as a zero GUID.
 	keys 1
@@ -732,7 +742,7 @@ scenario_kmsg() {
 	# From the driver/kernel mismatch finding to its log line, selected.
 	keys 2
 	filter driver-kernel
-	keys Enter
+	keys Enter Down Enter # unfold the problem, open its finding
 	settle
 	expect_re '^   kernel log \[ *[0-9]+\.[0-9]{6}\]: mlx5_core: Unknown symbol strlcpy'
 	keys Enter
@@ -852,9 +862,9 @@ scenario_fix_finding() {
 	mask_checks=1
 	start 80 24
 	keys 2
-	wait_re '^ Findings: [0-9]+ critical'
+	wait_re '^ Problems: [0-9]+ critical'
 	filter 18:00.4
-	keys f
+	keys Enter Down f # the finding of 18:00.4 in the unfolded zero-GUID problem
 	settle
 	snap fix-finding-preview
 	keys Left Enter

@@ -4,7 +4,9 @@
  * node read and the checks run again after each (a fix clears findings and
  * may make others). The next plan is the selected finding with an ibvf
  * remedy not tried yet whose phase comes first (remedy.h: layout, link
- * state, GUIDs, names, persist), so each one's precondition holds. A
+ * state, GUIDs, names, persist), so each one's precondition holds; a
+ * finding another one explains (its cause, checks.h) waits while its cause
+ * is there, so what goes with the cause is not fixed twice. A
  * finding is tried once: what was refused or failed is not tried again,
  * and plans that depend on one that failed (a later phase on the same PF;
  * persist on anything not fixed) are skipped. Manual remedies are printed,
@@ -221,8 +223,8 @@ static bool in_group(const struct fix_run *run, const struct node *n, const stru
 }
 
 /* One plan for the group's findings on VFs no pod holds. Every finding of
- * the group's phase on those VFs (port-down's GUID remedy too) is counted
- * to it. */
+ * the group's phase on those VFs is counted to it, but one its cause
+ * explains (a zero GUID's port down): that one goes with its cause. */
 static int fix_group_run(struct fix_run *run, const struct node *n, const struct fix_group *g,
 			 const struct findings *fs)
 {
@@ -245,7 +247,7 @@ static int fix_group_run(struct fix_run *run, const struct node *n, const struct
 			covered =
 				in_group(run, n, g, fs, j) && !strcmp(fs->v[j].subject, f->subject);
 		if (covered && remedy_phase(&f->remedy) == g->ph && !fix_find(run, f) &&
-		    fix_add(run, n, f, st) < 0)
+		    !findings_find(fs, &f->cause) && fix_add(run, n, f, st) < 0)
 			return -ENOMEM;
 	}
 	return 1;
@@ -280,6 +282,10 @@ static int fix_next(struct fix_run *run, const struct node *n, const struct find
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct finding *f = &fs->v[i];
 		if (f->remedy.kind != REMEDY_IBVF || fix_find(run, f))
+			continue;
+		/* Causes first: a finding another explains waits for it (the
+		 * checks run again after each plan: it may be gone then). */
+		if (findings_find(fs, &f->cause))
 			continue;
 		if (!best || remedy_phase(&f->remedy) < remedy_phase(&best->remedy))
 			best = f;
@@ -356,12 +362,32 @@ static void print_manual(const struct findings *fs)
 		printf("  %s %s  [%s]\n", check_severity_name(f->severity),
 		       f->subject[0] ? f->subject : "node", f->id);
 		print_escaped("    ", f->title, "\n");
+		if (findings_find(fs, &f->cause))
+			printf("    follows from %s on %s: fix that first\n", f->cause.id,
+			       f->cause.subject[0] ? f->cause.subject : "the node");
 		print_escaped("    fix: ", f->remedy.summary, "\n");
 		for (size_t j = 0; j < f->remedy.n_steps; j++) {
 			char num[32];
 			snprintf(num, sizeof(num), "      %zu. ", j + 1);
 			print_escaped(num, f->remedy.steps[j], "\n");
 		}
+	}
+}
+
+/* The findings with an ibvf remedy left to their cause, still there. */
+static void print_waiting(const struct fix_run *run, const struct findings *fs)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct finding *f = &fs->v[i];
+		if (f->remedy.kind != REMEDY_IBVF || fix_find((struct fix_run *)run, f) ||
+		    !findings_find(fs, &f->cause))
+			continue;
+		if (!k++)
+			printf("\nleft to their causes (not tried while the cause is there):\n");
+		printf("  %s %s  follows from %s on %s\n", f->id,
+		       f->subject[0] ? f->subject : "node", f->cause.id,
+		       f->cause.subject[0] ? f->cause.subject : "the node");
 	}
 }
 
@@ -397,7 +423,12 @@ static int fix_read(struct fix_run *run, struct node **ret_n, struct findings *r
 		node_free(n);
 		return -1;
 	}
-	findings_select(ret_fs, run->src->keep, run->src->ctx);
+	if (findings_select(ret_fs, run->src->keep, run->src->ctx) < 0) {
+		cli_error("cannot run the checks: out of memory");
+		findings_fini(ret_fs);
+		node_free(n);
+		return -1;
+	}
 	*ret_n = n;
 	return 0;
 }
@@ -428,6 +459,7 @@ int check_fix_run(const struct cli *c, const struct fix_opts *o, const struct fi
 		if (r <= 0) {
 			if (r == 0) {
 				print_manual(&fs);
+				print_waiting(&run, &fs);
 				print_summary(&run);
 				rc = 0;
 				for (size_t i = 0; i < run.n; i++)

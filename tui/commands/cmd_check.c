@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -26,7 +27,7 @@
 
 struct check_args {
 	enum check_severity min;
-	bool list;
+	bool list, verbose;
 	char **words; /* check ids and devices, as typed */
 	int n_words;
 	const char **dp_files; /* --dp-config, in order */
@@ -62,6 +63,7 @@ enum {
 	CHECK_O_FORCE,
 	CHECK_O_NO_WAIT,
 	CHECK_O_SINCE,
+	CHECK_O_VERBOSE,
 };
 
 const struct opt check_options[] = {
@@ -71,13 +73,18 @@ const struct opt check_options[] = {
 		 "also judge this device plugin config.json (repeatable); the "
 		 "ones in the kubelet's pod volumes are always read")},
 	{OPT_BOOL("list", 0, CHECK_O_LIST, "the checks: id, severity, title")},
+	{OPT_BOOL("verbose", 'v', CHECK_O_VERBOSE,
+		  "every finding with its evidence, why it matters, its remedy and the "
+		  "finding it follows from; without it the problems: one line each, "
+		  "the findings they explain folded beneath and counted")},
 	{OPT_ARG("since", 0, "DUR|TIME", CHECK_O_SINCE,
 		 "the recorded history the checks read (renames, port state "
 		 "changes, GUIDs lost at a boot): since DUR ago (30m, 6h, 2d), a "
 		 "TIME (2026-12-04T03:12:07Z; local: '2026-12-04 03:00', 03:00) "
 		 "or 'boot', the default: since the current boot. Without a "
 		 "history store the checks read the node only")},
-	{OPT_PARA("--json prints the findings as JSON (version, host, kernel, findings, counts).\n"
+	{OPT_PARA("--json prints the findings as JSON (version, host, kernel, findings with\n"
+		  "caused_by and group, problems, counts).\n"
 		  "Exit status, from the findings shown: 0 none (or info only), 1 warnings,\n"
 		  "2 critical; 3 when it could not check (bad argument, unknown device, node\n"
 		  "unreadable). As a Nagios/monitoring check: ibvf check >/dev/null; echo $?\n")},
@@ -115,6 +122,9 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 		switch (id) {
 		case CHECK_O_LIST:
 			a->list = true;
+			break;
+		case CHECK_O_VERBOSE:
+			a->verbose = true;
 			break;
 		case CHECK_O_SEVERITY:
 			if (check_severity_parse(v, &a->min) < 0) {
@@ -295,6 +305,20 @@ static void read_past(struct sys *s, int64_t since_us, struct checks_opts *o)
 		cli_error("history: %s", e.msg);
 }
 
+/* The terminal's width when stdout is one ($COLUMNS, else the tty's), else
+ * 0: a pipe or file gets whole lines. */
+static int terminal_width(void)
+{
+	struct winsize ws;
+	if (!isatty(STDOUT_FILENO))
+		return 0;
+	const char *cols = getenv("COLUMNS");
+	int n = cols ? atoi(cols) : 0;
+	if (n > 0 && n < 10000)
+		return n;
+	return ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col ? ws.ws_col : 0;
+}
+
 /* Runs the checks, keeps what the filter selects (with what reaches a
  * device named), prints it; the exit status from what was printed. */
 static int report(const struct cli *c, struct sys *s, bool record, const struct node *n,
@@ -316,18 +340,26 @@ static int report(const struct cli *c, struct sys *s, bool record, const struct 
 	recording_observe(rec, n, &fs, &re);
 	hist_recorder_close(rec);
 	fl->reach = n;
-	findings_select(&fs, keep, fl);
-	struct json_object *o = checks_report_json(&fs, n);
+	struct json_object *o =
+		findings_select(&fs, keep, fl) == 0 ? checks_report_json(&fs, n) : NULL;
 	enum check_severity max = findings_max_severity(&fs);
 	findings_fini(&fs);
 	if (!o) {
 		cli_error("cannot render the findings: out of memory");
 		return EXIT_UNKNOWN;
 	}
-	if (c->json)
+	if (c->json) {
 		cli_print_json(o);
-	else
+	} else if (a->verbose) {
 		text_render_print(stdout, o, check_text);
+	} else {
+		struct text t = {0};
+		check_text_problems(&t, o, (size_t)terminal_width());
+		text_print(stdout, &t);
+		if (t.truncated)
+			cli_error("out of memory: the report is cut short");
+		text_clear(&t);
+	}
 	json_object_put(o);
 	if (fflush(stdout) != 0)
 		return EXIT_UNKNOWN;

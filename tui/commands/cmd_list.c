@@ -126,11 +126,32 @@ static int row_add(struct table *t, const struct pf *pf, const struct vf *vf,
 	return 0;
 }
 
-/* A PF and its VFs; pf_json is the same PF in the node's JSON, whose
- * findings give the marks (the JSON lists PFs and VFs in the model's order). */
+/* A row for each port of rd after the first (the device's row shows the
+ * first): a dual-port HCA shows both. */
+static int add_port_rows(struct table *t, const struct rdma *rd)
+{
+	for (size_t i = 1; rd && i < rd->n_ports; i++) {
+		char cells[RC_N][ROW_CELL_MAX];
+		char **row = table_row(t);
+		if (!row)
+			return -1;
+		row_port_cells(&rd->ports[i], cells);
+		row[COL_MARK] = strdup("");
+		for (int k = 0; k < RC_N; k++) {
+			char dev[ROW_CELL_MAX + 8];
+			snprintf(dev, sizeof(dev), "  %.*s", ROW_CELL_MAX - 1, cells[k]);
+			row[1 + k] = strdup(k == RC_DEVICE ? dev : cells[k]);
+		}
+	}
+	return 0;
+}
+
+/* A PF, its ports after the first, and its VFs; pf_json is the same PF in
+ * the node's JSON, whose findings give the marks (the JSON lists PFs and
+ * VFs in the model's order). */
 static void add_pf_rows(struct table *t, const struct pf *pf, struct json_object *pf_json)
 {
-	if (row_add(t, pf, NULL, NULL, NULL, pf_json) < 0)
+	if (row_add(t, pf, NULL, NULL, NULL, pf_json) < 0 || add_port_rows(t, fn_rdma(&pf->fn)) < 0)
 		return;
 	struct json_object *vfa = get(pf_json, "vfs");
 	for (size_t i = 0; i < pf->n_vfs; i++) {
@@ -197,10 +218,16 @@ static void table_print(FILE *f, struct table *t)
 			s = s ? s : "";
 			if (t->hidden[c])
 				continue;
-			if (c == last)
+			bool rest = false; /* a cell after this one has text: pad */
+			for (int d = c + 1; d <= last && !rest; d++) {
+				const char *x = r == 0 ? t->headers[d] : t->cells[r - 1][d];
+				rest = !t->hidden[d] && x && *x;
+			}
+			if (c == last || !rest) {
 				fprintf(f, "%s\n", s);
-			else
-				fprintf(f, "%s%*s  ", s, (int)(w[c] - width(s)), "");
+				break;
+			}
+			fprintf(f, "%s%*s  ", s, (int)(w[c] - width(s)), "");
 		}
 	}
 }
@@ -264,7 +291,8 @@ void list_print_text(FILE *f, const struct node *n, struct json_object *node, in
 				    ? json_object_array_get_idx(pfs, i)
 				    : NULL);
 	for (size_t i = 0; i < n->n_orphans; i++)
-		if (row_add(&t, NULL, NULL, &n->orphans[i], NULL, NULL) < 0)
+		if (row_add(&t, NULL, NULL, &n->orphans[i], NULL, NULL) < 0 ||
+		    add_port_rows(&t, &n->orphans[i]) < 0)
 			break;
 	t.first = COL_MARK + 1; /* the marks' column only when a row has one */
 	for (size_t r = 0; r < t.n; r++)

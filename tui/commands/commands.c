@@ -51,7 +51,10 @@ int cmd_console(const struct cli *c, int argc, char **argv)
 #define CHECK_HELP                                                                                 \
 	"What is wrong on the node: each finding with its subject, the evidence (the\n"            \
 	"file and value read, or the kernel-log line), why it matters, and its remedy\n"           \
-	"(an ibvf command line, or manual steps ibvf never runs itself).\n"                        \
+	"(an ibvf command line, or manual steps ibvf never runs itself). Printed as\n"             \
+	"problems, one line each: a cause with the findings it explains folded beneath\n"          \
+	"and counted, one check's findings on many VFs as one group with one remedy;\n"            \
+	"--verbose prints every finding.\n"                                                        \
 	"  ID                only findings of this check (ids: --list)\n"                          \
 	"  DEVICE            only findings on this PF (and its VFs) or VF: PCI address,\n"         \
 	"                    netdev, RDMA device or the pod holding the VF\n"                      \
@@ -89,7 +92,7 @@ static const struct cmd commands[] = {
 	 list_options, NULL, CMD_POS_NONE},
 	{"check", cmd_check, CMD_NODE | CMD_JSON | CMD_SEVERITY_EXIT,
 	 "what is wrong and how to fix it; exit 0/1/2 by severity, 3 error",
-	 "check [--json] [--severity S] [--dp-config FILE] [--list] [ID|DEVICE...] |\n"
+	 "check [--json] [-v] [--severity S] [--dp-config FILE] [--list] [ID|DEVICE...] |\n"
 	 "       check --fix ID|all [--yes] [--dry-run] [--force] [--no-wait] [ID|DEVICE...]",
 	 CHECK_HELP, check_options, NULL, CMD_POS_DEV},
 	{"watch", cmd_watch, CMD_NODE | CMD_JSON, "print node changes as they happen",

@@ -149,34 +149,48 @@ void console_actions_open(struct console *c, enum key_action a)
 	c->refuse_notice = false;
 }
 
-void console_fix_finding(struct console *c, const struct finding *f)
+/* Runs a remedy as `f` does: ibvf's through the action dialog, manual
+ * steps in a note. */
+static void fix_remedy(struct console *c, const char *id, const char *title,
+		       const struct finding_remedy *rm)
 {
-	char title[96];
-	snprintf(title, sizeof(title), "Fix %s on %s", f->id, f->subject[0] ? f->subject : "node");
-	if (f->remedy.kind == REMEDY_MANUAL) {
-		dialog_open_note(c, title, f->remedy.summary, (const char *const *)f->remedy.steps,
-				 f->remedy.n_steps);
+	if (rm->kind == REMEDY_MANUAL) {
+		dialog_open_note(c, title, rm->summary, (const char *const *)rm->steps,
+				 rm->n_steps);
 		return;
 	}
-	if (f->remedy.kind != REMEDY_IBVF) {
-		screen_message(c, TR_STATUS, "%s: nothing to fix, it is for information", f->id);
+	if (rm->kind != REMEDY_IBVF) {
+		screen_message(c, TR_STATUS, "%s: nothing to fix, it is for information", id);
 		return;
 	}
 	struct act_args p;
 	struct err e = {{0}};
-	int r = remedy_request(&f->remedy, false, &p, &e);
+	int r = remedy_request(rm, false, &p, &e);
 	if (r == -ENOTSUP) {
 		char line[256];
-		text_shell_join(line, sizeof(line), (const char *const *)f->remedy.steps,
-				f->remedy.n_steps);
-		screen_message(c, TR_STATUS, "%s: run 'ibvf %s' (not from this view)", f->id, line);
+		text_shell_join(line, sizeof(line), (const char *const *)rm->steps, rm->n_steps);
+		screen_message(c, TR_STATUS, "%s: run 'ibvf %s' (not from this view)", id, line);
 		return;
 	}
 	if (r < 0) {
-		screen_message(c, TR_ERROR, "%s: %s", f->id, e.msg);
+		screen_message(c, TR_ERROR, "%s: %s", id, e.msg);
 		return;
 	}
 	dialog_open_req(c, &p.req, title);
+}
+
+void console_fix_finding(struct console *c, const struct finding *f)
+{
+	char title[96];
+	snprintf(title, sizeof(title), "Fix %s on %s", f->id, f->subject[0] ? f->subject : "node");
+	fix_remedy(c, f->id, title, &f->remedy);
+}
+
+void console_fix_problem(struct console *c, const struct problem *p)
+{
+	char title[96];
+	snprintf(title, sizeof(title), "Fix %s on %zu VFs", p->check, p->n_members);
+	fix_remedy(c, p->check, title, &p->remedy);
 }
 
 /* The command's words without a "--force", which it reports. */

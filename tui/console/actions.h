@@ -9,6 +9,7 @@
 
 struct console;
 struct finding;
+struct problem;
 
 /* F6-F8, X, e (KA_CREATE, KA_RENAME, KA_GUID, KA_DESTROY, KA_LINK_STATE): the dialog on the
  * selection, or a notice saying why not (which swallows the text typed for the dialog). */
@@ -32,3 +33,6 @@ int console_cmd_state(struct console *c, const char *arg);
  * request (read by vf's parser: remedy.h), a manual one shows its steps and
  * says ibvf does not run them. */
 void console_fix_finding(struct console *c, const struct finding *f);
+/* The same for a group of findings on many VFs: its one remedy (the batch
+ * command, or the node-wide one). */
+void console_fix_problem(struct console *c, const struct problem *p);

@@ -60,6 +60,7 @@ struct console_checks {
 	struct console_mark *marks; /* one per subject, sorted by BDF */
 	size_t n_marks;
 	size_t counts[3];  /* by enum check_severity */
+	size_t pcounts[3]; /* the problems (fs.problems), by severity */
 	double cost;	   /* seconds the last run took */
 	bool history_said; /* the history store's failure was shown */
 };
@@ -243,6 +244,9 @@ struct text;
  * subject, evidence, why, remedy (the ibvf command line shell-quoted, or
  * the manual steps). */
 void console_finding_text(const struct console *c, struct text *t, const struct finding *f, int w);
+/* A problem (findings_group()) in lines of at most w columns: severity and
+ * check, title, its findings by check, its subjects, its one remedy. */
+void console_problem_text(const struct console *c, struct text *t, const struct problem *p, int w);
 
 /* console_kmsg.c: view 5, the kernel log's RDMA driver records */
 void view_kmsg_init(struct console *c, struct view *v);

@@ -160,16 +160,27 @@ static void draw_row(struct console *c, const struct tree_row *r, int y, const s
 		SNAP_RATE,    SNAP_LINK_LAYER, SNAP_FW,	   SNAP_PORT_GUID,  SNAP_N_FIELDS};
 	const struct port *p = tree_row_port(r);
 	const struct fn *f = tree_row_fn(r);
-	const struct console_mark *m = r->ghost ? NULL : console_mark_find(c, r->bdf);
-	enum theme_role base = r->ghost ? TR_GONE : r->kind == ROW_PF ? TR_PF : TR_VF;
+	const struct console_mark *m =
+		r->ghost || r->kind == ROW_PORT ? NULL : console_mark_find(c, r->bdf);
+	enum theme_role base = r->ghost ? TR_GONE : r->kind != ROW_VF ? TR_PF : TR_VF;
 	for (int i = 0; i < TC_N; i++)
 		role[i] = base;
 	char cells[RC_N][ROW_CELL_MAX];
-	if (!r->ghost)
+	if (r->kind == ROW_PORT) {
+		if (p)
+			row_port_cells(p, cells);
+		else
+			memset(cells, 0, sizeof(cells));
+	} else if (!r->ghost)
 		row_cells(r->pf, r->kind == ROW_VF ? r->vfp : NULL, NULL, cells);
 	for (int i = 0; i < TC_N; i++)
 		snprintf(cell[i], sizeof(cell[0]), "%s", r->ghost ? "" : cells[col_of[i]]);
-	if (r->kind == ROW_PF) {
+	if (r->kind == ROW_PORT) {
+		snprintf(cell[TC_DEVICE], sizeof(cell[0]), "     port %u",
+			 p ? p->num : r->port + 1);
+		for (int i = 0; i < TC_N; i++)
+			fields[i] = SNAP_N_FIELDS; /* the changes marked are the PF's port 1's */
+	} else if (r->kind == ROW_PF) {
 		const char *g = !r->n_children ? " "
 				: r->collapsed ? (c->utf8 ? "▸" : "+")
 					       : (c->utf8 ? "▾" : "-");

@@ -61,6 +61,8 @@ static void index_marks(struct console_checks *k)
 	for (size_t i = 0; i < n; i++)
 		k->by_subject[i] = i;
 	qsort_r(k->by_subject, n, sizeof(*k->by_subject), by_subject_cmp, &k->fs);
+	for (size_t i = 0; i < k->fs.n_problems; i++)
+		k->pcounts[k->fs.problems[i].severity]++;
 	for (size_t i = 0; i < n; i++) {
 		const struct finding *f = &k->fs.v[k->by_subject[i]];
 		k->counts[f->severity]++;
@@ -84,6 +86,7 @@ void console_checks_run(struct console *c)
 	double t0 = console_now();
 	console_checks_free(k);
 	memset(k->counts, 0, sizeof(k->counts));
+	memset(k->pcounts, 0, sizeof(k->pcounts));
 	if (!c->node)
 		return;
 	size_t nr;
@@ -213,6 +216,8 @@ static void wrap_cmd(struct text *t, const char *cmd, int w)
 	}
 }
 
+static void remedy_text(struct text *t, const struct finding_remedy *r, bool example, int w);
+
 /* The finding as text: every string is escaped by text_add. */
 void console_finding_text(const struct console *c, struct text *t, const struct finding *f, int w)
 {
@@ -231,9 +236,56 @@ void console_finding_text(const struct console *c, struct text *t, const struct 
 		     w, 2);
 	if (!f->n_evidence)
 		text_add(t, TEXT_NORMAL, "  (none recorded)");
+	if (f->cause.id) {
+		snprintf(buf, sizeof(buf), "follows from %s on %s", f->cause.id,
+			 f->cause.subject[0] ? f->cause.subject : "the node");
+		text_add(t, TEXT_HEADING, "cause");
+		wrap(t, TEXT_NORMAL, buf, w, 2);
+	}
 	text_add(t, TEXT_HEADING, "why");
 	wrap(t, TEXT_NORMAL, f->why, w, 2);
-	const struct finding_remedy *r = &f->remedy;
+	remedy_text(t, &f->remedy, false, w);
+}
+
+/* A problem as text: its title, its findings by check, its subjects, the
+ * one remedy. */
+void console_problem_text(const struct console *c, struct text *t, const struct problem *p, int w)
+{
+	const struct findings *fs = &c->checks.fs;
+	char buf[1024];
+	text_add(t, p->severity == CHECK_INFO ? TEXT_NORMAL : TEXT_ERROR, "%s %s  %s",
+		 console_severity_mark(p->severity), check_severity_name(p->severity), p->check);
+	wrap(t, TEXT_HEADING, p->title, w, 0);
+	text_add(t, TEXT_NORMAL, "findings  %zu %s%s", p->n_members, p->check,
+		 p->n_consequences ? ", and the ones it explains:" : "");
+	for (size_t i = 0; i < p->n_consequences; i++) {
+		const char *id = fs->v[p->consequences[i]].id;
+		size_t n = 0;
+		bool seen = false;
+		for (size_t j = 0; j < p->n_consequences && !seen; j++) {
+			seen = j < i && !strcmp(fs->v[p->consequences[j]].id, id);
+			n += !strcmp(fs->v[p->consequences[j]].id, id);
+		}
+		if (!seen)
+			text_add(t, TEXT_NORMAL, "          %zu %s", n, id);
+	}
+	if (p->for_each)
+		text_add(t, TEXT_HEADING, "for each of them:");
+	remedy_text(t, &p->remedy, p->for_each, w);
+	text_add(t, TEXT_HEADING, "subjects");
+	size_t len = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < p->n_members && len + 20 < sizeof(buf); i++) {
+		const char *subj = fs->v[p->members[i]].subject;
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? ", " : "",
+					subj[0] ? subj : "the node");
+	}
+	wrap(t, TEXT_NORMAL, buf, w, 2);
+}
+
+static void remedy_text(struct text *t, const struct finding_remedy *r, bool example, int w)
+{
+	char buf[1024];
 	text_add(t, TEXT_HEADING, "remedy%s",
 		 r->kind == REMEDY_IBVF	    ? " (ibvf runs it: preview, confirm, journal)"
 		 : r->kind == REMEDY_MANUAL ? " (manual: ibvf never runs these)"
@@ -253,4 +305,6 @@ void console_finding_text(const struct console *c, struct text *t, const struct 
 	}
 	if (r->kind == REMEDY_NONE && !r->summary)
 		text_add(t, TEXT_NORMAL, "  nothing to do but look");
+	if (example && r->kind == REMEDY_IBVF)
+		text_add(t, TEXT_NORMAL, "  (the first one's; Enter: each finding's)");
 }

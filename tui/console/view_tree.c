@@ -87,7 +87,7 @@ static void key_left_right(struct console *c, bool right)
 	if (!c->tree.n)
 		return;
 	const struct tree_row *r = &c->tree.rows[c->tl.sel];
-	if (r->kind == ROW_VF) {
+	if (r->kind != ROW_PF) { /* a VF, or a port of its PF: Left goes to the PF */
 		if (!right) {
 			char pf[16];
 			snprintf(pf, sizeof(pf), "%s", r->pf ? r->pf->fn.bdf : r->ghost->pf_bdf);

@@ -78,11 +78,11 @@ void console_overlay(struct console *c, struct view *v)
 
 /* ---- the view bar ---- */
 
-/* The Checks tab's count: "12!" (warnings or worse) in the worst
- * severity's role, "3" (info only), "ok" (none). */
+/* The Checks tab's count of problems: "12!" (warnings or worse) in the
+ * worst severity's role, "3" (info only), "ok" (none). */
 static void checks_count(const struct console *c, char *buf, size_t size, enum theme_role *ret)
 {
-	const size_t *k = c->checks.counts;
+	const size_t *k = c->checks.pcounts;
 	size_t n = k[CHECK_CRITICAL] + k[CHECK_WARNING] + k[CHECK_INFO];
 	enum check_severity worst = k[CHECK_CRITICAL]  ? CHECK_CRITICAL
 				    : k[CHECK_WARNING] ? CHECK_WARNING

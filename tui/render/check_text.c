@@ -81,6 +81,10 @@ static void finding(struct text *out, struct json_object *f)
 		text_add(out, TEXT_NORMAL, "    %s: %s", text_jstr(e, "where") ?: "?",
 			 text_jstr(e, "value") ?: "?");
 	}
+	struct json_object *cb;
+	if (json_object_object_get_ex(f, "caused_by", &cb) && cb)
+		text_add(out, TEXT_NORMAL, "    follows from: %s on %s",
+			 text_jstr(cb, "check") ?: "?", text_jstr(cb, "subject") ?: "the node");
 	if (text_jstr(f, "why"))
 		text_add(out, TEXT_NORMAL, "    why: %s", text_jstr(f, "why"));
 	struct json_object *r;
@@ -126,6 +130,131 @@ void check_text(struct text *out, struct json_object *report)
 		text_add(out, TEXT_HEADING, "%s", line);
 	else
 		text_add(out, TEXT_OK, "no findings");
+}
+
+/* s cut to at most cols characters (UTF-8 sequences kept whole), "…" at
+ * the cut; cols 0: whole. */
+static void fit(char *buf, size_t size, const char *s, size_t cols)
+{
+	size_t chars = 0, i = 0, cut = 0;
+	for (; s[i]; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && ++chars == cols)
+			cut = i;
+	if (!cols || chars <= cols) {
+		snprintf(buf, size, "%s", s);
+		return;
+	}
+	snprintf(buf, size, "%.*s…", (int)cut, s); /* cols - 1 characters, then the mark */
+}
+
+/* "18:00.1" from "0000:18:00.1". */
+static const char *short_bdf(const char *bdf)
+{
+	return bdf && !strncmp(bdf, "0000:", 5) ? bdf + 5 : bdf;
+}
+
+static struct json_object *finding_at(struct json_object *fs, struct json_object *idx, size_t i)
+{
+	return json_object_array_get_idx(
+		fs, (size_t)json_object_get_int64(json_object_array_get_idx(idx, i)));
+}
+
+/* "explains 15 port-down", "explains probe-failed on 18:00.2": what the
+ * problem's consequences are, by check. */
+static void consequences(char *buf, size_t size, struct json_object *fs, struct json_object *p)
+{
+	struct json_object *idx = text_jarr(p, "findings");
+	size_t n = idx ? json_object_array_length(idx) : 0;
+	size_t nc = (size_t)text_jint(p, "consequences"), first = n - (nc <= n ? nc : n);
+	*buf = 0;
+	if (!nc)
+		return;
+	snprintf(buf, size, "explains");
+	for (size_t i = first; i < n; i++) {
+		const char *id = text_jstr(finding_at(fs, idx, i), "id") ?: "?";
+		size_t count = 0;
+		bool seen = false;
+		for (size_t j = first; j < n && !seen; j++) {
+			bool same = !strcmp(text_jstr(finding_at(fs, idx, j), "id") ?: "?", id);
+			seen = same && j < i;
+			count += same;
+		}
+		if (seen)
+			continue;
+		size_t len = strlen(buf);
+		if (count == 1)
+			snprintf(buf + len, size - len, "%s %s on %s", i > first ? "," : "", id,
+				 short_bdf(text_jstr(finding_at(fs, idx, i), "subject"))
+					 ?: "the node");
+		else
+			snprintf(buf + len, size - len, "%s %zu %s", i > first ? "," : "", count,
+				 id);
+	}
+}
+
+/* The second line of a problem: the findings it explains, and a group's
+ * one remedy (a single finding's is in --verbose). */
+static void problem_more(char *line, size_t size, struct json_object *fs, struct json_object *p)
+{
+	struct json_object *r = NULL, *idx = text_jarr(p, "findings");
+	consequences(line, size, fs, p);
+	json_object_object_get_ex(p, "remedy", &r);
+	size_t len = strlen(line);
+	if (!idx || json_object_array_length(idx) < 2 || !r)
+		return;
+	if (text_jbool(p, "for_each")) {
+		snprintf(line + len, size - len, "%sfix each: %s", len ? " · " : "",
+			 text_jstr(r, "summary") ?: "?");
+		return;
+	}
+	struct json_object *argv = text_jarr(r, "argv");
+	char *cmd = argv && !strcmp(text_jstr(r, "kind") ?: "", "ibvf") ? ibvf_command(argv) : NULL;
+	if (cmd)
+		snprintf(line + len, size - len, "%sfix: %s", len ? " · " : "", cmd);
+	free(cmd);
+}
+
+void check_text_problems(struct text *out, struct json_object *report, size_t width)
+{
+	struct json_object *fs = text_jarr(report, "findings"), *ps = text_jarr(report, "problems");
+	size_t n = fs ? json_object_array_length(fs) : 0;
+	size_t np = ps ? json_object_array_length(ps) : 0;
+	size_t sev[3] = {0};
+	char line[1024], cut[1024];
+	text_add(out, TEXT_HEADING, "host %s  kernel %s  mlx5_core %s",
+		 text_jstr(report, "host") ?: "?", text_jstr(report, "kernel") ?: "?",
+		 text_jstr(report, "driver_version") ?: "(in-tree or not loaded)");
+	for (size_t i = 0; i < np; i++) {
+		struct json_object *p = json_object_array_get_idx(ps, i);
+		const char *s = text_jstr(p, "severity") ?: "?";
+		sev[!strcmp(s, "critical") ? 2 : !strcmp(s, "warning") ? 1 : 0]++;
+		fit(cut, sizeof(cut), text_jstr(p, "title") ?: "", width > 10 ? width - 10 : 0);
+		text_add(out, severity_role(s), "%-8s  %s", s, cut);
+		problem_more(line, sizeof(line), fs, p);
+		if (*line) {
+			fit(cut, sizeof(cut), line, width > 12 ? width - 12 : 0);
+			text_add(out, TEXT_NORMAL, "          ↳ %s", cut);
+		}
+	}
+	if (text_jint(report, "dropped"))
+		text_add(out, TEXT_WARNING, "%lld more findings not listed (too many)",
+			 (long long)text_jint(report, "dropped"));
+	if (!n) {
+		text_add(out, TEXT_OK, "no findings");
+		return;
+	}
+	snprintf(line, sizeof(line), "%zu problem%s (%zu finding%s):", np, np == 1 ? "" : "s", n,
+		 n == 1 ? "" : "s");
+	static const char *const names[] = {"info", "warning", "critical"};
+	bool any = false;
+	for (int s = 2; s >= 0; s--)
+		if (sev[s]) {
+			snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s %zu %s",
+				 any ? "," : "", sev[s], names[s]);
+			any = true;
+		}
+	snprintf(line + strlen(line), sizeof(line) - strlen(line), " · all: ibvf check --verbose");
+	text_add(out, TEXT_HEADING, "%s", line);
 }
 
 void check_text_table(struct text *out, struct json_object *table)

@@ -301,6 +301,33 @@ static void findings_family(struct metrics_writer *w)
 	free(count);
 }
 
+/* Problems (findings_group()) by the check of their group and their
+ * severity (the worst of its findings and those it explains), every id
+ * with every severity. */
+static void problems_family(struct metrics_writer *w)
+{
+	const struct findings *fs = w->in->findings;
+	size_t *count = calloc(checks_table_len * 3, sizeof(*count));
+	for (size_t i = 0; count && fs && i < fs->n_problems; i++) {
+		const struct check_def *d = check_find(fs->problems[i].check);
+		if (d && (unsigned int)fs->problems[i].severity < 3)
+			count[(size_t)(d - checks_table) * 3 + fs->problems[i].severity]++;
+	}
+	metrics_family(w, "ibvf_problems", "gauge",
+		       "Problems of 'ibvf check' on the node (findings of one check grouped, with "
+		       "the findings they explain), by check id and severity");
+	for (size_t k = 0; k < checks_table_len; k++)
+		for (unsigned int s = 0; s < 3; s++) {
+			struct metrics_label l[] = {
+				{"check", checks_table[k].id},
+				{"severity", check_severity_name((enum check_severity)s)},
+			};
+			metrics_sample(w, "ibvf_problems", l, 2,
+				       count ? (double)count[k * 3 + s] : 0);
+		}
+	free(count);
+}
+
 static void health_families(struct metrics_writer *w)
 {
 	const struct metrics_in *in = w->in;
@@ -361,6 +388,7 @@ int metrics_write(FILE *f, const struct metrics_in *in)
 	pf_families(&w);
 	vf_families(&w);
 	findings_family(&w);
+	problems_family(&w);
 	metrics_validation(&w, in);
 	past_families(&w);
 	health_families(&w);

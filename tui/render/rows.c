@@ -84,3 +84,15 @@ void row_cells(const struct pf *pf, const struct vf *vf, const struct rdma *orph
 		put(cells[RC_POD], "-", "-");
 	}
 }
+
+void row_port_cells(const struct port *p, char cells[RC_N][ROW_CELL_MAX])
+{
+	for (int i = 0; i < RC_N; i++)
+		cells[i][0] = '\0';
+	snprintf(cells[RC_DEVICE], ROW_CELL_MAX, "port %u", p->num);
+	put(cells[RC_STATE], p->state_name, "?");
+	put(cells[RC_PHYS], p->phys_state_name, "?");
+	put(cells[RC_RATE], p->rate, "?");
+	put(cells[RC_LINK], p->link_layer, "?");
+	put_guid(cells[RC_PORT_GUID], p->port_guid);
+}

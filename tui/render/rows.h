@@ -35,3 +35,9 @@ extern const char *const row_headers[RC_N];
  * "?" where the kernel did not say, "" where the column is not the row's. */
 void row_cells(const struct pf *pf, const struct vf *vf, const struct rdma *orphan,
 	       char cells[RC_N][ROW_CELL_MAX]);
+
+/* The cells of a row for a port after the first of a PF's (or an orphan
+ * RDMA device's) RDMA device, which row_cells() shows on the device's row:
+ * "port 2", its state, physical state, rate, link layer and port GUID; the
+ * function's columns "". */
+void row_port_cells(const struct port *p, char cells[RC_N][ROW_CELL_MAX]);

@@ -13,12 +13,15 @@ const struct fn *tree_row_fn(const struct tree_row *r)
 {
 	if (r->ghost)
 		return NULL;
-	return r->kind == ROW_PF ? (r->pf ? &r->pf->fn : NULL) : (r->vfp ? &r->vfp->fn : NULL);
+	return r->kind != ROW_VF ? (r->pf ? &r->pf->fn : NULL) : (r->vfp ? &r->vfp->fn : NULL);
 }
 
 const struct port *tree_row_port(const struct tree_row *r)
 {
-	return fn_port(tree_row_fn(r));
+	if (r->kind != ROW_PORT)
+		return fn_port(tree_row_fn(r));
+	const struct rdma *rd = fn_rdma(tree_row_fn(r));
+	return rd && r->port < rd->n_ports ? &rd->ports[r->port] : NULL;
 }
 
 const char *tree_row_netdev(const struct tree_row *r)
@@ -180,6 +183,15 @@ static int add_pf(const struct tree_input *in, struct tree *t, const struct pf_s
 	bool pf_match = !filter || tree_row_matches(pr, filter);
 	if (17 > t->device_w) /* mark, expander, BDF: "!! ▾ 0000:18:00.0" */
 		t->device_w = 17;
+	/* The PF's own ports after the first (its row shows that one). */
+	const struct rdma *rd = p->pf ? fn_rdma(&p->pf->fn) : NULL;
+	for (unsigned int i = 1; rd && i < rd->n_ports; i++) {
+		struct tree_row *r = tree_add(t);
+		if (!r)
+			return -ENOMEM;
+		*r = (struct tree_row){.kind = ROW_PORT, .vf = -1, .pf = p->pf, .port = i};
+		snprintf(r->bdf, sizeof(r->bdf), "%s", p->bdf);
+	}
 
 	size_t shown = 0;
 	bool hide = pr->collapsed && !filter;

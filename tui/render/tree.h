@@ -22,12 +22,14 @@ struct ghost {
 enum row_kind {
 	ROW_PF,
 	ROW_VF,
+	ROW_PORT, /* a port after the first of the PF's RDMA device (a dual-port HCA) */
 };
 
 struct tree_row {
 	enum row_kind kind;
 	char bdf[16];
-	int vf;			   /* VF index, -1 for a PF */
+	int vf;			   /* VF index, -1 for a PF (and its ports) */
+	unsigned int port;	   /* ROW_PORT: the port's index in the PF's RDMA device */
 	const struct pf *pf;	   /* the PF of the row, when present */
 	const struct vf *vfp;	   /* a present VF */
 	const struct ghost *ghost; /* set when the function is gone */
