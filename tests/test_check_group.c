@@ -175,6 +175,25 @@ START_TEST(boot_unit_explains_the_layout_it_would_create)
 }
 END_TEST
 
+START_TEST(unstable_name_explains_the_collision_on_it)
+{
+	struct findings fs = {0};
+	add(&fs, "name-unstable", SUBJECT_VF, "0000:5e:00.7", "0000:5e:00.0");
+	add(&fs, "name-unstable", SUBJECT_VF, "0000:5e:00.2", "0000:5e:00.0");
+	/* The pod VF's host name is 5e:00.7's now; another's is 5e:00.3's,
+	 * whose name is stable: no cause present. */
+	struct finding *c = add(&fs, "name-collision", SUBJECT_VF, "0000:5e:00.6", "0000:5e:00.0");
+	snprintf(c->topic, sizeof(c->topic), "0000:5e:00.7");
+	struct finding *d = add(&fs, "name-collision", SUBJECT_VF, "0000:18:00.6", "0000:18:00.0");
+	snprintf(d->topic, sizeof(d->topic), "0000:5e:00.3");
+	link_group(&fs);
+	assert_caused(&fs, find(&fs, "name-collision", "0000:5e:00.6"), "name-unstable",
+		      "0000:5e:00.7");
+	assert_own(&fs, find(&fs, "name-collision", "0000:18:00.6"));
+	findings_fini(&fs);
+}
+END_TEST
+
 /* Every row of the table names checks that exist. */
 START_TEST(causal_table_names_real_checks)
 {
@@ -305,10 +324,10 @@ static const char *const seeded_faults[] = {
 	"driver-kernel-mismatch",
 	"name-unstable",
 	"pod-stale",
+	"pod-affinity",
 	"guid-duplicate",
 	"rate-degraded",
 	"boot-unit",
-	"name-collision",
 	"pod-netns-gone",
 	"cni-cache-broken",
 	"dp-selector-empty",
@@ -342,7 +361,8 @@ START_TEST(seeded_node_reads_in_one_screen)
 	ck_assert_ptr_nonnull(
 		text_find(&t, "explains 15 port-down · fix: ibvf vf guid --assign-all"));
 	ck_assert_ptr_nonnull(text_find(&t, "explains probe-failed on 18:00.2"));
-	ck_assert_ptr_nonnull(text_find(&t, "fix: ibvf vf rename --all"));
+	ck_assert_ptr_nonnull(
+		text_find(&t, "explains name-collision on 5e:00.6 · fix: ibvf vf rename --all"));
 	text_clear(&t);
 	json_object_put(o);
 }
@@ -473,6 +493,7 @@ int main(void)
 	tcase_add_test(tc, ethernet_fallback_explains_what_it_breaks_on_its_pf);
 	tcase_add_test(tc, stale_checkpoint_explains_the_device_plugins_count_of_its_resource);
 	tcase_add_test(tc, boot_unit_explains_the_layout_it_would_create);
+	tcase_add_test(tc, unstable_name_explains_the_collision_on_it);
 	tcase_add_test(tc, causal_table_names_real_checks);
 	tcase_add_test(tc, consequence_without_its_cause_is_its_own_problem);
 	tcase_add_test(tc, one_check_groups_by_pf_or_by_its_one_command);

@@ -146,6 +146,9 @@ const struct check_cause check_causes_table[] = {
 	/* a unit that will not run is written anew by persist, for the VFs
 	 * the node has now */
 	{"boot-unit", "sriov-layout", CAUSE_NODE},
+	/* a kernel-named VF took a pod VF's host name (probe order): its name
+	 * of its own (rename --all) frees it */
+	{"name-unstable", "name-collision", CAUSE_SUBJECT_TOPIC},
 };
 const size_t check_causes_table_len = sizeof(check_causes_table) / sizeof(check_causes_table[0]);
 

@@ -123,11 +123,12 @@ struct findings {
 /* Which check's finding explains which (check_causes_table, core/checks/checks.c):
  * how the cause's subject relates to the consequence's. */
 enum cause_scope {
-	CAUSE_SAME,	/* the same function */
-	CAUSE_NODE,	/* the cause is the node's: any consequence */
-	CAUSE_PF,	/* the cause is on a PF: the PF itself or its VFs */
-	CAUSE_PF_TOPIC, /* the cause is on a PF the consequence's topic names */
-	CAUSE_TOPIC,	/* both have the same topic (a device plugin resource) */
+	CAUSE_SAME,	     /* the same function */
+	CAUSE_NODE,	     /* the cause is the node's: any consequence */
+	CAUSE_PF,	     /* the cause is on a PF: the PF itself or its VFs */
+	CAUSE_PF_TOPIC,	     /* the cause is on a PF the consequence's topic names */
+	CAUSE_TOPIC,	     /* both have the same topic (a device plugin resource) */
+	CAUSE_SUBJECT_TOPIC, /* the cause's subject is the function the consequence's topic names */
 };
 
 struct check_cause {

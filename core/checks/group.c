@@ -25,6 +25,8 @@ static bool scope_holds(enum cause_scope scope, const struct finding *c, const s
 		return c->kind == SUBJECT_PF && e->topic[0] && !strcmp(c->subject, e->topic);
 	case CAUSE_TOPIC:
 		return c->topic[0] && !strcmp(c->topic, e->topic);
+	case CAUSE_SUBJECT_TOPIC:
+		return c->subject[0] && !strcmp(c->subject, e->topic);
 	}
 	return false;
 }

@@ -371,6 +371,8 @@ static void collision_one(struct findings *out, const struct node *n, const stru
 		b->name ? b->name : "?", b->host_ifname, other->bdf);
 	if (!f)
 		return;
+	/* The function on the name: its own unstable name is the cause. */
+	snprintf(f->topic, sizeof(f->topic), "%s", other->bdf);
 	char where[256];
 	binding_where(where, sizeof(where), b);
 	finding_evidence(f, where, "HostIFNames %s", b->host_ifname);
