@@ -133,6 +133,17 @@ void pod_gpu_fini(struct pod_gpu *g)
 	memset(g, 0, sizeof(*g));
 }
 
+void *node_arr_grow(void *arr_ptr, size_t *n, size_t sz)
+{
+	void **arr = arr_ptr;
+	char *na = realloc(*arr, (*n + 1) * sz);
+	if (!na)
+		return NULL;
+	*arr = na;
+	memset(na + *n * sz, 0, sz);
+	return na + (*n)++ * sz;
+}
+
 bool node_pod_gpu_held(const struct pod_binding *b, const struct pod_gpu *g)
 {
 	if (!b || !g)

@@ -290,6 +290,9 @@ void node_free(struct node *n);
 /* Frees what a binding holds (not the binding itself). */
 void pod_binding_fini(struct pod_binding *b);
 void pod_gpu_fini(struct pod_gpu *g);
+/* Grows the array *arr_ptr of *n elements of size sz by one zeroed element;
+ * returns it (and counts it in *n), or NULL when out of memory. */
+void *node_arr_grow(void *arr_ptr, size_t *n, size_t sz);
 /* Whether g is a GPU of the pod b names (same UID, else namespace/name). */
 bool node_pod_gpu_held(const struct pod_binding *b, const struct pod_gpu *g);
 /* The nearest to fn of the GPUs of the node that b's pod holds: its class

@@ -16,6 +16,7 @@
  * No checkpoint: no kubelet, PODRES_ABSENT. The fault podres=absent,
  * timeout, refused or untrusted (sim_faults.c) answers as a kubelet that is
  * not there, hangs, is down, or a socket ibvf does not trust. */
+#include "core/model/node.h"
 #include "core/sim/sys_sim.h"
 
 #include <ctype.h>
@@ -50,17 +51,6 @@ struct answer {
 	size_t n_gpus;
 	int err;
 };
-
-static void *grow(void *arr_ptr, size_t *n, size_t sz)
-{
-	void **arr = arr_ptr;
-	char *na = realloc(*arr, (*n + 1) * sz);
-	if (!na)
-		return NULL;
-	*arr = na;
-	memset(na + *n * sz, 0, sz);
-	return na + (*n)++ * sz;
-}
 
 static json_object *checkpoint_read(const char *root, int *ret_err)
 {
@@ -105,7 +95,8 @@ static void gpus_load(struct answer *a)
 			u++;
 		size_t len = strcspn(u, " \t\n");
 		struct gpu_numa *g;
-		if (len >= SIM_GPU_UUID_LEN || !(g = grow(&a->gpus, &a->n_gpus, sizeof(*g))))
+		if (len >= SIM_GPU_UUID_LEN ||
+		    !(g = node_arr_grow(&a->gpus, &a->n_gpus, sizeof(*g))))
 			continue;
 		memcpy(g->uuid, u, len);
 		g->numa = -1;
@@ -145,7 +136,7 @@ static void devices_add(struct answer *a, struct podres_devices **v, size_t *n,
 		a->p->truncated = true;
 		return;
 	}
-	struct podres_devices *d = grow(v, n, sizeof(**v));
+	struct podres_devices *d = node_arr_grow(v, n, sizeof(**v));
 	if (!d || !(d->resource = strdup(resource)) || !(d->ids = calloc(1, sizeof(*d->ids))) ||
 	    !(d->ids[0] = strdup(id))) {
 		a->err = -ENOMEM;
@@ -230,7 +221,7 @@ static char **subdirs(const char *root, const char *rel, size_t *ret_n)
 		if (de->d_name[0] == '.' || fstatat(dirfd(d), de->d_name, &st, 0) < 0 ||
 		    !S_ISDIR(st.st_mode))
 			continue;
-		char **slot = grow(&v, &n, sizeof(*v));
+		char **slot = node_arr_grow(&v, &n, sizeof(*v));
 		if (!slot || !(*slot = strdup(de->d_name))) {
 			n -= slot ? 1 : 0;
 			break;
@@ -257,7 +248,7 @@ static void pod_add(struct answer *a, const char *dir, json_object *entries)
 	const char *n1 = strchr(dir, '_'), *n2 = n1 ? strchr(n1 + 1, '_') : NULL;
 	if (!n1 || !n2 || strchr(n2 + 1, '_'))
 		return;
-	struct podres_pod *pod = grow(&a->p->pods, &a->p->n_pods, sizeof(*pod));
+	struct podres_pod *pod = node_arr_grow(&a->p->pods, &a->p->n_pods, sizeof(*pod));
 	if (!pod || !(pod->ns = strndup(dir, (size_t)(n1 - dir))) ||
 	    !(pod->name = strndup(n1 + 1, (size_t)(n2 - n1 - 1)))) {
 		a->err = -ENOMEM;
@@ -268,7 +259,7 @@ static void pod_add(struct answer *a, const char *dir, json_object *entries)
 	sim_fmt(rel, sizeof(rel), "%s/%s", PODLOGS, dir);
 	char **ctrs = subdirs(a->root, rel, &n);
 	for (size_t i = 0; i < n && a->err == 0; i++) {
-		struct podres_container *c = grow(&pod->ctrs, &pod->n_ctrs, sizeof(*c));
+		struct podres_container *c = node_arr_grow(&pod->ctrs, &pod->n_ctrs, sizeof(*c));
 		if (!c || !(c->name = strdup(ctrs[i]))) {
 			a->err = -ENOMEM;
 			break;

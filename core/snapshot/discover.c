@@ -44,18 +44,6 @@ void discover_note(struct discover *d, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Grows *arr by one zeroed element of size sz; returns it or NULL. */
-static void *grow(void *arr_ptr, size_t *n, size_t sz)
-{
-	void **arr = arr_ptr;
-	char *na = realloc(*arr, (*n + 1) * sz);
-	if (!na)
-		return NULL;
-	*arr = na;
-	memset(na + *n * sz, 0, sz);
-	return na + (*n)++ * sz;
-}
-
 static void read_port(struct sys *s, const char *dir, struct port *p)
 {
 	char buf[ATTR_MAX];
@@ -102,7 +90,7 @@ static int read_rdma(struct discover *d, const char *name, struct rdma *r)
 		unsigned long num = strtoul(ports[i], &end, 10);
 		if (*end || num == 0 || num > 255)
 			continue;
-		struct port *p = grow(&r->ports, &r->n_ports, sizeof(*p));
+		struct port *p = node_arr_grow(&r->ports, &r->n_ports, sizeof(*p));
 		if (!p)
 			break;
 		p->num = (unsigned int)num;
@@ -172,7 +160,7 @@ static int read_fn(struct discover *d, const char *bdf, struct fn *f)
 	size_t n;
 	if (sys_list(s, attr_join(path, dir, "net"), &names, &n) == 0) {
 		for (size_t i = 0; i < n; i++) {
-			struct netdev *nd = grow(&f->netdevs, &f->n_netdevs, sizeof(*nd));
+			struct netdev *nd = node_arr_grow(&f->netdevs, &f->n_netdevs, sizeof(*nd));
 			if (!nd || read_netdev(d, dir, names[i], nd) < 0)
 				break;
 		}
@@ -180,7 +168,7 @@ static int read_fn(struct discover *d, const char *bdf, struct fn *f)
 	}
 	if (sys_list(s, attr_join(path, dir, "infiniband"), &names, &n) == 0) {
 		for (size_t i = 0; i < n; i++) {
-			struct rdma *r = grow(&f->rdmas, &f->n_rdmas, sizeof(*r));
+			struct rdma *r = node_arr_grow(&f->rdmas, &f->n_rdmas, sizeof(*r));
 			if (!r || read_rdma(d, names[i], r) < 0)
 				break;
 		}
@@ -262,7 +250,7 @@ static int read_vfs(struct discover *d, struct pf *pf, char **entries, size_t n_
 		int idx = discover_virtfn(d, pf, entries[i], bdf, sizeof(bdf));
 		if (idx < 0)
 			continue;
-		struct vf *vf = grow(&pf->vfs, &pf->n_vfs, sizeof(*vf));
+		struct vf *vf = node_arr_grow(&pf->vfs, &pf->n_vfs, sizeof(*vf));
 		if (!vf)
 			return -ENOMEM;
 		vf->index = (unsigned int)idx;
@@ -291,7 +279,7 @@ static int read_pf(struct discover *d, const char *bdf)
 		goto out;
 	}
 	if (discover_is_pf(entries, n, &sriov)) {
-		struct pf *pf = grow(&d->n->pfs, &d->n->n_pfs, sizeof(*pf));
+		struct pf *pf = node_arr_grow(&d->n->pfs, &d->n->n_pfs, sizeof(*pf));
 		if (!pf) {
 			r = -ENOMEM;
 			goto out;
@@ -365,8 +353,8 @@ static void place_rdma_orphans(struct discover *d)
 			if (sys_readlink_name(d->s, path, bdf, sizeof(bdf)) > 0)
 				f = (struct fn *)node_find_fn(d->n, bdf, NULL, NULL);
 		}
-		struct rdma *slot = f ? grow(&f->rdmas, &f->n_rdmas, sizeof(r))
-				      : grow(&d->n->orphans, &d->n->n_orphans, sizeof(r));
+		struct rdma *slot = f ? node_arr_grow(&f->rdmas, &f->n_rdmas, sizeof(r))
+				      : node_arr_grow(&d->n->orphans, &d->n->n_orphans, sizeof(r));
 		if (slot)
 			*slot = r;
 	}
