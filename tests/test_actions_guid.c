@@ -137,7 +137,7 @@ START_TEST(assign_all_keeps_the_first_holder_of_a_duplicate)
 	ck_assert_uint_eq(first->port_guid.v, 0xa088c203005e0003ULL);
 	ck_assert_uint_eq(later->node_guid.v >> 56, 0x02);
 	node_free(n);
-	rc = tu_sim_run(dir, &out, &err, "check", "guid-duplicate", "guid-zero", NULL);
+	rc = tu_sim_run(dir, &out, &err, "check", "--verbose", "guid-duplicate", "guid-zero", NULL);
 	ck_assert_msg(!strstr(out, "guid-duplicate") && !strstr(out, "guid-zero"), "%s", out);
 	free(out);
 	free(err);
@@ -192,7 +192,8 @@ static void assert_colon_form_only_in_commands(const char *text)
 START_TEST(one_guid_form_from_remedy_to_plan)
 {
 	char *dir = tu_mkfixture(NULL), *out, *err, *out2;
-	int rc = tu_sim_run(dir, &out, &err, "check", "guid-zero", "0000:18:00.4", NULL);
+	int rc = tu_sim_run(dir, &out, &err, "check", "--verbose", "guid-zero", "0000:18:00.4",
+			    NULL);
 	ck_assert_int_eq(rc, 2);
 	ck_assert_msg(strstr(out, "$ ibvf vf guid 0000:18:00.4 --node 0203:0018:0000:0003 --port "
 				  "0203:0018:0000:0003\n"),

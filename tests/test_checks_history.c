@@ -169,7 +169,7 @@ static const char *remedy_step(struct json_object *f, const char *key, size_t i)
 START_TEST(healthy_node_without_store_has_no_findings)
 {
 	char *out, *err;
-	ck_assert_int_eq(tu_sim_run(node, &out, &err, "check", NULL), 0);
+	ck_assert_int_eq(tu_sim_run(node, &out, &err, "check", "--verbose", NULL), 0);
 	ck_assert_str_eq(err, "");
 	ck_assert_ptr_nonnull(strstr(out, "\nno findings\n"));
 	free(out);
@@ -183,7 +183,7 @@ START_TEST(healthy_node_without_store_has_no_findings)
 	 * read back, that is no finding either. */
 	unsetenv("IBVF_RECORD");
 	for (int i = 0; i < 2; i++) {
-		ck_assert_int_eq(tu_sim_run(node, &out, &err, "check", NULL), 0);
+		ck_assert_int_eq(tu_sim_run(node, &out, &err, "check", "--verbose", NULL), 0);
 		ck_assert_str_eq(err, "");
 		ck_assert_ptr_nonnull(strstr(out, "\nno findings\n"));
 		free(out);
@@ -241,7 +241,8 @@ START_TEST(renames_are_reported_with_their_times)
 
 	/* The text output shows the times too. */
 	char *out, *err;
-	ck_assert_int_eq(tu_sim_run(node, &out, &err, "check", "--since=30d", "name-changed", NULL),
+	ck_assert_int_eq(tu_sim_run(node, &out, &err, "check", "--verbose", "--since=30d",
+				    "name-changed", NULL),
 			 0);
 	ck_assert_ptr_nonnull(strstr(out, "at 2026-12-04T03:12:07Z: ib1 -> ib5"));
 	free(out);
@@ -393,7 +394,8 @@ START_TEST(since_narrows_and_the_boot_bounds_by_default)
 	json_object_put(rep);
 	/* Not a duration nor a time: bad usage. */
 	char *out, *err;
-	ck_assert_int_eq(tu_sim_run(node, &out, &err, "check", "--since=yesterday", NULL), 3);
+	ck_assert_int_eq(
+		tu_sim_run(node, &out, &err, "check", "--verbose", "--since=yesterday", NULL), 3);
 	ck_assert_ptr_nonnull(strstr(err, "--since 'yesterday'"));
 	free(out);
 	free(err);
@@ -404,7 +406,7 @@ START_TEST(damaged_store_is_one_line_and_check_still_works)
 {
 	tu_put(node, "var/lib/ibvf/history.db", "this is not a SQLite database, not at all\n");
 	char *out, *err;
-	ck_assert_int_eq(tu_sim_run(node, &out, &err, "check", NULL), 0);
+	ck_assert_int_eq(tu_sim_run(node, &out, &err, "check", "--verbose", NULL), 0);
 	ck_assert_ptr_nonnull(strstr(out, "\nno findings\n"));
 	ck_assert_msg(!strncmp(err, "ibvf: history: ", 15), "%s", err);
 	ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "not one line: %s", err);
@@ -570,7 +572,7 @@ START_TEST(only_the_recorder_trims)
 	st = NULL;
 	unsetenv("IBVF_RECORD");
 	char *out, *err;
-	ck_assert_int_eq(tu_sim_run(node, &out, &err, "check", NULL), 0);
+	ck_assert_int_eq(tu_sim_run(node, &out, &err, "check", "--verbose", NULL), 0);
 	free(out);
 	free(err);
 	ck_assert_uint_eq(stored(HK_START, NULL), 1); /* it recorded */

@@ -92,7 +92,7 @@ START_TEST(an_earlier_link_file_is_named_and_refused_and_the_reboot_agrees)
 {
 	char *out;
 	tu_put(dir, "etc/systemd/network/60-site-mlx.link", site_link);
-	RUN(1, &out, NULL, "check", "name-unstable");
+	RUN(1, &out, NULL, "check", "--verbose", "name-unstable");
 	ck_assert_msg(strstr(out, "0000:4f:00.1 (mlx5_4 VF 0) is ibp79s0v0 now and comes back with "
 				  "a kernel name"),
 		      "%s", out);
@@ -127,7 +127,7 @@ START_TEST(the_field_reports_link_file_is_named)
 	tu_put(dir, "etc/systemd/network/70-dgx-sriov-vf.link",
 	       "[Match]\nDriver=mlx5_core\nProperty=DEVTYPE=vf\n\n[Link]\n"
 	       "Name=mlx-{attr/phys_port_name}\nMACAddressPolicy=persistent\n");
-	RUN(1, &out, NULL, "check", "name-unstable");
+	RUN(1, &out, NULL, "check", "--verbose", "name-unstable");
 	ck_assert_ptr_nonnull(strstr(out, "70-dgx-sriov-vf.link: applied first"));
 	ck_assert_ptr_nonnull(strstr(out, "warning (60)")); /* every VF with a netdev on the host */
 	free(out);
@@ -139,7 +139,7 @@ END_TEST
 START_TEST(check_and_metrics_agree_on_the_next_boot)
 {
 	char *out;
-	RUN(0, &out, NULL, "check");
+	RUN(0, &out, NULL, "check", "--verbose");
 	free(out);
 	/* mlx5_0's VFs keep their names now, but nothing pins them at boot */
 	for (int i = 1; i <= 8; i++) {
@@ -148,7 +148,7 @@ START_TEST(check_and_metrics_agree_on_the_next_boot)
 			 dir, i / 8, i % 8);
 		ck_assert_msg(unlink(path) == 0, "%s", path);
 	}
-	RUN(1, &out, NULL, "check", "name-unstable");
+	RUN(1, &out, NULL, "check", "--verbose", "name-unstable");
 	ck_assert_ptr_nonnull(strstr(out, "warning (8)"));
 	free(out);
 	RUN(0, &out, NULL, "metrics");
@@ -169,7 +169,7 @@ START_TEST(the_boot_unit_must_be_enabled)
 	snprintf(link, sizeof(link),
 		 "%s/etc/systemd/system/multi-user.target.wants/ibvf-sriov.service", dir);
 	ck_assert_int_eq(unlink(link), 0);
-	RUN(2, &out, NULL, "check", "boot-unit");
+	RUN(2, &out, NULL, "check", "--verbose", "boot-unit");
 	ck_assert_ptr_nonnull(strstr(out, "ibvf-sriov.service will not run at the next boot: "
 					  "ibvf-sriov.service is not enabled"));
 	ck_assert_ptr_nonnull(strstr(out, "systemctl enable ibvf-sriov.service"));
@@ -183,7 +183,7 @@ START_TEST(the_boot_unit_must_be_enabled)
 	char target[256] = "";
 	ck_assert_int_gt(readlink(link, target, sizeof(target) - 1), 0);
 	ck_assert_str_eq(target, "/etc/systemd/system/ibvf-sriov.service");
-	RUN(0, &out, NULL, "check", "boot-unit");
+	RUN(0, &out, NULL, "check", "--verbose", "boot-unit");
 	free(out);
 	RUN(0, &out, NULL, "journal", "undo", "1", "--yes");
 	free(out);
@@ -202,7 +202,7 @@ END_TEST
 START_TEST(a_unit_whose_program_is_gone_fails_at_boot)
 {
 	char *out;
-	RUN(2, &out, NULL, "check", "boot-unit");
+	RUN(2, &out, NULL, "check", "--verbose", "boot-unit");
 	ck_assert_ptr_nonnull(strstr(out, "'/usr/local/sbin/ibvf' cannot run: No such file"));
 	ck_assert_ptr_nonnull(strstr(out, "$ ibvf persist"));
 	free(out);
@@ -321,7 +321,7 @@ END_TEST
 START_TEST(programs_unseen_are_not_judged)
 {
 	char *out, *err;
-	const char *const argv[] = {"--root", dir, "check", "boot-unit", NULL};
+	const char *const argv[] = {"--root", dir, "check", "--verbose", "boot-unit", NULL};
 	ck_assert_int_eq(tu_run(argv, &out, &err), 2);
 	ck_assert_msg(strstr(out, "'/usr/local/sbin/ibvf' cannot run"), "%s", out);
 	free(out);

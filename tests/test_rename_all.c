@@ -67,7 +67,7 @@ START_TEST(names_the_kernel_named_vfs_skips_pods_and_undoes)
 {
 	char *dir = tu_mkfixture(NULL), *out, *before = names(dir);
 	/* The check proposes the policy's name, and says rename --all does it. */
-	tu_sim_run(dir, &out, NULL, "check", NULL);
+	tu_sim_run(dir, &out, NULL, "check", "--verbose", NULL);
 	ck_assert_ptr_nonnull(strstr(out, "$ ibvf vf rename 0000:18:00.1 ibp24s0v0"));
 	ck_assert_ptr_nonnull(strstr(out, "'ibvf vf rename --all'"));
 	free(out);
@@ -105,7 +105,7 @@ START_TEST(names_the_kernel_named_vfs_skips_pods_and_undoes)
 	run_ok(dir, &out, "vf", "rename", "--all", "--yes");
 	ck_assert_ptr_nonnull(strstr(out, "nothing to do: 0 VFs renamed"));
 	free(out);
-	tu_sim_run(dir, &out, NULL, "check", "name-unstable", NULL);
+	tu_sim_run(dir, &out, NULL, "check", "--verbose", "name-unstable", NULL);
 	ck_assert_ptr_null(strstr(out, "has the kernel name"));
 	ck_assert_ptr_nonnull(strstr(out, "ibp24s0v0 now and comes back with a kernel name"));
 	ck_assert_ptr_nonnull(strstr(out, "$ ibvf persist"));
@@ -225,7 +225,7 @@ START_TEST(check_proposes_rename_all_when_a_vf_holds_the_name)
 	/* 40:00.1 takes the name the policy gives kernel-named 18:00.1. */
 	run_ok(dir, &out, "vf", "rename", "0000:40:00.1", "ibp24s0v0", "--yes");
 	free(out);
-	tu_sim_run(dir, &out, NULL, "check", "name-unstable", NULL);
+	tu_sim_run(dir, &out, NULL, "check", "--verbose", "name-unstable", NULL);
 	ck_assert_msg(strstr(out, "this VF's name is another VF's now") &&
 			      strstr(out, "$ ibvf vf rename --all"),
 		      "%s", out);
