@@ -1130,7 +1130,14 @@ scenario_timeline() {
 	expect_re '^[0-9:.]{12}  0000:18:00\.3  rename +ib1 -> ibx'
 	# A change recorded while the view is up scrolls in.
 	"$ibvf" "--sim=$tmp/node" vf rename 18:00.4 iby --yes >/dev/null || fails=$((fails + 1))
-	"$ibvf" "--sim=$tmp/node" record --once >/dev/null || fails=$((fails + 1))
+	# The console records too while no recorder runs: when it holds the
+	# writer's lock at that moment, record --once says so and the console
+	# records the rename itself. Either way it scrolls in.
+	if ! "$ibvf" "--sim=$tmp/node" record --once >/dev/null 2>"$tmp/rec.err" &&
+		! grep -q "is recording this node's history" "$tmp/rec.err"; then
+		echo "FAIL: record --once: $(cat "$tmp/rec.err")"
+		fails=$((fails + 1))
+	fi
 	wait_re '0000:18:00\.4  rename +ib2 -> iby' 3
 	stop
 	fixture_prep=''
