@@ -279,7 +279,8 @@ START_TEST(fix_all_leaves_only_manual_findings_and_what_a_pod_holds)
 		ck_assert_msg(seen[j], "%s is gone: it is manual", must[j]);
 	json_object_put(fs);
 	ck_assert_uint_eq(count("guid-zero") + count("guid-duplicate") + count("name-unstable") +
-				  count("boot-unit") + count("sriov-layout") + count("name-collision"),
+				  count("boot-unit") + count("sriov-layout") +
+				  count("name-collision"),
 			  0);
 	ck_assert_uint_eq(journal_entries("vf guid --assign-all"), 1);
 	ck_assert_uint_eq(journal_entries("vf rename --all"), 1);

@@ -103,9 +103,13 @@ static void no_cni(struct findings *out, const struct node *n, const struct pf *
 				      NULL});
 }
 
-CHECK_FN(check_pod_unconfirmed)
+/* Calls fn for each VF whose binding the one side holds and the other does
+ * not: the API and no CNI (api), or a CNI and not the API (!api). Only when
+ * the API answered: without it there is nothing to disagree with. */
+static void each_disagreement(const struct node *n, struct findings *out, bool api,
+			      void (*fn)(struct findings *, const struct node *, const struct pf *,
+					 const struct vf *, const struct pod_binding *))
 {
-	(void)o;
 	if (n->podres.state != PODRES_OK)
 		return;
 	for (size_t i = 0; i < n->n_pfs; i++)
@@ -114,21 +118,20 @@ CHECK_FN(check_pod_unconfirmed)
 			const struct pod_binding *b = vf->pod;
 			if (!b || b->stale)
 				continue;
-			if (!(b->sources & POD_SRC_API) && (b->sources & CNI_SOURCES))
-				unconfirmed(out, n, &n->pfs[i], vf, b);
+			bool by_api = b->sources & POD_SRC_API, by_cni = b->sources & CNI_SOURCES;
+			if (by_api == api && by_cni == !api)
+				fn(out, n, &n->pfs[i], vf, b);
 		}
+}
+
+CHECK_FN(check_pod_unconfirmed)
+{
+	(void)o;
+	each_disagreement(n, out, false, unconfirmed);
 }
 
 CHECK_FN(check_pod_no_cni)
 {
 	(void)o;
-	if (n->podres.state != PODRES_OK)
-		return;
-	for (size_t i = 0; i < n->n_pfs; i++)
-		for (size_t j = 0; j < n->pfs[i].n_vfs; j++) {
-			const struct vf *vf = &n->pfs[i].vfs[j];
-			const struct pod_binding *b = vf->pod;
-			if (b && (b->sources & POD_SRC_API) && !(b->sources & CNI_SOURCES))
-				no_cni(out, n, &n->pfs[i], vf, b);
-		}
+	each_disagreement(n, out, true, no_cni);
 }

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -220,4 +221,16 @@ void cli_print_json_ext(struct json_object *o, int flags)
 	else
 		cli_error("cannot print the JSON: out of memory");
 	free(s);
+}
+
+int cli_terminal_width(void)
+{
+	struct winsize ws;
+	if (!isatty(STDOUT_FILENO))
+		return 0;
+	const char *cols = getenv("COLUMNS");
+	int n = cols ? atoi(cols) : 0;
+	if (n > 0 && n < 10000)
+		return n;
+	return ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col ? ws.ws_col : 0;
 }

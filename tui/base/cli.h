@@ -177,3 +177,7 @@ struct node;
 void list_print_text(FILE *f, const struct node *n, struct json_object *node, int fit);
 /* Renders `ibvf list --pods` text from node_pods_to_json(). */
 void list_print_pods_text(FILE *f, struct json_object *pods);
+
+/* The terminal's width when stdout is one ($COLUMNS, else the tty's), else
+ * 0: a pipe or file gets whole lines. */
+int cli_terminal_width(void);

@@ -7,7 +7,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -305,20 +304,6 @@ static void read_past(struct sys *s, int64_t since_us, struct checks_opts *o)
 		cli_error("history: %s", e.msg);
 }
 
-/* The terminal's width when stdout is one ($COLUMNS, else the tty's), else
- * 0: a pipe or file gets whole lines. */
-static int terminal_width(void)
-{
-	struct winsize ws;
-	if (!isatty(STDOUT_FILENO))
-		return 0;
-	const char *cols = getenv("COLUMNS");
-	int n = cols ? atoi(cols) : 0;
-	if (n > 0 && n < 10000)
-		return n;
-	return ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col ? ws.ws_col : 0;
-}
-
 /* Runs the checks, keeps what the filter selects (with what reaches a
  * device named), prints it; the exit status from what was printed. */
 static int report(const struct cli *c, struct sys *s, bool record, const struct node *n,
@@ -354,7 +339,7 @@ static int report(const struct cli *c, struct sys *s, bool record, const struct 
 		text_render_print(stdout, o, check_text);
 	} else {
 		struct text t = {0};
-		check_text_problems(&t, o, (size_t)terminal_width());
+		check_text_problems(&t, o, (size_t)cli_terminal_width());
 		text_print(stdout, &t);
 		if (t.truncated)
 			cli_error("out of memory: the report is cut short");

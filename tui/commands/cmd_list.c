@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "tui/render/check_text.h"
@@ -458,19 +457,6 @@ const struct opt list_options[] = {
 	{OPT_TABLE_END},
 };
 
-/* The terminal's width when stdout is one ($COLUMNS, else the tty's), else 0. */
-static int terminal_width(void)
-{
-	struct winsize ws;
-	if (!isatty(STDOUT_FILENO))
-		return 0;
-	const char *cols = getenv("COLUMNS");
-	int n = cols ? atoi(cols) : 0;
-	if (n > 0 && n < 10000)
-		return n;
-	return ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col ? ws.ws_col : 0;
-}
-
 int cmd_list(const struct cli *c, int argc, char **argv)
 {
 	struct opts p;
@@ -522,7 +508,7 @@ int cmd_list(const struct cli *c, int argc, char **argv)
 	else if (pods)
 		list_print_pods_text(stdout, o);
 	else
-		list_print_text(stdout, n, o, wide ? 0 : terminal_width());
+		list_print_text(stdout, n, o, wide ? 0 : cli_terminal_width());
 	json_object_put(o);
 	node_free(n);
 	sys_close(s);
