@@ -97,17 +97,20 @@ static void legend(struct text *out, const struct node *n)
 		 "NODE across host bridges of a NUMA node  SYS across sockets");
 }
 
+/* Two allocations of one pod: same UID, else same namespace/name. */
+static bool same_pod(const struct pod_gpu *a, const struct pod_gpu *b)
+{
+	return a->uid && b->uid ? !strcmp(a->uid, b->uid)
+				: a->ns && b->ns && a->name && b->name && !strcmp(a->ns, b->ns) &&
+					  !strcmp(a->name, b->name);
+}
+
 /* Whether pod_gpus[i] is the first allocation of its pod. */
 static bool first_of_pod(const struct node *n, size_t i)
 {
-	const struct pod_gpu *a = &n->pod_gpus[i];
-	for (size_t k = 0; k < i; k++) {
-		const struct pod_gpu *b = &n->pod_gpus[k];
-		if (a->uid && b->uid ? !strcmp(a->uid, b->uid)
-				     : a->ns && b->ns && a->name && b->name &&
-					       !strcmp(a->ns, b->ns) && !strcmp(a->name, b->name))
+	for (size_t k = 0; k < i; k++)
+		if (same_pod(&n->pod_gpus[i], &n->pod_gpus[k]))
 			return false;
-	}
 	return true;
 }
 
@@ -129,11 +132,7 @@ static void pods(struct text *out, const struct node *n)
 				  pg->name ? pg->name : (pg->uid ? pg->uid : "?"));
 		for (size_t k = i; k < n->n_pod_gpus && at < LINE_MAX - 40; k++) {
 			const struct pod_gpu *o = &n->pod_gpus[k];
-			bool same = pg->uid && o->uid ? !strcmp(pg->uid, o->uid)
-						      : pg->ns && o->ns && pg->name && o->name &&
-								!strcmp(pg->ns, o->ns) &&
-								!strcmp(pg->name, o->name);
-			if (!same)
+			if (!same_pod(pg, o))
 				continue;
 			if (o->gpu >= 0)
 				at += snprintf(line + at, sizeof(line) - (size_t)at, " GPU%d",
