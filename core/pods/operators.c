@@ -532,19 +532,11 @@ int operators_attach(struct sys *s, struct node *n)
 		read_systemd(&c, op);
 	if (!c.err)
 		read_ib_guids(&c, op);
-	/* The daemon takes a PF over when a policy selects it, at any sync: on
-	 * a node it runs on, every SR-IOV PF is its to configure. */
-	for (size_t i = 0; daemon[0] && i < n->n_pfs && !c.err; i++) {
-		if (!n->pfs[i].sriov)
-			continue;
-		struct op_claim *k = claim(&c, n->pfs[i].fn.bdf, op);
-		if (!k)
-			break;
-		if (!k->n_evidence) {
-			k->numvfs = k->guids = true;
-		}
-		evidence(k, "pod %s", daemon);
-	}
+	/* The daemon touches only the PFs its node state names (the files
+	 * above say which it applied): its pod is evidence beside them. A
+	 * daemon with no PF of its own yet is in n->op_pods only. */
+	for (size_t i = 0; daemon[0] && i < n->n_op_claims; i++)
+		evidence(&n->op_claims[i], "pod %s", daemon);
 	return c.err;
 }
 
