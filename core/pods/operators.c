@@ -612,15 +612,3 @@ void operators_policy_yaml(const struct node *n, const struct pf *pf, const stru
 		 "  linkType: ib\n",
 		 ident, ns, hostline, pf->fn.bdf, pfnames, numvfs);
 }
-
-const char *operators_nicclusterpolicy_yaml(void)
-{
-	return "apiVersion: mellanox.com/v1alpha1\n"
-	       "kind: NicClusterPolicy\n"
-	       "metadata:\n"
-	       "  name: nic-cluster-policy\n"
-	       "spec:\n"
-	       "  rdmaSharedDevicePlugin:\n"
-	       "    config: |\n"
-	       "      {\"configList\": [ ... ]}\n";
-}

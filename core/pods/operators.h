@@ -68,9 +68,6 @@ void operators_evidence(const struct op_claim *c, char *buf, size_t size);
  * the node that are not plain words are left out. */
 void operators_policy_yaml(const struct node *n, const struct pf *pf, const struct op_claim *c,
 			   bool oneline, char *buf, size_t size);
-/* The NicClusterPolicy lines that carry the RDMA shared device plugin's
- * config (spec.rdmaSharedDevicePlugin.config), for an edit of its configList. */
-const char *operators_nicclusterpolicy_yaml(void);
 
 /* The parsers, exposed for the tests. Each fills up to max claims' pciAddress
  * (bdf), numVfs, name and externallyManaged; returns how many, or -EINVAL
