@@ -502,8 +502,15 @@ int bench_history_append(const char *path, struct json_object *entry, struct err
 		err_set(e, -r, "cannot append to '%s'", path);
 	else if (fsync(fd) < 0)
 		r = err_set(e, errno, "cannot sync '%s'", path);
-	else if (size + n > (off_t)BENCH_HISTORY_CAP)
-		r = rotate(fd, path, e);
+	else if (size + n > (off_t)BENCH_HISTORY_CAP && (r = rotate(fd, path, e)) < 0) {
+		/* The line is in: say so, or a caller reports it lost. */
+		char why[sizeof(e->msg)];
+		snprintf(why, sizeof(why), "%s", e->msg);
+		err_setx(e, -r,
+			 "recorded, but the history '%s' past its %u-byte cap was not rewritten: "
+			 "%.300s",
+			 path, BENCH_HISTORY_CAP, why);
+	}
 	close(fd);
 	return r;
 }

@@ -46,7 +46,8 @@ struct json_object *bench_history_key(const char *pf, int vf, const char *test, 
 /* Appends entry (an object with a "key") as one line to path (absolute),
  * making its directory, and rewrites the file when it is then past
  * BENCH_HISTORY_CAP (above). -E2BIG beyond BENCH_HISTORY_LINE_MAX, -ELOOP
- * at a link, -EINVAL when path is not a regular file. */
+ * at a link, -EINVAL when path is not a regular file; when only the
+ * rewrite failed, the error says the line was recorded. */
 int bench_history_append(const char *path, struct json_object *entry, struct err *e);
 
 /* The last entry of path whose "key" equals key (*ret NULL when none, or
