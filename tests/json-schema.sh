@@ -47,6 +47,15 @@ for n in seed healthy big; do
 done
 run "$tmp/pods.json" --sim="$tmp/seed" list --pods --json
 ok list "$tmp/pods.json"
+# A PF the SR-IOV Network Operator holds: its "operator" object (docs/coexistence.md).
+"$ibvf" mkfixture "$tmp/op" --healthy >/dev/null
+echo operator:0000:18:00.0 >"$tmp/op/.sim/faults"
+run "$tmp/list-op.json" --sim="$tmp/op" list --json
+ok list "$tmp/list-op.json"
+jq -e '.pfs[0].operator.sets == ["numvfs","guids"]' "$tmp/list-op.json" >/dev/null ||
+	{ echo "list-op.json: no operator on 0000:18:00.0"; fail=1; }
+run "$tmp/check-op.json" --sim="$tmp/op" check --json
+ok check "$tmp/check-op.json"
 for n in seed healthy; do
 	run "$tmp/check-$n.json" --sim="$tmp/$n" check --json
 	ok check "$tmp/check-$n.json"

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/actions/refuse_operator.h"
 #include "core/pods/pods.h"
 
 int actions_plan_create(struct sys *s, const struct node *n, const struct action_req *req,
@@ -34,6 +35,9 @@ int actions_plan_create(struct sys *s, const struct node *n, const struct action
 		 req->count ? "set the number of" : "destroy the", pf->fn.bdf, cur, req->count);
 	if (cur == req->count)
 		return 0;
+	if ((r = action_refuse_operator(n, pf, ACTION_CREATE, req->force, "change the VF count", p,
+					e)) < 0)
+		return r;
 	for (size_t i = 0; cur && i < pf->n_vfs; i++)
 		if (pods_holder(&pf->vfs[i])) {
 			if (!req->force)

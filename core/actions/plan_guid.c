@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "core/base/guid.h"
+#include "core/actions/refuse_operator.h"
+#include "core/pods/operators.h"
 #include "core/pods/pods.h"
 
 /* A GUID in use on the node and who uses it. */
@@ -224,6 +226,9 @@ int actions_plan_guid(struct sys *s, const struct node *n, const struct action_r
 	if (pods_holder(vf) && !req->force)
 		return action_refuse_pod(vf, "change its GUIDs (the rebind cuts the pod's link)",
 					 e);
+	if ((r = action_refuse_operator(n, pf, ACTION_GUID, req->force, "change the VF's GUIDs", p,
+					e)) < 0)
+		return r;
 	char ng[GUID_STRLEN] = "-", pg[GUID_STRLEN] = "-";
 	if (req->set_node)
 		guid_format_sysfs(req->node_guid, ng);
@@ -267,8 +272,9 @@ struct assign {
 };
 
 /* Pass 1 for the k-th VF: whether it needs new GUIDs and may get them. */
-static int assign_decide(struct assign *a, const struct pf *pf, const struct vf *vf, size_t k,
-			 bool *noted, const struct action_req *req, struct plan *p, struct err *e)
+static int assign_decide(struct assign *a, const struct node *n, const struct pf *pf,
+			 const struct vf *vf, size_t k, bool *noted, const struct action_req *req,
+			 struct plan *p, struct err *e)
 {
 	bool ib = fn_is_ib(&pf->fn);
 	bool need = guid_needs_fix(&a->u, vf->node_guid, vf->admin.node_guid, vf->fn.bdf) ||
@@ -282,6 +288,11 @@ static int assign_decide(struct assign *a, const struct pf *pf, const struct vf 
 		need = false;
 	}
 	if (!ib || !need) {
+	} else if (operators_conflict(n, pf->fn.bdf, ACTION_ASSIGN_ALL) && !req->force) {
+		plan_note(p, "skipped VF %u (%s): %s sets its GUIDs (--force to include it)",
+			  vf->index, vf->fn.bdf,
+			  operators_name(operators_conflict(n, pf->fn.bdf, ACTION_ASSIGN_ALL)->op));
+		need = false;
 	} else if (pods_holder(vf) && !req->force) {
 		plan_note(p, "skipped VF %u (%s): bound to a pod (--force to include it)",
 			  vf->index, vf->fn.bdf);
@@ -360,7 +371,7 @@ int actions_plan_assign_all(struct sys *s, const struct node *n, const struct ac
 		const struct pf *pf = &n->pfs[i];
 		bool noted = false;
 		for (size_t j = 0; j < pf->n_vfs; j++, k++)
-			if ((r = assign_decide(&a, pf, &pf->vfs[j], k, &noted, req, p, e)) < 0)
+			if ((r = assign_decide(&a, n, pf, &pf->vfs[j], k, &noted, req, p, e)) < 0)
 				goto out;
 		if ((r = used_add_fn(&a.keep, &pf->fn)) < 0)
 			goto out;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/actions/refuse_operator.h"
 #include "core/checks/checks.h"
 #include "journal.h"
 #include "planners.h"
@@ -430,7 +431,15 @@ int actions_plan_persist(struct sys *s, const struct node *n, const struct actio
 	int r;
 
 	snprintf(p->subject, sizeof(p->subject), "%s", n->hostname ? n->hostname : "node");
-	if ((r = persist_ibvf_path(s, req->path, ibvf, e)) < 0 || (r = persist_refusals(n, e)) < 0)
+	if ((r = persist_ibvf_path(s, req->path, ibvf, e)) < 0)
+		return r;
+	for (size_t i = 0; i < n->n_pfs; i++)
+		if (action_persists_pf(&n->pfs[i]) &&
+		    (r = action_refuse_operator(n, &n->pfs[i], ACTION_PERSIST, req->force,
+						"persist (the boot unit would set them again)", p,
+						e)) < 0)
+			return r;
+	if ((r = persist_refusals(n, e)) < 0)
 		return r;
 	po.ibvf = ibvf;
 	if ((r = persist_build(n, &po, &ps, e)) < 0)

@@ -93,6 +93,12 @@ const struct check_def checks_table[] = {
 	 "RDMA transfer through the CPU and the link between the sockets, and loses a large "
 	 "part of the port's bandwidth.",
 	 check_pod_affinity, REACH_SUBJECT},
+	{"operator-managed", CHECK_INFO, "PF configured by an operator",
+	 "The SR-IOV Network Operator's config daemon sets this PF's VF count and VF GUIDs from "
+	 "its "
+	 "policies and sets them again at each sync: ibvf changing them, or its boot unit setting "
+	 "them, fights it; the change belongs in the operator's policy.",
+	 check_operator_managed, REACH_BELOW},
 	{"pod-netns-gone", CHECK_WARNING, "pod netns gone",
 	 "A binding whose network namespace is gone names a pod that no longer has the VF: the "
 	 "CNI's cleanup did not run.",

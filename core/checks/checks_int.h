@@ -49,6 +49,8 @@ CHECK_FN(check_pod_affinity);
 /* What the recorded history says (core/checks/past.c). */
 CHECK_FN(check_port_flapping);
 CHECK_FN(check_guid_lost_boot);
+/* An operator's hold on a PF (core/checks/operators.c). */
+CHECK_FN(check_operator_managed);
 
 /* Shared by the checks (core/checks/util.c, core/checks/hca.c). */
 /* The function talks InfiniBand: its port's link layer, else (no RDMA

@@ -226,6 +226,8 @@ void node_free(struct node *n)
 	}
 	free(n->cni_broken);
 	devplugin_free(n->dp_configs, n->n_dp_configs);
+	free(n->op_claims);
+	strv_free(n->op_pods, n->n_op_pods);
 	for (size_t i = 0; i < n->n_gpus; i++)
 		gpu_fini(&n->gpus[i]);
 	free(n->gpus);

@@ -153,6 +153,27 @@ struct bad_file {
 	char *why;  /* "truncated JSON at byte 412" */
 };
 
+/* Who configures a PF's SR-IOV besides ibvf (core/pods/operators.c). */
+enum op_name {
+	OP_SRIOV_OPERATOR = 1, /* the SR-IOV Network Operator's config daemon */
+	OP_NETWORK_OPERATOR,   /* the same daemon, deployed by the NVIDIA Network Operator */
+};
+
+#define OP_EVIDENCE_MAX 4
+
+/* An operator's hold on one PF: what it sets there and what shows it. */
+struct op_claim {
+	char bdf[16]; /* the PF */
+	enum op_name op;
+	bool numvfs;			     /* it sets the VF count (not externallyManaged) */
+	bool guids;			     /* it sets the VFs' InfiniBand GUIDs */
+	bool externally_managed;	     /* its policy leaves the VF count to the node */
+	int want_numvfs;		     /* the count its config asks; -1 when unknown */
+	char pf_name[16];		     /* the PF's name in its config; "" when none */
+	char evidence[OP_EVIDENCE_MAX][200]; /* "/etc/sriov-operator/pci/<bdf>", "pod ns/name" */
+	size_t n_evidence;
+};
+
 struct dp_config; /* a device plugin's config (core/pods/devplugin.h) */
 
 /* Where a pod binding was found (docs/kubernetes.md). */
@@ -247,6 +268,12 @@ struct node {
 	size_t n_cni_broken;
 	struct dp_config *dp_configs; /* device plugin configs found on the node */
 	size_t n_dp_configs;
+	/* The PFs an operator configures, by BDF, and its pods seen on the node
+	 * ("namespace/name"): the config daemon, the device plugins. */
+	struct op_claim *op_claims;
+	size_t n_op_claims;
+	char **op_pods;
+	size_t n_op_pods;
 	struct pf *pfs; /* sorted by BDF */
 	size_t n_pfs;
 	struct rdma *orphans; /* RDMA devices placed on no PCI function */

@@ -22,11 +22,18 @@
  *                      most HOLD_MAX_MS): a slow kernel a test releases when
  *                      it has seen what it wanted ("hold:sriov_numvfs");
  *                      DIR/.sim/holding exists while a write waits
+ *   operator:BDF       the SR-IOV Network Operator manages PF BDF: when ibvf
+ *                      opens the node, its config daemon's pod is in
+ *                      var/log/pods and the PF config it applied is in
+ *                      etc/sriov-operator/pci/BDF, as the daemon writes them
+ *                      (core/pods/operators.h); written once, left in place
  *
  * ERR is an errno name (EIO, EBUSY, EPERM, ENODEV, ...) or a number. */
 #include "core/sim/sim_tree.h"
 
 #include <ctype.h>
+#include <dirent.h>
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -36,6 +43,7 @@
 #include <unistd.h>
 
 #include "core/model/names.h"
+#include "core/model/node.h"
 #include "core/sim/sim_boot.h"
 #include "core/sim/sys_sim.h"
 #include "core/sys/sys.h"
@@ -116,6 +124,58 @@ int sim_faults_vanish(const char *root, const char *param, struct err *e)
 	for (char *t = strtok_r(spec, ",", &save); t && r == 0; t = strtok_r(NULL, ",", &save))
 		if (!strncmp(t, "vanish:", 7))
 			r = sim_kernel_vanish(root, t + 7, e);
+	return r;
+}
+
+/* The daemon's pod (bindata/manifests/daemon/daemonset.yaml: DaemonSet
+ * sriov-network-config-daemon, container of the same name). */
+#define OP_NS	   "sriov-network-operator"
+#define OP_POD	   "sriov-network-config-daemon-h7x2q"
+#define OP_POD_UID "5b0d6e1c-2f3a-4c5d-9e8f-0a1b2c3d4e77"
+
+/* What the daemon leaves for one PF: SaveLastPfAppliedStatus's
+ * json.Marshal of the Interface (compact, no newline), and its pod. */
+static int plant_operator(const char *root, const char *pf, struct err *e)
+{
+	char bdf[16], rel[256], name[64] = "", num[16] = "0";
+	if (!node_bdf_normalize(pf, true, bdf))
+		return err_setx(e, EINVAL, "fault 'operator:%s': not a PCI address", pf);
+	sim_fmt(rel, sizeof(rel), "etc/sriov-operator/pci/%s", bdf);
+	if (sim_exists(root, rel))
+		return 0;
+	char dev[64];
+	sim_fmt(dev, sizeof(dev), "sys/bus/pci/devices/%s/sriov_numvfs", bdf);
+	if (sim_get(root, dev, num, sizeof(num)) < 0)
+		return err_setx(e, ENODEV, "fault 'operator:%s': no SR-IOV PF %s", pf, bdf);
+	char abs[PATH_MAX];
+	sim_fmt(abs, sizeof(abs), "%s/sys/bus/pci/devices/%s/net", root, bdf);
+	DIR *d = opendir(abs);
+	for (struct dirent *de; d && (de = readdir(d));)
+		if (de->d_name[0] != '.' && !name[0])
+			sim_fmt(name, sizeof(name), "%s", de->d_name);
+	if (d)
+		closedir(d);
+	int r = sim_putf(root, e, rel,
+			 "{\"pciAddress\":\"%s\",\"numVfs\":%s,%s%s%s\"linkType\":\"IB\","
+			 "\"vfGroups\":[{\"resourceName\":\"ibvf\",\"deviceType\":\"netdevice\","
+			 "\"vfRange\":\"0-%d\",\"policyName\":\"ibvf-ib\",\"isRdma\":true}]}",
+			 bdf, num, name[0] ? "\"name\":\"" : "", name, name[0] ? "\"," : "",
+			 atoi(num) > 0 ? atoi(num) - 1 : 0);
+	if (r == 0 && (r = sim_fmt(rel, sizeof(rel),
+				   "var/log/pods/%s_%s_%s/sriov-network-config-daemon/0.log", OP_NS,
+				   OP_POD, OP_POD_UID)) == 0)
+		r = sim_putf(root, e, rel, "%s", "");
+	return r;
+}
+
+int sim_faults_operator(const char *root, const char *param, struct err *e)
+{
+	char spec[2048], *save = NULL;
+	faults_load(root, param, spec, sizeof(spec));
+	int r = 0;
+	for (char *t = strtok_r(spec, ",", &save); t && r == 0; t = strtok_r(NULL, ",", &save))
+		if (!strncmp(t, "operator:", 9))
+			r = plant_operator(root, t + 9, e);
 	return r;
 }
 

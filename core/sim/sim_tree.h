@@ -229,6 +229,9 @@ int sim_fault_errno(const char *root, const char *param, const char *kind, const
 int sim_fault_value(const char *root, const char *param, const char *kind, char *buf, size_t size);
 /* Makes every armed vanish:BDF happen; the caller holds .sim/lock. */
 int sim_faults_vanish(const char *root, const char *param, struct err *e);
+/* Plants what the SR-IOV Network Operator leaves for each armed
+ * "operator:BDF" fault (sim_faults.c), once. */
+int sim_faults_operator(const char *root, const char *param, struct err *e);
 /* An armed "hold:SUFFIX" on path: waits while DIR/.sim/hold exists. */
 void sim_faults_hold(const char *root, const char *param, const char *path);
 

@@ -244,6 +244,10 @@ int sys_open_sim(const char *dir, const struct sys_sim_params *params, struct sy
 	}
 	if (params && params->faults)
 		sim_fmt(m->faults, sizeof(m->faults), "%s", params->faults);
+	if ((r = sim_faults_operator(root_of(&m->base), m->faults, e)) < 0) {
+		sim_close(&m->base);
+		return r;
+	}
 	m->inotify = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (m->inotify < 0 || inotify_add_watch(m->inotify, events, IN_MODIFY) < 0) {
 		r = err_set(e, errno, "cannot watch '%s'", events);

@@ -17,6 +17,7 @@
 
 #include "core/model/attr.h"
 #include "core/pods/devplugin.h"
+#include "core/pods/operators.h"
 #include "core/base/guid.h"
 #include "core/persist/linkfile.h"
 #include "core/persist/persist.h"
@@ -410,6 +411,8 @@ int node_discover(struct sys *s, struct node **ret, struct err *e)
 		r = pods_attach(s, NULL, n);
 	if (r >= 0)
 		r = devplugin_attach(s, n);
+	if (r >= 0)
+		r = operators_attach(s, n);
 	if (r < 0) {
 		node_free(n);
 		return err_set(e, r, "cannot read the node");

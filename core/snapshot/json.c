@@ -7,6 +7,7 @@
 
 #include "core/base/guid.h"
 #include "core/model/json_names.h"
+#include "core/pods/operators.h"
 #include "core/pods/pods.h"
 #include "core/sys/sys.h"
 #include "core/model/names.h"
@@ -331,7 +332,30 @@ static struct json_object *vf_json(const struct vf *vf)
 	return o;
 }
 
-static struct json_object *pf_json(const struct pf *pf)
+/* The operator that sets a PF's VF count or GUIDs (core/pods/operators.h), or null. */
+static struct json_object *operator_json(const struct op_claim *c)
+{
+	if (!c)
+		return NULL;
+	struct json_object *o = json_object_new_object(), *sets = json_object_new_array(),
+			   *ev = json_object_new_array();
+	add(o, "name",
+	    json_object_new_string(c->op == OP_NETWORK_OPERATOR ? "nvidia-network-operator"
+								: "sriov-network-operator"));
+	if (c->numvfs)
+		json_object_array_add(sets, json_object_new_string("numvfs"));
+	if (c->guids)
+		json_object_array_add(sets, json_object_new_string("guids"));
+	add(o, "sets", sets);
+	add(o, "externally_managed", json_object_new_boolean(c->externally_managed));
+	add(o, "numvfs", c->want_numvfs >= 0 ? json_object_new_int(c->want_numvfs) : NULL);
+	for (size_t i = 0; i < c->n_evidence; i++)
+		json_object_array_add(ev, json_object_new_string(c->evidence[i]));
+	add(o, "evidence", ev);
+	return o;
+}
+
+static struct json_object *pf_json(const struct node *n, const struct pf *pf)
 {
 	struct json_object *o = json_object_new_object();
 	fn_json(o, &pf->fn);
@@ -339,6 +363,7 @@ static struct json_object *pf_json(const struct pf *pf)
 	add(o, "numvfs", jint(pf->numvfs));
 	add(o, "totalvfs", jint(pf->totalvfs));
 	add(o, "autoprobe", jint(pf->autoprobe));
+	add(o, "operator", operator_json(operators_claim(n, pf->fn.bdf)));
 	struct json_object *vfs = json_object_new_array();
 	for (size_t i = 0; i < pf->n_vfs; i++)
 		json_object_array_add(vfs, vf_json(&pf->vfs[i]));
@@ -425,8 +450,9 @@ struct json_object *node_to_json(const struct node *n)
 	add_persisted(o, n);
 	struct json_object *pfs = json_object_new_array();
 	for (size_t i = 0; i < n->n_pfs; i++)
-		json_object_array_add(pfs, pf_json(&n->pfs[i]));
+		json_object_array_add(pfs, pf_json(n, &n->pfs[i]));
 	add(o, "pfs", pfs);
+	add(o, "operator_pods", strv_json(n->op_pods, n->n_op_pods));
 	struct json_object *orph = json_object_new_array();
 	for (size_t i = 0; i < n->n_orphans; i++)
 		json_object_array_add(orph, rdma_json(&n->orphans[i], NULL));

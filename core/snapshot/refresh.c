@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "core/pods/devplugin.h"
+#include "core/pods/operators.h"
 #include "core/model/node.h"
 #include "core/model/node_copy.h"
 #include "core/persist/persist.h"
@@ -368,6 +369,8 @@ static int build(struct refresh *rf)
 		r = pods_attach(rf->d.s, NULL, n);
 	if (r == 0)
 		r = devplugin_copy(n, o); /* a full discovery reads them again */
+	if (r == 0)
+		r = operators_attach(rf->d.s, n);
 	return r;
 }
 

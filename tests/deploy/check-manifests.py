@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: MIT
 """The Kubernetes manifests of deploy/kubernetes, checked offline (docs/fleet.md):
 
-1. `kubectl kustomize` builds the base, validate/, and the overlay README
-   "Fleet" writes to name the two nodes (with kubectl 1.20's kustomize v2.0.3 too).
+1. `kubectl kustomize` builds the base, validate/, monitoring/ and the overlay
+   README "Fleet" writes to name the two nodes; the first three without a
+   warning on stderr (no deprecated field). kustomize v4.2 (kubectl 1.22) or
+   newer: Debian bookworm's kubectl 1.20 (kustomize v2.0.3) reads neither
+   `labels` nor `configurations`' string-list name references, and is skipped.
 2. yamllint on the sources; every rendered object against the API models of
    python3-kubernetes (k8s_schema.py): unknown fields, wrong types, required
    fields.
@@ -12,15 +15,18 @@
    code names is mounted or listed as not needed (k8s_paths.py).
 
 Usage: check-manifests.py SRCDIR (kubectl from $KUBECTL, else PATH). Exit 77
-(skipped) when kubectl or python3-kubernetes is missing (scripts/install-deps)."""
+(skipped) when kubectl (1.22 or newer) or python3-kubernetes is missing
+(scripts/install-deps)."""
 import copy
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 try:
     import yaml
     import k8s_paths
@@ -52,11 +58,15 @@ def fail(msg):
     print(f"FAIL {msg}")
 
 
-def render(kubectl, path, label):
+def render(kubectl, path, label, quiet=True):
+    """The objects `kubectl kustomize PATH` builds; with QUIET, any word on
+    stderr (kustomize's deprecation warnings) fails."""
     p = subprocess.run([kubectl, "kustomize", path], capture_output=True, text=True)
     if p.returncode != 0:
-        fail(f"kubectl kustomize {label}: exit {p.returncode}: {p.stderr.strip()}")
+        fail(f"kubectl kustomize {label}: exit {p.returncode}: {p.stderr.strip()[:500]}")
         return []
+    if quiet and p.stderr.strip():
+        fail(f"kubectl kustomize {label}: stderr: {p.stderr.strip()[:500]}")
     try:
         docs = [d for d in yaml.safe_load_all(p.stdout) if d]
     except yaml.YAMLError as e:
@@ -94,14 +104,40 @@ def main():
               "kubernetes-client)")
         return 77
     ver = subprocess.run([kubectl, "version", "--client"], capture_output=True, text=True)
-    print(f"kubectl: {kubectl}: {ver.stdout.strip().splitlines()[0] if ver.stdout else '?'}")
+    print(f"kubectl: {kubectl}: {' '.join(ver.stdout.split())[:200] or '?'}")
+    kv = re.search(r"Kustomize Version: v(\d+)\.(\d+)", ver.stdout)
+    if not kv or (int(kv[1]), int(kv[2])) < (4, 2):
+        print("check-manifests: skipped: this kubectl's kustomize is older than v4.2 (kubectl "
+              "1.22), which the manifests need (docs/fleet.md)")
+        return 77
 
+    # prometheusrule.yaml is generated (its source, ibvf.rules.yml, is promtool's).
     sources = sorted(os.path.join(d, f) for d, _, fs in os.walk(deploy) for f in fs
-                     if f.endswith(".yaml"))
+                     if f.endswith(".yaml") and f != "prometheusrule.yaml")
     yamllint(sources)
 
     base = render(kubectl, deploy, "deploy/kubernetes")
     alone = render(kubectl, os.path.join(deploy, "validate"), "deploy/kubernetes/validate")
+    monitoring = render(kubectl, os.path.join(deploy, "monitoring"),
+                        "deploy/kubernetes/monitoring")
+    monitoring += render(kubectl, os.path.join(deploy, "monitoring", "node-exporter"),
+                         "deploy/kubernetes/monitoring/node-exporter")
+    # The PrometheusRule's groups are ibvf.rules.yml's (tests/deploy/prometheusrule.py).
+    p = subprocess.run([sys.executable, os.path.join(HERE, "prometheusrule.py"),
+                        os.path.abspath(sys.argv[1])], capture_output=True, text=True)
+    print(p.stdout.strip()) if p.returncode == 0 else fail(p.stdout.strip()[5:] or p.stderr)
+    # The warning check can fail: a kustomization with commonLabels warns.
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "kustomization.yaml"), "w") as f:
+            f.write("commonLabels:\n  a: b\nresources:\n  - cm.yaml\n")
+        with open(os.path.join(tmp, "cm.yaml"), "w") as f:
+            f.write("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
+        p = subprocess.run([kubectl, "kustomize", tmp], capture_output=True, text=True)
+        if p.returncode == 0 and "deprecated" in p.stderr:
+            print(f"ok   the check sees a deprecated field's warning: {p.stderr.strip()[:120]}")
+        else:
+            fail(f"kubectl kustomize of a kustomization with commonLabels: exit {p.returncode}, "
+                 f"no warning on stderr: {p.stderr.strip()[:200]}")
     readme = os.path.join(os.path.abspath(sys.argv[1]), "README.md")
     overlay, nodes = (readme_heredoc(readme, n) for n in ("kustomization.yaml", "nodes.yaml"))
     pair = []
@@ -116,9 +152,13 @@ def main():
                 f.write(overlay.replace("../deploy/kubernetes/validate", rel))
             with open(os.path.join(tmp, "nodes.yaml"), "w") as f:
                 f.write(nodes)
-            pair = render(kubectl, tmp, "README's overlay (nodes dgx-a-01, dgx-b-01)")
+            pair = render(kubectl, tmp, "README's overlay (nodes dgx-a-01, dgx-b-01)",
+                          quiet=False)
 
-    for d in base + alone + pair:
+    # The Prometheus Operator's kinds have no model offline: their fields are
+    # held by k8s_policy.p_monitoring instead.
+    crd = [d for d in monitoring if d["apiVersion"].startswith("monitoring.coreos.com/")]
+    for d in base + alone + pair + [d for d in monitoring if d not in crd]:
         for e in k8s_schema.validate(d):
             fail(f"schema {e}")
     n = len(base + alone + pair)
@@ -157,7 +197,7 @@ def main():
         else:
             fail("paths did not fail when broken (no /var/log/pods mount)")
 
-    docs = base + pair
+    docs = base + pair + monitoring
     for policy in k8s_policy.POLICIES:
         v = policy(docs)
         for line in v:

@@ -3,9 +3,11 @@
 function of the objects returning its violations, one line each. MUTATIONS
 breaks the objects once per policy, on purpose, to show that each can fail."""
 import copy
+import re
 
 TEXTFILE = "/var/lib/node_exporter/textfile_collector"
 HISTORY = "/var/lib/ibvf"
+HCA_LABEL = "feature.node.kubernetes.io/pci-15b3.present"
 # Every host path a pod may mount, and the one each may write.
 HOST_PATHS = {
     "/var/lib/kubelet/pods", "/var/lib/kubelet/device-plugins", "/var/lib/kubelet/pod-resources", "/var/lib/cni", "/run/netns",
@@ -158,15 +160,50 @@ def p_metrics_only(docs):
     return bad
 
 
-def p_gpu_nodes(docs):
+def p_hca_nodes(docs):
+    """The Network Operator's scheduling: NFD's label of a 15b3 (Mellanox/NVIDIA)
+    PCI device, every NoSchedule and NoExecute taint tolerated, system-node-critical."""
     bad = []
     for ds in objs(docs, "DaemonSet"):
+        name = f"DaemonSet/{ds['metadata']['name']}"
         spec = ds["spec"]["template"]["spec"]
-        if (spec.get("nodeSelector") or {}).get("nvidia.com/gpu.present") != "true":
-            bad.append(f"DaemonSet/{ds['metadata']['name']}: not on nvidia.com/gpu.present nodes")
-        if not any(t.get("key") == "nvidia.com/gpu" and t.get("effect") == "NoSchedule"
-                   for t in spec.get("tolerations", [])):
-            bad.append(f"DaemonSet/{ds['metadata']['name']}: no toleration of nvidia.com/gpu")
+        if (spec.get("nodeSelector") or {}).get(HCA_LABEL) != "true":
+            bad.append(f"{name}: not on {HCA_LABEL} nodes")
+        for effect in ("NoSchedule", "NoExecute"):
+            if not any(t.get("operator") == "Exists" and "key" not in t
+                       and t.get("effect") in (effect, None) for t in spec.get("tolerations", [])):
+                bad.append(f"{name}: not every {effect} taint tolerated (operator Exists, no key)")
+        if spec.get("priorityClassName") != "system-node-critical":
+            bad.append(f"{name}: priorityClassName '{spec.get('priorityClassName')}', not "
+                       "'system-node-critical'")
+    return bad
+
+
+def p_monitoring(docs):
+    """ibvf has no port: a ServiceMonitor or PodMonitor scrapes node_exporter
+    (port http-metrics) and keeps ibvf's series and the infiniband collector's
+    the rules join them with; a PrometheusRule has alert rules."""
+    bad = []
+    for m in objs(docs, "ServiceMonitor") + objs(docs, "PodMonitor"):
+        name = f"{m['kind']}/{m['metadata']['name']}"
+        sel = (m["spec"].get("selector") or {}).get("matchLabels") or {}
+        if "node-exporter" not in sel.get("app.kubernetes.io/name", ""):
+            bad.append(f"{name}: selects {sel}, not node_exporter's")
+        eps = m["spec"].get("endpoints") or m["spec"].get("podMetricsEndpoints") or []
+        if not eps:
+            bad.append(f"{name}: no endpoint")
+        for ep in eps:
+            if ep.get("port") != "http-metrics":
+                bad.append(f"{name}: port '{ep.get('port')}', not node_exporter's 'http-metrics'")
+            keep = [r.get("regex", "") for r in ep.get("metricRelabelings", [])
+                    if r.get("action") == "keep"]
+            for series in ("ibvf_vf_info", "node_infiniband_state_id"):
+                if keep and not any(re.fullmatch(k, series) for k in keep):
+                    bad.append(f"{name}: metricRelabelings drop {series}")
+    for r in objs(docs, "PrometheusRule"):
+        if not any(rule.get("alert") for g in r["spec"].get("groups", [])
+                   for rule in g.get("rules", [])):
+            bad.append(f"PrometheusRule/{r['metadata']['name']}: no alert rule")
     return bad
 
 
@@ -245,8 +282,8 @@ def p_validate_pair(docs):
 
 
 POLICIES = [p_hostpath_readonly, p_hostpath_allowed, p_same_path, p_not_privileged,
-            p_capabilities, p_seccomp, p_no_token, p_host_network, p_metrics_only, p_gpu_nodes,
-            p_resources, p_jobs, p_key_file, p_validate_pair]
+            p_capabilities, p_seccomp, p_no_token, p_host_network, p_metrics_only, p_hca_nodes,
+            p_monitoring, p_resources, p_jobs, p_key_file, p_validate_pair]
 
 
 def _first(docs, kind, name_part=""):
@@ -287,7 +324,17 @@ MUTATIONS = [
     (p_host_network, "no hostNetwork", lambda d: _ds(d).pop("hostNetwork")),
     (p_metrics_only, "check --fix instead of metrics",
      lambda d: _ds(d)["containers"][0].update(command=["/usr/sbin/ibvf", "check", "--fix"])),
-    (p_gpu_nodes, "no toleration", lambda d: _ds(d).update(tolerations=[])),
+    (p_hca_nodes, "only nvidia.com/gpu tolerated",
+     lambda d: _ds(d).update(tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists",
+                                           "effect": "NoSchedule"}])),
+    (p_hca_nodes, "no priorityClassName", lambda d: _ds(d).pop("priorityClassName")),
+    (p_hca_nodes, "on nvidia.com/gpu.present nodes",
+     lambda d: _ds(d).update(nodeSelector={"nvidia.com/gpu.present": "true"})),
+    (p_monitoring, "the ServiceMonitor keeps only ibvf_.*",
+     lambda d: _first(d, "ServiceMonitor")["spec"]["endpoints"][0]["metricRelabelings"][0]
+     .update(regex="ibvf_.*")),
+    (p_monitoring, "the ServiceMonitor on port 'metrics'",
+     lambda d: _first(d, "ServiceMonitor")["spec"]["endpoints"][0].update(port="metrics")),
     (p_resources, "no memory limit",
      lambda d: _ds(d)["containers"][0]["resources"]["limits"].pop("memory")),
     (p_jobs, "backoffLimit 6", lambda d: _first(d, "Job")["spec"].update(backoffLimit=6)),

@@ -163,6 +163,8 @@ static enum fix_state fix_apply(struct fix_run *run, const struct finding_remedy
 			argv[argc++] = (char *)"--yes";
 		if (o->no_wait && !o->dry_run)
 			argv[argc++] = (char *)"--no-wait";
+		if (o->force) /* past an operator's hold too (docs/coexistence.md) */
+			argv[argc++] = (char *)"--force";
 		argv[argc] = NULL;
 		if (!cmd || strcmp(r->steps[0], "persist")) {
 			cli_error("the remedy is neither a vf action nor persist: not run");

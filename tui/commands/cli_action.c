@@ -18,6 +18,7 @@
 
 #include "core/snapshot/json.h"
 #include "core/actions/lock.h"
+#include "core/actions/refuse_operator.h"
 #include "core/persist/naming.h"
 #include "core/sys/sys.h"
 #include "tui/render/plan_text.h"
@@ -102,6 +103,25 @@ static void say_stopped(const struct plan *p)
 	json_object_put(o);
 }
 
+/* After a refusal for an operator: its way, to stderr (docs/coexistence.md). */
+static void print_operator_remedy(const struct node *n, const struct action_req *req)
+{
+	char yaml[8192];
+	action_operator_remedy(n, req, yaml, sizeof(yaml));
+	if (!yaml[0])
+		return;
+	fputs("the operator's way (kubectl apply -f - with these lines):\n", stderr);
+	for (char *line = yaml, *nl; *line; line = nl + 1) {
+		char esc[1024];
+		if ((nl = strchr(line, '\n')))
+			*nl = '\0';
+		text_escape_into(esc, sizeof(esc), line);
+		fprintf(stderr, "%s\n", esc);
+		if (!nl)
+			break;
+	}
+}
+
 int cli_action_run(const struct cli *c, const struct act_opts *o, const struct action_req *req)
 {
 	struct sys *s;
@@ -119,6 +139,8 @@ int cli_action_run(const struct cli *c, const struct act_opts *o, const struct a
 	}
 	if ((r = action_plan(s, n, req, &p, &e)) < 0) {
 		cli_error("%s", e.msg);
+		if (r == -EBUSY)
+			print_operator_remedy(n, req);
 		rc = r == -ENOMEM || r == -EIO ? 1 : EXIT_USAGE;
 		goto out;
 	}
