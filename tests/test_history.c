@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* The benchmark history (bench/history.h): appended lines read back by key,
  * the last one winning; corrupt, torn and over-long lines skipped and
- * counted; links refused; the mode fixed; only the tail read; concurrent
- * appends whole; and the noise rule against figures worked out by hand. */
+ * counted; links refused; the mode fixed; every key found however far back;
+ * the file rewritten past its cap keeping every key's newest; a file past
+ * the read bound said; concurrent appends whole, across a rewrite too; and
+ * the noise rule against figures worked out by hand. */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -211,34 +213,164 @@ START_TEST(links_are_refused)
 }
 END_TEST
 
-START_TEST(only_the_tail_is_read)
+/* n lines for VF vf of 0000:18:00.0 write_bw, figures from 0, raw (an
+ * append syncs each line), up to bytes in all when bytes > 0. */
+static size_t put_filler(int vf, size_t n, size_t bytes)
 {
-	append("0000:18:00.0", 1, "read_bw", 100); /* before the tail: not seen */
-	/* Filler written in one go (an append syncs each line). */
-	size_t cap = 1u << 20, len = 0;
+	size_t cap = bytes ? bytes + 256 : n * 128 + 1, len = 0;
 	char *fill = malloc(cap);
-	for (int i = 0; i < 4999; i++)
+	ck_assert_ptr_nonnull(fill);
+	for (size_t i = 0; bytes ? len < bytes - 128 : i < n; i++)
 		len += (size_t)snprintf(fill + len, cap - len,
-					"{\"key\":{\"pf\":\"0000:18:00.0\",\"vf\":2,\"test\":"
-					"\"write_bw\",\"peer\":\"10.0.0.2\"},\"figure\":%d}\n",
-					i);
+					"{\"key\":{\"pf\":\"0000:18:00.0\",\"vf\":%d,\"test\":"
+					"\"write_bw\",\"peer\":\"10.0.0.2\"},\"figure\":%zu}\n",
+					vf, i);
 	ck_assert_uint_lt(len, cap - 1);
 	put_raw(fill);
 	free(fill);
-	append("0000:18:00.0", 2, "write_bw", 4999);
+	return len;
+}
+
+static off_t file_size(void)
+{
 	struct stat st;
 	ck_assert_int_eq(stat(path, &st), 0);
-	ck_assert_int_gt(st.st_size, BENCH_HISTORY_TAIL);
+	return st.st_size;
+}
+
+/* The old reader kept only the last 256 KiB: a key whose last line is 1
+ * MiB back is found, and its corrupt-line count stays 0. */
+START_TEST(a_key_far_back_is_found)
+{
+	append("0000:18:00.0", 1, "read_bw", 100);
+	put_filler(2, 0, 1u << 20);
+	append("0000:18:00.0", 2, "write_bw", 4999);
+	ck_assert_int_gt(file_size(), 1 << 20);
 	size_t sk;
-	ck_assert_double_eq(last("0000:18:00.0", 1, "read_bw", &sk), -1);
-	ck_assert_uint_eq(sk, 0); /* the line cut by the tail is not a corrupt line */
+	ck_assert_double_eq(last("0000:18:00.0", 1, "read_bw", &sk), 100);
+	ck_assert_uint_eq(sk, 0);
 	ck_assert_double_eq(last("0000:18:00.0", 2, "write_bw", NULL), 4999);
+}
+END_TEST
+
+/* The figures of an array of entries, as "a,b,c". */
+static void figures(struct json_object *a, char *buf, size_t size)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < json_object_array_length(a) && n < size; i++) {
+		struct json_object *f;
+		json_object_object_get_ex(json_object_array_get_idx(a, i), "figure", &f);
+		n += (size_t)snprintf(buf + n, size - n, "%s%g", i ? "," : "",
+				      json_object_get_double(f));
+	}
+}
+
+START_TEST(read_gives_the_last_two_of_every_key_in_file_order)
+{
+	append("0000:18:00.0", 1, "write_bw", 1);
+	append("0000:18:00.0", 2, "write_bw", 2);
+	append("0000:18:00.0", 1, "write_bw", 3);
+	append("0000:18:00.0", 1, "write_bw", 4);
+	put_raw("{\"no key\":1}\nnot json\n");
+	append("0000:18:00.0", 3, "write_bw", 5);
+	struct json_object *a;
+	struct bench_history_stats st;
+	struct err e = {{0}};
+	ck_assert_msg(bench_history_read(path, &a, &st, &e) == 0, "%.1500s", e.msg);
+	char got[256];
+	figures(a, got, sizeof(got));
+	ck_assert_str_eq(got, "2,3,4,5");
+	ck_assert_uint_eq(st.skipped, 1);
+	ck_assert_uint_eq(st.unread, 0);
+	json_object_put(a);
+}
+END_TEST
+
+/* An append past BENCH_HISTORY_CAP rewrites the file: the newest line of
+ * every key stays however old, older lines of a key go unless they are in
+ * the most recent half cap, and the file is bounded again, mode 0640. */
+START_TEST(rotation_keeps_the_newest_of_every_key_and_bounds_the_size)
+{
+	/* 1,016 VFs x 4 tests, once each, then an older figure of VF 0's
+	 * read_bw that a later line replaces. */
+	static const char *const tests[] = {"write_bw", "read_bw", "write_lat", "read_lat"};
+	append("0000:18:00.0", 0, "read_bw", 7);
+	size_t cap = 1016 * 4 * 160, len = 0;
+	char *buf = malloc(cap);
+	for (int v = 0; v < 1016; v++)
+		for (int t = 0; t < 4; t++)
+			len += (size_t)snprintf(buf + len, cap - len,
+						"{\"key\":{\"pf\":\"0000:%02x:00.0\",\"vf\":%d,"
+						"\"test\":\"%s\",\"peer\":\"10.0.0.2\"},"
+						"\"figure\":%d}\n",
+						v / 127, v % 127 + 1, tests[t], v * 4 + t);
+	ck_assert_uint_lt(len, cap - 1);
+	put_raw(buf);
+	free(buf);
+	append("0000:18:00.0", 0, "read_bw", 8);
+	put_raw("garbage\n");
+	/* Filler of one key to past the cap, then the append. */
+	put_filler(9, 0, BENCH_HISTORY_CAP - (size_t)file_size() + 200);
+	ck_assert_int_gt(file_size(), BENCH_HISTORY_CAP);
+	append("0000:18:00.0", 9, "write_bw", 123456);
+	off_t after = file_size();
+	ck_assert_msg(after <= BENCH_HISTORY_CAP / 2 + (off_t)len + 4096,
+		      "%lld bytes after the rewrite", (long long)after);
+	struct stat st;
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0640);
+	struct json_object *a;
+	struct bench_history_stats hs;
+	struct err e = {{0}};
+	ck_assert_msg(bench_history_read(path, &a, &hs, &e) == 0, "%.1500s", e.msg);
+	ck_assert_uint_eq(hs.skipped, 0); /* the corrupt line went */
+	/* 4,064 keys once each, VF 0 once (its 7 went), VF 9's last two. */
+	ck_assert_uint_eq(json_object_array_length(a), 4064 + 1 + 2);
+	json_object_put(a);
+	ck_assert_double_eq(last("0000:18:00.0", 0, "read_bw", NULL), 8);
+	ck_assert_double_eq(last("0000:18:00.0", 9, "write_bw", NULL), 123456);
+	for (int v = 0; v < 1016; v += 101) {
+		char pf[16];
+		snprintf(pf, sizeof(pf), "0000:%02x:00.0", v / 127);
+		ck_assert_double_eq(last(pf, v % 127 + 1, "read_lat", NULL), v * 4 + 3);
+	}
+	/* The figure 7 (an older line of a key, far back) is gone. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *all = malloc((size_t)after + 1);
+	ck_assert_int_eq(read(fd, all, (size_t)after), (ssize_t)after);
+	close(fd);
+	all[after] = '\0';
+	ck_assert_ptr_null(strstr(all, "\"vf\":0,\"test\":\"read_bw\",\"peer\":\"10.0.0.2\"},"
+				       "\"figure\":7}"));
+	free(all);
+}
+END_TEST
+
+/* A file past the read bound (not one ibvf writes) is read in its last
+ * BENCH_HISTORY_READ_MAX bytes, and how much was not read is said. */
+START_TEST(a_file_past_the_read_bound_says_so)
+{
+	append("0000:18:00.0", 1, "read_bw", 100); /* beyond the bound */
+	put_filler(2, 0, BENCH_HISTORY_READ_MAX + (1u << 20));
+	struct json_object *a;
+	struct bench_history_stats st;
+	struct err e = {{0}};
+	ck_assert_msg(bench_history_read(path, &a, &st, &e) == 0, "%.1500s", e.msg);
+	ck_assert_uint_eq(st.unread, (uint64_t)file_size() - BENCH_HISTORY_READ_MAX);
+	ck_assert_uint_eq(st.skipped, 0); /* the line the bound cuts is not corrupt */
+	ck_assert_uint_eq(json_object_array_length(a), 2);
+	json_object_put(a);
 }
 END_TEST
 
 START_TEST(concurrent_appends_stay_whole_lines)
 {
 	append("0000:18:00.0", 0, "write_bw", 0); /* make the directory */
+	/* Near the cap: one of the appends rewrites the file while the others
+	 * wait for the lock of the one it replaces. */
+	if (_i)
+		put_filler(5, 0, BENCH_HISTORY_CAP - (size_t)file_size() - 1000);
 	for (int c = 0; c < 4; c++) {
 		pid_t pid = fork();
 		ck_assert_int_ge(pid, 0);
@@ -262,6 +394,8 @@ START_TEST(concurrent_appends_stay_whole_lines)
 	for (int c = 1; c <= 4; c++)
 		ck_assert_double_eq(last("0000:18:00.0", c, "write_bw", &sk), 99);
 	ck_assert_uint_eq(sk, 0);
+	if (_i) /* rewritten: the recent half cap and the keys' lines */
+		ck_assert_int_lt(file_size(), BENCH_HISTORY_CAP / 2 + 65536);
 }
 END_TEST
 
@@ -321,8 +455,11 @@ int main(void)
 	tcase_add_test(tc, corrupt_and_torn_lines_are_skipped_and_counted);
 	tcase_add_test(tc, over_long_lines_are_refused_and_skipped);
 	tcase_add_test(tc, links_are_refused);
-	tcase_add_test(tc, only_the_tail_is_read);
-	tcase_add_test(tc, concurrent_appends_stay_whole_lines);
+	tcase_add_test(tc, a_key_far_back_is_found);
+	tcase_add_test(tc, read_gives_the_last_two_of_every_key_in_file_order);
+	tcase_add_test(tc, rotation_keeps_the_newest_of_every_key_and_bounds_the_size);
+	tcase_add_test(tc, a_file_past_the_read_bound_says_so);
+	tcase_add_loop_test(tc, concurrent_appends_stay_whole_lines, 0, 2);
 	tcase_add_test(tc, noise_rule);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);

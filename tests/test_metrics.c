@@ -168,7 +168,7 @@ START_TEST(hostile_names_escaped_in_every_family)
 	ck_assert_msg(!fault, "%s", fault);
 	ck_assert_ptr_nonnull(
 		strstr(out, "ibvf_vf_info{pci=\"0000:18:00.1\",pf=\"0000:18:00.0\",vf=\"0\","
-			    "ifname=\"ib\\\"0\\\\\",rdma_device=\"mlx5_\\\\1\",port=\"1\","
+			    "ifname=\"ib\\\"0\\\\\",device=\"mlx5_\\\\1\",port=\"1\","
 			    "link_layer=\"Infini\\\"Band\",driver=\"mlx5\\n\"} 1\n"));
 	ck_assert_ptr_nonnull(strstr(out, "namespace=\"ns\\nx\",pod=\"p\xef\xbf\xbd\xef\xbf\xbdq\","
 					  "uid=\"u\\\"\\\\\",stale=\"true\"} 1\n"));
@@ -188,6 +188,7 @@ static const char *const families[] = {
 	"ibvf_vf_pod_info",
 	"ibvf_findings",
 	"ibvf_problems",
+	"ibvf_validation_validated",
 	"ibvf_validation_pass",
 	"ibvf_validation_timestamp_seconds",
 	"ibvf_validation_bandwidth_bytes_per_second",
@@ -195,6 +196,7 @@ static const char *const families[] = {
 	"ibvf_validation_ratio",
 	"ibvf_validation_regressed",
 	"ibvf_validation_history_skipped_lines",
+	"ibvf_validation_history_unread_bytes",
 	"ibvf_metrics_interval_seconds",
 	"ibvf_metrics_duration_seconds",
 	"ibvf_metrics_last_success_timestamp_seconds",
@@ -231,6 +233,9 @@ static char *seeded_with_history(char **ret_dir)
 		     ",\"ceiling\":390");
 	history_line(f, "0000:99:00.0", 1, "write_bw", "2026-12-02T10:00:04Z", "PASS", 1, "Gb/s",
 		     "");
+	/* Not a verdict (issue 28's peer-limited): validated 0, no pass. */
+	history_line(f, pf, 3, "write_bw", "2026-12-02T10:00:06Z", "peer-limited", 200, "Gb/s",
+		     ",\"ceiling\":390");
 	history_line(f, pf, 1, "bogus_test", "2026-12-02T10:00:05Z", "PASS", 1, "Gb/s", "");
 	fputs("{\"torn\n", f);
 	fclose(f);
@@ -295,11 +300,10 @@ END_TEST
 START_TEST(last_validation_per_vf_and_test)
 {
 	char *dir, *out = seeded_with_history(&dir);
-	const char *vf1 =
-		"{pci=\"0000:4f:00.2\",pf=\"0000:4f:00.0\",vf=\"1\",ifname=\"ibp79s0v1\","
-		"rdma_device=\"mlx5_28\",port=\"1\",test=\"write_bw\",peer=\"10.0.0.2\"} ";
-	const char *vf2 = "{pci=\"0000:4f:00.3\",pf=\"0000:4f:00.0\",vf=\"2\",ifname=\"ibp79s0v2\","
-			  "rdma_device=\"mlx5_29\",port=\"1\",test=\"read_bw\",peer=\"10.0.0.2\"} ";
+	const char *vf1 = "{pci=\"0000:4f:00.2\",pf=\"0000:4f:00.0\",vf=\"1\",test=\"write_bw\","
+			  "peer=\"10.0.0.2\"} ";
+	const char *vf2 = "{pci=\"0000:4f:00.3\",pf=\"0000:4f:00.0\",vf=\"2\",test=\"read_bw\","
+			  "peer=\"10.0.0.2\"} ";
 	char want[512];
 	static const struct {
 		const char *family, *value;
@@ -312,6 +316,8 @@ START_TEST(last_validation_per_vf_and_test)
 		{"ibvf_validation_regressed", "1", 1}, /* 300 after 380: -21% */
 		{"ibvf_validation_regressed", "0", 2}, /* 369 after 370: noise */
 		{"ibvf_validation_pass", "1", 2},
+		{"ibvf_validation_validated", "1", 1},
+		{"ibvf_validation_validated", "1", 2},
 	};
 	for (size_t i = 0; i < sizeof(expect) / sizeof(*expect); i++) {
 		snprintf(want, sizeof(want), "%s%s%s\n", expect[i].family,
@@ -323,10 +329,14 @@ START_TEST(last_validation_per_vf_and_test)
 	ck_assert_ptr_null(strstr(out, "0000:99:00.0"));
 	ck_assert_ptr_null(strstr(out, "bogus_test"));
 	ck_assert_ptr_nonnull(strstr(out, "ibvf_validation_history_skipped_lines 1\n"));
+	ck_assert_ptr_nonnull(strstr(out, "ibvf_validation_history_unread_bytes 0\n"));
+	ck_assert_ptr_nonnull(strstr(out,
+				     "ibvf_validation_validated{pci=\"0000:4f:00.4\",pf=\"0000:4f:"
+				     "00.0\",vf=\"3\",test=\"write_bw\",peer=\"10.0.0.2\"} 0\n"));
+	ck_assert_ptr_null(strstr(out, "ibvf_validation_pass{pci=\"0000:4f:00.4\""));
 	/* Latency has no bandwidth series, bandwidth no latency one. */
 	ck_assert_ptr_null(strstr(out, "ibvf_validation_bandwidth_bytes_per_second{pci=\"0000:4f:"
-				       "00.2\",pf=\"0000:4f:00.0\",vf=\"1\",ifname=\"ibp79s0v1\","
-				       "rdma_device=\"mlx5_28\",port=\"1\",test=\"write_lat\""));
+				       "00.2\",pf=\"0000:4f:00.0\",vf=\"1\",test=\"write_lat\""));
 	free(out);
 	tu_rmtree(dir);
 }

@@ -51,7 +51,7 @@ done
 
 fail=0
 want() { grep -q -- "$1" <<<"$body" || { echo "missing in the scrape: $1" >&2; fail=1; }; }
-want '^ibvf_vf_info{.*pci="0000:4f:00.1",pf="0000:4f:00.0",port="1",rdma_device="mlx5_27",vf="0"}'
+want '^ibvf_vf_info{device="mlx5_27",.*pci="0000:4f:00.1",pf="0000:4f:00.0",port="1",vf="0"}'
 want '^ibvf_findings{check="guid-zero",severity="critical"} 15$'
 want '^ibvf_metrics_last_success_timestamp_seconds '
 want '^node_textfile_scrape_error 0$'

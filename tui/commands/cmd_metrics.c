@@ -3,6 +3,7 @@
  * written atomically to DIR/ibvf.prom for node_exporter's textfile
  * collector, once or every S seconds until SIGTERM or SIGINT. */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -222,10 +223,17 @@ static int render(const struct cli *c, const struct metrics_opts *o, char **ret)
 		goto out;
 	}
 	bench_history_path(sys_root(s), path, sizeof(path));
-	if (bench_history_read(path, &in.history, &in.history_skipped, &e) < 0) {
+	struct bench_history_stats hs;
+	if (bench_history_read(path, &in.history, &hs, &e) < 0) {
 		cli_error("warning: no validation results: %s", e.msg);
 		in.history = NULL;
 	}
+	in.history_skipped = hs.skipped;
+	in.history_unread = hs.unread;
+	if (hs.unread)
+		cli_error("warning: the bench history '%s' is past the %u-byte read bound: its "
+			  "first %" PRIu64 " bytes were not read",
+			  path, BENCH_HISTORY_READ_MAX, hs.unread);
 	in.node = n;
 	in.findings = &fs;
 	in.duration = clock_s(CLOCK_MONOTONIC) - t0;

@@ -79,22 +79,28 @@ void metrics_add_label(struct metrics_fnlabels *fl, const char *name, const char
 		fl->l[fl->n++] = (struct metrics_label){name, value ? value : ""};
 }
 
-void metrics_fn_labels(struct metrics_fnlabels *fl, const struct pf *pf, const struct vf *vf)
+void metrics_id_labels(struct metrics_fnlabels *fl, const struct pf *pf, const struct vf *vf)
 {
-	const struct fn *fn = vf ? &vf->fn : &pf->fn;
-	const struct rdma *r = fn->n_rdmas ? &fn->rdmas[0] : NULL;
 	fl->n = 0;
-	fl->port[0] = '\0';
-	if (r && r->n_ports)
-		snprintf(fl->port, sizeof(fl->port), "%u", r->ports[0].num);
-	metrics_add_label(fl, "pci", fn->bdf);
+	metrics_add_label(fl, "pci", vf ? vf->fn.bdf : pf->fn.bdf);
 	if (vf) {
 		snprintf(fl->vf, sizeof(fl->vf), "%u", vf->index);
 		metrics_add_label(fl, "pf", pf->fn.bdf);
 		metrics_add_label(fl, "vf", fl->vf);
 	}
+}
+
+void metrics_fn_labels(struct metrics_fnlabels *fl, const struct pf *pf, const struct vf *vf)
+{
+	const struct fn *fn = vf ? &vf->fn : &pf->fn;
+	const struct rdma *r = fn->n_rdmas ? &fn->rdmas[0] : NULL;
+	metrics_id_labels(fl, pf, vf);
+	fl->port[0] = '\0';
+	if (r && r->n_ports)
+		snprintf(fl->port, sizeof(fl->port), "%u", r->ports[0].num);
 	metrics_add_label(fl, "ifname", fn->n_netdevs ? fn->netdevs[0].name : NULL);
-	metrics_add_label(fl, "rdma_device", r ? r->name : NULL);
+	/* node_exporter's infiniband collector's name for the RDMA device. */
+	metrics_add_label(fl, "device", r ? r->name : NULL);
 	metrics_add_label(fl, "port", fl->port);
 }
 
@@ -109,26 +115,25 @@ static void pf_families(struct metrics_writer *w)
 	const struct node *n = w->in->node;
 	struct metrics_fnlabels fl;
 	metrics_family(w, "ibvf_pf_info", "gauge",
-		       "A PF of the node (1): its names, link layer, driver and firmware");
+		       "A PF of the node (1): its names, link layer and driver");
 	for (size_t i = 0; i < n->n_pfs; i++) {
 		const struct pf *pf = &n->pfs[i];
 		metrics_fn_labels(&fl, pf, NULL);
 		metrics_add_label(&fl, "link_layer", fn_link_layer(&pf->fn));
 		metrics_add_label(&fl, "driver", pf->fn.driver);
-		metrics_add_label(&fl, "firmware", pf->fn.n_rdmas ? pf->fn.rdmas[0].fw_ver : NULL);
 		metrics_sample(w, "ibvf_pf_info", fl.l, fl.n, 1);
 	}
 	metrics_family(w, "ibvf_pf_sriov_vfs", "gauge", "VFs enabled on the PF (sriov_numvfs)");
 	for (size_t i = 0; i < n->n_pfs; i++)
 		if (n->pfs[i].numvfs.known) {
-			metrics_fn_labels(&fl, &n->pfs[i], NULL);
+			metrics_id_labels(&fl, &n->pfs[i], NULL);
 			metrics_sample(w, "ibvf_pf_sriov_vfs", fl.l, fl.n,
 				       (double)n->pfs[i].numvfs.v);
 		}
 	metrics_family(w, "ibvf_pf_sriov_vfs_max", "gauge", "VFs the PF supports (sriov_totalvfs)");
 	for (size_t i = 0; i < n->n_pfs; i++)
 		if (n->pfs[i].totalvfs.known) {
-			metrics_fn_labels(&fl, &n->pfs[i], NULL);
+			metrics_id_labels(&fl, &n->pfs[i], NULL);
 			metrics_sample(w, "ibvf_pf_sriov_vfs_max", fl.l, fl.n,
 				       (double)n->pfs[i].totalvfs.v);
 		}
@@ -194,7 +199,7 @@ static void vf_family(struct metrics_writer *w, const char *name, const char *he
 			double v = value(w, &n->pfs[i].vfs[j], arg);
 			if (v < 0)
 				continue;
-			metrics_fn_labels(&fl, &n->pfs[i], &n->pfs[i].vfs[j]);
+			metrics_id_labels(&fl, &n->pfs[i], &n->pfs[i].vfs[j]);
 			metrics_sample(w, name, fl.l, fl.n, v);
 		}
 }
@@ -265,7 +270,7 @@ static void vf_families(struct metrics_writer *w)
 			const struct pod_binding *b = vf->pod;
 			if (!b)
 				continue;
-			metrics_fn_labels(&fl, &n->pfs[i], vf);
+			metrics_id_labels(&fl, &n->pfs[i], vf);
 			metrics_add_label(&fl, "namespace", b->ns);
 			metrics_add_label(&fl, "pod", b->name);
 			metrics_add_label(&fl, "uid", b->uid);

@@ -33,13 +33,14 @@ struct metrics_past {
 struct metrics_in {
 	const struct node *node;
 	const struct findings *findings; /* checks_run() over node */
-	/* The bench history's entries (bench_history_read()), oldest first;
-	 * NULL when it was not read. */
+	/* The bench history's entries (bench_history_read(): the last two of
+	 * every key), oldest first; NULL when it was not read. */
 	struct json_object *history;
-	size_t history_skipped; /* its corrupt lines */
-	double now;		/* seconds since the epoch: the round's end */
-	double duration;	/* the round's discovery and checks, seconds */
-	unsigned int interval;	/* --interval S, 0 when run once */
+	size_t history_skipped;	 /* its corrupt lines */
+	uint64_t history_unread; /* its bytes past the read bound, not read */
+	double now;		 /* seconds since the epoch: the round's end */
+	double duration;	 /* the round's discovery and checks, seconds */
+	unsigned int interval;	 /* --interval S, 0 when run once */
 	struct metrics_past past;
 };
 
@@ -69,8 +70,12 @@ void metrics_sample(struct metrics_writer *w, const char *name, const struct met
 		    size_t n, double v);
 struct pf;
 struct vf;
-/* The labels that name a PF (vf NULL) or a VF: pci, and pf and vf for a VF,
- * ifname, rdma_device, port. */
+/* The labels that identify a PF (vf NULL) or a VF: pci, and pf and vf for
+ * a VF; the only ones of a value series, so that a series does not start
+ * again when a name changes (a pod takes the VF, a rename). */
+void metrics_id_labels(struct metrics_fnlabels *fl, const struct pf *pf, const struct vf *vf);
+/* The labels of an _info series: the identity, then the names: ifname,
+ * device (the RDMA device, node_exporter's label), port. */
 void metrics_fn_labels(struct metrics_fnlabels *fl, const struct pf *pf, const struct vf *vf);
 /* Appends one label (ignored beyond METRICS_LABELS_MAX). */
 void metrics_add_label(struct metrics_fnlabels *fl, const char *name, const char *value);

@@ -4,7 +4,8 @@
  * whether it dropped against the one before it for the same VF, test and
  * peer by the history's own noise rule (bench/history.h). Entries for
  * functions the node does not have, or tests validate does not run, are
- * left out: the series are bounded by the node. */
+ * left out: the series are bounded by the node. Labels: the function's
+ * identity (pci, pf, vf), test and peer; its names are ibvf_vf_info's. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,7 @@ static double entry_time(struct json_object *en)
 }
 
 enum vfam {
+	V_VALIDATED,
 	V_PASS,
 	V_TIME,
 	V_BW,
@@ -154,7 +156,12 @@ enum vfam {
 static const struct {
 	const char *name, *help;
 } vfams[N_VFAM] = {
-	{"ibvf_validation_pass", "1 when the last 'ibvf bench validate' of the test passed"},
+	{"ibvf_validation_validated",
+	 "1 when the last 'ibvf bench validate' of the test gave a verdict (PASS or FAIL); 0: "
+	 "another status (not validated, ibvf_validation_pass has no sample)"},
+	{"ibvf_validation_pass",
+	 "1 when the last 'ibvf bench validate' of the test passed, 0 when it failed (only for a "
+	 "verdict: ibvf_validation_validated 1)"},
 	{"ibvf_validation_timestamp_seconds", "When the last validation of the test ran"},
 	{"ibvf_validation_bandwidth_bytes_per_second",
 	 "Bandwidth of the last validation (write_bw, read_bw): payload bytes per second"},
@@ -177,6 +184,8 @@ static double value_of(enum vfam fam, struct json_object *en, struct json_object
 	if (!(fig >= 0 && fig <= 1e9))
 		fig = NAN;
 	switch (fam) {
+	case V_VALIDATED:
+		return !status ? NAN : !strcmp(status, "PASS") || !strcmp(status, "FAIL") ? 1 : 0;
 	case V_PASS:
 		return !status			 ? NAN
 		       : !strcmp(status, "PASS") ? 1
@@ -227,7 +236,7 @@ void metrics_validation(struct metrics_writer *w, const struct metrics_in *in)
 				double v = value_of((enum vfam)fam, en, prev);
 				if (isnan(v))
 					continue;
-				metrics_fn_labels(&fl, sl->pf, sl->vf);
+				metrics_id_labels(&fl, sl->pf, sl->vf);
 				metrics_add_label(&fl, "test",
 						  exchange_test_name(bench_profile_tests[t]));
 				metrics_add_label(&fl, "peer", get_str(get(en, "key"), "peer"));
@@ -235,9 +244,14 @@ void metrics_validation(struct metrics_writer *w, const struct metrics_in *in)
 			}
 	}
 	metrics_family(w, "ibvf_validation_history_skipped_lines", "gauge",
-		       "Lines of the bench history's tail that were not JSON objects");
+		       "Lines of the bench history that were not JSON objects");
 	metrics_sample(w, "ibvf_validation_history_skipped_lines", NULL, 0,
 		       (double)in->history_skipped);
+	metrics_family(w, "ibvf_validation_history_unread_bytes", "gauge",
+		       "Bytes at the start of the bench history not read: the file is past "
+		       "ibvf's read bound, results only there are missing");
+	metrics_sample(w, "ibvf_validation_history_unread_bytes", NULL, 0,
+		       (double)in->history_unread);
 out:
 	free(s.v);
 	free(s.base);
