@@ -475,7 +475,9 @@ static int record_journal(struct obs *ob)
 	return rc;
 }
 
-static int bench_line(struct obs *ob, const char *line)
+/* One bench history line; after > 0 (the file was replaced): a line no
+ * newer than the newest recorded (*newest) was recorded before. */
+static int bench_line(struct obs *ob, const char *line, int64_t after, int64_t *newest)
 {
 	struct json_object *o = json_tokener_parse(line), *key;
 	if (!o || !json_object_is_type(o, json_type_object)) {
@@ -484,6 +486,12 @@ static int bench_line(struct obs *ob, const char *line)
 	}
 	struct hist_event ev;
 	int64_t t = hist_time_parse(jstr(o, "time"));
+	if (after > 0 && t > 0 && t <= after) {
+		json_object_put(o);
+		return 0;
+	}
+	if (t > *newest)
+		*newest = t;
 	ev_init(ob, &ev, HK_BENCH, t > 0 ? t : ob->t_us);
 	ev.group = 0;
 	const char *bdf = jstr(o, "bdf");
@@ -509,7 +517,9 @@ static int bench_line(struct obs *ob, const char *line)
 }
 
 /* The bench history's lines past the offset recorded last (the file
- * replaced or cut: from its last BENCH_READ_MAX bytes). */
+ * replaced or cut: from its last BENCH_READ_MAX bytes, and only the lines
+ * newer than the newest recorded: a rotation (bench/history.h) rewrites
+ * the lines it keeps into a new file). */
 static int record_bench(struct obs *ob)
 {
 	struct hist_recorder *r = ob->r;
@@ -524,11 +534,14 @@ static int record_bench(struct obs *ob)
 		return 0;
 	}
 	unsigned long long ino = 0, off = 0;
+	int64_t newest = kv_int(r->st, "bench_last", 0), after = 0;
 	if (hist_store_kv_get(r->st, "bench_pos", pos, sizeof(pos)) < 0 ||
 	    sscanf(pos, "%llu:%llu", &ino, &off) != 2 || ino != (unsigned long long)st.st_ino ||
-	    off > (unsigned long long)st.st_size)
+	    off > (unsigned long long)st.st_size) {
 		off = st.st_size > BENCH_READ_MAX ? (unsigned long long)st.st_size - BENCH_READ_MAX
 						  : 0;
+		after = newest;
+	}
 	if (off == (unsigned long long)st.st_size) {
 		close(fd);
 		return 0;
@@ -550,7 +563,7 @@ static int record_bench(struct obs *ob)
 	     rc == 0 && (nl = memchr(line, '\n', (size_t)(buf + got - line))); line = nl + 1) {
 		*nl = '\0';
 		if ((size_t)(nl - line) <= BENCH_HISTORY_LINE_MAX)
-			rc = bench_line(ob, line);
+			rc = bench_line(ob, line, after, &newest);
 		used = (size_t)(nl + 1 - buf);
 	}
 	free(buf);
@@ -561,6 +574,8 @@ static int record_bench(struct obs *ob)
 	snprintf(pos, sizeof(pos), "%llu:%llu", (unsigned long long)st.st_ino, off + used);
 	if (rc == 0)
 		rc = hist_store_kv_put(r->st, "bench_pos", pos, ob->e);
+	if (rc == 0)
+		rc = kv_put_int(r->st, "bench_last", newest, ob->e);
 	return rc;
 }
 
