@@ -102,11 +102,11 @@ def main():
 
     base = render(kubectl, deploy, "deploy/kubernetes")
     alone = render(kubectl, os.path.join(deploy, "validate"), "deploy/kubernetes/validate")
-    readme = os.path.join(os.path.abspath(sys.argv[1]), "README.md")
+    readme = os.path.join(os.path.abspath(sys.argv[1]), "docs", "operator-guide.md")
     overlay, nodes = (readme_heredoc(readme, n) for n in ("kustomization.yaml", "nodes.yaml"))
     pair = []
     if not overlay or not nodes:
-        fail("README.md: no overlay (cat >kustomization.yaml / cat >nodes.yaml) in \"Fleet\"")
+        fail("docs/operator-guide.md: no overlay (cat >kustomization.yaml / cat >nodes.yaml)")
     else:
         # README's overlay sits next to the tree's top; kustomize v2 takes
         # only a relative path to a base.
