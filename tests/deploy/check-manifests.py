@@ -138,13 +138,13 @@ def main():
         else:
             fail(f"kubectl kustomize of a kustomization with commonLabels: exit {p.returncode}, "
                  f"no warning on stderr: {p.stderr.strip()[:200]}")
-    readme = os.path.join(os.path.abspath(sys.argv[1]), "README.md")
+    readme = os.path.join(os.path.abspath(sys.argv[1]), "docs", "operator-guide.md")
     overlay, nodes = (readme_heredoc(readme, n) for n in ("kustomization.yaml", "nodes.yaml"))
     pair = []
     if not overlay or not nodes:
-        fail("README.md: no overlay (cat >kustomization.yaml / cat >nodes.yaml) in \"Fleet\"")
+        fail("docs/operator-guide.md: no overlay (cat >kustomization.yaml / cat >nodes.yaml)")
     else:
-        # README's overlay sits next to the tree's top; kustomize v2 takes
+        # The guide's overlay sits next to the tree's top; kustomize v2 takes
         # only a relative path to a base.
         with tempfile.TemporaryDirectory() as tmp:
             rel = os.path.relpath(os.path.join(deploy, "validate"), tmp)
@@ -152,8 +152,7 @@ def main():
                 f.write(overlay.replace("../deploy/kubernetes/validate", rel))
             with open(os.path.join(tmp, "nodes.yaml"), "w") as f:
                 f.write(nodes)
-            pair = render(kubectl, tmp, "README's overlay (nodes dgx-a-01, dgx-b-01)",
-                          quiet=False)
+            pair = render(kubectl, tmp, "docs/operator-guide.md's overlay (nodes dgx-a-01, dgx-b-01)")
 
     # The Prometheus Operator's kinds have no model offline: their fields are
     # held by k8s_policy.p_monitoring instead.
