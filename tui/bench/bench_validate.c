@@ -155,6 +155,53 @@ static void history_record(const char *path, struct json_object *key, struct jso
 	json_object_put(en);
 }
 
+struct json_object *bench_validate_test_result(const struct bench_opts *o,
+					       const struct bench_target *t,
+					       const struct validate_peer *p,
+					       const struct bench_result *res,
+					       struct json_object *prof, struct json_object *row,
+					       bool *ret_pass, bool *ret_drop)
+{
+	enum bench_test test = res->test;
+	struct bench_verdict v;
+	bench_judge(res, t, o->min_ratio, &v);
+	struct json_object *to = bench_result_to_json(res, t, &v);
+	double fig, spread;
+	figure_of(res, &v, &fig, &spread);
+	bool lat = bench_is_latency(test);
+	enum bench_status st = v.status;
+	if (lat && o->max_lat_us > 0 && !(fig <= o->max_lat_us))
+		st = BENCH_STATUS_FAIL;
+	/* The test's status is the verdict's word: the history records it, so
+	 * a peer-limited or impossible figure is never recorded as a PASS. */
+	json_object_object_add(to, "status", json_object_new_string(bench_status_name(st)));
+	json_object_object_add(to, "profile", prof);
+	json_object_object_add(to, "figure", json_object_new_double(fig));
+	json_object_object_add(to, "unit", json_object_new_string(lat ? "us" : "Gb/s"));
+	json_object_object_add(to, "better", json_object_new_string(lat ? "lower" : "higher"));
+	json_object_object_add(to, "spread", spread >= 0 ? json_object_new_double(spread) : NULL);
+	json_object_object_add(to, "judged",
+			       json_object_new_boolean(lat ? o->max_lat_us > 0 : v.judged));
+	if (lat && o->max_lat_us > 0)
+		json_object_object_add(to, "max_lat_us", json_object_new_double(o->max_lat_us));
+	*ret_drop = false;
+	if (t->pf_bdf[0] || t->bdf[0]) {
+		char path[PATH_MAX];
+		bench_validate_history_path(o, path, sizeof(path));
+		struct json_object *key =
+			bench_history_key(t->pf_bdf[0] ? t->pf_bdf : t->bdf, t->vf_index,
+					  exchange_test_name(test), p->peer_id);
+		*ret_drop = history_compare(path, key, to, row, fig, spread, !lat);
+		if (!o->no_history)
+			history_record(path, key, to, row, t);
+		json_object_put(key);
+	} else {
+		json_object_object_add(to, "history", NULL);
+	}
+	*ret_pass = st == BENCH_STATUS_PASS;
+	return to;
+}
+
 /* Runs test k on t; its object (a result, or an error). *ret_pass. */
 static struct json_object *run_test(const struct bench_opts *o, const struct bench_target *t,
 				    const struct validate_peer *p, unsigned int k,
@@ -181,39 +228,7 @@ static struct json_object *run_test(const struct bench_opts *o, const struct ben
 		json_object_object_add(to, "profile", prof);
 		return to;
 	}
-	struct bench_verdict v;
-	bench_judge(res, t, o->min_ratio, &v);
-	struct json_object *to = bench_result_to_json(res, t, &v);
-	double fig, spread;
-	figure_of(res, &v, &fig, &spread);
-	bool lat = bench_is_latency(test), pass = v.pass;
-	if (lat && o->max_lat_us > 0 && !(fig <= o->max_lat_us))
-		pass = false;
-	json_object_object_add(to, "status", json_object_new_string(pass ? "PASS" : "FAIL"));
-	json_object_object_add(to, "profile", prof);
-	json_object_object_add(to, "figure", json_object_new_double(fig));
-	json_object_object_add(to, "unit", json_object_new_string(lat ? "us" : "Gb/s"));
-	json_object_object_add(to, "better", json_object_new_string(lat ? "lower" : "higher"));
-	json_object_object_add(to, "spread", spread >= 0 ? json_object_new_double(spread) : NULL);
-	json_object_object_add(to, "judged",
-			       json_object_new_boolean(lat ? o->max_lat_us > 0 : v.judged));
-	if (lat && o->max_lat_us > 0)
-		json_object_object_add(to, "max_lat_us", json_object_new_double(o->max_lat_us));
-	if (t->pf_bdf[0] || t->bdf[0]) {
-		char path[PATH_MAX];
-		bench_validate_history_path(o, path, sizeof(path));
-		struct json_object *key =
-			bench_history_key(t->pf_bdf[0] ? t->pf_bdf : t->bdf, t->vf_index,
-					  exchange_test_name(test), p->peer_id);
-		*ret_drop = history_compare(path, key, to, row, fig, spread, !lat);
-		if (!o->no_history)
-			history_record(path, key, to, row, t);
-		json_object_put(key);
-	} else {
-		json_object_object_add(to, "history", NULL);
-	}
-	*ret_pass = pass;
-	return to;
+	return bench_validate_test_result(o, t, p, res, prof, row, ret_pass, ret_drop);
 }
 
 static struct json_object *device_of(const struct bench_target *t)
@@ -237,6 +252,12 @@ int bench_validate_vf(const struct bench_opts *o, const struct bench_target *t,
 	json_object_object_add(row, "device", device_of(t));
 	json_object_object_add(row, "vf_bdf", json_object_new_string(t->bdf[0] ? t->bdf : "-"));
 	json_object_object_add(row, "peer", json_object_new_string(p->peer_id));
+	/* A server's port block and figures are its word: with --key they are
+	 * authenticated, without it anyone on the path may have sent them.
+	 * Pair mode has no remote peer (null). */
+	json_object_object_add(row, "authenticated",
+			       p->host ? json_object_new_boolean(o->cfg.key && o->cfg.key->set)
+				       : NULL);
 	json_object_object_add(row, "warnings", json_object_new_array());
 	struct bench_result *res = calloc(1, sizeof(*res));
 	struct quarter q = {.fn = progress, .arg = progress_arg};
