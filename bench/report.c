@@ -173,11 +173,12 @@ struct json_object *bench_result_to_json(const struct bench_result *r, const str
 	add_link(o, r);
 	if (v) {
 		struct json_object *vo = json_object_new_object();
-		add_str(vo, "status", v->pass ? "PASS" : "FAIL");
+		add_str(vo, "status", bench_status_name(v->status));
 		json_object_object_add(vo, "judged", json_object_new_boolean(v->judged));
 		add_num(vo, "figure_gbps", v->figure_gbps);
 		add_num(vo, "expected_gbps", v->expected_gbps);
 		add_num(vo, "ceiling_gbps", v->ceiling_gbps);
+		add_num(vo, "own_ceiling_gbps", v->own_ceiling_gbps);
 		add_num(vo, "min_ratio", v->min_ratio);
 		add_str(vo, "reason", v->reason);
 		add_verdict_limit(vo, v);

@@ -14,9 +14,10 @@
  *    "link": {"self" and "peer": {"rate_mbps", "max_tx_rate_mbps", "width",
  *    "mtu", the peer's also "name"}, "wire" (bench_wire_key()), "wire_name",
  *    "headers_bytes", "grh", "sl", "pkey_index", "pkey", "pf", "same_port"},
- *    "verdict": {"status", "judged", "figure_gbps", "expected_gbps",
- *    "ceiling_gbps", "min_ratio", "reason", "limited_by" (bench_limiter_key()),
- *    "limit", "limit_mbps", "mtu", "headers_bytes", "same_port"},
+ *    "verdict": {"status" (bench_status_name()), "judged", "figure_gbps",
+ *    "expected_gbps", "ceiling_gbps", "own_ceiling_gbps", "min_ratio",
+ *    "reason", "limited_by" (bench_limiter_key()), "limit", "limit_mbps",
+ *    "mtu", "headers_bytes", "same_port"},
  *    "placement": {"numa_node" (the HCA's), "local_cpus" (its local_cpulist),
  *    "pinned", "cpus_from" ("local_cpulist", "--cpu" or "none"), "cpus" (the
  *    list the thread was pinned to), "cpu" and "cpu_node" (where it ran),

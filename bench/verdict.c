@@ -13,6 +13,22 @@
  * VCRC 2), so 400 x 4096 / 4122 = 397.48 Gb/s is the figure a run is held
  * to; with a 40-byte GRH, sent only when needed, 400 x 4096 / 4162 = 393.66. */
 
+const char *bench_status_name(enum bench_status s)
+{
+	static const char *const names[] = {
+		[BENCH_STATUS_PASS] = "PASS",
+		[BENCH_STATUS_FAIL] = "FAIL",
+		[BENCH_STATUS_PEER_LIMITED] = "peer-limited",
+		[BENCH_STATUS_IMPOSSIBLE] = "impossible",
+	};
+	return s <= BENCH_STATUS_IMPOSSIBLE ? names[s] : "FAIL";
+}
+
+static bool peer_limits(enum bench_limiter l)
+{
+	return l == BENCH_LIMIT_PEER_RATE || l == BENCH_LIMIT_PEER_CAP;
+}
+
 const char *bench_limiter_key(enum bench_limiter l)
 {
 	static const char *const keys[] = {
@@ -94,6 +110,7 @@ void bench_judge(const struct bench_result *r, const struct bench_target *t, dou
 			v->figure_gbps = r->sizes[i].bw_avg_gbps;
 	if (bench_is_latency(r->test)) {
 		v->pass = r->n_sizes > 0 && r->sizes[0].lat.n > 0;
+		v->status = v->pass ? BENCH_STATUS_PASS : BENCH_STATUS_FAIL;
 		snprintf(v->reason, sizeof(v->reason), "%s%s",
 			 v->pass ? "latency measured (no rate threshold)" : "no latency samples",
 			 tail);
@@ -102,6 +119,7 @@ void bench_judge(const struct bench_result *r, const struct bench_target *t, dou
 	uint32_t self = self_rate_mbps(r, t);
 	if (!self) {
 		v->pass = min_ratio <= 0;
+		v->status = v->pass ? BENCH_STATUS_PASS : BENCH_STATUS_FAIL;
 		snprintf(v->reason, sizeof(v->reason),
 			 "not judged: the port rate of '%.60s' is unknown%s",
 			 t->ibdev[0] ? t->ibdev : t->bdf, tail);
@@ -114,6 +132,11 @@ void bench_judge(const struct bench_result *r, const struct bench_target *t, dou
 	describe_limit(r, t, v);
 	v->judged = true;
 	v->ceiling_gbps = bench_wire_ceiling_gbps(v->limit_mbps, v->mtu, r->wire);
+	enum bench_limiter own_who;
+	uint32_t own =
+		bench_wire_limit_mbps(self, r->self_port.max_tx_rate_mbps, 0, 0, sends, &own_who);
+	v->own_ceiling_gbps = bench_wire_ceiling_gbps(own, v->mtu, r->wire);
+	bool by_peer = peer_limits(v->limited_by);
 	double total = v->ceiling_gbps, back = 0;
 	char both[80] = "";
 	if (r->bidir) { /* the other way is limited by the other sender's cap */
@@ -121,6 +144,7 @@ void bench_judge(const struct bench_result *r, const struct bench_target *t, dou
 		uint32_t l =
 			bench_wire_limit_mbps(self, r->self_port.max_tx_rate_mbps, pp->rate_mbps,
 					      pp->max_tx_rate_mbps, !sends, &who);
+		by_peer |= peer_limits(who);
 		back = bench_wire_ceiling_gbps(l, v->mtu, r->wire);
 		total += back;
 		if (back == v->ceiling_gbps)
@@ -130,12 +154,38 @@ void bench_judge(const struct bench_result *r, const struct bench_target *t, dou
 				 back);
 	}
 	v->expected_gbps = total * min_ratio;
-	/* --min-ratio 0 asks for a measurement, not a validation. */
-	v->pass = v->figure_gbps >= v->expected_gbps &&
-		  (!v->same_port || r->allow_same_port || min_ratio <= 0);
-	snprintf(v->reason, sizeof(v->reason),
-		 "%.2f Gb/s is %.0f%% of the %.2f Gb/s payload ceiling%s of %s (threshold "
-		 "%.0f%%)%s",
-		 v->figure_gbps, 100 * v->figure_gbps / total, v->ceiling_gbps, both, v->limit,
-		 100 * min_ratio, tail);
+	/* --min-ratio 0 asks for a measurement, not a validation: neither the
+	 * same port nor a peer's lower ceiling turns it into a failure. */
+	bool validates = min_ratio > 0;
+	const char *head = "";
+	char own_words[80] = "";
+	if (v->figure_gbps > BENCH_IMPOSSIBLE_RATIO * total) {
+		v->status = BENCH_STATUS_IMPOSSIBLE;
+		head = by_peer && validates ? "impossible (peer-limited: not validated): "
+					    : "impossible: ";
+	} else if (v->figure_gbps < v->expected_gbps ||
+		   (v->same_port && !r->allow_same_port && validates)) {
+		v->status = BENCH_STATUS_FAIL;
+	} else if (by_peer && validates) {
+		v->status = BENCH_STATUS_PEER_LIMITED;
+		head = "peer-limited: not validated: ";
+	} else {
+		v->status = BENCH_STATUS_PASS;
+	}
+	v->pass = v->status == BENCH_STATUS_PASS;
+	if (by_peer)
+		snprintf(own_words, sizeof(own_words), ", below this side's %.2f Gb/s",
+			 v->own_ceiling_gbps);
+	int n = snprintf(v->reason, sizeof(v->reason),
+			 "%s%.2f Gb/s is %.0f%% of the %.2f Gb/s payload ceiling%s of %s%s "
+			 "(threshold %.0f%%)",
+			 head, v->figure_gbps, 100 * v->figure_gbps / total, v->ceiling_gbps, both,
+			 v->limit, own_words, 100 * min_ratio);
+	if (v->status == BENCH_STATUS_IMPOSSIBLE && n > 0 && (size_t)n < sizeof(v->reason))
+		n += snprintf(v->reason + n, sizeof(v->reason) - (size_t)n,
+			      ", over %.0f%%: more than the link carries (a measurement error, "
+			      "or a peer misreporting its port)",
+			      100 * BENCH_IMPOSSIBLE_RATIO);
+	if (n > 0 && (size_t)n < sizeof(v->reason))
+		snprintf(v->reason + n, sizeof(v->reason) - (size_t)n, "%s", tail);
 }

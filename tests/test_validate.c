@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -123,6 +124,8 @@ START_TEST(peer_on_this_node_is_pair_mode_with_the_profile_qps)
 	ck_assert_str_eq(J(o, "history_file"), hist);
 	ck_assert_str_eq(J(o, "history_recorded"), "true");
 	ck_assert_int_ne(access(hist, F_OK), 0);
+	/* No remote peer: nothing to authenticate. */
+	ck_assert_str_eq(J(o, "vfs", "0", "authenticated"), "(null)");
 	json_object_put(o);
 	tu_rmtree(dir);
 }
@@ -140,7 +143,161 @@ START_TEST(peer_elsewhere_is_client_mode_and_operator_qps_win)
 	ck_assert_str_eq(J(o, "vfs", "0", "tests", "0", "profile", "chosen_by"), "operator");
 	ck_assert_str_eq(J(o, "vfs", "0", "tests", "0", "profile", "duration_s"), "5");
 	ck_assert_str_eq(J(o, "history_recorded"), "false");
+	/* No --key: the server's word is not authenticated. */
+	ck_assert_str_eq(J(o, "vfs", "0", "authenticated"), "false");
 	json_object_put(o);
+	tu_rmtree(dir);
+}
+END_TEST
+
+/* A remote validation says whether its peer was authenticated: false and
+ * "(unauthenticated peer)" on the verdict line without --key, true with it. */
+START_TEST(a_remote_peer_without_a_key_is_said_unauthenticated)
+{
+	char *dir = tu_mkfixture(NULL), *sim = tu_sim_arg(dir), *out, *err, key[PATH_MAX];
+	const char *text[] = {"bench",	      "validate",   "0000:18:00.4",
+			      "192.0.2.1",    "--duration", "1",
+			      "--no-history", sim,	    NULL};
+	ck_assert_int_eq(tu_run(text, &out, &err), 1);
+	const char *last = strstr(out, "\nFAIL (unauthenticated peer) VF 0000:18:00.4: ");
+	ck_assert_msg(last, "stdout '%.1500s'", out);
+	free(out);
+	free(err);
+	snprintf(key, sizeof(key), "%s/key", dir);
+	tu_write(key, "0123456789abcdef0123456789abcdef\n");
+	ck_assert_int_eq(chmod(key, 0600), 0);
+	const char *args[] = {"0000:18:00.4", "192.0.2.1", "--duration", "1",
+			      "--no-history", "--key",	   key,		 NULL};
+	struct json_object *o = run_json(dir, 1, args);
+	ck_assert_str_eq(J(o, "vfs", "0", "authenticated"), "true");
+	json_object_put(o);
+	const char *keyed[] = {"bench", "validate",	"0000:18:00.4", "192.0.2.1", "--duration",
+			       "1",	"--no-history", "--key",	key,	     sim,
+			       NULL};
+	ck_assert_int_eq(tu_run(keyed, &out, &err), 1);
+	ck_assert_msg(strstr(out, "\nFAIL VF 0000:18:00.4: "), "stdout '%.1500s'", out);
+	ck_assert_ptr_null(strstr(out, "unauthenticated"));
+	free(out);
+	free(err);
+	free(sim);
+	tu_rmtree(dir);
+}
+END_TEST
+
+/* A bandwidth result as the engine gives it: one size, both ports' rates. */
+static void bw_result(struct bench_result *r, enum bench_test test, double gbps,
+		      uint32_t peer_rate_mbps)
+{
+	memset(r, 0, sizeof(*r));
+	r->test = test;
+	r->mtu = 4096;
+	r->n_sizes = 1;
+	r->sizes[0].size = 65536;
+	r->sizes[0].bw_avg_gbps = gbps;
+	r->sizes[0].bw_peak_gbps = gbps;
+	r->sizes[0].bw_spread = 0.01;
+	r->self_port.rate_mbps = 400000;
+	r->peer_port.rate_mbps = peer_rate_mbps;
+	strcpy(r->peer, "10.0.0.2");
+}
+
+/* Issue 28: a 40 Gb/s VF on a 400G 4X NDR port against a peer claiming 1X
+ * SDR was recorded as a PASS. Each test's status is the verdict's word, in
+ * its JSON, its text line and its history line: impossible, peer-limited,
+ * and PASS only for a run against a peer as fast as this port. */
+START_TEST(the_history_records_each_verdicts_status)
+{
+	char *dir = tu_mkfixture(NULL), hist[PATH_MAX];
+	struct bench_opts o = {.min_ratio = 0.9, .state_root = dir};
+	struct bench_target t = {.vf_index = 3, .rate_gbps = 400};
+	strcpy(t.ibdev, "mlx5_15");
+	strcpy(t.bdf, "0000:18:00.4");
+	strcpy(t.pf_bdf, "0000:18:00.0");
+	strcpy(t.rate, "400 Gb/sec (4X NDR)");
+	struct validate_peer p = {.host = "10.0.0.2", .peer_id = "10.0.0.2"};
+	struct bench_result *res = malloc(sizeof(*res));
+	ck_assert_ptr_nonnull(res);
+	struct json_object *row = json_tokener_parse(
+		"{\"device\": {\"ibdev\": \"mlx5_15\", \"pf\": \"0000:18:00.0\", \"vf\": 3, "
+		"\"netdev\": null, \"rate\": \"400 Gb/sec (4X NDR)\"}, \"vf_bdf\": "
+		"\"0000:18:00.4\", \"peer\": \"10.0.0.2\", \"authenticated\": false, "
+		"\"warnings\": [], \"history_drops\": 0}");
+	struct json_object *tests = json_object_new_array();
+	static const struct {
+		enum bench_test test;
+		double gbps;
+		uint32_t peer_mbps;
+		const char *status;
+	} runs[] = {
+		{BENCH_WRITE_BW, 40.0, 2500, "impossible"}, /* the report's numbers */
+		{BENCH_READ_BW, 2.4, 2500, "peer-limited"}, /* within the SDR ceiling */
+		{BENCH_WRITE_BW, 380.0, 400000, "PASS"},    /* an NDR peer */
+		{BENCH_WRITE_BW, 1.06 * 397.4769529354682, 400000, "impossible"},
+	};
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		bool pass, drop;
+		bw_result(res, runs[i].test, runs[i].gbps, runs[i].peer_mbps);
+		struct json_object *to = bench_validate_test_result(
+			&o, &t, &p, res, json_object_new_object(), row, &pass, &drop);
+		ck_assert_msg(!strcmp(J(to, "status"), runs[i].status), "run %zu: '%.1500s'", i,
+			      J(to, "status"));
+		ck_assert_str_eq(J(to, "verdict", "status"), runs[i].status);
+		ck_assert_int_eq(pass, !strcmp(runs[i].status, "PASS"));
+		json_object_array_add(tests, to);
+	}
+	free(res);
+	ck_assert_ptr_nonnull(
+		strstr(J(tests, "0", "verdict", "reason"),
+		       "impossible (peer-limited: not validated): 40.00 Gb/s is 1610% "
+		       "of the 2.48 Gb/s payload ceiling of peer 10.0.0.2"));
+	ck_assert_ptr_nonnull(strstr(J(tests, "1", "verdict", "reason"),
+				     "peer-limited: not validated: 2.40 Gb/s"));
+	/* The history: one line per run, each with its status. */
+	snprintf(hist, sizeof(hist), "%s/var/lib/ibvf/bench-history.jsonl", dir);
+	FILE *f = fopen(hist, "r");
+	ck_assert_ptr_nonnull(f);
+	char line[8192];
+	size_t n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		struct json_object *en = json_tokener_parse(line);
+		ck_assert_msg(en && n < sizeof(runs) / sizeof(runs[0]), "line %zu '%.1500s'", n,
+			      line);
+		ck_assert_msg(!strcmp(J(en, "status"), runs[n].status), "line %zu '%.1500s'", n,
+			      line);
+		json_object_put(en);
+		n++;
+	}
+	fclose(f);
+	ck_assert_uint_eq(n, sizeof(runs) / sizeof(runs[0]));
+	/* The text: each test's line shows its status; the verdict line the
+	 * first reason and that the peer was not authenticated. */
+	char why[600];
+	snprintf(why, sizeof(why), "write_bw: %s", J(tests, "0", "verdict", "reason"));
+	json_object_object_add(row, "tests", tests);
+	json_object_object_add(row, "status", json_object_new_string("FAIL"));
+	json_object_object_add(row, "why", json_object_new_string(why));
+	struct text tx = {0};
+	bench_validate_text_row(&tx, row, false);
+	const struct text_line *l = text_find(&tx, "  write_bw");
+	ck_assert_ptr_nonnull(l);
+	ck_assert_msg(strstr(l->s, " impossible "), "'%.1500s'", l->s);
+	ck_assert_int_eq(l->role, TEXT_ERROR);
+	l = text_find(&tx, "  read_bw ");
+	ck_assert_ptr_nonnull(l);
+	ck_assert_msg(strstr(l->s, " peer-limited "), "'%.1500s'", l->s);
+	ck_assert_int_eq(l->role, TEXT_WARNING);
+	ck_assert_ptr_nonnull(text_find(&tx, "  read_bw verdict: peer-limited: not validated: "));
+	l = &tx.lines[tx.n - 1];
+	ck_assert_int_eq(l->role, TEXT_ERROR);
+	ck_assert_msg(!strncmp(l->s,
+			       "FAIL (unauthenticated peer) VF 0000:18:00.4: write_bw: impossible "
+			       "(peer-limited: not validated): 40.00 Gb/s is 1610%",
+			       strlen("FAIL (unauthenticated peer) VF 0000:18:00.4: write_bw: "
+				      "impossible (peer-limited: not validated): 40.00 Gb/s is "
+				      "1610%")),
+		      "'%.1500s'", l->s);
+	text_clear(&tx);
+	json_object_put(row);
 	tu_rmtree(dir);
 }
 END_TEST
@@ -264,6 +421,14 @@ START_TEST(text_of_a_row)
 	ck_assert_str_eq(l->s, "PASS VF 0000:18:00.4: bandwidth at its verdicts' threshold; "
 			       "latency reported, not judged (--max-lat US to judge it)");
 	text_clear(&t);
+	/* A remote peer without --key: the PASS says so. */
+	json_object_object_add(row, "authenticated", json_object_new_boolean(false));
+	bench_validate_text_row(&t, row, false);
+	l = &t.lines[t.n - 1];
+	ck_assert_str_eq(l->s, "PASS (unauthenticated peer) VF 0000:18:00.4: bandwidth at its "
+			       "verdicts' threshold; latency reported, not judged (--max-lat US "
+			       "to judge it)");
+	text_clear(&t);
 	json_object_put(row);
 }
 END_TEST
@@ -279,6 +444,8 @@ int main(void)
 	tcase_add_test(tc, a_vf_in_a_pod_is_refused_unless_forced);
 	tcase_add_test(tc, all_vfs_on_the_simulated_node_is_one_line);
 	tcase_add_test(tc, text_of_a_row);
+	tcase_add_test(tc, a_remote_peer_without_a_key_is_said_unauthenticated);
+	tcase_add_test(tc, the_history_records_each_verdicts_status);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }

@@ -176,11 +176,24 @@ START_TEST(a_slower_peer_sets_the_ceiling_and_is_named)
 	ck_assert_double_eq_tol(v.ceiling_gbps, 198.7384764677341, 1e-9);
 	ck_assert_int_eq(v.limited_by, BENCH_LIMIT_PEER_RATE);
 	ck_assert_uint_eq(v.limit_mbps, 200000);
-	ck_assert(v.pass);
 	ck_assert_str_eq(v.limit, "peer mlx5_7 at 200 Gb/s");
-	ck_assert_str_eq(v.reason, "190.00 Gb/s is 96% of the 198.74 Gb/s payload ceiling of peer "
-				   "mlx5_7 at 200 Gb/s (threshold 90%)");
-	/* Was: a VF tested against a 200G peer failed against 397.48. */
+	/* It reached the peer's ceiling, which says nothing of this 400G VF. */
+	ck_assert(!v.pass);
+	ck_assert_int_eq(v.status, BENCH_STATUS_PEER_LIMITED);
+	ck_assert_str_eq(bench_status_name(v.status), "peer-limited");
+	ck_assert_double_eq_tol(v.own_ceiling_gbps, NDR_CEILING, 1e-9);
+	ck_assert_str_eq(v.reason, "peer-limited: not validated: 190.00 Gb/s is 96% of the 198.74 "
+				   "Gb/s payload ceiling of peer mlx5_7 at 200 Gb/s, below this "
+				   "side's 397.48 Gb/s (threshold 90%)");
+	/* Below the peer's threshold it is a FAIL: the peer cannot hide that. */
+	r.sizes[0].bw_avg_gbps = 150.0;
+	bench_judge(&r, &t, 0.9, &v);
+	ck_assert_int_eq(v.status, BENCH_STATUS_FAIL);
+	/* --min-ratio 0 measures: it passes, the peer's limit named. */
+	r.sizes[0].bw_avg_gbps = 190.0;
+	bench_judge(&r, &t, 0, &v);
+	ck_assert(v.pass);
+	ck_assert_ptr_nonnull(strstr(v.reason, "below this side's 397.48 Gb/s (threshold 0%)"));
 }
 END_TEST
 
@@ -211,7 +224,9 @@ START_TEST(a_vf_cap_limits_what_it_sends)
 	ck_assert_double_eq_tol(v.ceiling_gbps, 49.684619116933526, 1e-9);
 	ck_assert_int_eq(v.limited_by, BENCH_LIMIT_PEER_CAP);
 	ck_assert_str_eq(v.limit, "peer 10.0.0.2's VF cap 50000 Mb/s");
-	ck_assert(v.pass);
+	/* The peer's cap is the peer's word: no validation of this VF. */
+	ck_assert_int_eq(v.status, BENCH_STATUS_PEER_LIMITED);
+	ck_assert(!v.pass);
 }
 END_TEST
 
@@ -340,6 +355,84 @@ START_TEST(latency_is_not_judged)
 }
 END_TEST
 
+/* Issue 28's report: a 40 Gb/s VF on a 400G 4X NDR port, the peer claiming
+ * 1X SDR, was "40.00 Gb/s is 1610% of the 2.48 Gb/s payload ceiling of peer
+ * ... PASS". */
+START_TEST(a_peer_claiming_1x_sdr_earns_no_pass)
+{
+	struct bench_target t = ndr_vf();
+	struct bench_result r = bw_run(BENCH_WRITE_BW, (double[]){40.0}, 1);
+	struct bench_verdict v;
+	r.self_port.rate_mbps = 400000;
+	r.peer_port.rate_mbps = 2500; /* "2.5 Gb/sec (1X SDR)" */
+	strcpy(r.peer, "10.0.0.2");
+	bench_judge(&r, &t, 0.9, &v);
+	/* 2.5 x 4096 / 4122 = 2.48; 40 is 16.1 times it. */
+	ck_assert_double_eq_tol(v.ceiling_gbps, 2.5 * 4096 / 4122.0, 1e-12);
+	ck_assert(!v.pass);
+	ck_assert_int_eq(v.status, BENCH_STATUS_IMPOSSIBLE);
+	ck_assert_str_eq(bench_status_name(v.status), "impossible");
+	ck_assert_str_eq(
+		v.reason,
+		"impossible (peer-limited: not validated): 40.00 Gb/s is 1610% of the "
+		"2.48 Gb/s payload ceiling of peer 10.0.0.2 at 2.5 Gb/s, below this side's "
+		"397.48 Gb/s (threshold 90%), over 105%: more than the link carries (a "
+		"measurement error, or a peer misreporting its port)");
+	/* Keyed or not, threshold or not: impossible stays impossible. */
+	bench_judge(&r, &t, 0, &v);
+	ck_assert_int_eq(v.status, BENCH_STATUS_IMPOSSIBLE);
+	/* A figure the SDR ceiling allows is the peer's limit, not a PASS. */
+	r.sizes[0].bw_avg_gbps = 2.4;
+	bench_judge(&r, &t, 0.9, &v);
+	ck_assert_int_eq(v.status, BENCH_STATUS_PEER_LIMITED);
+	ck_assert(!v.pass);
+	ck_assert_str_eq(v.reason, "peer-limited: not validated: 2.40 Gb/s is 97% of the 2.48 Gb/s "
+				   "payload ceiling of peer 10.0.0.2 at 2.5 Gb/s, below this "
+				   "side's 397.48 Gb/s (threshold 90%)");
+}
+END_TEST
+
+START_TEST(over_105_percent_of_the_ceiling_is_impossible)
+{
+	struct bench_target t = ndr_vf();
+	struct bench_result r = bw_run(BENCH_WRITE_BW, (double[]){1.04 * NDR_CEILING}, 1);
+	struct bench_verdict v;
+	bench_judge(&r, &t, 0.9, &v);
+	ck_assert_int_eq(v.status, BENCH_STATUS_PASS);
+	ck_assert(v.pass);
+	r.sizes[0].bw_avg_gbps = 1.05 * NDR_CEILING; /* the bound itself is possible */
+	bench_judge(&r, &t, 0.9, &v);
+	ck_assert_int_eq(v.status, BENCH_STATUS_PASS);
+	r.sizes[0].bw_avg_gbps = 1.06 * NDR_CEILING;
+	bench_judge(&r, &t, 0.9, &v);
+	ck_assert_int_eq(v.status, BENCH_STATUS_IMPOSSIBLE);
+	ck_assert(!v.pass);
+	ck_assert_ptr_nonnull(strstr(v.reason, "impossible: 421.33 Gb/s is 106% of the 397.48"));
+	/* Bidirectional: against both ways' sum. */
+	r.bidir = true;
+	r.sizes[0].bw_avg_gbps = 2 * 1.04 * NDR_CEILING;
+	bench_judge(&r, &t, 0.9, &v);
+	ck_assert_int_eq(v.status, BENCH_STATUS_PASS);
+	r.sizes[0].bw_avg_gbps = 2 * 1.06 * NDR_CEILING;
+	bench_judge(&r, &t, 0.9, &v);
+	ck_assert_int_eq(v.status, BENCH_STATUS_IMPOSSIBLE);
+	/* Latency has no ceiling to exceed. */
+	struct bench_result l = {.test = BENCH_WRITE_LAT, .mtu = 4096, .n_sizes = 1};
+	l.sizes[0].lat.n = 10;
+	bench_judge(&l, &t, 0.9, &v);
+	ck_assert_int_eq(v.status, BENCH_STATUS_PASS);
+}
+END_TEST
+
+START_TEST(status_names)
+{
+	ck_assert_str_eq(bench_status_name(BENCH_STATUS_PASS), "PASS");
+	ck_assert_str_eq(bench_status_name(BENCH_STATUS_FAIL), "FAIL");
+	ck_assert_str_eq(bench_status_name(BENCH_STATUS_PEER_LIMITED), "peer-limited");
+	ck_assert_str_eq(bench_status_name(BENCH_STATUS_IMPOSSIBLE), "impossible");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("verdict");
@@ -359,6 +452,9 @@ int main(void)
 	tcase_add_test(tc, the_rate_exchanged_stands_in_for_an_unplaced_device);
 	tcase_add_test(tc, an_unknown_rate_is_not_judged_and_says_why);
 	tcase_add_test(tc, latency_is_not_judged);
+	tcase_add_test(tc, a_peer_claiming_1x_sdr_earns_no_pass);
+	tcase_add_test(tc, over_105_percent_of_the_ceiling_is_impossible);
+	tcase_add_test(tc, status_names);
 	suite_add_tcase(s, tc);
 	return tu_run_suite(s);
 }

@@ -40,7 +40,13 @@ ceil_a=$(jq -r '.verdict.ceiling_gbps' "$VM_TMP/a" 2>/dev/null)
 # 2. A real VF rate limit on PF1's VF 0 (rxe1): 100 Mb/s.
 if ip link set "$pf1nd" vf 0 max_tx_rate 100 2>"$VM_TMP/iperr"; then
 	note "$(ip link show "$pf1nd" | grep 'vf 0')"
-	if run_ibvf "$VM_TMP/b" bench pair rxe0 rxe1 "${run[@]}"; then
+	# Exit 1 too when the emulated igb does not hold the VF to its cap: a
+	# figure over 1.05x the capped ceiling is then refused as impossible.
+	run_ibvf "$VM_TMP/b" bench pair rxe0 rxe1 "${run[@]}"
+	if [ -s "$VM_TMP/b" ]; then
+		expect_json "over 1.05x the ceiling is impossible, else PASS" "$VM_TMP/b" \
+			'(if .verdict.figure_gbps > 1.05 * .verdict.ceiling_gbps then "impossible" else "PASS" end) == .verdict.status' \
+			true
 		expect_json "write: this VF's cap (100 Mb/s) sets the ceiling" "$VM_TMP/b" \
 			'[.link.self.max_tx_rate_mbps, .verdict.limited_by, .verdict.limit_mbps, .verdict.limit] | @tsv' \
 			"$(printf '100\tself_cap\t100\tVF cap 100 Mb/s')"
@@ -52,7 +58,12 @@ if ip link set "$pf1nd" vf 0 max_tx_rate 100 2>"$VM_TMP/iperr"; then
 		fail "pair rxe0 <- rxe1 capped" "$(cat "$VM_TMP/b.err")"
 	fi
 	# rxe0 reads from rxe1: the data is rxe1's to send, its cap is the peer's.
-	if run_ibvf "$VM_TMP/c" bench pair rxe1 rxe0 --test read_bw "${run[@]}"; then
+	# With --min-ratio 0 a peer-limited run passes, named; impossible as above.
+	run_ibvf "$VM_TMP/c" bench pair rxe1 rxe0 --test read_bw "${run[@]}"
+	if [ -s "$VM_TMP/c" ]; then
+		expect_json "read: over 1.05x the ceiling is impossible, else PASS" "$VM_TMP/c" \
+			'(if .verdict.figure_gbps > 1.05 * .verdict.ceiling_gbps then "impossible" else "PASS" end) == .verdict.status' \
+			true
 		expect_json "read: the peer's cap sets the ceiling, named" "$VM_TMP/c" \
 			'[.link.peer.max_tx_rate_mbps, .verdict.limited_by, .verdict.limit] | @tsv' \
 			"$(printf "100\tpeer_cap\tpeer rxe1's VF cap 100 Mb/s")"

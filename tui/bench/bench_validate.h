@@ -27,8 +27,10 @@ struct validate_peer {
 };
 
 /* One VF's validation. *ret_row (always set, even on error):
- *   {"device": {...}, "vf_bdf", "peer", "status" ("PASS"/"FAIL"), "why",
- *    "tests": [bench_result_to_json() + {"status", "profile": {"qps",
+ *   {"device": {...}, "vf_bdf", "peer", "authenticated" (client mode: was
+ *    the server's word keyed; null in pair mode), "status" ("PASS"/"FAIL"),
+ *    "why", "tests": [bench_result_to_json() + {"status" (PASS, FAIL,
+ *    peer-limited, impossible: bench_status_name()), "profile": {"qps",
  *    "tx_depth", "size", "chosen_by", "why"}, "figure", "unit", "spread",
  *    "history": {"previous", "previous_time", "change_pct", "noise_pct",
  *    "flag"} or null} or {"test", "status": "ERROR", "error"}],
@@ -39,6 +41,17 @@ struct validate_peer {
 int bench_validate_vf(const struct bench_opts *o, const struct bench_target *t,
 		      const struct validate_peer *p, bench_progress_fn progress, void *progress_arg,
 		      struct json_object **ret_row);
+
+/* One test's result res (run on t against p) judged: its object, the
+ * history compared and (unless o->no_history) recorded with the test's
+ * status; prof (taken) is its "profile". *ret_pass when PASS, *ret_drop when
+ * the history flags a drop; warnings go to row's "warnings". */
+struct json_object *bench_validate_test_result(const struct bench_opts *o,
+					       const struct bench_target *t,
+					       const struct validate_peer *p,
+					       const struct bench_result *res,
+					       struct json_object *prof, struct json_object *row,
+					       bool *ret_pass, bool *ret_drop);
 
 /* The history file of o (o->state_root + BENCH_HISTORY_PATH) into buf. */
 void bench_validate_history_path(const struct bench_opts *o, char *buf, size_t size);

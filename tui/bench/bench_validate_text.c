@@ -55,10 +55,12 @@ static void test_line(struct text *out, struct json_object *to)
 	/* A latency not judged passes without a threshold: say so. */
 	if (lat && !strcmp(status, "PASS") && !text_jbool(to, "judged"))
 		status = "-";
-	enum text_role role = !strcmp(status, "FAIL") || !strcmp(status, "ERROR") ? TEXT_ERROR
-			      : drop						  ? TEXT_WARNING
-			      : !strcmp(status, "PASS")				  ? TEXT_OK
-										  : TEXT_NORMAL;
+	bool bad = !strcmp(status, "FAIL") || !strcmp(status, "ERROR") ||
+		   !strcmp(status, "impossible");
+	enum text_role role = bad					? TEXT_ERROR
+			      : drop || !strcmp(status, "peer-limited") ? TEXT_WARNING
+			      : !strcmp(status, "PASS")			? TEXT_OK
+									: TEXT_NORMAL;
 	if (!strcmp(status, "ERROR"))
 		text_add(out, role, "  %-10s %-9s ERROR  %s", test, qps,
 			 text_jstr(to, "error") ?: "");
@@ -129,8 +131,11 @@ void bench_validate_text_row(struct text *out, struct json_object *row, bool ful
 	bool lat_judged = false;
 	for (size_t i = 0; i < json_object_array_length(tests); i++)
 		lat_judged |= !is_null(json_object_array_get_idx(tests, i), "max_lat_us");
-	text_add(out, strcmp(status, "PASS") ? TEXT_ERROR : TEXT_OK, "%s VF %s: %s", status,
-		 text_jstr(row, "vf_bdf") ?: "?",
+	/* A server's word not authenticated (no --key): said with the verdict. */
+	struct json_object *auth = json_object_object_get(row, "authenticated");
+	bool open = auth && !json_object_get_boolean(auth);
+	text_add(out, strcmp(status, "PASS") ? TEXT_ERROR : TEXT_OK, "%s%s VF %s: %s", status,
+		 open ? " (unauthenticated peer)" : "", text_jstr(row, "vf_bdf") ?: "?",
 		 bench_text_why(text_jstr(row, "why"))
 			 ?: lat_judged
 			    ? "bandwidth at its verdicts' threshold, latency within --max-lat"
