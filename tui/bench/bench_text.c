@@ -256,10 +256,14 @@ void bench_text_verdict(struct text *out, struct json_object *res)
 	if (!json_object_object_get_ex(res, "verdict", &v) || !v)
 		return;
 	json_object_object_get_ex(res, "device", &dev);
-	const char *status = text_jstr(v, "status") ?: "?";
+	const char *status = text_jstr(v, "status") ?: "?", *reason = text_jstr(v, "reason") ?: "";
+	/* A reason that starts with the status word ("peer-limited: not
+	 * validated: ...") is not made to say it twice. */
+	size_t n = strlen(status);
+	if (!strncmp(reason, status, n) && reason[n] == ':')
+		reason += n + 1 + (reason[n + 1] == ' ');
 	text_add(out, strcmp(status, "PASS") ? TEXT_ERROR : TEXT_OK, "%s %s: %s", status,
-		 text_jstr(dev, "bdf") ?: text_jstr(dev, "ibdev") ?: "?",
-		 text_jstr(v, "reason") ?: "");
+		 text_jstr(dev, "bdf") ?: text_jstr(dev, "ibdev") ?: "?", reason);
 }
 
 const char *bench_text_why(const char *why)

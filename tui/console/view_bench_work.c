@@ -110,10 +110,11 @@ static void test_one(struct job *j, struct target *t, const struct bench_config 
 	} else {
 		t->result = o;
 		/* A run through the HCA that met the threshold is not a
-		 * failure of the VF, nor a validation of its link. */
-		t->state = v.pass							 ? T_PASS
-			   : v.same_port && v.judged && v.figure_gbps >= v.expected_gbps ? T_HCA
-											 : T_FAIL;
+		 * failure of the VF, nor a validation of its link; a figure
+		 * over the ceiling (impossible) is a failure wherever it ran. */
+		bool hca = v.same_port && v.judged && v.status != BENCH_STATUS_IMPOSSIBLE &&
+			   v.figure_gbps >= v.expected_gbps;
+		t->state = v.pass ? T_PASS : hca ? T_HCA : T_FAIL;
 		snprintf(t->why, sizeof(t->why), "%s", v.reason);
 	}
 	pthread_mutex_unlock(&j->mu);
