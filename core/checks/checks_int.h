@@ -15,6 +15,7 @@ CHECK_FN(check_dp_selector_empty);
 CHECK_FN(check_dp_link_type);
 CHECK_FN(check_dp_config_invalid);
 CHECK_FN(check_dp_not_allocatable);
+CHECK_FN(check_dp_config_skipped);
 
 /* The path of a function's file as it is on a running node:
  * "/sys/bus/pci/devices/0000:18:00.1/<rel>". */

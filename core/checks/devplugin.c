@@ -460,3 +460,53 @@ out:
 	free(was_taken);
 	run_fini(&x);
 }
+
+/* What devplugin_attach() left out (n->dp_skipped): configs in pods that
+ * are no plugin's (a tenant's ConfigMap is not read as the plugin's), the
+ * plugins' configs or pods beyond ibvf's limits, an allowlist file it
+ * refused. Nothing is dropped unsaid. */
+CHECK_FN(check_dp_config_skipped)
+{
+	(void)o;
+	const struct dp_skipped *k = &n->dp_skipped;
+	if (!k->untrusted && !k->over && !k->pods_over && !k->trust_error[0])
+		return;
+	char why[300];
+	struct finding *f;
+	if (k->trust_error[0])
+		f = check_add(out, check_find("dp-config-skipped"), SUBJECT_NODE, NULL,
+			      "no device plugin config was read from the pods: the allowlist %s is "
+			      "refused",
+			      DP_TRUST_FILE);
+	else
+		f = check_add(out, check_find("dp-config-skipped"), SUBJECT_NODE, NULL,
+			      "%zu device plugin config%s left out: %zu in pods that are no "
+			      "plugin's, %zu beyond %d, %zu pod%s beyond %d not looked into",
+			      k->untrusted + k->over, k->untrusted + k->over == 1 ? "" : "s",
+			      k->untrusted, k->over, DP_CONFIGS_MAX, k->pods_over,
+			      k->pods_over == 1 ? "" : "s", DP_PODS_MAX);
+	if (!f)
+		return;
+	if (k->trust_error[0] || k->over || k->pods_over)
+		f->severity = CHECK_WARNING; /* the plugins' own configs may be among them */
+	if (k->trust_error[0])
+		finding_evidence(f, DP_TRUST_FILE, "%s",
+				 dp_clean(k->trust_error, why, sizeof(why)));
+	for (size_t i = 0; i < k->n_named; i++)
+		finding_evidence(f, "/var/log/pods",
+				 "%s: a ConfigMap with a device plugin config, "
+				 "not of a plugin's DaemonSet in a plugin's namespace",
+				 dp_clean(k->named[i], why, sizeof(why)));
+	if (k->over)
+		finding_evidence(f, "/var/lib/kubelet/pods", "%zu more of the plugins' configs",
+				 k->over);
+	if (k->pods_over)
+		finding_evidence(f, "/var/lib/kubelet/pods", "%zu more pod directories",
+				 k->pods_over);
+	finding_remedy_manual(
+		f, "judge the plugins' own configs, and only theirs",
+		(const char *const[]){
+			"a plugin deployed under another namespace or DaemonSet name: list them "
+			"in " DP_TRUST_FILE " ([device-plugin] namespaces = ..., daemonsets = ...)",
+			"or give the plugin's config itself: ibvf check --dp-config FILE", NULL});
+}

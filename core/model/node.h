@@ -13,6 +13,7 @@
 
 #include "core/base/err.h"
 #include "core/sys/podres.h"
+#include "core/model/devplugin_config.h"
 #include "core/model/topo.h"
 
 struct sys;
@@ -247,7 +248,8 @@ struct node {
 	size_t n_cni_broken;
 	struct dp_config *dp_configs; /* device plugin configs found on the node */
 	size_t n_dp_configs;
-	struct pf *pfs; /* sorted by BDF */
+	struct dp_skipped dp_skipped; /* the configs left out, and why */
+	struct pf *pfs;		      /* sorted by BDF */
 	size_t n_pfs;
 	struct rdma *orphans; /* RDMA devices placed on no PCI function */
 	size_t n_orphans;
