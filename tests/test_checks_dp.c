@@ -406,6 +406,88 @@ START_TEST(allowlist_file_is_taken_and_a_bad_one_said)
 }
 END_TEST
 
+#define HOSTILE "n1$(reboot);x"
+
+static void hostile(char **s)
+{
+	if (!*s)
+		return;
+	free(*s);
+	*s = strdup(HOSTILE);
+	ck_assert_ptr_nonnull(*s);
+}
+
+static void hostile_fn(struct fn *fn)
+{
+	for (size_t i = 0; i < fn->n_netdevs; i++)
+		hostile(&fn->netdevs[i].name);
+	for (size_t i = 0; i < fn->n_rdmas; i++)
+		hostile(&fn->rdmas[i].name);
+}
+
+static void hostile_pod(struct pod_binding *b)
+{
+	hostile(&b->ns);
+	hostile(&b->name);
+	hostile(&b->uid);
+	hostile(&b->ifname);
+	hostile(&b->host_ifname);
+}
+
+/* Every remedy builder, with every name from the node hostile (hostname,
+ * netdevs, RDMA devices, pods, the plugins' pods and volumes): no
+ * copy-paste line carries the name's shell (before a "#" comment, which
+ * only shows where a file is). The dp remedy gives the node as NODE. */
+START_TEST(no_remedy_pastes_a_hostile_name)
+{
+	struct sim x;
+	sim_open(&x, false);
+	struct node *n = x.n;
+	free(n->hostname);
+	n->hostname = strdup(HOSTILE);
+	for (size_t i = 0; i < n->n_pfs; i++) {
+		hostile_fn(&n->pfs[i].fn);
+		for (size_t j = 0; j < n->pfs[i].n_vfs; j++) {
+			hostile_fn(&n->pfs[i].vfs[j].fn);
+			if (n->pfs[i].vfs[j].pod)
+				hostile_pod(n->pfs[i].vfs[j].pod);
+		}
+	}
+	for (size_t i = 0; i < n->n_pods_unplaced; i++)
+		hostile_pod(&n->pods_unplaced[i]);
+	for (size_t i = 0; i < n->n_dp_configs; i++) {
+		hostile(&n->dp_configs[i].pod_ns);
+		hostile(&n->dp_configs[i].pod_name);
+		hostile(&n->dp_configs[i].pod_uid);
+		hostile(&n->dp_configs[i].volume);
+	}
+	sim_check(&x);
+	size_t manual = 0;
+	for (size_t i = 0; i < x.fs.n; i++) {
+		const struct finding *f = &x.fs.v[i];
+		if (f->remedy.kind != REMEDY_MANUAL)
+			continue;
+		manual++;
+		for (size_t k = 0; k < f->remedy.n_steps; k++) {
+			const char *st = f->remedy.steps[k];
+			const char *hash = strchr(st, '#');
+			const char *bad = strstr(st, "$(reboot)");
+			ck_assert_msg(!bad || (hash && hash < bad), "%.60s step %zu: %.1500s",
+				      f->id, k + 1, st);
+		}
+	}
+	ck_assert_uint_ge(manual, 5);
+	const struct finding *f = first(&x.fs, "dp-selector-empty");
+	ck_assert_ptr_nonnull(f);
+	ck_assert(has_step(f, "kubectl get node NODE -o jsonpath="));
+	ck_assert(has_step(f, "kubectl -n NAMESPACE rollout restart daemonset DAEMONSET"));
+	f = first(&x.fs, "pod-stale");
+	ck_assert_ptr_nonnull(f);
+	ck_assert(has_step(f, "grep <pod UID>: check no pod of that UID runs on this node"));
+	sim_close(&x);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("checks_dp");
@@ -420,6 +502,7 @@ static Suite *suite(void)
 	tcase_add_test(t, tenant_pods_do_not_crowd_out_the_plugin);
 	tcase_add_test(t, pods_beyond_the_limit_are_reported);
 	tcase_add_test(t, allowlist_file_is_taken_and_a_bad_one_said);
+	tcase_add_test(t, no_remedy_pastes_a_hostile_name);
 	suite_add_tcase(s, t);
 	return s;
 }

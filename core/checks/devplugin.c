@@ -333,12 +333,12 @@ CHECK_FN(check_dp_config_invalid)
 		finding_evidence(f, where, "%s", why);
 		snprintf(s0, sizeof(s0),
 			 "kubectl -n %s edit configmap CONFIGMAP   # the ConfigMap behind %s: %s",
-			 c->pod_ns ? c->pod_ns : "NAMESPACE", where, why);
+			 escape_word_or(c->pod_ns, "NAMESPACE"), where, why);
 		snprintf(s1, sizeof(s1),
 			 "kubectl -n %s rollout restart daemonset DAEMONSET   # the plugin reads "
 			 "its "
 			 "config only when it starts",
-			 c->pod_ns ? c->pod_ns : "NAMESPACE");
+			 escape_word_or(c->pod_ns, "NAMESPACE"));
 		finding_remedy_manual(f, "correct the config file the plugin refuses",
 				      (const char *const[]){s0, s1, NULL});
 	}
@@ -404,8 +404,8 @@ CHECK_FN(check_dp_not_allocatable)
 			where_of(c, where, sizeof(where));
 			snprintf(cmd, sizeof(cmd),
 				 "kubectl get node %s -o jsonpath='{.status.allocatable}'",
-				 check_safe_word(n->hostname) ? n->hostname : "<node>");
-			if (check_safe_word(c->pod_ns) && check_safe_word(c->pod_name))
+				 escape_word_or(n->hostname, "<node>"));
+			if (escape_safe_word(c->pod_ns) && escape_safe_word(c->pod_name))
 				snprintf(logs, sizeof(logs),
 					 "kubectl -n %s logs %s --tail=200: the plugin logs each "
 					 "device it skips and why",
