@@ -488,6 +488,81 @@ START_TEST(no_remedy_pastes_a_hostile_name)
 }
 END_TEST
 
+/* A file of the source tree, whole (at most 1 MiB). */
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	ck_assert_msg(f != NULL, "cannot read '%.1500s'", path);
+	char *buf = malloc(1 << 20);
+	ck_assert_ptr_nonnull(buf);
+	size_t len = fread(buf, 1, (1 << 20) - 1, f);
+	buf[len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* The findings of check id that name the file sim_add() gave. */
+static size_t count_added(const struct findings *fs, const char *id)
+{
+	size_t c = 0;
+	for (size_t i = 0; i < fs->n; i++)
+		c += !strcmp(fs->v[i].id, id) && strstr(fs->v[i].title, "ibvf-test-dp.json");
+	return c;
+}
+
+/* What ibvf recommends passes ibvf's own device plugin checks (issue 27),
+ * on the node with a port fallen back to Ethernet: the selectors the
+ * dp-selector-empty remedy gives, and the RDMA shared plugin resource
+ * docs/fleet.md has a site add for the validation Jobs. */
+START_TEST(recommended_configs_pass_the_dp_checks)
+{
+	struct sim x;
+	sim_open(&x, false);
+	sim_check(&x);
+	const struct finding *f = first(&x.fs, "dp-selector-empty");
+	ck_assert_ptr_nonnull(f);
+	const char *sel = NULL;
+	for (size_t k = 0; k < f->remedy.n_steps && !sel; k++)
+		if ((sel = strstr(f->remedy.steps[k], "giving \"selectors\": ")))
+			sel += strlen("giving \"selectors\": ");
+	ck_assert_ptr_nonnull(sel);
+	char text[4096];
+	snprintf(text, sizeof(text),
+		 "{\"resourceList\":[{\"resourcePrefix\":\"nvidia.com\",\"resourceName\":\"ibvf\","
+		 "\"selectors\":%s}]}",
+		 sel);
+	findings_fini(&x.fs);
+	x.fs = (struct findings){0};
+	sim_add(&x, text);
+	sim_check(&x);
+	ck_assert_uint_eq(x.n->n_dp_configs, 3);
+	ck_assert_msg(count_added(&x.fs, "dp-link-type") == 0 &&
+			      count_added(&x.fs, "dp-selector-empty") == 0 &&
+			      count_added(&x.fs, "dp-config-invalid") == 0,
+		      "%.1500s", text);
+	sim_close(&x);
+
+	/* docs/fleet.md's resource, as the site adds it to the configList. */
+	char path[PATH_MAX], *doc;
+	snprintf(path, sizeof(path), "%s/docs/fleet.md", getenv("IBVF_SRCDIR"));
+	doc = read_text(path);
+	ck_assert_ptr_nonnull(doc);
+	char *b = strstr(doc, "`{\"resourceName\": \"ibvf_validate\""),
+	     *e = b ? strstr(b, "}}`") : NULL;
+	ck_assert_msg(b && e, "docs/fleet.md gives no ibvf_validate resource");
+	snprintf(text, sizeof(text), "{\"configList\":[%.*s]}", (int)(e + 2 - b - 1), b + 1);
+	free(doc);
+	sim_open(&x, false);
+	sim_add(&x, text);
+	sim_check(&x);
+	ck_assert_msg(count_added(&x.fs, "dp-link-type") == 0 &&
+			      count_added(&x.fs, "dp-selector-empty") == 0 &&
+			      count_added(&x.fs, "dp-config-invalid") == 0,
+		      "%.1500s", text);
+	sim_close(&x);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("checks_dp");
@@ -503,6 +578,7 @@ static Suite *suite(void)
 	tcase_add_test(t, pods_beyond_the_limit_are_reported);
 	tcase_add_test(t, allowlist_file_is_taken_and_a_bad_one_said);
 	tcase_add_test(t, no_remedy_pastes_a_hostile_name);
+	tcase_add_test(t, recommended_configs_pass_the_dp_checks);
 	suite_add_tcase(s, t);
 	return s;
 }
