@@ -478,13 +478,22 @@ CHECK_FN(check_dp_config_skipped)
 			      "no device plugin config was read from the pods: the allowlist %s is "
 			      "refused",
 			      DP_TRUST_FILE);
-	else
+	else {
+		char what[200] = "";
+		size_t len = 0;
+		if (k->untrusted)
+			len += (size_t)snprintf(what + len, sizeof(what) - len,
+						"%zu in pods that are no plugin's", k->untrusted);
+		if (k->over && len < sizeof(what))
+			len += (size_t)snprintf(what + len, sizeof(what) - len, "%s%zu beyond %d",
+						len ? ", " : "", k->over, DP_CONFIGS_MAX);
+		if (k->pods_over && len < sizeof(what))
+			snprintf(what + len, sizeof(what) - len,
+				 "%s%zu pod%s beyond %d not looked into", len ? ", " : "",
+				 k->pods_over, k->pods_over == 1 ? "" : "s", DP_PODS_MAX);
 		f = check_add(out, check_find("dp-config-skipped"), SUBJECT_NODE, NULL,
-			      "%zu device plugin config%s left out: %zu in pods that are no "
-			      "plugin's, %zu beyond %d, %zu pod%s beyond %d not looked into",
-			      k->untrusted + k->over, k->untrusted + k->over == 1 ? "" : "s",
-			      k->untrusted, k->over, DP_CONFIGS_MAX, k->pods_over,
-			      k->pods_over == 1 ? "" : "s", DP_PODS_MAX);
+			      "device plugin configs left out: %s", what);
+	}
 	if (!f)
 		return;
 	if (k->trust_error[0] || k->over || k->pods_over)
