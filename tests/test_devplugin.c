@@ -263,6 +263,22 @@ static void configmap(const char *root, const char *uid, const char *vol, const 
 	lnk(root, rel, "..data/config.json");
 }
 
+/* The log directory that makes pod uid one of the SR-IOV plugin's
+ * (kube-system, DaemonSet sriov-device-plugin): only those pods' configs
+ * are read. */
+static void plugin_pod(const char *root, const char *uid)
+{
+	char rel[PATH_MAX], sfx[64];
+	size_t k = 0;
+	for (const char *c = uid; *c && k < sizeof(sfx) - 1; c++)
+		if (*c != '-')
+			sfx[k++] = *c;
+	sfx[k] = '\0';
+	snprintf(rel, sizeof(rel), "var/log/pods/kube-system_sriov-device-plugin-%s_%s/c/0.log",
+		 sfx, uid);
+	put(root, rel, "");
+}
+
 static struct node *read_root(const char *root)
 {
 	struct sys *s;
@@ -282,20 +298,30 @@ START_TEST(configmap_volumes_are_read_through_data_links)
 	configmap(root, "66666666-7777-4888-9999-000000000000", "config", rdma_example);
 	/* Another pod's ConfigMap that is no plugin's config. */
 	configmap(root, "aaaaaaaa-7777-4888-9999-000000000000", "app", "{\"log\":\"debug\"}");
+	/* A plugin's config in a pod kubelet names nowhere: no plugin's pod. */
+	configmap(root, "bbbbbbbb-7777-4888-9999-000000000000", "cfg", rdma_example);
 	put(root,
-	    "var/log/pods/kube-system_sriov-dp-abcde_11111111-2222-4333-8444-555555555555/c/0.log",
+	    "var/log/pods/kube-system_sriov-device-plugin-abcde_11111111-2222-4333-8444-"
+	    "555555555555/c/0.log",
 	    "");
+	put(root,
+	    "var/log/pods/network-operator_rdma-shared-dp-ds-x1y2z_66666666-7777-4888-9999-"
+	    "000000000000/c/0.log",
+	    "");
+	plugin_pod(root, "aaaaaaaa-7777-4888-9999-000000000000");
 	struct node *n = read_root(root);
 	ck_assert_uint_eq(n->n_dp_configs, 2);
+	ck_assert_uint_eq(n->dp_skipped.untrusted, 1);
+	ck_assert_str_eq(n->dp_skipped.named[0], "pod UID bbbbbbbb-7777-4888-9999-000000000000");
 	const struct dp_config *c = &n->dp_configs[0];
 	ck_assert_str_eq(c->path, "/var/lib/kubelet/pods/11111111-2222-4333-8444-555555555555/"
 				  "volumes/kubernetes.io~configmap/config-volume/config.json");
 	ck_assert_int_eq(c->plugin, DP_SRIOV);
 	ck_assert_str_eq(c->volume, "config-volume");
 	ck_assert_str_eq(c->pod_ns, "kube-system");
-	ck_assert_str_eq(c->pod_name, "sriov-dp-abcde");
+	ck_assert_str_eq(c->pod_name, "sriov-device-plugin-abcde");
 	ck_assert_int_eq(n->dp_configs[1].plugin, DP_RDMA_SHARED);
-	ck_assert_ptr_null(n->dp_configs[1].pod_name);
+	ck_assert_str_eq(n->dp_configs[1].pod_name, "rdma-shared-dp-ds-x1y2z");
 	node_free(n);
 	tu_rmtree(root);
 }
@@ -322,6 +348,8 @@ START_TEST(links_that_leave_the_volume_are_not_followed)
 	lnk(root, rel, "..data/config.json");
 	snprintf(rel, sizeof(rel), VOLS "/..data", "u4", "loop");
 	lnk(root, rel, "..data");
+	for (const char *const *u = (const char *const[]){"u1", "u2", "u3", "u4", NULL}; *u; u++)
+		plugin_pod(root, *u);
 	struct node *n = read_root(root);
 	ck_assert_uint_eq(n->n_dp_configs, 0);
 	node_free(n);
@@ -345,6 +373,8 @@ START_TEST(sizes_and_counts_are_bounded)
 	/* The same ConfigMap in two pods counts once. */
 	configmap(root, "u2", "cfg", configmap_example);
 	configmap(root, "u3", "cfg", configmap_example);
+	for (const char *const *u = (const char *const[]){"u1", "u2", "u3", NULL}; *u; u++)
+		plugin_pod(root, *u);
 	struct node *n = read_root(root);
 	ck_assert_uint_eq(n->n_dp_configs, 1);
 	struct sys *s;
@@ -357,9 +387,12 @@ START_TEST(sizes_and_counts_are_bounded)
 	ck_assert_int_eq(devplugin_read_file(s, "/notes.txt", n), 0);
 	ck_assert_uint_eq(n->n_dp_configs, 2);
 	ck_assert_ptr_nonnull(strstr(n->dp_configs[1].error, "neither plugin's config"));
-	for (int i = 0; i < DP_CONFIGS_MAX; i++)
-		devplugin_read_file(s, "/notes.txt", n);
-	ck_assert_uint_eq(n->n_dp_configs, DP_CONFIGS_MAX);
+	/* The operator's files have their own DP_CONFIGS_MAX: the pods'
+	 * configs do not crowd them out. */
+	for (int i = 0; i < DP_CONFIGS_MAX - 1; i++)
+		ck_assert_int_eq(devplugin_read_file(s, "/notes.txt", n), 0);
+	ck_assert_int_eq(devplugin_read_file(s, "/notes.txt", n), -ENOSPC);
+	ck_assert_uint_eq(n->n_dp_configs, 1 + DP_CONFIGS_MAX);
 	sys_close(s);
 	node_free(n);
 	tu_rmtree(root);

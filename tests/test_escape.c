@@ -129,6 +129,35 @@ START_TEST(shell_join_cuts_with_dots)
 }
 END_TEST
 
+/* The one rule for a name in a copy-paste line: the names Kubernetes,
+ * the kernel and udev give pass; shell, quotes, blanks, control bytes,
+ * empty and overlong do not, and get the placeholder. */
+START_TEST(safe_words_pass_and_others_get_the_placeholder)
+{
+	static const char *const ok[] = {"dgx-h200-07",
+					 "kube-system",
+					 "sriov-device-plugin-7wq4z",
+					 "ibp24s0",
+					 "mlx5_0",
+					 "0000:18:00.4",
+					 "4e8b1f2a-9c3d-4e5f-8a6b-7c8d9e0f1a55",
+					 "node.example.com"};
+	static const char *const bad[] = {"n1$(reboot);x", "a b", "it's",     "`id`", "a\nb",
+					  "a|b",	   "",	  "\xc3\xa9", "x>y"};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(*ok); i++)
+		ck_assert_str_eq(escape_word_or(ok[i], "<x>"), ok[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		ck_assert_str_eq(escape_word_or(bad[i], "<x>"), "<x>");
+	ck_assert_str_eq(escape_word_or(NULL, "<x>"), "<x>");
+	char longw[300];
+	memset(longw, 'a', sizeof(longw) - 1);
+	longw[sizeof(longw) - 1] = '\0';
+	ck_assert(!escape_safe_word(longw));
+	longw[253] = '\0';
+	ck_assert(escape_safe_word(longw));
+}
+END_TEST
+
 START_TEST(json_text_is_valid_utf8_and_reads_back)
 {
 	struct json_object *o = json_object_new_object();
@@ -193,6 +222,7 @@ int main(void)
 	tcase_add_test(t, shell_join_cuts_with_dots);
 	tcase_add_test(t, json_text_fixes_a_byte_anywhere);
 	tcase_add_test(t, json_text_is_valid_utf8_and_reads_back);
+	tcase_add_test(t, safe_words_pass_and_others_get_the_placeholder);
 	suite_add_tcase(s, t);
 	return tu_run_suite(s);
 }

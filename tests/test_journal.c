@@ -206,9 +206,10 @@ START_TEST(one_byte_journal_reads_as_empty)
 END_TEST
 
 /* A journal that is a symbolic link (planted to make root append to another
- * file) is refused: the target is untouched, the plan says the journal was
- * not written. */
-START_TEST(journal_that_is_a_link_is_not_followed)
+ * file) is refused before any step: the target is untouched, the command
+ * exits non-zero in one line naming the journal, and the node is as it was
+ * (no change nothing records, so nothing undoable). */
+START_TEST(journal_that_is_a_link_stops_the_action)
 {
 	char *dir = tu_mkfixture(NULL), *out, *err, *victim;
 	char *p = jpath(dir), *d = strdup(p);
@@ -217,19 +218,42 @@ START_TEST(journal_that_is_a_link_is_not_followed)
 	ck_assert_int_gt(asprintf(&victim, "%s/victim", dir), 0);
 	tu_write(victim, "precious\n");
 	ck_assert_int_eq(symlink(victim, p), 0);
-	int rc = tu_sim_run(dir, &out, &err, "vf", "rename", "0000:18:00.4", "x0", "--yes", NULL);
-	ck_assert_msg(strstr(err, "the journal was not written"), "rc %d: %s", rc, err);
+	struct node *n = discover(dir);
+	char *policy = strdup(vf_by_bdf(n, "0000:18:00.4")->admin.mofed_policy);
+	int state = vf_by_bdf(n, "0000:9a:00.2")->admin.link_state.v;
+	node_free(n);
+	ck_assert_str_ne(policy, "Down");
+	ck_assert_int_ne(state, 2);
+
+	int rc = tu_sim_run(dir, &out, &err, "vf", "state", "0000:18:00.4", "disable", "--yes",
+			    NULL);
+	ck_assert_msg(rc != 0, "mofed: rc 0: %.1500s%.1500s", out, err);
+	ck_assert_msg(strstr(err, "journal.jsonl' is a symbolic link") &&
+			      strstr(err, "nothing was changed"),
+		      "%.1500s", err);
+	ck_assert_msg(!strchr(strchr(err, '\n') + 1, '\n'), "not one line: %.1500s", err);
+	ck_assert_msg(!strstr(out, "echo Down"), "a step ran: %.1500s", out);
+	free(out);
+	free(err);
+	rc = tu_sim_run(dir, &out, &err, "vf", "state", "0000:9a:00.2", "disable", "--yes", NULL);
+	ck_assert_msg(rc != 0, "netlink: rc 0: %.1500s%.1500s", out, err);
+	free(out);
+	free(err);
+
+	n = discover(dir);
+	ck_assert_str_eq(vf_by_bdf(n, "0000:18:00.4")->admin.mofed_policy, policy);
+	ck_assert_int_eq(vf_by_bdf(n, "0000:9a:00.2")->admin.link_state.v, state);
+	node_free(n);
 	FILE *f = fopen(victim, "re");
 	char buf[64] = "";
 	ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
 	ck_assert_str_eq(buf, "precious\n");
 	ck_assert_ptr_null(fgets(buf, sizeof(buf), f));
 	fclose(f);
+	free(policy);
 	free(victim);
 	free(p);
 	free(d);
-	free(out);
-	free(err);
 	tu_rmtree(dir);
 }
 END_TEST
@@ -287,7 +311,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, garbage_lines_are_named_and_skipped);
 	tcase_add_test(tc, undo_of_a_malformed_entry_is_one_clear_line);
 	tcase_add_test(tc, one_byte_journal_reads_as_empty);
-	tcase_add_test(tc, journal_that_is_a_link_is_not_followed);
+	tcase_add_test(tc, journal_that_is_a_link_stops_the_action);
 	tcase_add_test(tc, journal_mode_is_fixed);
 	tcase_add_test(tc, held_journal_lock_is_waited_on_for_a_bounded_time);
 	suite_add_tcase(s, tc);

@@ -455,9 +455,15 @@ int action_apply_hooked(struct sys *s, struct plan *p, const struct action_req *
 		p->result = PLAN_NOTHING;
 		return 0;
 	}
+	/* No step without its journal entry: an action nothing records cannot
+	 * be undone, nor told apart from someone else's change. */
 	struct err je = {{0}};
-	if (journal_begin(s, p, &je) < 0)
-		plan_fmt(p->journal_error, sizeof(p->journal_error), "%s", je.msg);
+	if ((r = journal_begin(s, p, &je)) < 0) {
+		node_lock_release(lock);
+		p->result = PLAN_REFUSED;
+		plan_fmt(p->error, sizeof(p->error), "%s: nothing was changed", je.msg);
+		return err_setx(e, -r, "%s", p->error);
+	}
 	r = run_steps(s, p, h);
 	progress(h, ACTION_PHASE_VERIFY, 0);
 	struct err de = {{0}};

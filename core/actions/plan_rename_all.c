@@ -3,6 +3,7 @@
  * a rename-all's journal entry replaced, as one plan. Names that move
  * between the renamed VFs are ordered so that each target is free when its
  * step runs; a cycle (a swap) goes through a temporary name. */
+#include "core/base/escape.h"
 #include "actions.h"
 #include "planners.h"
 
@@ -68,7 +69,8 @@ static void taken_by(const struct rename_all *ra, struct sys *s, const struct no
 				snprintf(buf, size,
 					 "an altname of '%s' (drop it first: ip link property del "
 					 "dev %s altname %s)",
-					 l->name, l->name, name);
+					 l->name, escape_word_or(l->name, "<netdev>"),
+					 escape_word_or(name, "<altname>"));
 				return;
 			}
 	}

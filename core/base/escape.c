@@ -2,6 +2,7 @@
 /* Text made safe for a shell line, a terminal or JSON (escape.h). */
 #include "escape.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -239,4 +240,18 @@ char *escape_json_text(const char *json)
 	if (out)
 		json_fix(json, len, out);
 	return out;
+}
+
+bool escape_safe_word(const char *s)
+{
+	size_t n = 0;
+	for (; s && s[n]; n++)
+		if (!isalnum((unsigned char)s[n]) && !strchr("._:/-", s[n]))
+			return false;
+	return n > 0 && n <= 253;
+}
+
+const char *escape_word_or(const char *s, const char *placeholder)
+{
+	return escape_safe_word(s) ? s : placeholder;
 }

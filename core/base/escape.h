@@ -41,6 +41,16 @@ void escape_term_into(char *buf, size_t size, const char *s);
  * text in columns. */
 size_t escape_term_char(const char *s, char out[static 5], bool *ret_hex);
 
+/* The one rule for a name in a copy-paste line (a kubectl, ip or ibstat
+ * command in a remedy): it goes in as it is when it is 1 to 253 letters,
+ * digits and ._:/- (every valid Kubernetes name, hostname, PCI address,
+ * and the netdev and RDMA device names the kernel and udev give); any other
+ * text (a planted "n1$(reboot);x") is not pasted at all: the line names a
+ * placeholder ("<node>") the person fills in. */
+bool escape_safe_word(const char *s);
+/* s when escape_safe_word(s), else placeholder. */
+const char *escape_word_or(const char *s, const char *placeholder);
+
 /* Appends w as one shell word to buf (size bytes, *len used); false, with
  * buf as it was, when it does not fit. */
 bool escape_shell_word(char *buf, size_t size, size_t *len, const char *w);

@@ -93,8 +93,8 @@ static void one(struct findings *out, const struct node *n, const struct pf *pf,
 		 (size_t)(bgpu - n->gpus), bpf->fn.bdf);
 	snprintf(del, sizeof(del),
 		 "kubectl delete pod -n %s %s: it is scheduled again with the hints",
-		 check_safe_word(vf->pod->ns) ? vf->pod->ns : "<namespace>",
-		 check_safe_word(vf->pod->name) ? vf->pod->name : "<pod>");
+		 escape_word_or(vf->pod->ns, "<namespace>"),
+		 escape_word_or(vf->pod->name, "<pod>"));
 	finding_remedy_manual(
 		f, "let the kubelet align the pod's VF with its GPUs",
 		(const char *const[]){

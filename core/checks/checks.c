@@ -134,6 +134,10 @@ const struct check_def checks_table[] = {
 	 "A VF the device plugin's config selects that the kubelet does not list as allocatable "
 	 "is never given to a pod: the node offers fewer VFs than the config says.",
 	 check_dp_not_allocatable, REACH_SUBJECT},
+	{"dp-config-skipped", CHECK_INFO, "device plugin configs left out",
+	 "ibvf reads device plugin configs only from the plugins' own pods and up to its limits: "
+	 "a config in another pod is not the plugin's, and one left out is not judged.",
+	 check_dp_config_skipped, REACH_BELOW},
 };
 const size_t checks_table_len = sizeof(checks_table) / sizeof(checks_table[0]);
 

@@ -3,6 +3,8 @@
  * grouped by what they read: checks_guid.c, checks_port.c, ... */
 #pragma once
 
+#include "core/base/escape.h"
+
 #include "checks.h"
 #include "core/model/names.h"
 
@@ -15,6 +17,7 @@ CHECK_FN(check_dp_selector_empty);
 CHECK_FN(check_dp_link_type);
 CHECK_FN(check_dp_config_invalid);
 CHECK_FN(check_dp_not_allocatable);
+CHECK_FN(check_dp_config_skipped);
 
 /* The path of a function's file as it is on a running node:
  * "/sys/bus/pci/devices/0000:18:00.1/<rel>". */
@@ -71,9 +74,6 @@ void check_time_format(int64_t t_us, char buf[static CHECK_TIME_MAX]);
 void check_kmsg_where(char *buf, size_t size, const struct kmsg_line *l);
 /* The kernel-log record saying the function at bdf failed to probe, or NULL. */
 const struct kmsg_line *check_probe_failure(const struct node *n, const char *bdf);
-/* s may go into a command line shown as a remedy step: 1 to 253 letters,
- * digits and . _ : / - (Kubernetes names and UIDs, host names, paths). */
-bool check_safe_word(const char *s);
 /* Finds a PCI address ("0000:18:00.2") in s: copies it into bdf and returns
  * a pointer to it in s, or NULL. */
 const char *check_find_bdf(const char *s, char bdf[16]);

@@ -333,12 +333,12 @@ CHECK_FN(check_dp_config_invalid)
 		finding_evidence(f, where, "%s", why);
 		snprintf(s0, sizeof(s0),
 			 "kubectl -n %s edit configmap CONFIGMAP   # the ConfigMap behind %s: %s",
-			 c->pod_ns ? c->pod_ns : "NAMESPACE", where, why);
+			 escape_word_or(c->pod_ns, "NAMESPACE"), where, why);
 		snprintf(s1, sizeof(s1),
 			 "kubectl -n %s rollout restart daemonset DAEMONSET   # the plugin reads "
 			 "its "
 			 "config only when it starts",
-			 c->pod_ns ? c->pod_ns : "NAMESPACE");
+			 escape_word_or(c->pod_ns, "NAMESPACE"));
 		finding_remedy_manual(f, "correct the config file the plugin refuses",
 				      (const char *const[]){s0, s1, NULL});
 	}
@@ -404,8 +404,8 @@ CHECK_FN(check_dp_not_allocatable)
 			where_of(c, where, sizeof(where));
 			snprintf(cmd, sizeof(cmd),
 				 "kubectl get node %s -o jsonpath='{.status.allocatable}'",
-				 check_safe_word(n->hostname) ? n->hostname : "<node>");
-			if (check_safe_word(c->pod_ns) && check_safe_word(c->pod_name))
+				 escape_word_or(n->hostname, "<node>"));
+			if (escape_safe_word(c->pod_ns) && escape_safe_word(c->pod_name))
 				snprintf(logs, sizeof(logs),
 					 "kubectl -n %s logs %s --tail=200: the plugin logs each "
 					 "device it skips and why",
@@ -459,4 +459,63 @@ CHECK_FN(check_dp_not_allocatable)
 out:
 	free(was_taken);
 	run_fini(&x);
+}
+
+/* What devplugin_attach() left out (n->dp_skipped): configs in pods that
+ * are no plugin's (a tenant's ConfigMap is not read as the plugin's), the
+ * plugins' configs or pods beyond ibvf's limits, an allowlist file it
+ * refused. Nothing is dropped unsaid. */
+CHECK_FN(check_dp_config_skipped)
+{
+	(void)o;
+	const struct dp_skipped *k = &n->dp_skipped;
+	if (!k->untrusted && !k->over && !k->pods_over && !k->trust_error[0])
+		return;
+	char why[300];
+	struct finding *f;
+	if (k->trust_error[0])
+		f = check_add(out, check_find("dp-config-skipped"), SUBJECT_NODE, NULL,
+			      "no device plugin config was read from the pods: the allowlist %s is "
+			      "refused",
+			      DP_TRUST_FILE);
+	else {
+		char what[200] = "";
+		size_t len = 0;
+		if (k->untrusted)
+			len += (size_t)snprintf(what + len, sizeof(what) - len,
+						"%zu in pods that are no plugin's", k->untrusted);
+		if (k->over && len < sizeof(what))
+			len += (size_t)snprintf(what + len, sizeof(what) - len, "%s%zu beyond %d",
+						len ? ", " : "", k->over, DP_CONFIGS_MAX);
+		if (k->pods_over && len < sizeof(what))
+			snprintf(what + len, sizeof(what) - len,
+				 "%s%zu pod%s beyond %d not looked into", len ? ", " : "",
+				 k->pods_over, k->pods_over == 1 ? "" : "s", DP_PODS_MAX);
+		f = check_add(out, check_find("dp-config-skipped"), SUBJECT_NODE, NULL,
+			      "device plugin configs left out: %s", what);
+	}
+	if (!f)
+		return;
+	if (k->trust_error[0] || k->over || k->pods_over)
+		f->severity = CHECK_WARNING; /* the plugins' own configs may be among them */
+	if (k->trust_error[0])
+		finding_evidence(f, DP_TRUST_FILE, "%s",
+				 dp_clean(k->trust_error, why, sizeof(why)));
+	for (size_t i = 0; i < k->n_named; i++)
+		finding_evidence(f, "/var/log/pods",
+				 "%s: a ConfigMap with a device plugin config, "
+				 "not of a plugin's DaemonSet in a plugin's namespace",
+				 dp_clean(k->named[i], why, sizeof(why)));
+	if (k->over)
+		finding_evidence(f, "/var/lib/kubelet/pods", "%zu more of the plugins' configs",
+				 k->over);
+	if (k->pods_over)
+		finding_evidence(f, "/var/lib/kubelet/pods", "%zu more pod directories",
+				 k->pods_over);
+	finding_remedy_manual(
+		f, "judge the plugins' own configs, and only theirs",
+		(const char *const[]){
+			"a plugin deployed under another namespace or DaemonSet name: list them "
+			"in " DP_TRUST_FILE " ([device-plugin] namespaces = ..., daemonsets = ...)",
+			"or give the plugin's config itself: ibvf check --dp-config FILE", NULL});
 }

@@ -336,23 +336,26 @@ void dp_remedy(struct finding *f, const struct node *n, const struct dp_config *
 	devplugin_resource_label(r, label, sizeof(label));
 	dp_quoted(label, ql, sizeof(ql));
 	dp_clean(c->path, where, sizeof(where));
-	dp_clean(n->hostname ? n->hostname : "NODE", host, sizeof(host));
+	snprintf(host, sizeof(host), "%s", escape_word_or(n->hostname, "NODE"));
 	json_object *sel = corrected(n, r, &count);
 	const char *sj = sel ? json_object_to_json_string_ext(
 				       sel, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 			     : "?";
-	const char *ns = c->pod_ns ? c->pod_ns : "NAMESPACE";
-	if (c->pod_ns && c->pod_name)
+	/* Every name from the node through the one rule (escape.h). */
+	const char *ns = escape_word_or(c->pod_ns, "NAMESPACE");
+	const char *pod = escape_word_or(c->pod_name, NULL);
+	const char *vol = escape_word_or(c->volume, "VOLUME");
+	if (escape_safe_word(c->pod_ns) && pod)
 		snprintf(s[k], sizeof(s[k]),
 			 "kubectl -n %s get pod %s -o jsonpath='{.spec.volumes[?(@.name==\"%s\")]"
 			 ".configMap.name}'   # the ConfigMap mounted at %s",
-			 c->pod_ns, c->pod_name, c->volume ? c->volume : "", where);
+			 ns, pod, vol, where);
 	else if (c->pod_uid)
 		snprintf(s[k], sizeof(s[k]),
 			 "kubectl get pods -A -o custom-columns=NS:.metadata.namespace,"
 			 "NAME:.metadata.name,UID:.metadata.uid | grep %s   # the plugin pod; its "
 			 "volume %s is the ConfigMap",
-			 c->pod_uid, c->volume ? c->volume : "");
+			 escape_word_or(c->pod_uid, "POD_UID"), vol);
 	else
 		snprintf(s[k], sizeof(s[k]),
 			 "find the ConfigMap %s was taken from (the plugin pod's config volume)",
@@ -363,12 +366,12 @@ void dp_remedy(struct finding *f, const struct node *n, const struct dp_config *
 		 "giving \"selectors\": %s",
 		 ns, change, ql, sj);
 	steps[k] = s[k], k++;
-	if (c->pod_name)
-		daemonset_of(c->pod_name, ds, sizeof(ds));
+	if (pod)
+		daemonset_of(pod, ds, sizeof(ds));
 	snprintf(s[k], sizeof(s[k]),
 		 "kubectl -n %s rollout restart daemonset %s   # the plugin reads its config only "
 		 "when it starts",
-		 ns, c->pod_name ? ds : "DAEMONSET");
+		 ns, pod ? ds : "DAEMONSET");
 	steps[k] = s[k], k++;
 	if (r->plugin == DP_SRIOV) {
 		snprintf(s[k], sizeof(s[k]),

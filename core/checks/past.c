@@ -53,7 +53,7 @@ static void flap_one(struct findings *out, const struct check_past *p,
 	}
 	snprintf(step[0], sizeof(step[0]),
 		 "ibstat %s %u (state, physical state and rate: run it again to see them change)",
-		 r ? r->name : "<rdma device>", port ? port->num : 1);
+		 escape_word_or(r ? r->name : NULL, "<rdma device>"), port ? port->num : 1);
 	snprintf(step[1], sizeof(step[1]),
 		 "reseat or replace the cable and transceiver of PF %s (mlxlink -d %s shows the "
 		 "link's errors)",

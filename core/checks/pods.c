@@ -43,8 +43,7 @@ static void stale_one(struct findings *out, const struct node *n, const struct p
 	snprintf(look, sizeof(look),
 		 "kubectl get pods -A -o custom-columns=UID:.metadata.uid,NODE:.spec.nodeName | "
 		 "grep %s: check no pod of that UID runs on %s",
-		 check_safe_word(uid) ? uid : "<pod UID>",
-		 check_safe_word(n->hostname) ? n->hostname : "this node");
+		 escape_word_or(uid, "<pod UID>"), escape_word_or(n->hostname, "this node"));
 	finding_remedy_manual(
 		f, "nothing holds the VF: the entry outlived its pod",
 		(const char *const[]){
@@ -99,8 +98,8 @@ CHECK_FN(check_pod_netns_gone)
 			snprintf(get, sizeof(get),
 				 "kubectl get pod -n %s %s: if it still runs, delete it so kubelet "
 				 "makes a new sandbox",
-				 check_safe_word(b->ns) ? b->ns : "<namespace>",
-				 check_safe_word(b->name) ? b->name : "<pod>");
+				 escape_word_or(b->ns, "<namespace>"),
+				 escape_word_or(b->name, "<pod>"));
 			finding_remedy_manual(
 				f, "the pod's sandbox is gone but its CNI state was not cleaned up",
 				(const char *const[]){

@@ -57,9 +57,8 @@ static void unconfirmed(struct findings *out, const struct node *n, const struct
 		finding_evidence(f, api_where(n), "List: no running container holds %s",
 				 vf->fn.bdf);
 	snprintf(get, sizeof(get), "kubectl get pod -n %s %s -o wide: is it running on %s?",
-		 check_safe_word(b->ns) ? b->ns : "<namespace>",
-		 check_safe_word(b->name) ? b->name : "<pod>",
-		 check_safe_word(n->hostname) ? n->hostname : "this node");
+		 escape_word_or(b->ns, "<namespace>"), escape_word_or(b->name, "<pod>"),
+		 escape_word_or(n->hostname, "this node"));
 	finding_remedy_manual(
 		f, "the CNI's state outlived the pod, or the pod runs without the VF",
 		(const char *const[]){get,
@@ -90,8 +89,7 @@ static void no_cni(struct findings *out, const struct node *n, const struct pf *
 	snprintf(get, sizeof(get),
 		 "kubectl get pod -n %s %s -o jsonpath='{.metadata.annotations}': its "
 		 "k8s.v1.cni.cncf.io/networks must name a NetworkAttachmentDefinition",
-		 check_safe_word(b->ns) ? b->ns : "<namespace>",
-		 check_safe_word(b->name) ? b->name : "<pod>");
+		 escape_word_or(b->ns, "<namespace>"), escape_word_or(b->name, "<pod>"));
 	finding_remedy_manual(
 		f, "the pod has the device but no network on it",
 		(const char *const[]){get,

@@ -73,7 +73,8 @@ static void remedy_link(struct finding *f, const char *bdf, const struct port *p
 static void remedy_no_sm(struct finding *f, const char *ibdev)
 {
 	char info[96];
-	snprintf(info, sizeof(info), "sminfo -C %s -P 1 (answers only when an SM runs)", ibdev);
+	snprintf(info, sizeof(info), "sminfo -C %s -P 1 (answers only when an SM runs)",
+		 escape_word_or(ibdev, "<rdma device>"));
 	finding_remedy_manual(
 		f, "run a subnet manager on the fabric",
 		(const char *const[]){info,

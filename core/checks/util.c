@@ -90,15 +90,6 @@ const struct kmsg_line *check_probe_failure(const struct node *n, const char *bd
 	return NULL;
 }
 
-bool check_safe_word(const char *s)
-{
-	size_t n = 0;
-	for (; s && s[n]; n++)
-		if (!isalnum((unsigned char)s[n]) && !strchr("._:/-", s[n]))
-			return false;
-	return n > 0 && n <= 253;
-}
-
 void check_time_format(int64_t t_us, char buf[static CHECK_TIME_MAX])
 {
 	time_t t = (time_t)(t_us / 1000000);

@@ -69,5 +69,18 @@ struct dp_config {
 	unsigned long hash; /* of the file's bytes: one ConfigMap mounted twice counts once */
 };
 
+/* What devplugin_attach() left out, so that no limit drops a config
+ * unsaid (check dp-config-skipped). */
+#define DP_SKIPPED_NAMED 4
+struct dp_skipped {
+	size_t untrusted; /* configs in pods that are no plugin's: not read */
+	size_t over;	  /* the plugins' configs beyond DP_CONFIGS_MAX */
+	size_t pods_over; /* pod directories beyond DP_PODS_MAX: not looked into */
+	/* The first untrusted pods, "<ns>/<name>" or "pod UID <uid>". */
+	char named[DP_SKIPPED_NAMED][128];
+	size_t n_named;
+	char trust_error[256]; /* the allowlist file refused (devplugin.h) */
+};
+
 void dp_config_fini(struct dp_config *c);
 void devplugin_free(struct dp_config *v, size_t n);

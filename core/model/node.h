@@ -13,6 +13,7 @@
 
 #include "core/base/err.h"
 #include "core/sys/podres.h"
+#include "core/model/devplugin_config.h"
 #include "core/model/topo.h"
 
 struct sys;
@@ -274,7 +275,8 @@ struct node {
 	size_t n_op_claims;
 	char **op_pods;
 	size_t n_op_pods;
-	struct pf *pfs; /* sorted by BDF */
+	struct dp_skipped dp_skipped; /* the configs left out, and why */
+	struct pf *pfs;		      /* sorted by BDF */
 	size_t n_pfs;
 	struct rdma *orphans; /* RDMA devices placed on no PCI function */
 	size_t n_orphans;

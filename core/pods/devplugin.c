@@ -71,23 +71,36 @@ static int resolve_in(struct sys *s, const char *dir, char *rel, size_t size)
 	}
 }
 
+/* A pod's log directory <ns>_<name>_<uid> (kubelet's name for it). */
+struct pod_log {
+	const char *entry;
+	size_t ns_len, name_len; /* the name follows ns_len + 1 bytes in */
+	const char *uid;
+};
+
 struct scan {
 	struct sys *s;
 	struct node *n;
-	char **logs; /* /var/log/pods entries, read once */
+	struct dp_trust trust;
+	struct pod_log *logs;
 	size_t n_logs;
-	bool logs_read;
+	size_t looked; /* pod directories looked into, at most DP_PODS_MAX */
 };
 
+/* configs given by the pods, or by the operator (pod_uid NULL), each at
+ * most DP_CONFIGS_MAX: the operator's files are never crowded out. */
 static int add_config(struct node *n, struct dp_config *c)
 {
-	for (size_t i = 0; i < n->n_dp_configs; i++)
+	size_t same_kind = 0;
+	for (size_t i = 0; i < n->n_dp_configs; i++) {
 		if (n->dp_configs[i].hash == c->hash && n->dp_configs[i].plugin == c->plugin &&
 		    !c->error == !n->dp_configs[i].error && c->pod_uid) {
 			dp_config_fini(c); /* one ConfigMap in two volumes */
 			return 0;
 		}
-	if (n->n_dp_configs >= DP_CONFIGS_MAX) {
+		same_kind += !n->dp_configs[i].pod_uid == !c->pod_uid;
+	}
+	if (same_kind >= DP_CONFIGS_MAX) {
 		dp_config_fini(c);
 		return -ENOSPC;
 	}
@@ -101,30 +114,72 @@ static int add_config(struct node *n, struct dp_config *c)
 	return 0;
 }
 
-/* The pod's namespace and name from its log directory <ns>_<name>_<uid>. */
-static int pod_names(struct scan *sc, struct dp_config *c)
+/* /var/log/pods into sc->logs: the entries that parse as <ns>_<name>_<uid>. */
+static int read_logs(struct scan *sc, char **names, size_t n)
 {
-	if (!sc->logs_read) {
-		sc->logs_read = true;
-		if (sys_list(sc->s, POD_LOGS, &sc->logs, &sc->n_logs) == -ENOMEM)
-			return -ENOMEM;
-	}
-	size_t ul = strlen(c->pod_uid);
-	for (size_t i = 0; i < sc->n_logs && i < DP_PODS_MAX; i++) {
-		const char *e = sc->logs[i];
-		size_t el = strlen(e);
-		const char *us = strchr(e, '_');
-		if (el <= ul + 1 || strcmp(e + el - ul, c->pod_uid) || e[el - ul - 1] != '_' ||
-		    !us || us >= e + el - ul - 1 || !entry_ok(e))
+	if (!n)
+		return 0;
+	if (!(sc->logs = calloc(n, sizeof(*sc->logs))))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const char *e = names[i], *us = strchr(e, '_'), *last = strrchr(e, '_');
+		if (!entry_ok(e) || !us || last == us || us == e || last == us + 1 || !last[1])
 			continue;
-		c->pod_ns = strndup(e, (size_t)(us - e));
-		c->pod_name = strndup(us + 1, (size_t)(e + el - ul - 1 - us - 1));
-		return c->pod_ns && c->pod_name ? 0 : -ENOMEM;
+		sc->logs[sc->n_logs++] = (struct pod_log){.entry = e,
+							  .ns_len = (size_t)(us - e),
+							  .name_len = (size_t)(last - us - 1),
+							  .uid = last + 1};
 	}
 	return 0;
 }
 
-static int read_volume(struct scan *sc, const char *uid, const char *vdir, const char *volume)
+static const struct pod_log *log_of(const struct scan *sc, const char *uid)
+{
+	for (size_t i = 0; i < sc->n_logs; i++)
+		if (!strcmp(sc->logs[i].uid, uid))
+			return &sc->logs[i];
+	return NULL;
+}
+
+static int pod_names(const struct pod_log *l, struct dp_config *c)
+{
+	if (!l)
+		return 0;
+	c->pod_ns = strndup(l->entry, l->ns_len);
+	c->pod_name = strndup(l->entry + l->ns_len + 1, l->name_len);
+	return c->pod_ns && c->pod_name ? 0 : -ENOMEM;
+}
+
+static bool log_trusted(const struct scan *sc, const struct pod_log *l)
+{
+	char ns[DP_TRUST_NAME], name[256];
+	if (!l || l->ns_len >= sizeof(ns) || l->name_len >= sizeof(name))
+		return false;
+	snprintf(ns, sizeof(ns), "%.*s", (int)l->ns_len, l->entry);
+	snprintf(name, sizeof(name), "%.*s", (int)l->name_len, l->entry + l->ns_len + 1);
+	return devplugin_trusted(&sc->trust, ns, name);
+}
+
+/* A config in a pod that is no plugin's: counted, its pod named. */
+static void skip_untrusted(struct scan *sc, const struct pod_log *l, const char *uid)
+{
+	struct dp_skipped *k = &sc->n->dp_skipped;
+	char who[sizeof(k->named[0])];
+	if (l)
+		snprintf(who, sizeof(who), "%.*s/%.*s", (int)(l->ns_len > 63 ? 63 : l->ns_len),
+			 l->entry, (int)(l->name_len > 63 ? 63 : l->name_len),
+			 l->entry + l->ns_len + 1);
+	else
+		snprintf(who, sizeof(who), "pod UID %.100s", uid);
+	k->untrusted++;
+	if (k->n_named && !strcmp(k->named[k->n_named - 1], who))
+		return; /* named already (its other volume) */
+	if (k->n_named < DP_SKIPPED_NAMED)
+		snprintf(k->named[k->n_named++], sizeof(k->named[0]), "%s", who);
+}
+
+static int read_volume(struct scan *sc, const char *uid, const struct pod_log *l, bool trusted,
+		       const char *vdir, const char *volume)
 {
 	char rel[PATH_MAX] = CONFIG_NAME, path[PATH_MAX], shown[PATH_MAX];
 	if (resolve_in(sc->s, vdir, rel, sizeof(rel)) < 0)
@@ -142,21 +197,33 @@ static int read_volume(struct scan *sc, const char *uid, const char *vdir, const
 	free(buf);
 	if (r < 0)
 		return r == -ENOMEM ? r : 0;
+	if (!trusted) {
+		dp_config_fini(&c);
+		skip_untrusted(sc, l, uid);
+		return 0;
+	}
 	c.pod_uid = strdup(uid);
 	c.volume = strdup(volume);
-	if (!c.pod_uid || !c.volume || pod_names(sc, &c) < 0) {
+	if (!c.pod_uid || !c.volume || pod_names(l, &c) < 0) {
 		dp_config_fini(&c);
 		return -ENOMEM;
 	}
 	r = add_config(sc->n, &c);
+	if (r == -ENOSPC)
+		sc->n->dp_skipped.over++;
 	return r == -ENOSPC ? 0 : r;
 }
 
-static int scan_pod(struct scan *sc, const char *uid)
+static int scan_pod(struct scan *sc, const char *uid, bool trusted)
 {
 	char dir[PATH_MAX], vdir[PATH_MAX];
 	char **vols;
 	size_t n_vols;
+	if (sc->looked >= DP_PODS_MAX) {
+		sc->n->dp_skipped.pods_over++;
+		return 0;
+	}
+	sc->looked++;
 	if (snprintf(dir, sizeof(dir), "%s/%s/%s", KUBELET_PODS, uid, CONFIGMAPS) >=
 	    (int)sizeof(dir))
 		return 0;
@@ -164,11 +231,12 @@ static int scan_pod(struct scan *sc, const char *uid)
 	if (r < 0)
 		return r == -ENOMEM ? r : 0;
 	r = 0;
+	const struct pod_log *l = log_of(sc, uid);
 	for (size_t i = 0; i < n_vols && i < DP_VOLUMES_MAX && r == 0; i++) {
 		if (!entry_ok(vols[i]) ||
 		    snprintf(vdir, sizeof(vdir), "%s/%s", dir, vols[i]) >= (int)sizeof(vdir))
 			continue;
-		r = read_volume(sc, uid, vdir, vols[i]);
+		r = read_volume(sc, uid, l, trusted, vdir, vols[i]);
 	}
 	sys_list_free(vols, n_vols);
 	return r;
@@ -177,17 +245,38 @@ static int scan_pod(struct scan *sc, const char *uid)
 int devplugin_attach(struct sys *s, struct node *n)
 {
 	struct scan sc = {.s = s, .n = n};
-	char **pods;
-	size_t n_pods;
-	int r = sys_list(s, KUBELET_PODS, &pods, &n_pods);
+	char **pods = NULL, **logs = NULL;
+	size_t n_pods = 0, n_logs = 0;
+	int r = devplugin_trust_load(s, &sc.trust);
+	if (r < 0)
+		return r;
+	n->dp_skipped = (struct dp_skipped){0};
+	snprintf(n->dp_skipped.trust_error, sizeof(n->dp_skipped.trust_error), "%s",
+		 sc.trust.error);
+	r = sys_list(s, KUBELET_PODS, &pods, &n_pods);
 	if (r < 0)
 		return r == -ENOMEM ? r : 0;
-	r = 0;
-	for (size_t i = 0; i < n_pods && i < DP_PODS_MAX && r == 0; i++)
-		if (entry_ok(pods[i]))
-			r = scan_pod(&sc, pods[i]);
+	bool *done = calloc(n_pods ? n_pods : 1, sizeof(*done));
+	if (!done || sys_list(s, POD_LOGS, &logs, &n_logs) == -ENOMEM ||
+	    read_logs(&sc, logs, n_logs) < 0) {
+		r = -ENOMEM;
+		goto out;
+	}
+	/* The plugins' pods first: no other pod, however its UID sorts,
+	 * takes their place under DP_PODS_MAX or DP_CONFIGS_MAX. */
+	for (size_t i = 0; i < n_pods && r == 0; i++)
+		if (entry_ok(pods[i]) && log_trusted(&sc, log_of(&sc, pods[i]))) {
+			done[i] = true;
+			r = scan_pod(&sc, pods[i], true);
+		}
+	for (size_t i = 0; i < n_pods && r == 0; i++)
+		if (!done[i] && entry_ok(pods[i]))
+			r = scan_pod(&sc, pods[i], false);
+out:
+	free(done);
+	free(sc.logs);
+	sys_list_free(logs, n_logs);
 	sys_list_free(pods, n_pods);
-	sys_list_free(sc.logs, sc.n_logs);
 	return r;
 }
 
@@ -303,6 +392,7 @@ static int copy_config(struct dp_config *d, const struct dp_config *s)
 
 int devplugin_copy(struct node *dst, const struct node *src)
 {
+	dst->dp_skipped = src->dp_skipped;
 	if (!src->n_dp_configs)
 		return 0;
 	struct dp_config *v = calloc(src->n_dp_configs, sizeof(*v));

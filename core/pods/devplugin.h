@@ -35,9 +35,40 @@ struct sys;
 #define DP_VALUE_LEN	 255	       /* longest selector value */
 #define DP_LINK_HOPS	 8	       /* symlinks followed to reach a config */
 
-/* Reads every device-plugin config in the kubelet's pod volumes into
- * n->dp_configs (after those already there). Missing directories are not
- * errors; a file that is no plugin's config is ignored. Returns 0 or -ENOMEM. */
+/* Whose pods are the plugins': a pod in one of the namespaces, of one of
+ * the DaemonSets ("<daemonset>-<suffix>"), named by its log directory
+ * /var/log/pods/<ns>_<name>_<uid>. The defaults are the plugins' own
+ * deployments and the operators'; the node's DP_TRUST_FILE replaces either
+ * list:
+ *   [device-plugin]
+ *   namespaces = kube-system sriov-network-operator
+ *   daemonsets = sriov-device-plugin rdma-shared-dp-ds */
+#define DP_TRUST_FILE "/etc/ibvf/ibvf.conf"
+#define DP_TRUST_MAX  32 /* names per list */
+#define DP_TRUST_NAME 64 /* a DNS label and its NUL */
+
+struct dp_trust {
+	char ns[DP_TRUST_MAX][DP_TRUST_NAME];
+	size_t n_ns;
+	char ds[DP_TRUST_MAX][DP_TRUST_NAME];
+	size_t n_ds;
+	/* Why the file was refused ("/etc/ibvf/ibvf.conf line 3: ..."): then
+	 * no pod is trusted. "" when it was not. */
+	char error[256];
+};
+
+void devplugin_trust_default(struct dp_trust *t);
+/* The defaults, with what DP_TRUST_FILE under s's root gives (none is
+ * fine). A file that cannot be read or parsed sets ret->error. 0 or -ENOMEM. */
+int devplugin_trust_load(struct sys *s, struct dp_trust *ret);
+bool devplugin_trusted(const struct dp_trust *t, const char *ns, const char *pod);
+
+/* Reads the device-plugin configs of the plugins' pods (devplugin_trusted,
+ * their configs first, so no other pod crowds them out) into n->dp_configs
+ * (after those already there); counts in n->dp_skipped the configs in other
+ * pods, which are not read, those beyond DP_CONFIGS_MAX and the pod
+ * directories beyond DP_PODS_MAX. Missing directories are not errors; a
+ * file that is no plugin's config is ignored. Returns 0 or -ENOMEM. */
 int devplugin_attach(struct sys *s, struct node *n);
 
 /* Reads one file given by the operator (`ibvf check --dp-config FILE`, which
@@ -45,7 +76,7 @@ int devplugin_attach(struct sys *s, struct node *n);
  * The file is added to n->dp_configs even when it is not a valid config
  * (then its error says why). Returns 0, or -errno when the file cannot be
  * read (-ENOENT, -EFBIG beyond DP_FILE_MAX, ...), -ENOSPC beyond
- * DP_CONFIGS_MAX, -ENOMEM. */
+ * DP_CONFIGS_MAX files given so (the pods' configs do not count), -ENOMEM. */
 int devplugin_read_file(struct sys *s, const char *path, struct node *n);
 
 /* Parses a config's text. Returns 0 with ret filled (its error set when the
