@@ -417,8 +417,8 @@ START_TEST(a_flood_of_hostile_clients_leaves_the_server_serving)
 	ck_assert_msg(strstr(err, "refused: 64 QPs of 8388608-byte messages ask for 512 MiB"), "%s",
 		      err);
 	ck_assert_msg(
-		strstr(err, "refused: this server speaks bench protocol 3, the client 2") ||
-			strstr(err, "refused: protocol version 2, this ibvf speaks version 3"),
+		strstr(err, "refused: this server speaks bench protocol 4, the client 2") ||
+			strstr(err, "refused: protocol version 2, this ibvf speaks version 4"),
 		"%s", err);
 	ck_assert_msg(strstr(err, "refused: message body of 4294967295 bytes over the limit"), "%s",
 		      err);
