@@ -95,7 +95,7 @@ static void merge_peer(struct bench_size_result *r, const struct exchange_sync *
 		r->ns = s->ns;
 }
 
-static int run_size(struct bench_ctx *c, unsigned int step, uint64_t size)
+int bench_run_size(struct bench_ctx *c, unsigned int step, uint64_t size)
 {
 	const bool server = c->cfg->server, lat = bench_is_latency(c->params.test);
 	const bool bidir = c->params.flags & EXCHANGE_F_BIDIR;
@@ -268,7 +268,7 @@ int bench_run(const struct bench_config *cfg, bench_progress_fn progress, void *
 	res->cq_mod = (unsigned int)cq_mod;
 	for (unsigned int k = 0; k < res->n_sizes; k++) {
 		uint64_t size = res->n_sizes > 1 ? 2ull << k : c.params.size;
-		if ((r = run_size(&c, k, size)) < 0)
+		if ((r = bench_run_size(&c, k, size)) < 0)
 			goto out;
 	}
 	struct exchange_msg bye = {.type = EXCHANGE_BYE};

@@ -106,11 +106,9 @@ static int check_remote(struct bench_ctx *c)
 	return 0;
 }
 
-/* The session after the ACCEPT: its deadline on this side's clock, and
- * with a key the session key of both nonces. */
-static int session_begin(struct bench_ctx *c, const struct exchange_params *p,
-			 const uint8_t client_nonce[EXCHANGE_NONCE_LEN],
-			 const uint8_t server_nonce[EXCHANGE_NONCE_LEN], bool client)
+int bench_session_begin(struct bench_ctx *c, const struct exchange_params *p,
+			const uint8_t client_nonce[EXCHANGE_NONCE_LEN],
+			const uint8_t server_nonce[EXCHANGE_NONCE_LEN], bool client)
 {
 	const struct exchange_key *k = c->cfg->key;
 	exchange_session_start(&c->sess, exchange_session_budget_ms(p, c->timeout_ms));
@@ -174,7 +172,7 @@ int bench_client_handshake(struct bench_ctx *c)
 		return err_setx(c->e, EACCES,
 				"key mismatch: the server's accept does not carry this key's HMAC");
 	/* From here on: a deadline, and with a key a MAC on every message. */
-	if ((r = session_begin(c, &m.params, nonce, c->peer_nonce, true)) < 0)
+	if ((r = bench_session_begin(c, &m.params, nonce, c->peer_nonce, true)) < 0)
 		return r;
 	struct exchange_params want = c->params, got = m.params;
 	want.rd_atomic = got.rd_atomic;
@@ -287,7 +285,7 @@ int bench_server_handshake(struct bench_ctx *c, const struct gate_client *client
 	if (cfg->key && cfg->key->set && (r = exchange_seal(cfg->key, &a, m.tag.nonce, c->e)) < 0)
 		return r;
 	if ((r = bench_send(c, &a)) < 0 ||
-	    (r = session_begin(c, &a.params, m.tag.nonce, client->server_nonce, false)) < 0)
+	    (r = bench_session_begin(c, &a.params, m.tag.nonce, client->server_nonce, false)) < 0)
 		return r;
 	return cfg->cm ? cm_accept(c) : dev_connect(c);
 }

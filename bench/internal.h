@@ -168,6 +168,9 @@ size_t loop_records_cap(uint64_t iters, unsigned int qps, unsigned int cq_mod);
 int bench_send(struct bench_ctx *c, const struct exchange_msg *m);
 int bench_recv(struct bench_ctx *c, struct exchange_msg *m, int timeout_ms, uint16_t want,
 	       const char *waiting_for);
+/* One message size: the START barrier, the loop (the active side), the
+ * DONE exchange and the peer's figures into c->res->sizes[step]. */
+int bench_run_size(struct bench_ctx *c, unsigned int step, uint64_t size);
 
 /* handshake.c: the door, the parameters, the QPs' connection. */
 struct gate_client;
@@ -175,5 +178,10 @@ int bench_client_handshake(struct bench_ctx *c);
 /* The server's client: cfg->gated, else the first through lfd's door. */
 int bench_server_door(struct bench_ctx *c, int lfd, struct gate_client *ret);
 int bench_server_handshake(struct bench_ctx *c, const struct gate_client *client);
+/* The session after the ACCEPT (both sides): its deadline on this side's
+ * clock, and with a key the session key of both nonces. */
+int bench_session_begin(struct bench_ctx *c, const struct exchange_params *p,
+			const uint8_t client_nonce[EXCHANGE_NONCE_LEN],
+			const uint8_t server_nonce[EXCHANGE_NONCE_LEN], bool client);
 void bench_send_link_layer_abort(struct bench_ctx *c);
 int bench_link_layer_refusal(struct bench_ctx *c, const char *peer);
