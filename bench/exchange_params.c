@@ -81,9 +81,9 @@ int exchange_params_validate(const struct exchange_params *p, struct err *e)
 	if (p->iters && floor_s > EXCHANGE_MAX_SECONDS)
 		return err_setx(
 			e, EPROTO,
-			"%u QPs x %s%llu-byte messages x %llu iterations take %llu s at the "
-			"floor of %u Gb/s, over the limit %u s",
-			p->qps, (p->flags & EXCHANGE_F_ALL_SIZES) ? "2..." : "",
+			"%u QPs x %s%llu B x %llu iterations take %llu s at %u Gb/s, over the "
+			"%u s limit",
+			p->qps, (p->flags & EXCHANGE_F_ALL_SIZES) ? "2.." : "",
 			(unsigned long long)largest, (unsigned long long)p->iters,
 			(unsigned long long)floor_s, EXCHANGE_FLOOR_MBPS / 1000,
 			EXCHANGE_MAX_SECONDS);

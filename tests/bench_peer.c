@@ -3,10 +3,12 @@
  * prints the server's answer), and a flood of hostile ones. No device is
  * needed: the server's gate answers before it opens one.
  *
- *   bench_peer good HOST PORT [KEYFILE] [--eth] [--hang S]
+ *   bench_peer good HOST PORT [KEYFILE] [--eth] [--big] [--hang S]
  *                                            OPEN, CHALLENGE, HELLO; prints
  *                                            "answer: ..." and "ms: N"; --eth:
- *                                            a RoCE hello; --hang: after an
+ *                                            a RoCE hello; --big: 32 QPs x
+ *                                            8 MiB x 1e8 iterations, both
+ *                                            ways; --hang: after an
  *                                            ACCEPT, S seconds of silence
  *   bench_peer mute PORT SECONDS             a server that accepts and says
  *                                            nothing
@@ -88,7 +90,7 @@ static int dial(void)
 	return fd;
 }
 
-static bool eth;
+static bool eth, big;
 static double hang_s;
 
 static struct exchange_msg hello(void)
@@ -111,6 +113,14 @@ static struct exchange_msg hello(void)
 	m.dest.port = (struct exchange_port){
 		.rate_mbps = 400000, .width = 4, .mtu = 4096, .numa_node = -1, .buf_node = -1};
 	m.dest.qps[0] = (struct exchange_qp){.qpn = 0x100, .psn = 0x1234};
+	if (big) { /* 32 QPs x 8 MiB x 1e8, both ways: ~12 days at 200 Gb/s */
+		m.params.qps = m.dest.n_qps = 32;
+		m.params.size = 8u << 20;
+		m.params.iters = 1; /* 1e8 in the bytes sent: good() */
+		m.params.flags |= EXCHANGE_F_BIDIR;
+		for (unsigned int i = 0; i < 32; i++)
+			m.dest.qps[i] = (struct exchange_qp){.qpn = 0x100 + i, .psn = 0x1234};
+	}
 	if (eth) { /* RoCE v2, 10.11.0.2 (rxe1 in the guest's bench scenarios) */
 		m.dest.link_layer = EXCHANGE_LL_ETH;
 		m.dest.lid = 0;
@@ -155,7 +165,17 @@ static int good(const char *keyfile)
 		memset(m.tag.nonce, 0x5a, sizeof(m.tag.nonce));
 		exchange_seal(&key, &m, ch.challenge.nonce, &e);
 	}
-	int r = exchange_send(fd, &m, 5000, &e);
+	int r;
+	if (big) { /* the encoder refuses it: iterations (params + 24) by hand */
+		uint8_t buf[EXCHANGE_MAX_MSG];
+		int n = exchange_encode(&m, buf, sizeof(buf), &e);
+		for (int i = 0; i < 8 && n > 0; i++)
+			buf[EXCHANGE_HEADER_LEN + 24 + i] =
+				(uint8_t)(100000000ull >> (8 * (7 - i)));
+		r = n < 0 ? n : exchange_send_frame(fd, buf, (size_t)n, 5000, &e);
+	} else {
+		r = exchange_send(fd, &m, 5000, &e);
+	}
 	if (r == 0)
 		r = exchange_recv(fd, &a, 20000, NULL, &e);
 	if (r < 0)
@@ -616,6 +636,8 @@ int main(int argc, char **argv)
 		for (int i = 4; i < argc; i++) {
 			if (!strcmp(argv[i], "--eth"))
 				eth = true;
+			else if (!strcmp(argv[i], "--big"))
+				big = true;
 			else if (!strcmp(argv[i], "--hang") && i + 1 < argc)
 				hang_s = atof(argv[++i]);
 			else

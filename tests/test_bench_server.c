@@ -415,14 +415,40 @@ START_TEST(a_flood_of_hostile_clients_leaves_the_server_serving)
 	ck_assert_int_lt(good_s, 1.0 * scale()); /* not behind a silent one's 1 s deadline */
 	server_stop(&s);
 	char *err = slurp(s.err_path);
-	ck_assert_msg(strstr(err, "refused: 64 QPs of 8388608-byte messages ask for 512 MiB"), "%s",
-		      err);
+	ck_assert_msg(strstr(err, "refused: 64 QPs of 8388608-byte messages ask for 512 MiB"),
+		      "no 64 QPs line: %.1500s", err);
 	ck_assert_msg(
 		strstr(err, "refused: this server speaks bench protocol 4, the client 2") ||
 			strstr(err, "refused: protocol version 2, this ibvf speaks version 4"),
-		"%s", err);
-	ck_assert_msg(strstr(err, "refused: message body of 4294967295 bytes over the limit"), "%s",
-		      err);
+		"no version line: %.1500s", err);
+	ck_assert_msg(strstr(err, "refused: message body of 4294967295 bytes over the limit"),
+		      "no 4 GiB line: %.1500s", err);
+	free(err);
+	tu_rmtree(s.dir);
+}
+END_TEST
+
+/* 32 QPs x 8 MiB x 1e8 iterations both ways (~12 days at 200 Gb/s) is
+ * refused at the gate with one line naming the figure: the client is told,
+ * the server logs it and serves the next. */
+START_TEST(an_iteration_run_past_the_time_limit_is_refused_at_the_gate)
+{
+	struct server s = {.dir = tu_mkfixture(NULL)};
+	ck_assert(server_start(&s, NULL));
+	char *out;
+	const char *big[] = {"good", "127.0.0.1", s.port, "--big", NULL};
+	const char *good[] = {"good", "127.0.0.1", s.port, NULL};
+	const char *line = "32 QPs x 8388608 B x 100000000 iterations take 214748365 s at 1 "
+			   "Gb/s, over the 3600 s limit";
+	ck_assert_int_eq(peer(&out, big), 0);
+	ck_assert_msg(strstr(out, "answer: abort 2: ") && strstr(out, line), "%.1500s", out);
+	free(out);
+	ck_assert_int_eq(peer(&out, good), 0);
+	ck_assert_msg(strstr(out, THROUGH), "%.1500s", out);
+	free(out);
+	server_stop(&s);
+	char *err = slurp(s.err_path);
+	ck_assert_msg(strstr(err, "refused: ") && strstr(err, line), "%.1500s", err);
 	free(err);
 	tu_rmtree(s.dir);
 }
@@ -589,6 +615,7 @@ static Suite *server_suite(void)
 	tcase_add_test(tc, a_device_that_cannot_open_backs_off_and_stops);
 	tcase_add_test(tc, a_flood_of_hostile_clients_leaves_the_server_serving);
 	tcase_add_test(tc, a_server_per_pf_gives_up_a_device_that_cannot_open);
+	tcase_add_test(tc, an_iteration_run_past_the_time_limit_is_refused_at_the_gate);
 	tcase_add_test(tc, an_alive_flood_does_not_hold_a_client);
 	tcase_add_test(tc, alive_before_start_drops_the_client_and_the_next_is_served);
 	tcase_add_test(tc, the_server_ends_a_session_at_its_deadline_whatever_the_client_sends);
