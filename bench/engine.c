@@ -36,18 +36,16 @@ uint64_t bench_default_iters(enum bench_test t)
 
 int bench_send(struct bench_ctx *c, const struct exchange_msg *m)
 {
-	return exchange_send(c->fd, m, c->timeout_ms, c->e);
+	return exchange_session_send(&c->sess, c->fd, m, c->timeout_ms, c->e);
 }
 
 /* Receives one message, turning ABORT into an error naming the peer's reason. */
 int bench_recv(struct bench_ctx *c, struct exchange_msg *m, int timeout_ms, uint16_t want,
 	       const char *waiting_for)
 {
-	int r;
-	/* ALIVE syncs only say the peer's loop runs: each restarts the wait. */
-	do
-		r = exchange_recv(c->fd, m, timeout_ms, c->cfg->cancel, c->e);
-	while (r == 0 && m->type == EXCHANGE_SYNC && m->sync.phase == EXCHANGE_PHASE_ALIVE);
+	/* An ALIVE restarts the wait during a run and is refused outside one;
+	 * no wait passes the session's deadline (exchange_session.h). */
+	int r = exchange_session_recv(&c->sess, c->fd, m, timeout_ms, c->cfg->cancel, c->e);
 	if (r == -ECONNRESET)
 		return err_setx(c->e, ECONNRESET, "the peer closed the connection while %s",
 				waiting_for);
@@ -97,7 +95,7 @@ static void merge_peer(struct bench_size_result *r, const struct exchange_sync *
 		r->ns = s->ns;
 }
 
-static int run_size(struct bench_ctx *c, unsigned int step, uint64_t size)
+int bench_run_size(struct bench_ctx *c, unsigned int step, uint64_t size)
 {
 	const bool server = c->cfg->server, lat = bench_is_latency(c->params.test);
 	const bool bidir = c->params.flags & EXCHANGE_F_BIDIR;
@@ -186,7 +184,7 @@ static void abort_peer(struct bench_ctx *c, int code)
 		if (*p >= 0x20 && *p <= 0x7e)
 			m.abort.text[j++] = *p;
 	struct err ignored;
-	exchange_send(c->fd, &m, 500, &ignored);
+	exchange_session_send(&c->sess, c->fd, &m, 500, &ignored);
 }
 
 static void fill_result_header(struct bench_ctx *c)
@@ -270,7 +268,7 @@ int bench_run(const struct bench_config *cfg, bench_progress_fn progress, void *
 	res->cq_mod = (unsigned int)cq_mod;
 	for (unsigned int k = 0; k < res->n_sizes; k++) {
 		uint64_t size = res->n_sizes > 1 ? 2ull << k : c.params.size;
-		if ((r = run_size(&c, k, size)) < 0)
+		if ((r = bench_run_size(&c, k, size)) < 0)
 			goto out;
 	}
 	struct exchange_msg bye = {.type = EXCHANGE_BYE};
@@ -284,6 +282,7 @@ out:
 		abort_peer(&c, r == -ECANCELED ? EXCHANGE_ABORT_CANCELLED : EXCHANGE_ABORT_ERROR);
 	dev_close(&c);
 	place_end(&res->placement, &c.saved_affinity);
+	exchange_session_clear(&c.sess);
 	if (c.fd >= 0)
 		close(c.fd);
 	else if (cfg->gated && cfg->gated->fd >= 0)

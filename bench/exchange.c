@@ -18,7 +18,10 @@
  *   MISMATCH       u16 param, u16 zero, u64 server value, u64 client value
  *   SYNC           u32 step, u32 phase, u64 bytes, u64 ns, u64 msgs, u64 peak_kbps
  *   ABORT          u32 code, char text[96] (NUL-terminated, printable)
- *   BYE            empty */
+ *   BYE            empty
+ * After a keyed ACCEPT each body is followed by u64 sequence number and
+ * u8 mac[16], counted in the header's length (exchange_session.h); this
+ * file sees the message without them. */
 #include "exchange.h"
 
 #include <errno.h>

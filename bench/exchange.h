@@ -18,15 +18,24 @@
 
 #define EXCHANGE_MAGIC 0x49425646u /* "IBVF" */
 /* Version 3: OPEN and CHALLENGE before the hello, a nonce and an HMAC on
- * HELLO and ACCEPT (exchange_auth.h), ALIVE syncs during a run. */
-#define EXCHANGE_VERSION     3
+ * HELLO and ACCEPT (exchange_auth.h), ALIVE syncs during a run.
+ * Version 4: after a keyed ACCEPT every message carries a sequence number
+ * and a MAC under a session key (exchange_session.h); ALIVE only during a
+ * run; iteration runs bounded by EXCHANGE_MAX_SECONDS at the floor rate. */
+#define EXCHANGE_VERSION     4
 #define EXCHANGE_HEADER_LEN  12
 #define EXCHANGE_MAX_QPS     64
 #define EXCHANGE_MAX_SIZE    (8u << 20) /* 8 MiB, the top of a sweep */
 #define EXCHANGE_MAX_ITERS   100000000ull
 #define EXCHANGE_MAX_SECONDS 3600u
 #define EXCHANGE_MAX_DEPTH   8192u
-#define EXCHANGE_MAX_BUF     (1ull << 30)
+/* The floor a run is held to: its data at 1 Gb/s, and at least 1 us per
+ * message (1 M messages/s over all QPs). An iteration run that would take longer
+ * than EXCHANGE_MAX_SECONDS at the floor is refused; every session's
+ * deadline is its run at the floor (exchange_params_floor_s()). */
+#define EXCHANGE_FLOOR_MBPS   1000u
+#define EXCHANGE_FLOOR_MSG_NS 1000u
+#define EXCHANGE_MAX_BUF      (1ull << 30)
 /* The largest message times the QPs: the registered buffer a peer can ask
  * for (32 QPs of 8 MiB; a 400G port is full with far less). */
 #define EXCHANGE_MAX_MR_BYTES (256ull << 20)
@@ -35,9 +44,12 @@
 #define EXCHANGE_MAX_NS	   (4ull * EXCHANGE_MAX_SECONDS * 1000000000ull)
 #define EXCHANGE_NONCE_LEN 32
 #define EXCHANGE_MAC_LEN   32
-#define EXCHANGE_MAX_BODY  (32 + 44 + 40 + 8 * EXCHANGE_MAX_QPS + 64)
-#define EXCHANGE_MAX_MSG   (EXCHANGE_HEADER_LEN + EXCHANGE_MAX_BODY)
-#define EXCHANGE_TEXT_LEN  96
+/* A keyed session's trailer on every message after the ACCEPT: u64
+ * sequence number, HMAC-SHA256 truncated to 16 bytes (exchange_session.h). */
+#define EXCHANGE_SEAL_LEN (8 + 16)
+#define EXCHANGE_MAX_BODY (32 + 44 + 40 + 8 * EXCHANGE_MAX_QPS + 64 + EXCHANGE_SEAL_LEN)
+#define EXCHANGE_MAX_MSG  (EXCHANGE_HEADER_LEN + EXCHANGE_MAX_BODY)
+#define EXCHANGE_TEXT_LEN 96
 
 enum exchange_type {
 	EXCHANGE_HELLO = 1,    /* client -> server: params + dest */
@@ -204,6 +216,10 @@ int exchange_decode_header(const uint8_t *buf, size_t len, uint16_t *ret_type, s
 int exchange_decode(const uint8_t *buf, size_t len, struct exchange_msg *ret, struct err *e);
 
 int exchange_params_validate(const struct exchange_params *p, struct err *e);
+/* Seconds the run takes at the floor (rounded up): an iteration run's
+ * messages over every size at EXCHANGE_FLOOR_MBPS and EXCHANGE_FLOOR_MSG_NS,
+ * a duration run's duration times its sizes. */
+uint64_t exchange_params_floor_s(const struct exchange_params *p);
 /* The figures' bounds whatever the link (the decoder checks every SYNC). */
 int exchange_sync_validate(const struct exchange_sync *s, struct err *e);
 /* A peer's figures for one size of messages of `size` bytes: bounded in
@@ -236,6 +252,12 @@ int exchange_connect_from(const char *host, uint16_t port, const char *src, int 
 int exchange_send(int fd, const struct exchange_msg *m, int timeout_ms, struct err *e);
 int exchange_recv(int fd, struct exchange_msg *ret, int timeout_ms, atomic_bool *cancel,
 		  struct err *e);
+/* Sends / reads one message's bytes as they are (header and body, checked by
+ * exchange_decode_header()): a keyed session's frames (exchange_session.h).
+ * exchange_recv_frame() returns the frame's length. */
+int exchange_send_frame(int fd, const uint8_t *buf, size_t len, int timeout_ms, struct err *e);
+int exchange_recv_frame(int fd, uint8_t *buf, size_t size, int timeout_ms, atomic_bool *cancel,
+			struct err *e);
 /* Non-blocking check for a message from the peer during a run: 1 when one
  * was read into ret, 0 when none is pending, negative on error or EOF. */
 int exchange_poll(int fd, struct exchange_msg *ret, struct err *e);

@@ -245,20 +245,27 @@ static int read_all(int fd, uint8_t *buf, size_t len, int64_t deadline, atomic_b
 	return 0;
 }
 
+int exchange_send_frame(int fd, const uint8_t *buf, size_t len, int timeout_ms, struct err *e)
+{
+	return write_all(fd, buf, len, now_ms() + timeout_ms, e);
+}
+
 int exchange_send(int fd, const struct exchange_msg *m, int timeout_ms, struct err *e)
 {
 	uint8_t buf[EXCHANGE_MAX_MSG];
 	int n = exchange_encode(m, buf, sizeof(buf), e);
 	if (n < 0)
 		return n;
-	return write_all(fd, buf, (size_t)n, now_ms() + timeout_ms, e);
+	return exchange_send_frame(fd, buf, (size_t)n, timeout_ms, e);
 }
 
-int exchange_recv(int fd, struct exchange_msg *ret, int timeout_ms, atomic_bool *cancel,
-		  struct err *e)
+int exchange_recv_frame(int fd, uint8_t *buf, size_t size, int timeout_ms, atomic_bool *cancel,
+			struct err *e)
 {
-	uint8_t buf[EXCHANGE_MAX_MSG];
 	int64_t deadline = timeout_ms < 0 ? INT64_MAX : now_ms() + timeout_ms;
+	if (size < EXCHANGE_MAX_MSG)
+		return err_setx(e, ENOSPC, "a frame buffer of %zu bytes, want %d", size,
+				EXCHANGE_MAX_MSG);
 	int r = read_all(fd, buf, EXCHANGE_HEADER_LEN, deadline, cancel, e);
 	if (r < 0)
 		return r;
@@ -269,7 +276,17 @@ int exchange_recv(int fd, struct exchange_msg *ret, int timeout_ms, atomic_bool 
 	r = read_all(fd, buf + EXCHANGE_HEADER_LEN, (size_t)blen, deadline, cancel, e);
 	if (r < 0)
 		return r;
-	return exchange_decode(buf, EXCHANGE_HEADER_LEN + (size_t)blen, ret, e);
+	return EXCHANGE_HEADER_LEN + blen;
+}
+
+int exchange_recv(int fd, struct exchange_msg *ret, int timeout_ms, atomic_bool *cancel,
+		  struct err *e)
+{
+	uint8_t buf[EXCHANGE_MAX_MSG];
+	int n = exchange_recv_frame(fd, buf, sizeof(buf), timeout_ms, cancel, e);
+	if (n < 0)
+		return n;
+	return exchange_decode(buf, (size_t)n, ret, e);
 }
 
 int exchange_poll(int fd, struct exchange_msg *ret, struct err *e)

@@ -77,6 +77,16 @@ int exchange_params_validate(const struct exchange_params *p, struct err *e)
 				p->qps, (unsigned long long)largest,
 				(unsigned long long)((largest * p->qps) >> 20),
 				EXCHANGE_MAX_MR_BYTES >> 20);
+	uint64_t floor_s = exchange_params_floor_s(p);
+	if (p->iters && floor_s > EXCHANGE_MAX_SECONDS)
+		return err_setx(
+			e, EPROTO,
+			"%u QPs x %s%llu B x %llu iterations take %llu s at %u Gb/s, over the "
+			"%u s limit",
+			p->qps, (p->flags & EXCHANGE_F_ALL_SIZES) ? "2.." : "",
+			(unsigned long long)largest, (unsigned long long)p->iters,
+			(unsigned long long)floor_s, EXCHANGE_FLOOR_MBPS / 1000,
+			EXCHANGE_MAX_SECONDS);
 	bool lat = p->test == BENCH_WRITE_LAT || p->test == BENCH_READ_LAT;
 	if (lat && (p->qps != 1 || (p->flags & EXCHANGE_F_BIDIR)))
 		return err_setx(e, EPROTO, "latency tests run on one QP, one way");
@@ -84,6 +94,26 @@ int exchange_params_validate(const struct exchange_params *p, struct err *e)
 	if (read && p->rd_atomic == 0)
 		return err_setx(e, EPROTO, "a READ test needs at least 1 outstanding read");
 	return 0;
+}
+
+uint64_t exchange_params_floor_s(const struct exchange_params *p)
+{
+	bool all = p->flags & EXCHANGE_F_ALL_SIZES;
+	uint64_t sizes = 0, per_msg_ns = 0;
+	/* A sweep's sizes: 2 B .. EXCHANGE_MAX_SIZE, powers of two. */
+	for (uint64_t size = all ? 2 : p->size; size && size <= EXCHANGE_MAX_SIZE;
+	     size = all ? size * 2 : 0) {
+		/* size bytes at EXCHANGE_FLOOR_MBPS: size * 8000 / rate ns. */
+		uint64_t ns = size * 8000 / EXCHANGE_FLOOR_MBPS;
+		per_msg_ns += ns > EXCHANGE_FLOOR_MSG_NS ? ns : EXCHANGE_FLOOR_MSG_NS;
+		sizes++;
+	}
+	if (!p->iters)
+		return (uint64_t)p->duration_s * sizes;
+	/* Bounded: iters <= 1e8, qps <= 64, per_msg_ns < 2^28: no overflow. */
+	uint64_t iters = p->iters > EXCHANGE_MAX_ITERS ? EXCHANGE_MAX_ITERS : p->iters;
+	uint64_t qps = p->qps > EXCHANGE_MAX_QPS ? EXCHANGE_MAX_QPS : p->qps;
+	return (iters * qps * per_msg_ns + 999999999ull) / 1000000000ull;
 }
 
 /* --- parameter agreement ---------------------------------------------------- */

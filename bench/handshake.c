@@ -79,7 +79,7 @@ void bench_send_link_layer_abort(struct bench_ctx *c)
 				 .abort = {.code = EXCHANGE_ABORT_LINK_LAYER}};
 	struct err ignored;
 	wire_name(c->cfg->ibdev, m.abort.text, sizeof(m.abort.text));
-	exchange_send(c->fd, &m, c->timeout_ms, &ignored);
+	exchange_session_send(&c->sess, c->fd, &m, c->timeout_ms, &ignored);
 }
 
 /* Link layers that differ, refused by name on both sides: each sends the
@@ -103,6 +103,17 @@ static int check_remote(struct bench_ctx *c)
 				"bytes, %u QPs)",
 				(unsigned long long)c->remote.buf_size, c->remote.n_qps,
 				c->buf_size, c->n_qps);
+	return 0;
+}
+
+int bench_session_begin(struct bench_ctx *c, const struct exchange_params *p,
+			const uint8_t client_nonce[EXCHANGE_NONCE_LEN],
+			const uint8_t server_nonce[EXCHANGE_NONCE_LEN], bool client)
+{
+	const struct exchange_key *k = c->cfg->key;
+	exchange_session_start(&c->sess, exchange_session_budget_ms(p, c->timeout_ms));
+	if (k && k->set)
+		return exchange_session_key(&c->sess, k, client_nonce, server_nonce, client, c->e);
 	return 0;
 }
 
@@ -160,6 +171,9 @@ int bench_client_handshake(struct bench_ctx *c)
 	if (cfg->key && cfg->key->set && !exchange_verify(cfg->key, &m, nonce))
 		return err_setx(c->e, EACCES,
 				"key mismatch: the server's accept does not carry this key's HMAC");
+	/* From here on: a deadline, and with a key a MAC on every message. */
+	if ((r = bench_session_begin(c, &m.params, nonce, c->peer_nonce, true)) < 0)
+		return r;
 	struct exchange_params want = c->params, got = m.params;
 	want.rd_atomic = got.rd_atomic;
 	want.mtu = got.mtu;
@@ -270,7 +284,8 @@ int bench_server_handshake(struct bench_ctx *c, const struct gate_client *client
 	memcpy(a.tag.nonce, client->server_nonce, EXCHANGE_NONCE_LEN);
 	if (cfg->key && cfg->key->set && (r = exchange_seal(cfg->key, &a, m.tag.nonce, c->e)) < 0)
 		return r;
-	if ((r = bench_send(c, &a)) < 0)
+	if ((r = bench_send(c, &a)) < 0 ||
+	    (r = bench_session_begin(c, &a.params, m.tag.nonce, client->server_nonce, false)) < 0)
 		return r;
 	return cfg->cm ? cm_accept(c) : dev_connect(c);
 }

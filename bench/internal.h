@@ -6,6 +6,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "bench/bench.h"
+#include "bench/exchange_session.h"
 #include "bench/port.h"
 
 struct bench_qp {
@@ -57,10 +58,11 @@ struct bench_ctx {
 	/* The session. */
 	struct exchange_params params; /* as agreed */
 	struct exchange_dest local, remote;
-	uint8_t rd_atomic;    /* this side's initiator depth */
-	int fd;		      /* control connection */
-	bool peer_done;	      /* a loop consumed the peer's DONE */
-	bool link_layer_told; /* the peer has our name: no second ABORT */
+	uint8_t rd_atomic;	      /* this side's initiator depth */
+	int fd;			      /* control connection */
+	struct exchange_session sess; /* its phase, deadline and MACs */
+	bool peer_done;		      /* a loop consumed the peer's DONE */
+	bool link_layer_told;	      /* the peer has our name: no second ABORT */
 	struct exchange_sync peer_sync;
 	int timeout_ms;
 	uint64_t last_alive;			/* ns: the last ALIVE this side sent in a loop */
@@ -160,11 +162,15 @@ int loop_check_peer(struct bench_ctx *c);
  * at most 4 Mi + 1 (past that the loop samples, loops.c). */
 size_t loop_records_cap(uint64_t iters, unsigned int qps, unsigned int cq_mod);
 
-/* engine.c: the control channel, an ABORT turned into an error naming the
- * peer's reason, ALIVE syncs skipped (each restarts the wait). */
+/* engine.c: the control channel (c->sess: ALIVE only during a run, the
+ * session's deadline, its MACs), an ABORT turned into an error naming the
+ * peer's reason. */
 int bench_send(struct bench_ctx *c, const struct exchange_msg *m);
 int bench_recv(struct bench_ctx *c, struct exchange_msg *m, int timeout_ms, uint16_t want,
 	       const char *waiting_for);
+/* One message size: the START barrier, the loop (the active side), the
+ * DONE exchange and the peer's figures into c->res->sizes[step]. */
+int bench_run_size(struct bench_ctx *c, unsigned int step, uint64_t size);
 
 /* handshake.c: the door, the parameters, the QPs' connection. */
 struct gate_client;
@@ -172,5 +178,10 @@ int bench_client_handshake(struct bench_ctx *c);
 /* The server's client: cfg->gated, else the first through lfd's door. */
 int bench_server_door(struct bench_ctx *c, int lfd, struct gate_client *ret);
 int bench_server_handshake(struct bench_ctx *c, const struct gate_client *client);
+/* The session after the ACCEPT (both sides): its deadline on this side's
+ * clock, and with a key the session key of both nonces. */
+int bench_session_begin(struct bench_ctx *c, const struct exchange_params *p,
+			const uint8_t client_nonce[EXCHANGE_NONCE_LEN],
+			const uint8_t server_nonce[EXCHANGE_NONCE_LEN], bool client);
 void bench_send_link_layer_abort(struct bench_ctx *c);
 int bench_link_layer_refusal(struct bench_ctx *c, const char *peer);

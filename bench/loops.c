@@ -34,7 +34,8 @@ int loop_check_peer(struct bench_ctx *c)
 	if (bench_cancelled(c))
 		return err_setx(c->e, ECANCELED, "cancelled");
 	struct exchange_msg m;
-	int r = exchange_poll(c->fd, &m, c->e);
+	/* ALIVE is taken here, the deadline checked (exchange_session.h). */
+	int r = exchange_session_poll(&c->sess, c->fd, &m, c->e);
 	if (r < 0)
 		return r == -ECONNRESET ? err_setx(c->e, ECONNRESET, "the peer went away mid-run")
 					: r;
@@ -42,8 +43,6 @@ int loop_check_peer(struct bench_ctx *c)
 		return 0;
 	if (m.type == EXCHANGE_ABORT)
 		return err_setx(c->e, ECONNABORTED, "the peer stopped the run: %s", m.abort.text);
-	if (m.type == EXCHANGE_SYNC && m.sync.phase == EXCHANGE_PHASE_ALIVE)
-		return 0;
 	if (m.type == EXCHANGE_SYNC && m.sync.phase == EXCHANGE_PHASE_DONE && !c->peer_done) {
 		c->peer_done = true; /* the peer finished first: keep it for the engine */
 		c->peer_sync = m.sync;

@@ -3,10 +3,12 @@
  * prints the server's answer), and a flood of hostile ones. No device is
  * needed: the server's gate answers before it opens one.
  *
- *   bench_peer good HOST PORT [KEYFILE] [--eth] [--hang S]
+ *   bench_peer good HOST PORT [KEYFILE] [--eth] [--big] [--hang S]
  *                                            OPEN, CHALLENGE, HELLO; prints
  *                                            "answer: ..." and "ms: N"; --eth:
- *                                            a RoCE hello; --hang: after an
+ *                                            a RoCE hello; --big: 32 QPs x
+ *                                            8 MiB x 1e8 iterations, both
+ *                                            ways; --hang: after an
  *                                            ACCEPT, S seconds of silence
  *   bench_peer mute PORT SECONDS             a server that accepts and says
  *                                            nothing
@@ -15,12 +17,32 @@
  *                                            huge length, half-close, wrong
  *                                            key, old version, drip), each
  *                                            reconnecting (50 ms later) when
- *                                            dropped */
+ *                                            dropped; with N > 8 the last one
+ *                                            says OPEN, then ALIVE every 200 ms
+ *   bench_peer session SCENARIO TIMEOUT_MS [KEYFILE]
+ *                                            the engine's own session code
+ *                                            (bench_client_handshake(),
+ *                                            bench_run_size(), bench_recv())
+ *                                            against a hand-made peer, in
+ *                                            threads of this process:
+ *     alive-flood   a server answering OPEN with ALIVE every 200 ms; the
+ *                   engine's client: "client: error: ..." and "ms: N"
+ *     alive-early   the engine's server (the gate, a passive write_bw run)
+ *                   for two clients: the first says ALIVE after the ACCEPT
+ *                   instead of START, the second runs
+ *     alive-hold    one client that says START, then only ALIVE
+ *     rewrite       a client reporting 40 Gb/s through a relay that
+ *                   multiplies the DONE's figures by 5
+ *     direct        the same client without the relay
+ *                   Each server session prints "server: client K: result
+ *                   G Gb/s" or "server: client K: error after N ms: ...";
+ *                   the exit status is the number that ended in an error. */
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -32,6 +54,9 @@
 
 #include "bench/exchange.h"
 #include "bench/exchange_auth.h"
+#include "bench/exchange_session.h"
+#include "bench/gate.h"
+#include "bench/internal.h"
 
 static const char *host, *port;
 static double until;
@@ -65,7 +90,7 @@ static int dial(void)
 	return fd;
 }
 
-static bool eth;
+static bool eth, big;
 static double hang_s;
 
 static struct exchange_msg hello(void)
@@ -88,6 +113,14 @@ static struct exchange_msg hello(void)
 	m.dest.port = (struct exchange_port){
 		.rate_mbps = 400000, .width = 4, .mtu = 4096, .numa_node = -1, .buf_node = -1};
 	m.dest.qps[0] = (struct exchange_qp){.qpn = 0x100, .psn = 0x1234};
+	if (big) { /* 32 QPs x 8 MiB x 1e8, both ways: ~12 days at 200 Gb/s */
+		m.params.qps = m.dest.n_qps = 32;
+		m.params.size = 8u << 20;
+		m.params.iters = 1; /* 1e8 in the bytes sent: good() */
+		m.params.flags |= EXCHANGE_F_BIDIR;
+		for (unsigned int i = 0; i < 32; i++)
+			m.dest.qps[i] = (struct exchange_qp){.qpn = 0x100 + i, .psn = 0x1234};
+	}
 	if (eth) { /* RoCE v2, 10.11.0.2 (rxe1 in the guest's bench scenarios) */
 		m.dest.link_layer = EXCHANGE_LL_ETH;
 		m.dest.lid = 0;
@@ -132,7 +165,17 @@ static int good(const char *keyfile)
 		memset(m.tag.nonce, 0x5a, sizeof(m.tag.nonce));
 		exchange_seal(&key, &m, ch.challenge.nonce, &e);
 	}
-	int r = exchange_send(fd, &m, 5000, &e);
+	int r;
+	if (big) { /* the encoder refuses it: iterations (params + 24) by hand */
+		uint8_t buf[EXCHANGE_MAX_MSG];
+		int n = exchange_encode(&m, buf, sizeof(buf), &e);
+		for (int i = 0; i < 8 && n > 0; i++)
+			buf[EXCHANGE_HEADER_LEN + 24 + i] =
+				(uint8_t)(100000000ull >> (8 * (7 - i)));
+		r = n < 0 ? n : exchange_send_frame(fd, buf, (size_t)n, 5000, &e);
+	} else {
+		r = exchange_send(fd, &m, 5000, &e);
+	}
 	if (r == 0)
 		r = exchange_recv(fd, &a, 20000, NULL, &e);
 	if (r < 0)
@@ -172,9 +215,13 @@ static void hold(int fd)
 	close(fd);
 }
 
+static unsigned int flood_n;
+
 static void *abuse(void *arg)
 {
-	unsigned int kind = (unsigned int)(uintptr_t)arg % 8;
+	unsigned int id = (unsigned int)(uintptr_t)arg, kind = id % 8;
+	if (flood_n > 8 && id == flood_n - 1)
+		kind = 8; /* one ALIVE-holding client among them */
 	uint8_t buf[EXCHANGE_MAX_MSG];
 	struct err e;
 	while (now_s() < until) {
@@ -230,11 +277,353 @@ static void *abuse(void *arg)
 				usleep(300000);
 			}
 			break;
+		case 8: /* OPEN, then ALIVE every 200 ms instead of a hello */
+			if (open_session(fd, &ch, 2000) == 0) {
+				struct exchange_msg a = {.type = EXCHANGE_SYNC};
+				a.sync.phase = EXCHANGE_PHASE_ALIVE;
+				while (now_s() < until && exchange_send(fd, &a, 1000, &e) == 0)
+					usleep(200000);
+			}
+			break;
 		}
 		hold(fd);
 		usleep(50000); /* at most 20 connections a second per thread */
 	}
 	return NULL;
+}
+
+/* --- sessions: the engine's code against a hand-made peer ------------------ */
+
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+	pthread_mutex_lock(&out_lock);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	pthread_mutex_unlock(&out_lock);
+}
+
+static int listen_any(uint16_t *ret_port)
+{
+	int lfd;
+	struct err e;
+	if (exchange_listen("127.0.0.1", 0, &lfd, ret_port, &e) < 0) {
+		fprintf(stderr, "bench_peer: %s\n", e.msg);
+		exit(2);
+	}
+	return lfd;
+}
+
+struct alive_server {
+	int lfd;
+	double seconds;
+};
+
+/* Answers one client's OPEN with ALIVE every 200 ms. */
+static void *alive_server(void *arg)
+{
+	struct alive_server *a = arg;
+	struct err e;
+	struct exchange_msg m;
+	int fd;
+	if (exchange_accept(a->lfd, 5000, NULL, &fd, &e) < 0)
+		return NULL;
+	if (exchange_recv(fd, &m, 5000, NULL, &e) == 0 && m.type == EXCHANGE_OPEN) {
+		struct exchange_msg alive = {.type = EXCHANGE_SYNC};
+		alive.sync.phase = EXCHANGE_PHASE_ALIVE;
+		for (double end = now_s() + a->seconds; now_s() < end; usleep(200000))
+			if (exchange_send(fd, &alive, 1000, &e) < 0)
+				break;
+	}
+	close(fd);
+	return NULL;
+}
+
+/* The engine's client handshake against the ALIVE server. */
+static int alive_flood(int timeout_ms)
+{
+	uint16_t lport;
+	struct alive_server a = {.lfd = listen_any(&lport), .seconds = 10 * timeout_ms / 1000.0};
+	pthread_t th;
+	pthread_create(&th, NULL, alive_server, &a);
+	struct bench_config cfg = bench_config_default();
+	cfg.ibdev = "fake0";
+	cfg.host = "127.0.0.1";
+	cfg.tcp_port = lport;
+	cfg.timeout_ms = timeout_ms;
+	struct bench_result *res = calloc(1, sizeof(*res));
+	struct bench_ctx c = {
+		.cfg = &cfg, .res = res, .e = &res->err, .fd = -1, .timeout_ms = timeout_ms};
+	double t0 = now_s();
+	int r = bench_client_handshake(&c);
+	say("client: %s%s\nms: %.0f\n", r < 0 ? "error: " : "through", r < 0 ? res->err.msg : "",
+	    (now_s() - t0) * 1000);
+	if (c.fd >= 0)
+		close(c.fd);
+	pthread_join(th, NULL);
+	close(a.lfd);
+	free(res);
+	return r < 0;
+}
+
+struct serve {
+	int lfd, n, timeout_ms, failed;
+	const struct exchange_key *key;
+};
+
+/* The engine's server side of a session: the gate, an ACCEPT, then a
+ * passive write_bw run (no device is touched: the client's figures are
+ * the result), and the BYE. */
+static void *serve(void *arg)
+{
+	struct serve *s = arg;
+	struct gate *g;
+	struct err e = {{0}};
+	struct gate_config gc = {.lfd = s->lfd, .key = s->key, .timeout_ms = s->timeout_ms};
+	if (gate_new(&gc, &g, &e) < 0)
+		return NULL;
+	for (int i = 1; i <= s->n; i++) {
+		struct gate_client cl;
+		if (gate_next(g, &cl, &e) < 0)
+			break;
+		struct bench_config cfg = bench_config_default();
+		cfg.ibdev = "fake0";
+		cfg.server = true;
+		cfg.key = s->key;
+		cfg.timeout_ms = s->timeout_ms;
+		struct bench_result *res = calloc(1, sizeof(*res));
+		struct bench_ctx c = {.cfg = &cfg,
+				      .res = res,
+				      .e = &res->err,
+				      .fd = cl.fd,
+				      .timeout_ms = s->timeout_ms,
+				      .params = cl.hello.params};
+		res->n_sizes = 1;
+		struct exchange_msg a = {
+			.type = EXCHANGE_ACCEPT, .params = cl.hello.params, .dest = cl.hello.dest};
+		memcpy(a.tag.nonce, cl.server_nonce, EXCHANGE_NONCE_LEN);
+		double t0 = now_s();
+		int r = 0;
+		if (s->key && s->key->set)
+			r = exchange_seal(s->key, &a, cl.hello.tag.nonce, c.e);
+		if (r == 0)
+			r = bench_send(&c, &a);
+		if (r == 0)
+			r = bench_session_begin(&c, &a.params, cl.hello.tag.nonce, cl.server_nonce,
+						false);
+		if (r == 0)
+			r = bench_run_size(&c, 0, c.params.size);
+		struct exchange_msg bye;
+		if (r == 0)
+			r = bench_recv(&c, &bye, c.timeout_ms, EXCHANGE_BYE,
+				       "waiting for the client's bye");
+		if (r < 0) {
+			s->failed++;
+			say("server: client %d: error after %.0f ms: %s\n", i,
+			    (now_s() - t0) * 1000, res->err.msg);
+		} else {
+			say("server: client %d: result %.2f Gb/s\n", i, res->sizes[0].bw_avg_gbps);
+		}
+		say("server: client %d: budget %llu ms\n", i,
+		    (unsigned long long)exchange_session_budget_ms(&c.params, s->timeout_ms));
+		exchange_session_clear(&c.sess);
+		close(cl.fd);
+		free(res);
+	}
+	gate_free(g);
+	return NULL;
+}
+
+enum run_kind {
+	RUN_GOOD,
+	RUN_ALIVE_EARLY, /* ALIVE after the ACCEPT, before START */
+	RUN_ALIVE_HOLD,	 /* START, then only ALIVE */
+};
+
+/* A client: the handshake, then one passive-server write_bw size reporting
+ * 40 Gb/s (msgs of 64 KiB over 1 s), or ALIVE as kind says. */
+static void client_run(uint16_t to, const struct exchange_key *key, enum run_kind kind,
+		       double hold_s)
+{
+	char pbuf[8];
+	snprintf(pbuf, sizeof(pbuf), "%u", to);
+	host = "127.0.0.1";
+	port = pbuf;
+	struct err e = {{0}};
+	struct exchange_msg ch, m = hello(), a;
+	struct exchange_session s = {0};
+	int fd = dial();
+	if (fd < 0 || open_session(fd, &ch, 5000) < 0) {
+		say("client: no challenge\n");
+		return;
+	}
+	m.params.iters = 1000; /* 0.5 s at the floor: a short deadline */
+	if (key) {
+		m.params.flags |= EXCHANGE_F_KEYED;
+		memset(m.tag.nonce, 0x5a, sizeof(m.tag.nonce));
+		exchange_seal(key, &m, ch.challenge.nonce, &e);
+	}
+	int r = exchange_send(fd, &m, 5000, &e);
+	if (r == 0)
+		r = exchange_recv(fd, &a, 5000, NULL, &e);
+	if (r == 0 && a.type != EXCHANGE_ACCEPT)
+		r = -1, snprintf(e.msg, sizeof(e.msg), "answer type %u", a.type);
+	if (r == 0 && key && !exchange_verify(key, &a, m.tag.nonce))
+		r = -1, snprintf(e.msg, sizeof(e.msg), "the accept's HMAC is wrong");
+	if (r == 0 && key)
+		r = exchange_session_key(&s, key, m.tag.nonce, ch.challenge.nonce, true, &e);
+	struct exchange_msg x = {.type = EXCHANGE_SYNC};
+	if (r == 0 && kind != RUN_ALIVE_EARLY) {
+		x.sync.phase = EXCHANGE_PHASE_START;
+		r = exchange_session_send(&s, fd, &x, 5000, &e);
+		if (r == 0)
+			r = exchange_session_recv(&s, fd, &x, 5000, NULL, &e);
+	}
+	if (r == 0 && kind != RUN_GOOD) {
+		x = (struct exchange_msg){.type = EXCHANGE_SYNC};
+		x.sync.phase = EXCHANGE_PHASE_ALIVE;
+		for (double end = now_s() + hold_s; r == 0 && now_s() < end; usleep(200000))
+			r = exchange_session_send(&s, fd, &x, 1000, &e);
+		say("client: ALIVE until %s\n", r < 0 ? "the server closed" : "the end");
+	} else if (r == 0) {
+		const uint64_t msgs = 76294; /* x 64 KiB in 1 s: 40.0 Gb/s */
+		x = (struct exchange_msg){.type = EXCHANGE_SYNC};
+		x.sync = (struct exchange_sync){.phase = EXCHANGE_PHASE_DONE,
+						.bytes = msgs * 65536,
+						.ns = 1000000000,
+						.msgs = msgs,
+						.peak_kbps = 41000000};
+		struct exchange_msg bye = {.type = EXCHANGE_BYE};
+		r = exchange_session_send(&s, fd, &x, 5000, &e);
+		if (r == 0)
+			r = exchange_session_recv(&s, fd, &x, 5000, NULL, &e);
+		if (r == 0)
+			r = exchange_session_send(&s, fd, &bye, 5000, &e);
+		say("client: %s%s\n", r < 0 ? "error: " : "done", r < 0 ? e.msg : "");
+	} else {
+		say("client: error: %s\n", e.msg);
+	}
+	exchange_session_clear(&s);
+	usleep(100000); /* the server reads the BYE before the close */
+	close(fd);
+}
+
+struct relay {
+	int from, to;
+	unsigned int rewritten;
+	bool rewrite;
+};
+
+/* Forwards frames from -> to; with rewrite, a DONE's figures times 5
+ * (bytes, msgs, peak: body offsets 8, 24, 32), its MAC left as it was. */
+static void *relay_dir(void *arg)
+{
+	struct relay *r = arg;
+	uint8_t buf[EXCHANGE_MAX_MSG];
+	struct err e;
+	for (;;) {
+		int n = exchange_recv_frame(r->from, buf, sizeof(buf), 20000, NULL, &e);
+		if (n < 0)
+			break;
+		uint8_t *b = buf + EXCHANGE_HEADER_LEN;
+		if (r->rewrite && buf[7] == EXCHANGE_SYNC && n >= EXCHANGE_HEADER_LEN + 40 &&
+		    b[7] == EXCHANGE_PHASE_DONE) {
+			for (int off = 8; off <= 32; off += off == 8 ? 16 : 8) {
+				uint64_t v = 0;
+				for (int i = 0; i < 8; i++)
+					v = v << 8 | b[off + i];
+				v *= 5;
+				for (int i = 0; i < 8; i++)
+					b[off + i] = (uint8_t)(v >> (8 * (7 - i)));
+			}
+			r->rewritten++;
+		}
+		if (exchange_send_frame(r->to, buf, (size_t)n, 5000, &e) < 0)
+			break;
+	}
+	shutdown(r->to, SHUT_WR);
+	return NULL;
+}
+
+struct relay_args {
+	int lfd;
+	uint16_t server_port;
+	unsigned int rewritten;
+};
+
+/* An on-path host: one connection, relayed to the server. */
+static void *relay(void *arg)
+{
+	struct relay_args *ra = arg;
+	struct err e;
+	int in, out;
+	if (exchange_accept(ra->lfd, 10000, NULL, &in, &e) < 0)
+		return NULL;
+	if (exchange_connect("127.0.0.1", ra->server_port, 5000, &out, &e) < 0) {
+		close(in);
+		return NULL;
+	}
+	struct relay up = {.from = in, .to = out, .rewrite = true}, down = {.from = out, .to = in};
+	pthread_t t;
+	pthread_create(&t, NULL, relay_dir, &down);
+	relay_dir(&up);
+	pthread_join(t, NULL);
+	ra->rewritten = up.rewritten;
+	say("relay: rewrote %u DONE figures\n", up.rewritten);
+	close(in);
+	close(out);
+	return NULL;
+}
+
+static int session(const char *scenario, int timeout_ms, const char *keyfile)
+{
+	struct exchange_key key = {0};
+	struct err e = {{0}};
+	if (keyfile && exchange_key_load(keyfile, &key, &e) < 0) {
+		fprintf(stderr, "bench_peer: %s\n", e.msg);
+		return 2;
+	}
+	const struct exchange_key *k = key.set ? &key : NULL;
+	if (!strcmp(scenario, "alive-flood"))
+		return alive_flood(timeout_ms);
+	bool early = !strcmp(scenario, "alive-early"), hold = !strcmp(scenario, "alive-hold");
+	bool rewrite = !strcmp(scenario, "rewrite"), direct = !strcmp(scenario, "direct");
+	if (!early && !hold && !rewrite && !direct) {
+		fprintf(stderr, "bench_peer: unknown scenario '%s'\n", scenario);
+		return 2;
+	}
+	uint16_t sport, rport = 0;
+	struct serve sv = {
+		.lfd = listen_any(&sport), .n = early ? 2 : 1, .timeout_ms = timeout_ms, .key = k};
+	pthread_t st, rt;
+	pthread_create(&st, NULL, serve, &sv);
+	struct relay_args ra = {.lfd = -1, .server_port = sport};
+	if (rewrite) {
+		ra.lfd = listen_any(&rport);
+		pthread_create(&rt, NULL, relay, &ra);
+	}
+	double hold_s = 20 * timeout_ms / 1000.0;
+	if (early) {
+		client_run(sport, k, RUN_ALIVE_EARLY, hold_s);
+		client_run(sport, k, RUN_GOOD, 0);
+	} else if (hold) {
+		client_run(sport, k, RUN_ALIVE_HOLD, hold_s);
+	} else {
+		client_run(rewrite ? rport : sport, k, RUN_GOOD, 0);
+	}
+	pthread_join(st, NULL);
+	if (rewrite) {
+		pthread_join(rt, NULL);
+		close(ra.lfd);
+	}
+	close(sv.lfd);
+	exchange_key_clear(&key);
+	return sv.failed;
 }
 
 int main(int argc, char **argv)
@@ -247,6 +636,8 @@ int main(int argc, char **argv)
 		for (int i = 4; i < argc; i++) {
 			if (!strcmp(argv[i], "--eth"))
 				eth = true;
+			else if (!strcmp(argv[i], "--big"))
+				big = true;
 			else if (!strcmp(argv[i], "--hang") && i + 1 < argc)
 				hang_s = atof(argv[++i]);
 			else
@@ -281,6 +672,7 @@ int main(int argc, char **argv)
 		pthread_t th[256];
 		if (n > 256)
 			n = 256;
+		flood_n = n;
 		for (unsigned int i = 0; i < n; i++)
 			pthread_create(&th[i], NULL, abuse, (void *)(uintptr_t)i);
 		for (unsigned int i = 0; i < n; i++)
@@ -290,6 +682,9 @@ int main(int argc, char **argv)
 		(void)answered;
 		return 0;
 	}
-	fprintf(stderr, "usage: bench_peer good HOST PORT [KEYFILE] | flood HOST PORT N SECONDS\n");
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "session"))
+		return session(argv[2], atoi(argv[3]), argc == 5 ? argv[4] : NULL);
+	fprintf(stderr, "usage: bench_peer good HOST PORT [KEYFILE] | flood HOST PORT N SECONDS | "
+			"session SCENARIO TIMEOUT_MS [KEYFILE]\n");
 	return 2;
 }

@@ -370,8 +370,9 @@ START_TEST(a_device_that_cannot_open_backs_off_and_stops)
 END_TEST
 
 /* The load test: 100 hostile clients at once for FLOOD_S seconds, each
- * reconnecting when dropped; a good client in the middle is served, and the
- * server's memory and descriptors come back. */
+ * reconnecting when dropped, one of them saying OPEN and then ALIVE every
+ * 200 ms; a good client in the middle is served within its timeout, and
+ * the server's memory and descriptors come back. */
 #define FLOOD_S "6"
 START_TEST(a_flood_of_hostile_clients_leaves_the_server_serving)
 {
@@ -414,16 +415,158 @@ START_TEST(a_flood_of_hostile_clients_leaves_the_server_serving)
 	ck_assert_int_lt(good_s, 1.0 * scale()); /* not behind a silent one's 1 s deadline */
 	server_stop(&s);
 	char *err = slurp(s.err_path);
-	ck_assert_msg(strstr(err, "refused: 64 QPs of 8388608-byte messages ask for 512 MiB"), "%s",
-		      err);
+	ck_assert_msg(strstr(err, "refused: 64 QPs of 8388608-byte messages ask for 512 MiB"),
+		      "no 64 QPs line: %.1500s", err);
 	ck_assert_msg(
-		strstr(err, "refused: this server speaks bench protocol 3, the client 2") ||
-			strstr(err, "refused: protocol version 2, this ibvf speaks version 3"),
-		"%s", err);
-	ck_assert_msg(strstr(err, "refused: message body of 4294967295 bytes over the limit"), "%s",
-		      err);
+		strstr(err, "refused: this server speaks bench protocol 4, the client 2") ||
+			strstr(err, "refused: protocol version 2, this ibvf speaks version 4"),
+		"no version line: %.1500s", err);
+	ck_assert_msg(strstr(err, "refused: message body of 4294967295 bytes over the limit"),
+		      "no 4 GiB line: %.1500s", err);
 	free(err);
 	tu_rmtree(s.dir);
+}
+END_TEST
+
+/* 32 QPs x 8 MiB x 1e8 iterations both ways (~12 days at 200 Gb/s) is
+ * refused at the gate with one line naming the figure: the client is told,
+ * the server logs it and serves the next. */
+START_TEST(an_iteration_run_past_the_time_limit_is_refused_at_the_gate)
+{
+	struct server s = {.dir = tu_mkfixture(NULL)};
+	ck_assert(server_start(&s, NULL));
+	char *out;
+	const char *big[] = {"good", "127.0.0.1", s.port, "--big", NULL};
+	const char *good[] = {"good", "127.0.0.1", s.port, NULL};
+	const char *line = "32 QPs x 8388608 B x 100000000 iterations take 214748365 s at 1 "
+			   "Gb/s, over the 3600 s limit";
+	ck_assert_int_eq(peer(&out, big), 0);
+	ck_assert_msg(strstr(out, "answer: abort 2: ") && strstr(out, line), "%.1500s", out);
+	free(out);
+	ck_assert_int_eq(peer(&out, good), 0);
+	ck_assert_msg(strstr(out, THROUGH), "%.1500s", out);
+	free(out);
+	server_stop(&s);
+	char *err = slurp(s.err_path);
+	ck_assert_msg(strstr(err, "refused: ") && strstr(err, line), "%.1500s", err);
+	free(err);
+	tu_rmtree(s.dir);
+}
+END_TEST
+
+/* The number after `key` in out, or -1. */
+static double figure_after(const char *out, const char *key)
+{
+	const char *at = strstr(out, key);
+	return at ? atof(at + strlen(key)) : -1;
+}
+
+/* A server that answers OPEN with ALIVE every 200 ms (bench_peer session
+ * alive-flood): the engine's client handshake ends within its timeout
+ * instead of waiting as long as ALIVEs come (it once did: 40 s for a 3 s
+ * timeout). Bounds are the timeout given, not a speed. */
+START_TEST(an_alive_flood_does_not_hold_a_client)
+{
+	const int tmo = (int)(3000 * scale());
+	char t[16], *out;
+	snprintf(t, sizeof(t), "%d", tmo);
+	const char *args[] = {"session", "alive-flood", t, NULL};
+	double t0 = now_s();
+	ck_assert_int_eq(peer(&out, args), 1);
+	double took = now_s() - t0;
+	ck_assert_msg(strstr(out, "client: error: the peer sent ALIVE outside a run (before its "
+				  "START or after its DONE): session ended"),
+		      "%.1500s", out);
+	fprintf(stderr, "alive-flood: the client ended after %.0f ms (timeout %d ms)\n",
+		figure_after(out, "ms: "), tmo);
+	ck_assert_msg(figure_after(out, "ms: ") >= 0 && figure_after(out, "ms: ") < tmo, "%.1500s",
+		      out);
+	/* The fake server holds 10 timeouts: the whole run is far shorter. */
+	ck_assert_msg(took < 2.0 * tmo / 1000, "took %.1f s, timeout %d ms", took, tmo);
+	free(out);
+}
+END_TEST
+
+/* The engine's server (the gate, bench_run_size(), bench_recv()) for a
+ * client that says ALIVE after the ACCEPT instead of START: dropped at its
+ * first ALIVE, and the next client is served; with a key too. */
+START_TEST(alive_before_start_drops_the_client_and_the_next_is_served)
+{
+	const int tmo = (int)(3000 * scale());
+	char t[16], key[300], *out;
+	char *dir = tu_mkfixture(NULL);
+	snprintf(t, sizeof(t), "%d", tmo);
+	snprintf(key, sizeof(key), "%s/key", dir);
+	tu_write(key, "0123456789abcdef0123456789abcdef\n");
+	chmod(key, 0600);
+	for (int keyed = 0; keyed < 2; keyed++) {
+		const char *args[] = {"session", "alive-early", t, keyed ? key : NULL, NULL};
+		ck_assert_int_eq(peer(&out, args), 1);
+		ck_assert_msg(strstr(out, "server: client 1: error after "), "%.1500s", out);
+		ck_assert_msg(strstr(out, "ms: the peer sent ALIVE outside a run (before its START "
+					  "or after its DONE): session ended\n"),
+			      "%.1500s", out);
+		double after = figure_after(out, "client 1: error after ");
+		ck_assert_msg(after >= 0 && after < tmo / 2, "dropped after %.0f ms: %.1500s",
+			      after, out);
+		ck_assert_msg(strstr(out, "server: client 2: result 40.00 Gb/s"), "%.1500s", out);
+		free(out);
+	}
+	tu_rmtree(dir);
+}
+END_TEST
+
+/* A client that starts a run and then only says ALIVE (it would for 20
+ * timeouts): the server ends the session at its deadline, on its own
+ * clock -- the run at the floor (1000 x 64 KiB at 1 Gb/s: 1 s, rounded up)
+ * and three timeouts. */
+START_TEST(the_server_ends_a_session_at_its_deadline_whatever_the_client_sends)
+{
+	const int tmo = (int)(1000 * scale());
+	char t[16], *out;
+	snprintf(t, sizeof(t), "%d", tmo);
+	const char *args[] = {"session", "alive-hold", t, NULL};
+	ck_assert_int_eq(peer(&out, args), 1);
+	double budget = figure_after(out, "budget "), after = figure_after(out, "error after ");
+	ck_assert_msg(budget == 1000 + 3 * tmo, "%.1500s", out);
+	ck_assert_msg(strstr(out, "ms: the session ran past its deadline ("), "%.1500s", out);
+	fprintf(stderr,
+		"alive-hold: the server ended the session after %.0f ms (deadline %.0f ms)\n",
+		after, budget);
+	ck_assert_msg(after >= budget * 0.95 && after < budget + tmo, "%.1500s", out);
+	ck_assert_msg(strstr(out, "client: ALIVE until the server closed"), "%.1500s", out);
+	free(out);
+}
+END_TEST
+
+/* An on-path host multiplies a DONE's figures by 5 (bench_peer session
+ * rewrite: a relay). Keyed: the server's session ends on the bad MAC, no
+ * result, status 1; the same run without the relay gives the client's
+ * 40 Gb/s. Without a key the rewrite goes through: what --key is for. */
+START_TEST(a_rewritten_figure_ends_a_keyed_session)
+{
+	char key[300], *out;
+	char *dir = tu_mkfixture(NULL);
+	snprintf(key, sizeof(key), "%s/key", dir);
+	tu_write(key, "0123456789abcdef0123456789abcdef\n");
+	chmod(key, 0600);
+	const char *keyed[] = {"session", "rewrite", "3000", key, NULL};
+	ck_assert_int_eq(peer(&out, keyed), 1);
+	ck_assert_msg(strstr(out, "relay: rewrote 1 DONE figures"), "%.1500s", out);
+	ck_assert_msg(strstr(out, "ms: a message from the peer has a bad MAC (altered on the way, "
+				  "or not from the key's holder): session ended, no result\n"),
+		      "%.1500s", out);
+	ck_assert_ptr_null(strstr(out, "result "));
+	free(out);
+	const char *direct[] = {"session", "direct", "3000", key, NULL};
+	ck_assert_int_eq(peer(&out, direct), 0);
+	ck_assert_msg(strstr(out, "server: client 1: result 40.00 Gb/s"), "%.1500s", out);
+	free(out);
+	const char *open[] = {"session", "rewrite", "3000", NULL};
+	ck_assert_int_eq(peer(&out, open), 0);
+	ck_assert_msg(strstr(out, "server: client 1: result 200.00 Gb/s"), "%.1500s", out);
+	free(out);
+	tu_rmtree(dir);
 }
 END_TEST
 
@@ -472,6 +615,11 @@ static Suite *server_suite(void)
 	tcase_add_test(tc, a_device_that_cannot_open_backs_off_and_stops);
 	tcase_add_test(tc, a_flood_of_hostile_clients_leaves_the_server_serving);
 	tcase_add_test(tc, a_server_per_pf_gives_up_a_device_that_cannot_open);
+	tcase_add_test(tc, an_iteration_run_past_the_time_limit_is_refused_at_the_gate);
+	tcase_add_test(tc, an_alive_flood_does_not_hold_a_client);
+	tcase_add_test(tc, alive_before_start_drops_the_client_and_the_next_is_served);
+	tcase_add_test(tc, the_server_ends_a_session_at_its_deadline_whatever_the_client_sends);
+	tcase_add_test(tc, a_rewritten_figure_ends_a_keyed_session);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -85,8 +85,8 @@ START_TEST(hello_round_trips_in_network_order)
 	uint8_t buf[EXCHANGE_MAX_MSG];
 	int n = encode(&m, buf);
 	ck_assert_int_eq(n, 12 + 32 + 44 + 40 + 3 * 8 + 64);
-	/* magic 'IBVF', version 3, type 1, body length, big-endian. */
-	ck_assert_mem_eq(buf, "IBVF\x00\x03\x00\x01", 8);
+	/* magic 'IBVF', version 4, type 1, body length, big-endian. */
+	ck_assert_mem_eq(buf, "IBVF\x00\x04\x00\x01", 8);
 	ck_assert_uint_eq(buf[11], 32 + 44 + 40 + 24 + 64);
 	ck_assert_uint_eq(buf[OFF_SIZE + 5], 0x01); /* 65536 = 0x10000 */
 	struct err e;
@@ -193,7 +193,7 @@ START_TEST(wrong_magic_and_version_are_named)
 	n = encode(&m, buf);
 	poke(buf, 4, 1, 2);
 	ck_assert_int_eq(decode(buf, (size_t)n, &d, &e), -EPROTO);
-	ck_assert_str_eq(e.msg, "protocol version 1, this ibvf speaks version 3");
+	ck_assert_str_eq(e.msg, "protocol version 1, this ibvf speaks version 4");
 	n = encode(&m, buf);
 	poke(buf, 6, 99, 2);
 	ck_assert_int_eq(decode(buf, (size_t)n, &d, &e), -EPROTO);

@@ -40,14 +40,59 @@ START_TEST(the_buffer_a_peer_asks_for_is_bounded)
 	ck_assert_int_eq(exchange_params_validate(&p, &e), -EPROTO);
 	ck_assert_str_eq(e.msg, "33 QPs of 8388608-byte messages ask for 264 MiB, over the "
 				"256 MiB limit");
-	/* What fills a 400G port: 32 QPs of 8 MiB, 64 of 4 MiB, a sweep on 32. */
+	/* What fills a 400G port: 32 QPs of 8 MiB, 64 of 4 MiB, a sweep on 32
+	 * (100 iterations: within EXCHANGE_MAX_SECONDS at the floor). */
 	p = params(32, 8u << 20);
+	p.iters = 100;
 	ck_assert_int_eq(exchange_params_validate(&p, &e), 0);
 	p = params(64, 4u << 20);
+	p.iters = 100;
 	ck_assert_int_eq(exchange_params_validate(&p, &e), 0);
 	p = params(32, 2);
+	p.iters = 100;
 	p.flags = EXCHANGE_F_ALL_SIZES;
 	ck_assert_int_eq(exchange_params_validate(&p, &e), 0);
+}
+END_TEST
+
+/* Iteration runs are held to EXCHANGE_MAX_SECONDS at the floor (1 Gb/s,
+ * 1 us a message), as duration runs are: a request that would hold a
+ * server for days is refused at the handshake, with the figure. */
+START_TEST(an_iteration_run_past_the_time_limit_is_refused)
+{
+	struct err e = {{0}};
+	struct exchange_params p = params(32, 8u << 20);
+	p.iters = 100000000;
+	p.flags = EXCHANGE_F_BIDIR;
+	ck_assert_int_eq(exchange_params_validate(&p, &e), -EPROTO);
+	ck_assert_msg(!strcmp(e.msg, "32 QPs x 8388608 B x 100000000 iterations take 214748365 s "
+				     "at 1 Gb/s, over the 3600 s limit"),
+		      "%.1500s", e.msg);
+	ck_assert_int_lt(strlen(e.msg), EXCHANGE_TEXT_LEN); /* whole in an ABORT */
+	ck_assert_ptr_null(strchr(e.msg, '\n'));
+	/* At the floor: 8 MiB is 67.1 ms at 1 Gb/s; 53 x 32 x 67.1 ms = 113.8 s. */
+	p.iters = 53;
+	ck_assert_uint_eq(exchange_params_floor_s(&p), 114);
+	ck_assert_int_eq(exchange_params_validate(&p, &e), 0);
+	/* Small messages count at 1 us each: 1e8 x 64 QPs = 6400 s. */
+	p = params(64, 2);
+	p.iters = 100000000;
+	ck_assert_uint_eq(exchange_params_floor_s(&p), 6400);
+	ck_assert_int_eq(exchange_params_validate(&p, &e), -EPROTO);
+	ck_assert_msg(strstr(e.msg, "x 2 B x 100000000 iterations take 6400 s"), "%.1500s", e.msg);
+	/* The limit itself passes (1e8 x 36 QPs x 1 us = 3600 s); a duration
+	 * run counts its sizes. */
+	p.iters = EXCHANGE_MAX_ITERS;
+	p.qps = 36;
+	ck_assert_uint_eq(exchange_params_floor_s(&p), 3600);
+	ck_assert_int_eq(exchange_params_validate(&p, &e), 0);
+	p.qps = 37;
+	ck_assert_int_eq(exchange_params_validate(&p, &e), -EPROTO);
+	p = params(1, 65536);
+	p.iters = 0;
+	p.duration_s = 10;
+	p.flags = EXCHANGE_F_ALL_SIZES;
+	ck_assert_uint_eq(exchange_params_floor_s(&p), 230);
 }
 END_TEST
 
@@ -225,6 +270,7 @@ static Suite *limits_suite(void)
 	Suite *s = suite_create("exchange_limits");
 	TCase *tc = tcase_create("limits");
 	tcase_add_test(tc, the_buffer_a_peer_asks_for_is_bounded);
+	tcase_add_test(tc, an_iteration_run_past_the_time_limit_is_refused);
 	tcase_add_test(tc, a_peer_cannot_report_an_impossible_figure);
 	tcase_add_test(tc, completion_records_are_bounded);
 	tcase_add_test(tc, the_hmac_binds_the_hello_to_the_key_and_the_challenge);
