@@ -87,6 +87,11 @@ int exchange_params_validate(const struct exchange_params *p, struct err *e)
 			(unsigned long long)largest, (unsigned long long)p->iters,
 			(unsigned long long)floor_s, EXCHANGE_FLOOR_MBPS / 1000,
 			EXCHANGE_MAX_SECONDS);
+	if (!p->iters && floor_s > EXCHANGE_MAX_SECONDS)
+		return err_setx(e, EPROTO,
+				"%llu sizes x %u s take %llu s, over the %u s limit of a session",
+				(unsigned long long)(floor_s / (p->duration_s ? p->duration_s : 1)),
+				p->duration_s, (unsigned long long)floor_s, EXCHANGE_MAX_SECONDS);
 	bool lat = p->test == BENCH_WRITE_LAT || p->test == BENCH_READ_LAT;
 	if (lat && (p->qps != 1 || (p->flags & EXCHANGE_F_BIDIR)))
 		return err_setx(e, EPROTO, "latency tests run on one QP, one way");

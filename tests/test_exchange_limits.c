@@ -93,6 +93,16 @@ START_TEST(an_iteration_run_past_the_time_limit_is_refused)
 	p.duration_s = 10;
 	p.flags = EXCHANGE_F_ALL_SIZES;
 	ck_assert_uint_eq(exchange_params_floor_s(&p), 230);
+	ck_assert_int_eq(exchange_params_validate(&p, &e), 0);
+	/* A sweep's sizes x its duration is the session too: 23 x 3600 s is
+	 * refused, as an iteration run past the limit is. */
+	p.duration_s = EXCHANGE_MAX_SECONDS;
+	ck_assert_int_eq(exchange_params_validate(&p, &e), -EPROTO);
+	ck_assert_msg(!strcmp(e.msg, "23 sizes x 3600 s take 82800 s, over the 3600 s limit of a "
+				     "session"),
+		      "%.1500s", e.msg);
+	p.flags = 0;
+	ck_assert_int_eq(exchange_params_validate(&p, &e), 0);
 }
 END_TEST
 
