@@ -116,7 +116,7 @@ expect_eq "... saying why" "$(grep -c 'cannot be used with --cm' "$VM_TMP/i.err"
 # a server on rxe0 (Ethernet). The server names its device in its abort and
 # names the client's, sent back the same way.
 bench_server "$VM_TMP/srv" -d rxe0 --once
-hdr='IBVF\x00\x03\x00\x01\x00\x00\x00\xbc'
+hdr='IBVF\x00\x04\x00\x01\x00\x00\x00\xbc'
 params='\x00\x00\x01\x03\x00\x00\x00\x01\x00\x00\x00\x80\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x03\xe8'
 zero16='\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00'
 dest='\x00\x1a\x01\x00'$zero16'\x00\x00\x00\x00\x00\x00\x10\x00\x00\x00\x12\x34\x00\x00\x00\x01\x00\x00\x00\x00\x00\x01\x00\x00'
@@ -124,17 +124,17 @@ port='\x00\x06\x1a\x80\x00\x00\x00\x00\x04\x00\x10\x00'$zero16'\x00\x00\x00\x00\
 qp='\x00\x00\x01\x00\x00\x00\x00\x01'
 tag=$zero16$zero16$zero16$zero16 # nonce and MAC: an open server
 exec 8<>/dev/tcp/10.11.0.1/18515
-# Protocol 3: OPEN, the server's CHALLENGE (12 + 36 bytes), then the hello.
-printf 'IBVF\x00\x03\x00\x07\x00\x00\x00\x00' >&8
+# Protocol 4: OPEN, the server's CHALLENGE (12 + 36 bytes), then the hello.
+printf 'IBVF\x00\x04\x00\x07\x00\x00\x00\x00' >&8
 timeout 10 head -c 48 <&8 >/dev/null
 # shellcheck disable=SC2059 # the format is the message
 printf "$hdr$params$dest$port$qp$tag" >&8
 timeout 10 head -c 112 <&8 >"$VM_TMP/ab"
 expect_eq "link layers differ: the server sends its device's name" \
 	"$(head -c 8 "$VM_TMP/ab" | od -An -tx1 | tr -d ' \n'):$(tail -c 96 "$VM_TMP/ab" | tr -d '\0')" \
-	"4942564600030005:rxe0"
+	"4942564600040005:rxe0"
 {
-	printf 'IBVF\x00\x03\x00\x05\x00\x00\x00\x64\x00\x00\x00\x03mlx5_3'
+	printf 'IBVF\x00\x04\x00\x05\x00\x00\x00\x64\x00\x00\x00\x03mlx5_3'
 	head -c 90 /dev/zero
 } >&8
 exec 8>&-
