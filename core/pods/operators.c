@@ -213,6 +213,22 @@ int operators_parse_applied(const char *buf, size_t len, struct op_claim *ret, c
 	return 1;
 }
 
+/* One of the operator's files into *buf (bounded by OPERATORS_FILE_MAX):
+ * true when read; false when absent (said nothing), unreadable (a note) or
+ * out of memory (c->err). */
+static bool read_op_file(struct ctx *c, const char *path, char **buf, size_t *len)
+{
+	int r = sys_read_file(c->s, path, OPERATORS_FILE_MAX, buf, len);
+	if (r >= 0)
+		return true;
+	if (r == -ENOMEM)
+		c->err = r;
+	else if (r != -ENOENT && r != -ENOTDIR)
+		note(c, "cannot read '%s': %s%s", path, strerror(-r),
+		     r == -EFBIG ? " (larger than the operator writes)" : "");
+	return false;
+}
+
 static void read_applied(struct ctx *c, enum op_name op)
 {
 	char **names;
@@ -376,23 +392,15 @@ static void read_systemd(struct ctx *c, enum op_name op)
 {
 	char *buf, why[128];
 	size_t len;
-	int r = sys_read_file(c->s, OPERATORS_SYSTEMD, OPERATORS_FILE_MAX, &buf, &len);
-	if (r == -ENOENT || r == -ENOTDIR)
+	if (!read_op_file(c, OPERATORS_SYSTEMD, &buf, &len))
 		return;
-	if (r < 0) {
-		if (r == -ENOMEM)
-			c->err = r;
-		else
-			note(c, "cannot read '%s': %s", OPERATORS_SYSTEMD, strerror(-r));
-		return;
-	}
 	struct op_claim *got = calloc(SYSTEMD_MAX, sizeof(*got));
 	if (!got) {
 		free(buf);
 		c->err = -ENOMEM;
 		return;
 	}
-	r = operators_parse_systemd(buf, len, got, SYSTEMD_MAX, why, sizeof(why));
+	int r = operators_parse_systemd(buf, len, got, SYSTEMD_MAX, why, sizeof(why));
 	free(buf);
 	if (r < 0)
 		note(c, "cannot read '%s': %s", OPERATORS_SYSTEMD, why);
@@ -412,16 +420,8 @@ static void read_ib_guids(struct ctx *c, enum op_name op)
 {
 	char *buf;
 	size_t len;
-	int r = sys_read_file(c->s, OPERATORS_IB_GUIDS, OPERATORS_FILE_MAX, &buf, &len);
-	if (r == -ENOENT || r == -ENOTDIR)
+	if (!read_op_file(c, OPERATORS_IB_GUIDS, &buf, &len))
 		return;
-	if (r < 0) {
-		if (r == -ENOMEM)
-			c->err = r;
-		else
-			note(c, "cannot read '%s': %s", OPERATORS_IB_GUIDS, strerror(-r));
-		return;
-	}
 	struct json_object *a = parse_json(buf, len);
 	free(buf);
 	if (!a || !json_object_is_type(a, json_type_array)) {
