@@ -206,6 +206,11 @@ START_TEST(field_report_rdma_shared_config_selects_nothing)
 	ck_assert(has_step(f, "\"deviceIDs\":[\"1021\"]"));
 	ck_assert(has_step(f, "\"ifNames\":[\"ibp24s0\""));
 	ck_assert(has_step(f, "rdma/dgx_h200_ib: 8"));
+	/* The Network Operator renders this config from its NicClusterPolicy:
+	 * the remedy says where to change it so the change stays. */
+	ck_assert(has_step(f, "the configList of the NicClusterPolicy's "
+			      "spec.rdmaSharedDevicePlugin.config"));
+	ck_assert(!has_step(f, "SriovNetworkNodePolicy"));
 	sim_close(&x);
 }
 END_TEST

@@ -381,6 +381,16 @@ void dp_remedy(struct finding *f, const struct node *n, const struct dp_config *
 			 "ConfigMap",
 			 ql);
 		steps[k] = s[k], k++;
+	} else if (r->plugin == DP_RDMA_SHARED) {
+		snprintf(
+			s[k], sizeof(s[k]),
+			"if the NVIDIA Network Operator deploys this plugin, change resource %s in "
+			"the configList of the NicClusterPolicy's "
+			"spec.rdmaSharedDevicePlugin.config "
+			"instead (kubectl edit nicclusterpolicy nic-cluster-policy): the operator "
+			"rewrites the ConfigMap",
+			ql);
+		steps[k] = s[k], k++;
 	}
 	snprintf(s[k], sizeof(s[k]),
 		 "kubectl get node %s -o jsonpath='{.status.allocatable}'   # lists %s: %zu", host,
