@@ -213,6 +213,16 @@ static bool key_string(struct json_object *o, char *buf, size_t size)
 	return true;
 }
 
+/* A result later ones are compared with: not one refused as impossible or
+ * limited by its peer (bench/verdict.h), which measured nothing of the VF. */
+static bool baseline(struct json_object *o)
+{
+	struct json_object *st;
+	const char *s =
+		json_object_object_get_ex(o, "status", &st) ? json_object_get_string(st) : NULL;
+	return !s || (strcmp(s, "impossible") && strcmp(s, "peer-limited"));
+}
+
 struct last {
 	struct json_object *key, *found;
 };
@@ -222,7 +232,8 @@ static void keep_last(struct json_object *o, off_t off, size_t len, void *arg)
 	(void)off, (void)len;
 	struct last *l = arg;
 	struct json_object *k;
-	if (json_object_object_get_ex(o, "key", &k) && json_object_equal(k, l->key)) {
+	if (json_object_object_get_ex(o, "key", &k) && json_object_equal(k, l->key) &&
+	    baseline(o)) {
 		json_object_put(l->found);
 		l->found = o;
 		return;
@@ -300,10 +311,15 @@ static void keep_two(struct json_object *o, off_t off, size_t len, void *arg)
 		json_object_put(o);
 		return;
 	}
-	json_object_put(pk->o[0]);
-	pk->o[0] = pk->o[1];
-	pk->seq[0] = pk->seq[1];
-	pk->has[0] = pk->has[1];
+	/* The one before is the last baseline() before the last. */
+	if (pk->has[1] && !baseline(pk->o[1])) {
+		json_object_put(pk->o[1]);
+	} else {
+		json_object_put(pk->o[0]);
+		pk->o[0] = pk->o[1];
+		pk->seq[0] = pk->seq[1];
+		pk->has[0] = pk->has[1];
+	}
 	pk->o[1] = o;
 	pk->seq[1] = seq;
 	pk->has[1] = true;
@@ -372,7 +388,7 @@ struct line {
 };
 
 struct rot {
-	struct lh_table *t; /* key -> the line number of its last line (+1) */
+	struct lh_table *t; /* key (and key#b: of its baselines) -> its last line (+1) */
 	struct line *v;
 	size_t n, cap;
 	bool nomem;
@@ -383,11 +399,26 @@ static void rot_free(struct lh_entry *en)
 	free(lh_entry_k(en));
 }
 
+/* key's last line is idx (+1). */
+static void keep_place_as(struct rot *rt, const char *key, uintptr_t idx)
+{
+	struct lh_entry *en = lh_table_lookup_entry(rt->t, key);
+	if (en) {
+		lh_entry_set_val(en, (void *)idx);
+		return;
+	}
+	char *k = strdup(key);
+	if (!k || lh_table_insert(rt->t, k, (const void *)idx) < 0) {
+		free(k);
+		rt->nomem = true;
+	}
+}
+
 static void keep_place(struct json_object *o, off_t off, size_t len, void *arg)
 {
 	struct rot *rt = arg;
 	char key[BENCH_HISTORY_LINE_MAX + 8];
-	bool keyed = key_string(o, key, sizeof(key));
+	bool keyed = key_string(o, key, sizeof(key)), base = baseline(o);
 	json_object_put(o);
 	if (rt->n == rt->cap) {
 		size_t cap = rt->cap ? 2 * rt->cap : 4096;
@@ -404,15 +435,11 @@ static void keep_place(struct json_object *o, off_t off, size_t len, void *arg)
 	if (!keyed)
 		return;
 	uintptr_t idx = rt->n; /* +1: 0 is no line */
-	struct lh_entry *en = lh_table_lookup_entry(rt->t, key);
-	if (en) {
-		lh_entry_set_val(en, (void *)idx);
-		return;
-	}
-	char *k = strdup(key);
-	if (!k || lh_table_insert(rt->t, k, (const void *)idx) < 0) {
-		free(k);
-		rt->nomem = true;
+	keep_place_as(rt, key, idx);
+	/* And the key's last baseline(): what its next result is compared with. */
+	if (base && strlen(key) + 2 < sizeof(key)) {
+		strcat(key, "#b");
+		keep_place_as(rt, key, idx);
 	}
 }
 

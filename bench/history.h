@@ -12,8 +12,11 @@
  * BENCH_HISTORY_LINE_MAX bytes. It is read whole, streamed, by key: every
  * key's last result is found however far back it is. An append that takes
  * the file past BENCH_HISTORY_CAP rewrites it (temporary + rename, same
- * mode, under the same lock) to the newest line of every key and the most
- * recent lines that fit in half the cap. A file past BENCH_HISTORY_READ_MAX
+ * mode, under the same lock) to the newest line of every key, its newest
+ * baseline, and the most recent lines that fit in half the cap. A baseline
+ * is a result later ones are compared with: any but one refused as
+ * "impossible" or judged "peer-limited" (bench/verdict.h), which measured
+ * nothing of the VF. A file past BENCH_HISTORY_READ_MAX
  * (not one ibvf wrote so) is read only in its last BENCH_HISTORY_READ_MAX
  * bytes, and the bytes left unread are counted; a line that is not a JSON
  * object (torn, hand-edited, too long) is skipped and counted. */
@@ -50,8 +53,8 @@ struct json_object *bench_history_key(const char *pf, int vf, const char *test, 
  * rewrite failed, the error says the line was recorded. */
 int bench_history_append(const char *path, struct json_object *entry, struct err *e);
 
-/* The last entry of path whose "key" equals key (*ret NULL when none, or
- * when path does not exist); *ret_skipped the lines skipped as corrupt. */
+/* The last baseline entry of path whose "key" equals key (*ret NULL when
+ * none, or when path does not exist): what a new result is compared with; *ret_skipped the lines skipped as corrupt. */
 int bench_history_last(const char *path, struct json_object *key, struct json_object **ret,
 		       size_t *ret_skipped, struct err *e);
 
@@ -60,8 +63,8 @@ struct bench_history_stats {
 	uint64_t unread; /* bytes before the BENCH_HISTORY_READ_MAX bound, not read */
 };
 
-/* The last two entries of every key of path (its last one and the one
- * before it), in file order, as a new array (empty when path does not
+/* The last two entries of every key of path (its last one and the last
+ * baseline before it), in file order, as a new array (empty when path does not
  * exist); entries without a "key" object are left out. */
 int bench_history_read(const char *path, struct json_object **ret,
 		       struct bench_history_stats *ret_stats, struct err *e);

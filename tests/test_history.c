@@ -287,6 +287,48 @@ START_TEST(read_gives_the_last_two_of_every_key_in_file_order)
 }
 END_TEST
 
+/* A result refused as impossible or limited by its peer measured nothing
+ * of the VF: the next one is compared with the last result before it, in
+ * the reader, bench_history_last() and through a rotation. */
+static void append_status(int vf, double figure, const char *status)
+{
+	struct err e = {{0}};
+	struct json_object *o = entry("0000:18:00.0", vf, "write_bw", figure);
+	json_object_object_add(o, "status", json_object_new_string(status));
+	ck_assert_msg(bench_history_append(path, o, &e) == 0, "%.1500s", e.msg);
+	json_object_put(o);
+}
+
+START_TEST(an_impossible_result_is_no_baseline)
+{
+	append_status(1, 390, "PASS");
+	append_status(1, 800, "impossible");
+	append_status(1, 2.4, "peer-limited");
+	append_status(2, 100, "FAIL");
+	append_status(2, 380, "PASS");
+	ck_assert_double_eq(last("0000:18:00.0", 1, "write_bw", NULL), 390);
+	ck_assert_double_eq(last("0000:18:00.0", 2, "write_bw", NULL), 380);
+	struct json_object *a;
+	struct bench_history_stats st;
+	struct err e = {{0}};
+	ck_assert_msg(bench_history_read(path, &a, &st, &e) == 0, "%.1500s", e.msg);
+	char got[256];
+	figures(a, got, sizeof(got));
+	ck_assert_str_eq(got, "390,2.4,100,380"); /* VF 1: its baseline, its last */
+	json_object_put(a);
+	/* Past the cap: VF 1's baseline stays beside its last line. */
+	put_filler(9, 0, BENCH_HISTORY_CAP - (size_t)file_size() + 200);
+	append("0000:18:00.0", 9, "write_bw", 1);
+	ck_assert_int_lt(file_size(), BENCH_HISTORY_CAP);
+	ck_assert_double_eq(last("0000:18:00.0", 1, "write_bw", NULL), 390);
+	ck_assert_msg(bench_history_read(path, &a, &st, &e) == 0, "%.1500s", e.msg);
+	figures(a, got, sizeof(got));
+	/* (VF 2's FAIL, neither its last nor its last baseline, went.) */
+	ck_assert_msg(!strncmp(got, "390,2.4,380,", 12), "%.200s", got);
+	json_object_put(a);
+}
+END_TEST
+
 /* An append past BENCH_HISTORY_CAP rewrites the file: the newest line of
  * every key stays however old, older lines of a key go unless they are in
  * the most recent half cap, and the file is bounded again, mode 0640. */
@@ -457,6 +499,7 @@ int main(void)
 	tcase_add_test(tc, links_are_refused);
 	tcase_add_test(tc, a_key_far_back_is_found);
 	tcase_add_test(tc, read_gives_the_last_two_of_every_key_in_file_order);
+	tcase_add_test(tc, an_impossible_result_is_no_baseline);
 	tcase_add_test(tc, rotation_keeps_the_newest_of_every_key_and_bounds_the_size);
 	tcase_add_test(tc, a_file_past_the_read_bound_says_so);
 	tcase_add_loop_test(tc, concurrent_appends_stay_whole_lines, 0, 2);
