@@ -182,6 +182,24 @@ START_TEST(detects_ib_guid_pool)
 }
 END_TEST
 
+/* A tenant's pod named like the config daemon, outside the operators'
+ * namespaces, is not theirs: no finding, no pod, no name in a remedy. */
+START_TEST(a_tenant_pod_named_like_the_daemon_claims_nothing)
+{
+	tu_put(node,
+	       "var/log/pods/tenant-a_sriov-network-config-daemon-evil1_"
+	       "0f1e2d3c-4b5a-4678-9a0b-1c2d3e4f5a6c/sriov-network-config-daemon/0.log",
+	       "");
+	tu_put(node, PATH, applied);
+	struct json_object *o = list_json(), *pods;
+	ck_assert(json_object_object_get_ex(o, "operator_pods", &pods));
+	ck_assert_msg(!strstr(jstr(pods), "tenant-a"), "operator_pods: %.1500s", jstr(pods));
+	const char *a = jstr(pf_operator(o, PF));
+	ck_assert_msg(!strstr(a, "tenant-a"), "%.1500s", a);
+	json_object_put(o);
+}
+END_TEST
+
 START_TEST(detects_config_daemon_pod)
 {
 	tu_put(node,
@@ -394,6 +412,7 @@ int main(void)
 	tcase_add_test(t, detects_systemd_mode_config);
 	tcase_add_test(t, detects_ib_guid_pool);
 	tcase_add_test(t, detects_config_daemon_pod);
+	tcase_add_test(t, a_tenant_pod_named_like_the_daemon_claims_nothing);
 	tcase_add_test(t, refuses_on_managed_pf);
 	tcase_add_test(t, forced_goes_through);
 	tcase_add_test(t, unmanaged_pf_unaffected);

@@ -462,6 +462,24 @@ enum pod_role {
 	ROLE_PLUGIN
 };
 
+/* The namespaces the operators deploy into (their manifests and Helm
+ * charts' defaults; kube-system for a plugin deployed alone): a pod of
+ * that name anywhere else is a tenant's, and claims nothing. */
+static bool operator_namespace(const char *ns)
+{
+	static const char *const known[] = {
+		"sriov-network-operator",
+		"openshift-sriov-network-operator",
+		"nvidia-network-operator",
+		"network-operator",
+		"kube-system",
+	};
+	for (size_t i = 0; i < sizeof(known) / sizeof(*known); i++)
+		if (!strcmp(ns, known[i]))
+			return true;
+	return false;
+}
+
 static enum pod_role role_of(const char *name)
 {
 	if (!strncmp(name, OPERATORS_DAEMON, strlen(OPERATORS_DAEMON)))
@@ -476,7 +494,7 @@ static void add_pod(struct ctx *c, const char *ns, const char *name, char *daemo
 {
 	char label[300];
 	enum pod_role role = role_of(name);
-	if (role == ROLE_NONE || !plain_word(ns) || !plain_word(name))
+	if (role == ROLE_NONE || !plain_word(ns) || !plain_word(name) || !operator_namespace(ns))
 		return;
 	snprintf(label, sizeof(label), "%s/%s", ns, name);
 	for (size_t i = 0; i < c->n->n_op_pods; i++)
