@@ -13,7 +13,7 @@ HOST_PATHS = {
     "/var/lib/kubelet/pods", "/var/lib/kubelet/device-plugins", "/var/lib/kubelet/pod-resources", "/var/lib/cni", "/run/netns",
     "/var/log/pods", "/var/lib/ibvf", "/etc/systemd/network", "/run/systemd/network",
     "/usr/lib/systemd/network", "/etc/systemd/system", TEXTFILE, "/run/ibvf", "/run/cdi",
-    "/etc/sriov-operator",
+    "/etc/sriov-operator", "/etc/ibvf",
 }
 # By workload, or workload/container where one container of it writes more.
 WRITABLE = {"DaemonSet/ibvf-metrics": {TEXTFILE},
