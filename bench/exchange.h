@@ -35,6 +35,9 @@
  * deadline is its run at the floor (exchange_params_floor_s()). */
 #define EXCHANGE_FLOOR_MBPS   1000u
 #define EXCHANGE_FLOOR_MSG_NS 1000u
+/* A latency test's iteration is a round trip, one at a time (2-4 us on
+ * InfiniBand, tens of us on Soft-RoCE): its floor is 50 us. */
+#define EXCHANGE_FLOOR_LAT_NS 50000u
 #define EXCHANGE_MAX_BUF      (1ull << 30)
 /* The largest message times the QPs: the registered buffer a peer can ask
  * for (32 QPs of 8 MiB; a 400G port is full with far less). */
@@ -217,8 +220,8 @@ int exchange_decode(const uint8_t *buf, size_t len, struct exchange_msg *ret, st
 
 int exchange_params_validate(const struct exchange_params *p, struct err *e);
 /* Seconds the run takes at the floor (rounded up): an iteration run's
- * messages over every size at EXCHANGE_FLOOR_MBPS and EXCHANGE_FLOOR_MSG_NS,
- * a duration run's duration times its sizes. */
+ * messages over every size at EXCHANGE_FLOOR_MBPS and EXCHANGE_FLOOR_MSG_NS
+ * (a latency test's at EXCHANGE_FLOOR_LAT_NS), a duration run's duration times its sizes. */
 uint64_t exchange_params_floor_s(const struct exchange_params *p);
 /* The figures' bounds whatever the link (the decoder checks every SYNC). */
 int exchange_sync_validate(const struct exchange_sync *s, struct err *e);

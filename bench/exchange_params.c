@@ -104,18 +104,20 @@ int exchange_params_validate(const struct exchange_params *p, struct err *e)
 uint64_t exchange_params_floor_s(const struct exchange_params *p)
 {
 	bool all = p->flags & EXCHANGE_F_ALL_SIZES;
-	uint64_t sizes = 0, per_msg_ns = 0;
+	bool lat = p->test == BENCH_WRITE_LAT || p->test == BENCH_READ_LAT;
+	uint64_t sizes = 0, per_msg_ns = 0,
+		 least = lat ? EXCHANGE_FLOOR_LAT_NS : EXCHANGE_FLOOR_MSG_NS;
 	/* A sweep's sizes: 2 B .. EXCHANGE_MAX_SIZE, powers of two. */
 	for (uint64_t size = all ? 2 : p->size; size && size <= EXCHANGE_MAX_SIZE;
 	     size = all ? size * 2 : 0) {
 		/* size bytes at EXCHANGE_FLOOR_MBPS: size * 8000 / rate ns. */
 		uint64_t ns = size * 8000 / EXCHANGE_FLOOR_MBPS;
-		per_msg_ns += ns > EXCHANGE_FLOOR_MSG_NS ? ns : EXCHANGE_FLOOR_MSG_NS;
+		per_msg_ns += ns > least ? ns : least;
 		sizes++;
 	}
 	if (!p->iters)
 		return (uint64_t)p->duration_s * sizes;
-	/* Bounded: iters <= 1e8, qps <= 64, per_msg_ns < 2^28: no overflow. */
+	/* Bounded: iters <= 1e8, qps <= 64, per_msg_ns < 2^29: no overflow. */
 	uint64_t iters = p->iters > EXCHANGE_MAX_ITERS ? EXCHANGE_MAX_ITERS : p->iters;
 	uint64_t qps = p->qps > EXCHANGE_MAX_QPS ? EXCHANGE_MAX_QPS : p->qps;
 	return (iters * qps * per_msg_ns + 999999999ull) / 1000000000ull;

@@ -103,6 +103,18 @@ START_TEST(an_iteration_run_past_the_time_limit_is_refused)
 		      "%.1500s", e.msg);
 	p.flags = 0;
 	ck_assert_int_eq(exchange_params_validate(&p, &e), 0);
+	/* A latency iteration is a round trip: 50 us at the floor, so 2e7 of
+	 * them are 1000 s (a WRITE of 2 B would be 20 s), 1e8 past the limit. */
+	p = params(1, 2);
+	p.test = BENCH_WRITE_LAT;
+	p.iters = 20000000;
+	ck_assert_uint_eq(exchange_params_floor_s(&p), 1000);
+	ck_assert_int_eq(exchange_params_validate(&p, &e), 0);
+	p.iters = EXCHANGE_MAX_ITERS;
+	ck_assert_int_eq(exchange_params_validate(&p, &e), -EPROTO);
+	p.test = BENCH_WRITE_BW;
+	p.iters = 20000000;
+	ck_assert_uint_eq(exchange_params_floor_s(&p), 20);
 }
 END_TEST
 
