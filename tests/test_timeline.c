@@ -602,6 +602,54 @@ START_TEST(test_bench_reader_passes_a_window_without_a_line_end)
 }
 END_TEST
 
+/* A bench history line of VF vf at time when. */
+static void bench_history_line(char *buf, size_t size, int vf, const char *when)
+{
+	snprintf(buf, size,
+		 "{\"time\":\"%s\",\"host\":\"n\",\"key\":{\"pf\":\"0000:18:00.0\","
+		 "\"vf\":%d,\"test\":\"write_bw\",\"peer\":\"loopback\"},\"bdf\":"
+		 "\"0000:18:00.%d\",\"ibdev\":\"mlx5_12\",\"status\":\"PASS\",\"figure\":"
+		 "391.5,\"unit\":\"Gb/s\",\"better\":\"higher\"}\n",
+		 when, vf, vf + 1);
+}
+
+/* The bench history rotated (bench/history.h: rewritten into a new file
+ * with the lines it keeps): the lines recorded before are not recorded
+ * again, and a new line of the same second as the newest recorded is. */
+START_TEST(test_bench_rotation_records_each_line_once)
+{
+	setenv("IBVF_RECORD", "0", 1);
+	char a[512], b[512], c[512], d[512], all[2048];
+	bench_history_line(a, sizeof(a), 2, "2026-12-04T03:00:00Z");
+	bench_history_line(b, sizeof(b), 3, "2026-12-04T03:00:00Z");
+	bench_history_line(c, sizeof(c), 4, "2026-12-04T03:00:00Z");
+	bench_history_line(d, sizeof(d), 5, "2026-12-04T03:00:01Z");
+	snprintf(all, sizeof(all), "%s%s", a, b);
+	tu_put(node, "var/lib/ibvf/bench-history.jsonl", all);
+	record_once(node);
+	struct json_object *doc = timeline_json(node, (const char *[]){"--kind", "bench", NULL});
+	ck_assert_int_eq(count_kind(doc, "bench"), 2);
+	json_object_put(doc);
+	/* The rewrite: a new file renamed over the old one. */
+	char path[4200], tmp[4300];
+	snprintf(path, sizeof(path), "%s/var/lib/ibvf/bench-history.jsonl", node);
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	snprintf(all, sizeof(all), "%s%s%s%s", a, b, c, d);
+	FILE *f = fopen(tmp, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ge(fputs(all, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(rename(tmp, path), 0);
+	record_once(node);
+	doc = timeline_json(node, (const char *[]){"--kind", "bench", NULL});
+	ck_assert_msg(
+		count_kind(doc, "bench") == 4 && find_event(doc, "bench", "0000:18:00.5", NULL) &&
+			find_event(doc, "bench", "0000:18:00.6", NULL),
+		"after the rotation, not A B C D once each: %.1500s", json_object_get_string(doc));
+	json_object_put(doc);
+}
+END_TEST
+
 /* "+HH:MM" exactly: a malformed zone is refused (exit 2, naming --since)
  * whatever follows the value in memory. The kernel lays the arguments out
  * one after another: an empty one after "+01:5" puts NULs where a parser
@@ -663,6 +711,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_reboot_is_one_group);
 	tcase_add_test(tc, test_bench_result_and_follow);
 	tcase_add_test(tc, test_bench_reader_passes_a_window_without_a_line_end);
+	tcase_add_test(tc, test_bench_rotation_records_each_line_once);
 	tcase_add_test(tc, test_since_zone_is_exactly_hh_mm);
 	suite_add_tcase(s, tc);
 	return s;

@@ -475,9 +475,18 @@ static int record_journal(struct obs *ob)
 	return rc;
 }
 
-/* One bench history line; after > 0 (the file was replaced): a line no
- * newer than the newest recorded (*newest) was recorded before. */
-static int bench_line(struct obs *ob, const char *line, int64_t after, int64_t *newest)
+/* The newest bench line recorded: its time and how many lines of that
+ * time (the history's times are whole seconds: many lines share one). */
+struct bench_mark {
+	int64_t t;
+	int64_t n;
+};
+
+/* One bench history line; after->t > 0 (the file was replaced): a line
+ * older than after, or one of the first after->n lines of its time, was
+ * recorded before. *newest follows what is recorded. */
+static int bench_line(struct obs *ob, const char *line, struct bench_mark *after,
+		      struct bench_mark *newest)
 {
 	struct json_object *o = json_tokener_parse(line), *key;
 	if (!o || !json_object_is_type(o, json_type_object)) {
@@ -486,12 +495,14 @@ static int bench_line(struct obs *ob, const char *line, int64_t after, int64_t *
 	}
 	struct hist_event ev;
 	int64_t t = hist_time_parse(jstr(o, "time"));
-	if (after > 0 && t > 0 && t <= after) {
+	if (after->t > 0 && t > 0 && (t < after->t || (t == after->t && after->n-- > 0))) {
 		json_object_put(o);
 		return 0;
 	}
-	if (t > *newest)
-		*newest = t;
+	if (t > newest->t)
+		*newest = (struct bench_mark){t, 1};
+	else if (t == newest->t)
+		newest->n++;
 	ev_init(ob, &ev, HK_BENCH, t > 0 ? t : ob->t_us);
 	ev.group = 0;
 	const char *bdf = jstr(o, "bdf");
@@ -534,7 +545,11 @@ static int record_bench(struct obs *ob)
 		return 0;
 	}
 	unsigned long long ino = 0, off = 0;
-	int64_t newest = kv_int(r->st, "bench_last", 0), after = 0;
+	struct bench_mark newest = {0}, after = {0};
+	char mark[64];
+	if (hist_store_kv_get(r->st, "bench_last", mark, sizeof(mark)) == 0 &&
+	    sscanf(mark, "%" SCNd64 ":%" SCNd64, &newest.t, &newest.n) < 1)
+		newest = (struct bench_mark){0};
 	if (hist_store_kv_get(r->st, "bench_pos", pos, sizeof(pos)) < 0 ||
 	    sscanf(pos, "%llu:%llu", &ino, &off) != 2 || ino != (unsigned long long)st.st_ino ||
 	    off > (unsigned long long)st.st_size) {
@@ -563,7 +578,7 @@ static int record_bench(struct obs *ob)
 	     rc == 0 && (nl = memchr(line, '\n', (size_t)(buf + got - line))); line = nl + 1) {
 		*nl = '\0';
 		if ((size_t)(nl - line) <= BENCH_HISTORY_LINE_MAX)
-			rc = bench_line(ob, line, after, &newest);
+			rc = bench_line(ob, line, &after, &newest);
 		used = (size_t)(nl + 1 - buf);
 	}
 	free(buf);
@@ -574,8 +589,9 @@ static int record_bench(struct obs *ob)
 	snprintf(pos, sizeof(pos), "%llu:%llu", (unsigned long long)st.st_ino, off + used);
 	if (rc == 0)
 		rc = hist_store_kv_put(r->st, "bench_pos", pos, ob->e);
+	snprintf(mark, sizeof(mark), "%" PRId64 ":%" PRId64, newest.t, newest.n);
 	if (rc == 0)
-		rc = kv_put_int(r->st, "bench_last", newest, ob->e);
+		rc = hist_store_kv_put(r->st, "bench_last", mark, ob->e);
 	return rc;
 }
 
