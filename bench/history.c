@@ -82,11 +82,18 @@ static int open_file(const char *path, bool write, int *ret_fd, struct err *e)
 			close(dfd);
 			return r;
 		}
-		/* Replaced while waiting for the lock: the new file. */
-		if (tries < 10 && (fstatat(dfd, slash + 1, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
-				   now.st_ino != st.st_ino || now.st_dev != st.st_dev)) {
+		/* Replaced while waiting for the lock: the new file; replaced
+		 * at every try, a line appended would go to a removed file. */
+		if (fstatat(dfd, slash + 1, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    now.st_ino != st.st_ino || now.st_dev != st.st_dev) {
 			close(fd);
-			continue;
+			if (tries < 10)
+				continue;
+			close(dfd);
+			return err_setx(
+				e, EAGAIN,
+				"the history '%s' was replaced at each of 10 tries to lock it",
+				path);
 		}
 		close(dfd);
 		*ret_fd = fd;
