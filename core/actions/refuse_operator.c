@@ -30,10 +30,10 @@ int action_refuse_operator(const struct node *n, const struct pf *pf, enum actio
 				  operators_name(c->op), operators_sets(c), pf->fn.bdf, ev);
 		return 0;
 	}
-	return err_setx(e, EBUSY,
-			"cannot %s: %s sets the %s of PF %s (evidence: %s); change its "
-			"SriovNetworkNodePolicy instead, or --force to do it anyway",
-			what, operators_name(c->op), operators_sets(c), pf->fn.bdf, ev);
+	return err_setx(
+		e, EBUSY,
+		"cannot %s: %s sets the %s of PF %s (evidence: %s); " ACTION_OPERATOR_REFUSED, what,
+		operators_name(c->op), operators_sets(c), pf->fn.bdf, ev);
 }
 
 static void append(char *buf, size_t size, size_t *at, const char *s)

@@ -12,6 +12,11 @@
 #include "core/model/node.h"
 #include "core/model/request.h"
 
+/* The end of that refusal's line: what tells it from other -EBUSY ones (a
+ * VF a pod holds). */
+#define ACTION_OPERATOR_REFUSED                                                                    \
+	"change its SriovNetworkNodePolicy instead, or --force to do it anyway"
+
 /* 0 when no operator sets what an action of kind (doing what) changes on pf;
  * else -EBUSY with one line naming the PF, the operator, its evidence and
  * --force, or, forced, 0 with a plan note (p may be NULL then). */

@@ -139,7 +139,7 @@ int cli_action_run(const struct cli *c, const struct act_opts *o, const struct a
 	}
 	if ((r = action_plan(s, n, req, &p, &e)) < 0) {
 		cli_error("%s", e.msg);
-		if (r == -EBUSY)
+		if (r == -EBUSY && strstr(e.msg, ACTION_OPERATOR_REFUSED))
 			print_operator_remedy(n, req);
 		rc = r == -ENOMEM || r == -EIO ? 1 : EXIT_USAGE;
 		goto out;
