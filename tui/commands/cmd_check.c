@@ -99,7 +99,9 @@ const struct opt check_options[] = {
 	{OPT_BOOL("yes", 'y', CHECK_O_YES,
 		  "apply without asking (needed when stdin is not a terminal)")},
 	{OPT_BOOL("dry-run", 0, CHECK_O_DRY_RUN, "print each plan, change nothing")},
-	{OPT_BOOL("force", 'f', CHECK_O_FORCE, "act on VFs bound to pods too")},
+	{OPT_BOOL("force", 'f', CHECK_O_FORCE,
+		  "act on VFs bound to pods, on PFs an operator sets, and persist past a shadowing "
+		  ".link file")},
 	{OPT_BOOL("no-wait", 0, CHECK_O_NO_WAIT,
 		  "fail at once when another ibvf holds the node's lock")},
 	{OPT_PARA("With --fix (text only, no --json) the exit status is: 0 every selected\n"
