@@ -138,7 +138,9 @@ static int stream(int fd, const char *path, line_fn *each, void *arg,
 		return err_set(e, ENOMEM, "cannot read the history '%s'", path);
 	/* cut: the line under way began before from (not a line); over: it
 	 * is longer than the window (a corrupt line). */
-	bool cut = from > 0, over = false;
+	char before = '\n';
+	bool cut = from > 0 && (pread(fd, &before, 1, from - 1) != 1 || before != '\n'),
+	     over = false;
 	size_t have = 0;
 	off_t at = from, base = from; /* base: the file offset of buf[0] */
 	while (at < size) {
