@@ -54,7 +54,8 @@ struct json_object *bench_history_key(const char *pf, int vf, const char *test, 
 int bench_history_append(const char *path, struct json_object *entry, struct err *e);
 
 /* The last baseline entry of path whose "key" equals key (*ret NULL when
- * none, or when path does not exist): what a new result is compared with; *ret_skipped the lines skipped as corrupt. */
+ * none, or when path does not exist): what a new result is compared with; *ret_skipped the lines
+ * skipped as corrupt. */
 int bench_history_last(const char *path, struct json_object *key, struct json_object **ret,
 		       size_t *ret_skipped, struct err *e);
 

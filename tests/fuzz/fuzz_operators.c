@@ -18,8 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void claim_ok(const struct op_claim *c)
 {
 	if (strnlen(c->bdf, sizeof(c->bdf)) == sizeof(c->bdf) ||
-	    strnlen(c->pf_name, sizeof(c->pf_name)) == sizeof(c->pf_name) ||
-	    c->want_numvfs < -1)
+	    strnlen(c->pf_name, sizeof(c->pf_name)) == sizeof(c->pf_name) || c->want_numvfs < -1)
 		abort();
 }
 
