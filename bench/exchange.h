@@ -261,6 +261,3 @@ int exchange_recv(int fd, struct exchange_msg *ret, int timeout_ms, atomic_bool 
 int exchange_send_frame(int fd, const uint8_t *buf, size_t len, int timeout_ms, struct err *e);
 int exchange_recv_frame(int fd, uint8_t *buf, size_t size, int timeout_ms, atomic_bool *cancel,
 			struct err *e);
-/* Non-blocking check for a message from the peer during a run: 1 when one
- * was read into ret, 0 when none is pending, negative on error or EOF. */
-int exchange_poll(int fd, struct exchange_msg *ret, struct err *e);

@@ -288,16 +288,3 @@ int exchange_recv(int fd, struct exchange_msg *ret, int timeout_ms, atomic_bool 
 		return n;
 	return exchange_decode(buf, (size_t)n, ret, e);
 }
-
-int exchange_poll(int fd, struct exchange_msg *ret, struct err *e)
-{
-	struct pollfd p = {.fd = fd, .events = POLLIN};
-	int r = poll(&p, 1, 0);
-	if (r < 0)
-		return errno == EINTR ? 0 : err_set(e, errno, "cannot poll the peer");
-	if (r == 0)
-		return 0;
-	/* Something arrived (or EOF): the rest of a message follows promptly. */
-	r = exchange_recv(fd, ret, 2000, NULL, e);
-	return r < 0 ? r : 1;
-}

@@ -31,19 +31,6 @@ struct server {
 	char *dir;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double scale(void)
-{
-	const char *m = getenv("CK_TIMEOUT_MULTIPLIER");
-	return m && atof(m) > 1 ? atof(m) : 1;
-}
-
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -80,7 +67,7 @@ static bool server_start(struct server *s, const char *const *args)
 		_exit(127);
 	}
 	free(sim);
-	for (double end = now_s() + 10 * scale(); now_s() < end;) {
+	for (double end = tu_now_s() + 10 * tu_time_scale(); tu_now_s() < end;) {
 		char *err = slurp(s->err_path);
 		const char *at = strstr(err, "listening on ");
 		const char *colon = at ? strchr(at, ':') : NULL;
@@ -190,15 +177,15 @@ START_TEST(a_silent_client_does_not_hold_the_server)
 	int silent = connect_silent(s.port);
 	char *out;
 	const char *good[] = {"good", "127.0.0.1", s.port, NULL};
-	double t0 = now_s();
+	double t0 = tu_now_s();
 	ck_assert_int_eq(peer(&out, good), 0);
 	/* Through the gate and served while the silent one still waits. */
 	ck_assert_msg(strstr(out, THROUGH), "good client: %s", out);
-	ck_assert_msg(now_s() - t0 < 2.0, "the good client waited %.1f s", now_s() - t0);
+	ck_assert_msg(tu_now_s() - t0 < 2.0, "the good client waited %.1f s", tu_now_s() - t0);
 	free(out);
 	/* The silent one is told and dropped at its deadline. */
 	struct pollfd p = {.fd = silent, .events = POLLIN};
-	ck_assert_int_eq(poll(&p, 1, (int)(5000 * scale())), 1);
+	ck_assert_int_eq(poll(&p, 1, (int)(5000 * tu_time_scale())), 1);
 	char buf[128] = {0};
 	ck_assert_int_gt(recv(silent, buf, sizeof(buf) - 1, 0), 0);
 	ck_assert_ptr_nonnull(memmem(buf, sizeof(buf), "sent no OPEN within 2000 ms", 27));
@@ -342,14 +329,14 @@ START_TEST(a_device_that_cannot_open_backs_off_and_stops)
 	ck_assert_ptr_null(strstr(err, "no RDMA device"));
 	free(err);
 	const char *good[] = {"good", "127.0.0.1", s.port, NULL};
-	double t0 = now_s();
+	double t0 = tu_now_s();
 	for (int i = 0; i < 5; i++) {
 		ck_assert_int_eq(peer(&out, good), 0);
 		ck_assert_msg(strstr(out, THROUGH), "client %d: %s", i, out);
 		free(out);
 	}
 	/* 100 + 200 + 400 + 800 ms of back-off between them. */
-	ck_assert_msg(now_s() - t0 >= 1.5, "5 clients in %.2f s", now_s() - t0);
+	ck_assert_msg(tu_now_s() - t0 >= 1.5, "5 clients in %.2f s", tu_now_s() - t0);
 	int st;
 	waitpid(s.pid, &st, 0);
 	s.pid = -1;
@@ -392,16 +379,16 @@ START_TEST(a_flood_of_hostile_clients_leaves_the_server_serving)
 	int fds_mid = fd_count(s.pid);
 	char *out;
 	const char *good[] = {"good", "127.0.0.1", s.port, NULL};
-	double t0 = now_s();
+	double t0 = tu_now_s();
 	ck_assert_int_eq(peer(&out, good), 0);
-	double good_s = now_s() - t0;
+	double good_s = tu_now_s() - t0;
 	ck_assert_msg(strstr(out, THROUGH), "good client under the flood: %s", out);
 	free(out);
 	int st;
 	waitpid(flood, &st, 0);
 	/* The last of the flood's connections are dropped at their deadline. */
 	int fds1 = -1;
-	for (double end = now_s() + 3 * scale(); now_s() < end; usleep(100000))
+	for (double end = tu_now_s() + 3 * tu_time_scale(); tu_now_s() < end; usleep(100000))
 		if ((fds1 = fd_count(s.pid)) <= fds0)
 			break;
 	long rss1 = proc_status(s.pid, "VmRSS:"), hwm1 = proc_status(s.pid, "VmHWM:");
@@ -412,7 +399,8 @@ START_TEST(a_flood_of_hostile_clients_leaves_the_server_serving)
 	ck_assert_int_eq(fds1, fds0);
 	ck_assert_int_le(fds_mid, fds0 + 256); /* the gate's table */
 	ck_assert_int_lt(hwm1 - hwm0, 16 * 1024);
-	ck_assert_int_lt(good_s, 1.0 * scale()); /* not behind a silent one's 1 s deadline */
+	ck_assert_int_lt(good_s,
+			 1.0 * tu_time_scale()); /* not behind a silent one's 1 s deadline */
 	server_stop(&s);
 	char *err = slurp(s.err_path);
 	ck_assert_msg(strstr(err, "refused: 64 QPs of 8388608-byte messages ask for 512 MiB"),
@@ -467,13 +455,13 @@ static double figure_after(const char *out, const char *key)
  * timeout). Bounds are the timeout given, not a speed. */
 START_TEST(an_alive_flood_does_not_hold_a_client)
 {
-	const int tmo = (int)(3000 * scale());
+	const int tmo = (int)(3000 * tu_time_scale());
 	char t[16], *out;
 	snprintf(t, sizeof(t), "%d", tmo);
 	const char *args[] = {"session", "alive-flood", t, NULL};
-	double t0 = now_s();
+	double t0 = tu_now_s();
 	ck_assert_int_eq(peer(&out, args), 1);
-	double took = now_s() - t0;
+	double took = tu_now_s() - t0;
 	ck_assert_msg(strstr(out, "client: error: the peer sent ALIVE outside a run (before its "
 				  "START or after its DONE): session ended"),
 		      "%.1500s", out);
@@ -492,7 +480,7 @@ END_TEST
  * first ALIVE, and the next client is served; with a key too. */
 START_TEST(alive_before_start_drops_the_client_and_the_next_is_served)
 {
-	const int tmo = (int)(3000 * scale());
+	const int tmo = (int)(3000 * tu_time_scale());
 	char t[16], key[300], *out;
 	char *dir = tu_mkfixture(NULL);
 	snprintf(t, sizeof(t), "%d", tmo);
@@ -522,7 +510,7 @@ END_TEST
  * and three timeouts. */
 START_TEST(the_server_ends_a_session_at_its_deadline_whatever_the_client_sends)
 {
-	const int tmo = (int)(1000 * scale());
+	const int tmo = (int)(1000 * tu_time_scale());
 	char t[16], *out;
 	snprintf(t, sizeof(t), "%d", tmo);
 	const char *args[] = {"session", "alive-hold", t, NULL};

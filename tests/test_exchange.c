@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bench/exchange.h"
+#include "bench/exchange_session.h"
 #include "testutil.h"
 
 static struct exchange_msg good_hello(unsigned int qps)
@@ -441,9 +442,10 @@ START_TEST(tcp_connect_send_recv_and_refused)
 	ck_assert_int_eq(exchange_accept(lfd, 2000, NULL, &afd, &e), 0);
 	struct exchange_msg m = good_hello(4), d;
 	ck_assert_int_eq(exchange_send(cfd, &m, 1000, &e), 0);
-	ck_assert_int_eq(exchange_poll(afd, &d, &e), 1);
+	struct exchange_session sess = {0}; /* unkeyed, no deadline */
+	ck_assert_int_eq(exchange_session_poll(&sess, afd, &d, &e), 1);
 	ck_assert_uint_eq(d.dest.qps[3].qpn, 0x103);
-	ck_assert_int_eq(exchange_poll(afd, &d, &e), 0);
+	ck_assert_int_eq(exchange_session_poll(&sess, afd, &d, &e), 0);
 	close(cfd);
 	close(afd);
 	close(lfd);

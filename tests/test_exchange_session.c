@@ -17,19 +17,6 @@
 #include "bench/exchange_session.h"
 #include "testutil.h"
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double scale(void)
-{
-	const char *m = getenv("CK_TIMEOUT_MULTIPLIER");
-	return m && atof(m) > 1 ? atof(m) : 1;
-}
-
 static struct exchange_key key_of(char c)
 {
 	struct exchange_key k = {.set = true, .len = 32};
@@ -210,12 +197,12 @@ START_TEST(alive_is_taken_only_between_start_and_done)
 	/* Before START (waiting for a CHALLENGE, an ACCEPT, a START): refused
 	 * at once, not waited through. */
 	send_raw(sv[0], &tx, sync_msg(EXCHANGE_PHASE_ALIVE, 0));
-	double t0 = now_s();
+	double t0 = tu_now_s();
 	ck_assert_int_eq(exchange_session_recv(&rx, sv[1], &m, 5000, NULL, &e), -EPROTO);
 	ck_assert_msg(!strcmp(e.msg, "the peer sent ALIVE outside a run (before its START or "
 				     "after its DONE): session ended"),
 		      "%.1500s", e.msg);
-	ck_assert_double_lt(now_s() - t0, 2.5);
+	ck_assert_double_lt(tu_now_s() - t0, 2.5);
 	/* During the run: skipped, the DONE comes through. */
 	rx = (struct exchange_session){0};
 	send_raw(sv[0], &tx, sync_msg(EXCHANGE_PHASE_START, 0));
@@ -263,7 +250,7 @@ static void *alive_forever(void *arg)
 	struct err e;
 	exchange_session_send(&tx, w->fd, &m, 1000, &e);
 	m.sync.phase = EXCHANGE_PHASE_ALIVE;
-	for (double end = now_s() + w->seconds; now_s() < end; usleep(50000))
+	for (double end = tu_now_s() + w->seconds; tu_now_s() < end; usleep(50000))
 		if (exchange_session_send(&tx, w->fd, &m, 1000, &e) < 0)
 			break;
 	return NULL;
@@ -273,20 +260,21 @@ START_TEST(no_alive_holds_a_session_past_its_deadline)
 {
 	int sv[2];
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	const double budget_s = 0.4 * scale(), hold_s = 10 * budget_s;
+	const double budget_s = 0.4 * tu_time_scale(), hold_s = 10 * budget_s;
 	struct alive_writer w = {.fd = sv[0], .seconds = hold_s};
 	pthread_t th;
 	ck_assert_int_eq(pthread_create(&th, NULL, alive_forever, &w), 0);
 	struct exchange_session rx = {0};
 	struct err e = {{0}};
 	struct exchange_msg m;
-	double t0 = now_s();
+	double t0 = tu_now_s();
 	exchange_session_start(&rx, (uint64_t)(budget_s * 1000));
 	ck_assert_int_eq(exchange_session_recv(&rx, sv[1], &m, -1, NULL, &e), 0); /* START */
 	/* Each ALIVE would restart a 1 s wait for ever: the deadline ends it. */
-	ck_assert_int_eq(exchange_session_recv(&rx, sv[1], &m, 1000 * (int)scale(), NULL, &e),
-			 -ETIME);
-	double took = now_s() - t0;
+	ck_assert_int_eq(
+		exchange_session_recv(&rx, sv[1], &m, 1000 * (int)tu_time_scale(), NULL, &e),
+		-ETIME);
+	double took = tu_now_s() - t0;
 	ck_assert_msg(strstr(e.msg, "the session ran past its deadline ("), "%.1500s", e.msg);
 	ck_assert_msg(took >= budget_s * 0.9 && took < hold_s / 2,
 		      "ended after %.2f s, deadline %.2f s, the peer held %.2f s", took, budget_s,

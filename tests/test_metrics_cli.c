@@ -215,24 +215,11 @@ START_TEST(textfile_replaced_by_rename)
 }
 END_TEST
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double timeout_mult(void)
-{
-	const char *m = getenv("CK_TIMEOUT_MULTIPLIER");
-	return m && atof(m) >= 1 ? atof(m) : 1;
-}
-
 /* Waits (bounded) until ibvf.prom exists with another inode than ino. */
 static ino_t wait_new_file(ino_t ino, double bound_s)
 {
 	struct stat st;
-	for (double end = now_s() + bound_s; now_s() < end;) {
+	for (double end = tu_now_s() + bound_s; tu_now_s() < end;) {
 		if (stat(prom, &st) == 0 && st.st_ino != ino)
 			return st.st_ino;
 		usleep(20000);
@@ -249,10 +236,10 @@ START_TEST(interval_repeats_until_sigterm)
 	ck_assert_int_ge(errfd, 0);
 	pid_t pid = spawn(-1, errfd, "1");
 	/* A round takes what one run takes: measured, not assumed. */
-	double t0 = now_s();
-	ino_t first = wait_new_file(0, 60 * timeout_mult());
-	double round_s = now_s() - t0;
-	ino_t second = wait_new_file(first, (10 + 10 * round_s) * timeout_mult());
+	double t0 = tu_now_s();
+	ino_t first = wait_new_file(0, 60 * tu_time_scale());
+	double round_s = tu_now_s() - t0;
+	ino_t second = wait_new_file(first, (10 + 10 * round_s) * tu_time_scale());
 	struct stat st;
 	ck_assert_int_eq(stat(prom, &st), 0);
 	char *text = NULL;
@@ -267,8 +254,8 @@ START_TEST(interval_repeats_until_sigterm)
 	char moved[PATH_MAX + 8];
 	snprintf(moved, sizeof(moved), "%s.away", node);
 	ck_assert_int_eq(rename(node, moved), 0);
-	for (double end = now_s() + (10 + 10 * round_s) * timeout_mult();
-	     lseek(errfd, 0, SEEK_END) == 0 && now_s() < end;)
+	for (double end = tu_now_s() + (10 + 10 * round_s) * tu_time_scale();
+	     lseek(errfd, 0, SEEK_END) == 0 && tu_now_s() < end;)
 		usleep(20000);
 	ck_assert_int_gt(lseek(errfd, 0, SEEK_END), 0);
 	struct stat kept;

@@ -22,13 +22,6 @@
 
 static const char *const healthy[] = {"--healthy", NULL};
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Discovers dir as a captured tree; 0 or the negative errno. */
 static int discover_root(const char *dir, struct node **ret)
 {
@@ -47,9 +40,9 @@ static int discover_root(const char *dir, struct node **ret)
 static double bound_s(const char *dir)
 {
 	struct node *n;
-	double t0 = now_s();
+	double t0 = tu_now_s();
 	ck_assert_int_eq(discover_root(dir, &n), 0);
-	double took = now_s() - t0;
+	double took = tu_now_s() - t0;
 	node_free(n);
 	const char *m = getenv("CK_TIMEOUT_MULTIPLIER");
 	double mult = m && atof(m) > 0 ? atof(m) : 1;
@@ -65,10 +58,10 @@ static bool discovers_within(const char *dir, double limit, int *ret_status)
 		struct node *n;
 		_exit(discover_root(dir, &n) == 0 ? 0 : 1);
 	}
-	double end = now_s() + limit;
+	double end = tu_now_s() + limit;
 	int status;
 	while (waitpid(pid, &status, WNOHANG) == 0) {
-		if (now_s() > end) {
+		if (tu_now_s() > end) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
 			return false;

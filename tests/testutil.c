@@ -10,6 +10,7 @@
 #include <sys/mount.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -220,4 +221,17 @@ int tu_private_net_and_run(void)
 	    mount("tmpfs", "/run", "tmpfs", 0, NULL) < 0)
 		return -1;
 	return 0;
+}
+
+double tu_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double tu_time_scale(void)
+{
+	const char *m = getenv("CK_TIMEOUT_MULTIPLIER");
+	return m && atof(m) > 1 ? atof(m) : 1;
 }

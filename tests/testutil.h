@@ -31,3 +31,8 @@ void tu_put(const char *dir, const char *rel, const char *content);
 /* The words shell (a path: /bin/sh, /bin/bash) makes of line, each as
  * <word> (malloc'd): what a person who pastes the line runs. */
 char *tu_shell_words(const char *shell, const char *line);
+/* CLOCK_MONOTONIC in seconds. */
+double tu_now_s(void);
+/* Check's CK_TIMEOUT_MULTIPLIER (at least 1): what a wait is scaled by on
+ * a slow or loaded machine. */
+double tu_time_scale(void);

@@ -17,12 +17,7 @@ int sim_fn_write(const char *root, const char *fn_rel, const struct sim_fn_spec 
 {
 	char rel[PATH_MAX];
 	int r = sim_mkdirs(root, fn_rel, e);
-#define PUT(name, ...)                                                                             \
-	do {                                                                                       \
-		sim_fmt(rel, sizeof(rel), "%s/%s", fn_rel, name);                                  \
-		if (r == 0)                                                                        \
-			r = sim_putf(root, e, rel, __VA_ARGS__);                                   \
-	} while (0)
+#define PUT(name, ...) SIM_PUT_IN(fn_rel, name, __VA_ARGS__)
 	PUT("vendor", "0x15b3\n");
 	PUT("device", "0x%04x\n", f->device);
 	PUT("subsystem_vendor", "0x15b3\n");
@@ -121,12 +116,7 @@ int sim_ibdev_write(const char *root, const char *fn_rel, const struct sim_ibdev
 	sim_fmt(dir, sizeof(dir), "%s/infiniband/%s", fn_rel, d->name);
 	guid_format_sysfs(d->node_guid, g);
 	guid_format_sysfs(d->sys_image_guid, sg);
-#define PUT(name, ...)                                                                             \
-	do {                                                                                       \
-		sim_fmt(rel, sizeof(rel), "%s/%s", dir, name);                                     \
-		if (r == 0)                                                                        \
-			r = sim_putf(root, e, rel, __VA_ARGS__);                                   \
-	} while (0)
+#define PUT(name, ...) SIM_PUT_IN(dir, name, __VA_ARGS__)
 	PUT("node_type", "1: CA\n");
 	PUT("node_guid", "%s\n", g);
 	PUT("sys_image_guid", "%s\n", sg);
@@ -175,12 +165,7 @@ int sim_netdev_write(const char *root, const char *fn_rel, const struct sim_netd
 					(unsigned int)(g >> (i * 8)) & 0xff);
 	}
 	bool oper = n->up && n->carrier;
-#define PUT(name, ...)                                                                             \
-	do {                                                                                       \
-		sim_fmt(rel, sizeof(rel), "%s/%s", dir, name);                                     \
-		if (r == 0)                                                                        \
-			r = sim_putf(root, e, rel, __VA_ARGS__);                                   \
-	} while (0)
+#define PUT(name, ...) SIM_PUT_IN(dir, name, __VA_ARGS__)
 	PUT("address", "%s\n", addr);
 	PUT("addr_len", "%d\n", n->ethernet ? 6 : 20);
 	PUT("broadcast", "%s\n",

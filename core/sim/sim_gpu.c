@@ -30,12 +30,7 @@ int sim_gpu_write(const char *root, const char *fn_rel, const struct sim_gpu_spe
 {
 	char rel[PATH_MAX], uuid[SIM_GPU_UUID_LEN];
 	int r = sim_mkdirs(root, fn_rel, e);
-#define PUT(name, ...)                                                                             \
-	do {                                                                                       \
-		sim_fmt(rel, sizeof(rel), "%s/%s", fn_rel, name);                                  \
-		if (r == 0)                                                                        \
-			r = sim_putf(root, e, rel, __VA_ARGS__);                                   \
-	} while (0)
+#define PUT(name, ...) SIM_PUT_IN(fn_rel, name, __VA_ARGS__)
 	PUT("vendor", "0x%04x\n", SIM_GPU_VENDOR);
 	PUT("device", "0x%04x\n", SIM_GPU_DEVICE);
 	PUT("subsystem_vendor", "0x%04x\n", SIM_GPU_VENDOR);

@@ -50,6 +50,15 @@ int sim_fmt(char *buf, size_t size, const char *fmt, ...) __attribute__((format(
 int sim_putf(const char *root, struct err *e, const char *rel, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 int sim_mkdirs(const char *root, const char *rel, struct err *e);
+/* Writes dir/name under root with formatted content, once r is still 0:
+ * for writers of many attribute files, with the locals int r, char rel[]
+ * (the path's buffer), const char *root and struct err *e in scope. */
+#define SIM_PUT_IN(dir, name, ...)                                                                 \
+	do {                                                                                       \
+		sim_fmt(rel, sizeof(rel), "%s/%s", dir, name);                                     \
+		if (r == 0)                                                                        \
+			r = sim_putf(root, e, rel, __VA_ARGS__);                                   \
+	} while (0)
 /* A relative symlink at link_rel pointing at target_rel, replacing any. */
 int sim_symlink(const char *root, const char *link_rel, const char *target_rel, struct err *e);
 /* Removes a file, link or directory tree; absent is fine. */
