@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/sys/sys.h"
+#include "pods_impl.h"
 
 #define KUBELET_PODS "/var/lib/kubelet/pods"
 #define CONFIGMAPS   "volumes/kubernetes.io~configmap"
@@ -122,13 +123,12 @@ static int read_logs(struct scan *sc, char **names, size_t n)
 	if (!(sc->logs = calloc(n, sizeof(*sc->logs))))
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		const char *e = names[i], *us = strchr(e, '_'), *last = strrchr(e, '_');
-		if (!entry_ok(e) || !us || last == us || us == e || last == us + 1 || !last[1])
+		const char *e = names[i], *uid;
+		size_t ns_len, name_len;
+		if (!entry_ok(e) || !pods_podlog_split(e, &ns_len, &name_len, &uid))
 			continue;
-		sc->logs[sc->n_logs++] = (struct pod_log){.entry = e,
-							  .ns_len = (size_t)(us - e),
-							  .name_len = (size_t)(last - us - 1),
-							  .uid = last + 1};
+		sc->logs[sc->n_logs++] = (struct pod_log){
+			.entry = e, .ns_len = ns_len, .name_len = name_len, .uid = uid};
 	}
 	return 0;
 }

@@ -13,6 +13,7 @@
 
 #include "core/base/guid.h"
 #include "core/sys/sys.h"
+#include "pods_impl.h"
 
 #define POD_LOGS       "/var/log/pods"
 #define DIR_MAX	       4096 /* entries read per directory */
@@ -526,13 +527,14 @@ static void read_pods(struct ctx *c, char *daemon, size_t daemon_size)
 	size_t nn;
 	if (sys_list(c->s, POD_LOGS, &names, &nn) < 0)
 		return;
-	/* <namespace>_<name>_<uid>: none of the three holds '_'. */
 	for (size_t i = 0; i < nn && i < DIR_MAX && !c->err; i++) {
-		char *a = names[i], *b = strchr(a, '_'), *u = b ? strchr(b + 1, '_') : NULL;
-		if (!b || !u || b == a || u == b + 1 || !u[1] || strchr(u + 1, '_'))
+		char *a = names[i];
+		const char *uid;
+		size_t ns_len, name_len;
+		if (!pods_podlog_split(a, &ns_len, &name_len, &uid))
 			continue;
-		*b = *u = '\0';
-		add_pod(c, a, b + 1, daemon, daemon_size);
+		a[ns_len] = a[ns_len + 1 + name_len] = '\0';
+		add_pod(c, a, a + ns_len + 1, daemon, daemon_size);
 	}
 	sys_list_free(names, nn);
 }

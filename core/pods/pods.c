@@ -251,7 +251,18 @@ static void read_checkpoint(struct pods_ctx *c)
 	json_object_put(o);
 }
 
-/* /var/log/pods/<namespace>_<name>_<uid>: none of the three holds '_'. */
+bool pods_podlog_split(const char *entry, size_t *ns_len, size_t *name_len, const char **uid)
+{
+	const char *b = strchr(entry, '_'), *u = b ? strchr(b + 1, '_') : NULL;
+	if (!b || !u || b == entry || u == b + 1 || !u[1] || strchr(u + 1, '_'))
+		return false;
+	*ns_len = (size_t)(b - entry);
+	*name_len = (size_t)(u - b - 1);
+	*uid = u + 1;
+	return true;
+}
+
+/* /var/log/pods/<namespace>_<name>_<uid> (pods_podlog_split()). */
 static void read_podlogs(struct pods_ctx *c)
 {
 	char **names;
@@ -262,14 +273,14 @@ static void read_podlogs(struct pods_ctx *c)
 	if (!c->logs)
 		c->err = -ENOMEM;
 	for (size_t i = 0; c->logs && i < n && i < FILES_MAX; i++) {
-		char *a = names[i], *b = strchr(a, '_'), *u = b ? strchr(b + 1, '_') : NULL;
-		if (!b || !u || b == a || u == b + 1 || !u[1] || strchr(u + 1, '_') ||
-		    !pods_value_ok(a))
+		const char *a = names[i], *uid;
+		size_t ns_len, name_len;
+		if (!pods_podlog_split(a, &ns_len, &name_len, &uid) || !pods_value_ok(a))
 			continue;
 		struct podlog *l = &c->logs[c->n_logs];
-		l->ns = strndup(a, (size_t)(b - a));
-		l->name = strndup(b + 1, (size_t)(u - b - 1));
-		l->uid = strdup(u + 1);
+		l->ns = strndup(a, ns_len);
+		l->name = strndup(a + ns_len + 1, name_len);
+		l->uid = strdup(uid);
 		c->n_logs++;
 		if (!l->ns || !l->name || !l->uid)
 			c->err = -ENOMEM;

@@ -33,6 +33,10 @@ struct pods_ctx {
 void pods_broken(struct pods_ctx *c, const char *path, const char *why);
 /* Adds a line to the set's notes (bounded). */
 void pods_note(struct pods_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A /var/log/pods entry, <namespace>_<name>_<uid> (none of the three holds
+ * '_'): the namespace's and the name's lengths and where the UID starts;
+ * false when entry is not of that form. */
+bool pods_podlog_split(const char *entry, size_t *ns_len, size_t *name_len, const char **uid);
 /* v when it is a printable string of sane length, else NULL. */
 const char *pods_value_ok(const char *v);
 /* o[key] as a string passing pods_value_ok(), else NULL. */
