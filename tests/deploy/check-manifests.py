@@ -100,8 +100,8 @@ def main():
     deploy = os.path.join(os.path.abspath(sys.argv[1]), "deploy", "kubernetes")
     kubectl = os.environ.get("KUBECTL") or shutil.which("kubectl")
     if not kubectl:
-        print("check-manifests: skipped: no kubectl (scripts/install-deps installs "
-              "kubernetes-client)")
+        print("check-manifests: skipped: no kubectl (1.22 or newer: Debian's kubernetes-client "
+              "is 1.20, too old for these manifests, so scripts/install-deps installs none)")
         return 77
     ver = subprocess.run([kubectl, "version", "--client"], capture_output=True, text=True)
     print(f"kubectl: {kubectl}: {' '.join(ver.stdout.split())[:200] or '?'}")

@@ -14,7 +14,8 @@
    check-manifests' API models and policies;
 3. bad values fail with one line: no validation nodes, no image repository.
 
-Usage: helm-chart.py SRCDIR BUILDDIR. Exit 77 without go, sprig, jsonschema or kubectl."""
+Usage: helm-chart.py SRCDIR BUILDDIR. Exit 77 without go, sprig or jsonschema; without kubectl, all but
+the comparison with kustomize's build."""
 import copy
 import json
 import os
@@ -91,10 +92,9 @@ def main():
         return 2
     src, builddir = (os.path.abspath(a) for a in sys.argv[1:])
     chart = os.path.join(src, "deploy", "helm", "ibvf")
+    # kubectl 1.22 or newer (not Debian's) only for the comparison with
+    # kustomize's build; the rest runs without it.
     kubectl = os.environ.get("KUBECTL") or shutil.which("kubectl")
-    if not kubectl:
-        print("helm-chart: skipped: no kubectl")
-        return 77
 
     # 1. lint
     meta = yaml.safe_load(open(os.path.join(chart, "Chart.yaml")))
@@ -137,9 +137,15 @@ def main():
         return 1
 
     # 2. defaults: the kustomize base's objects
-    k = subprocess.run([kubectl, "kustomize", os.path.join(src, "deploy", "kubernetes")],
-                       capture_output=True, text=True)
-    base = {(d["kind"], d["metadata"]["name"]): d for d in yaml.safe_load_all(k.stdout) if d}
+    base = None
+    if kubectl:
+        k = subprocess.run([kubectl, "kustomize", os.path.join(src, "deploy", "kubernetes")],
+                           capture_output=True, text=True)
+        base = {(d["kind"], d["metadata"]["name"]): d
+                for d in yaml.safe_load_all(k.stdout) if d}
+    else:
+        print("skip the comparison with kustomize's build: no kubectl (1.22 or newer; "
+              "Debian's 1.20 cannot build deploy/kubernetes)")
     docs, err = render(exe, chart)
     if err:
         fail(f"render with default values: {err}")
@@ -149,6 +155,8 @@ def main():
     for key, d in got.items():
         if d["metadata"].get("namespace") != "ibvf":
             fail(f"{key[0]}/{key[1]}: not in the release's namespace")
+        if base is None:
+            continue
         want = dict(base.get(key, {}))
         want.get("metadata", {}).pop("namespace", None)
         if strip(d) != want:
@@ -162,9 +170,11 @@ def main():
     # The comparison can tell: without the priority class the DaemonSets differ.
     docs, err = render(exe, chart, {"priorityClassName": ""})
     ds = [d for d in docs if d["kind"] == "DaemonSet"]
-    want = dict(base.get(("DaemonSet", "ibvf-metrics"), {}))
+    want = dict((base or {}).get(("DaemonSet", "ibvf-metrics"), {}))
     want.get("metadata", {}).pop("namespace", None)
-    if err or not ds or strip(ds[0]) == want:
+    if base is None:
+        pass
+    elif err or not ds or strip(ds[0]) == want:
         fail(f"priorityClassName '': the DaemonSet still equals kustomize's ({err})")
     else:
         ok("priorityClassName '': the comparison sees the DaemonSets differ")
